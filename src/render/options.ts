@@ -1,0 +1,133 @@
+/**
+ * Render options → print parameters. Pure: plain values in, plain values out (DESIGN.md, "Rendering rules").
+ */
+import { RenderError } from '../errors.js';
+
+/** The page formats of the spec with their portrait size in inches (ISO/ANSI). */
+export const PAGE_FORMATS = {
+  A3: { width: 297 / 25.4, height: 420 / 25.4 },
+  A4: { width: 210 / 25.4, height: 297 / 25.4 },
+  A5: { width: 148 / 25.4, height: 210 / 25.4 },
+  Letter: { width: 8.5, height: 11 },
+  Legal: { width: 8.5, height: 14 },
+  Tabloid: { width: 11, height: 17 },
+} as const;
+
+/** A format name as the spec writes it. */
+export type PageFormat = keyof typeof PAGE_FORMATS;
+
+/** The dimension grammar: a number with an optional fraction and a unit. */
+export const DIMENSION_PATTERN = '^\\d+(\\.\\d+)?(mm|cm|in|px)$';
+const DIMENSION_RE = new RegExp(DIMENSION_PATTERN);
+const INCHES_PER_UNIT = { in: 1, cm: 1 / 2.54, mm: 1 / 25.4, px: 1 / 96 } as const;
+
+/** Largest page side accepted, in inches. */
+export const MAX_PAGE_SIDE_IN = 200;
+/** Scale bounds of the spec, inclusive. */
+export const SCALE_MIN = 0.1;
+export const SCALE_MAX = 2;
+
+/** The options object of a render request, as the schema admits it. */
+export interface RenderOptions {
+  format?: string;
+  landscape?: boolean;
+  printBackground?: boolean;
+  scale?: number;
+  margin?: { top?: string; bottom?: string; left?: string; right?: string };
+  width?: string;
+  height?: string;
+}
+
+/** What Chromium is asked to print, every length in inches. `landscape` is already applied to the size. */
+export interface PrintParams {
+  widthIn: number;
+  heightIn: number;
+  margin: { top: number; right: number; bottom: number; left: number };
+  scale: number;
+  printBackground: boolean;
+}
+
+function invalid(message: string): RenderError {
+  return new RenderError('INVALID_REQUEST', message);
+}
+
+/** Formats a user value for an error message (strings quoted, the rest as JSON). */
+function show(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** The dimension message, shared with the schema error formatter so both paths say the same thing. */
+export function notADimensionMessage(field: string, value: unknown): string {
+  return `${field}: ${show(value)} is not a dimension (mm, cm, in, px)`;
+}
+
+/** Parses a dimension string into inches; throws INVALID_REQUEST naming `field`. */
+export function parseDimension(field: string, value: string): number {
+  if (typeof value !== 'string' || !DIMENSION_RE.test(value)) throw invalid(notADimensionMessage(field, value));
+  const unit = value.slice(-2) as keyof typeof INCHES_PER_UNIT;
+  return Number(value.slice(0, -2)) * INCHES_PER_UNIT[unit];
+}
+
+/** Finds a format case-insensitively; throws INVALID_REQUEST naming options.format. */
+export function parseFormat(value: string): PageFormat {
+  const found = (Object.keys(PAGE_FORMATS) as PageFormat[]).find((f) => f.toLowerCase() === String(value).toLowerCase());
+  if (!found) {
+    throw invalid(`options.format: ${show(value)} is not a supported format (${Object.keys(PAGE_FORMATS).join(', ')})`);
+  }
+  return found;
+}
+
+function pageSide(field: string, value: string): number {
+  const inches = parseDimension(field, value);
+  if (!(inches > 0)) throw invalid(`${field}: ${show(value)} must be greater than 0`);
+  if (inches > MAX_PAGE_SIDE_IN) throw invalid(`${field}: ${show(value)} is larger than ${MAX_PAGE_SIDE_IN}in`);
+  return inches;
+}
+
+function round(inches: number): string {
+  return `${Number(inches.toFixed(4))}in`;
+}
+
+/** Turns validated request options into print parameters, applying the page-size rules of DESIGN.md. */
+export function toPrintParams(options: RenderOptions = {}): PrintParams {
+  const format = PAGE_FORMATS[parseFormat(options.format ?? 'A4')];
+  const scale = options.scale ?? 1;
+  if (typeof scale !== 'number' || !Number.isFinite(scale) || scale < SCALE_MIN || scale > SCALE_MAX) {
+    throw invalid(`options.scale: ${show(scale)} is out of range (${SCALE_MIN} to ${SCALE_MAX.toFixed(1)})`);
+  }
+  const width = options.width === undefined ? undefined : pageSide('options.width', options.width);
+  const height = options.height === undefined ? undefined : pageSide('options.height', options.height);
+
+  let widthIn: number;
+  let heightIn: number;
+  if (width !== undefined && height !== undefined) {
+    // Both set: exactly this size; neither format nor landscape applies.
+    widthIn = width;
+    heightIn = height;
+  } else {
+    const landscape = options.landscape === true;
+    widthIn = width ?? (landscape ? format.height : format.width);
+    heightIn = height ?? (landscape ? format.width : format.height);
+  }
+
+  const m = options.margin ?? {};
+  const margin = {
+    top: m.top === undefined ? 0 : parseDimension('options.margin.top', m.top),
+    right: m.right === undefined ? 0 : parseDimension('options.margin.right', m.right),
+    bottom: m.bottom === undefined ? 0 : parseDimension('options.margin.bottom', m.bottom),
+    left: m.left === undefined ? 0 : parseDimension('options.margin.left', m.left),
+  };
+  // Chromium needs at least a sliver of printable area; anything under 1/96 in (one CSS pixel) is none.
+  const minimum = 1 / 96;
+  if (widthIn - margin.left - margin.right < minimum) {
+    throw invalid(
+      `options.margin: left + right (${round(margin.left + margin.right)}) leave no printable width on a ${round(widthIn)} wide page`,
+    );
+  }
+  if (heightIn - margin.top - margin.bottom < minimum) {
+    throw invalid(
+      `options.margin: top + bottom (${round(margin.top + margin.bottom)}) leave no printable height on a ${round(heightIn)} tall page`,
+    );
+  }
+  return { widthIn, heightIn, margin, scale, printBackground: options.printBackground === true };
+}
