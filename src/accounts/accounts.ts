@@ -1,0 +1,82 @@
+import type { ApiService } from '../config.js';
+import { newId } from '../ids.js';
+import type { Account, Store } from '../store/store.js';
+import { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from './password.js';
+
+/** A refused account operation, with a message fit for the user. */
+export class AccountError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AccountError';
+  }
+}
+
+// Deliberately loose: one @, something on both sides, a dot in the domain, no spaces.
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Account creation, lookup, limits and passwords. */
+export class AccountService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Creates an account; the password is optional for CLI-made accounts (no dashboard login then). */
+  async create(email: string, password?: string): Promise<Account> {
+    const trimmed = email.trim();
+    if (!EMAIL.test(trimmed) || trimmed.length > 254) throw new AccountError(`"${email}" is not an email address`);
+    if (password !== undefined && password.length < MIN_PASSWORD_LENGTH) {
+      throw new AccountError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+    }
+    if (await this.store.findAccountByEmail(trimmed)) throw new AccountError(`an account for ${trimmed} exists already`);
+    const passwordHash = password === undefined ? null : await hashPassword(password);
+    try {
+      return await this.store.createAccount({ id: newId('acc'), email: trimmed, passwordHash, createdAt: this.now() });
+    } catch (err) {
+      // Two sign-ups racing for one address: the unique index decides.
+      if (await this.store.findAccountByEmail(trimmed)) throw new AccountError(`an account for ${trimmed} exists already`);
+      throw err;
+    }
+  }
+
+  /** The account with this email (case-insensitive), if any. */
+  findByEmail(email: string): Promise<Account | undefined> {
+    return this.store.findAccountByEmail(email);
+  }
+
+  /** The account with this id, if any. */
+  findById(id: string): Promise<Account | undefined> {
+    return this.store.findAccountById(id);
+  }
+
+  /** Sets (or, with null, clears) the account's requests-per-minute limit for a service. */
+  async setLimit(accountId: string, service: ApiService, limit: number | null): Promise<void> {
+    if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000)) {
+      throw new AccountError('the limit must be a whole number from 1 to 1000000 requests per minute');
+    }
+    await this.store.setAccountLimit(accountId, service, limit);
+  }
+
+  /** Checks email and password; undefined when either is wrong (no hint which). */
+  async authenticate(email: string, password: string): Promise<Account | undefined> {
+    const account = await this.store.findAccountByEmail(email);
+    if (!account?.passwordHash) {
+      // Spend the same time as a real check so response time does not reveal which emails exist.
+      await verifyPassword(password, DUMMY_HASH);
+      return undefined;
+    }
+    return (await verifyPassword(password, account.passwordHash)) ? account : undefined;
+  }
+
+  /** Replaces the account's password. */
+  async changePassword(accountId: string, password: string): Promise<void> {
+    if (password.length < MIN_PASSWORD_LENGTH) {
+      throw new AccountError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+    }
+    await this.store.setPasswordHash(accountId, await hashPassword(password));
+  }
+}
+
+// A valid hash of a random password, computed with the production parameters.
+const DUMMY_HASH =
+  'scrypt$131072$8$1$c2FsdHNhbHRzYWx0c2FsdA==$Vd2DA7fb8hU8Jq1mC3Yk6mPbOHO6LJ0lVRaS9v4zJdg=';

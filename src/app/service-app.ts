@@ -1,0 +1,159 @@
+import crypto from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import { outcomeOf } from '../accounts/usage.js';
+import type { ApiService } from '../config.js';
+import { VERSION } from '../version.js';
+import { type CoreDeps, defaultLimit } from './core.js';
+
+/** Who an authenticated request is from. */
+export interface AuthContext {
+  accountId: string;
+  keyId: string;
+  service: ApiService;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** onRequest hook: key check, rate limit, usage; runs before the body is read. */
+    authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+  }
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+}
+
+/** Sends a service-shaped error and returns the reply. */
+export type SendError = (reply: FastifyReply, status: number, code: string, message: string) => FastifyReply | void;
+
+/** What a service app is built from. */
+export interface ServiceAppOptions {
+  service: ApiService;
+  core: CoreDeps;
+  /** Response header that carries the request id on every response (X-Render-ID, X-Request-ID). */
+  requestIdHeader: string;
+  sendError: SendError;
+  /** Largest request body the service accepts, in bytes. */
+  bodyLimit?: number;
+}
+
+/** A Fastify instance whose route schemas are TypeBox types. */
+export type ServiceApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+const HealthSchema = Type.Object(
+  {
+    status: Type.Literal('healthy'),
+    version: Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', examples: ['1.0.0'] }),
+  },
+  { additionalProperties: false },
+);
+
+const RATE_WINDOW_MS = 60_000;
+const BEARER = /^bearer ([!-~]+)$/i;
+
+const MISSING_KEY: Record<ApiService, string> = {
+  render: 'missing API key: send "Authorization: Bearer <key>"',
+  metadata: 'missing API key: send the X-API-Key header',
+};
+
+function presentedKey(service: ApiService, request: FastifyRequest): string | undefined {
+  if (service === 'metadata') {
+    const value = request.headers['x-api-key'];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  }
+  const header = request.headers.authorization;
+  if (header === undefined || header === '') return undefined;
+  // A header that is present but not exactly "Bearer <key>" counts as a malformed key.
+  return BEARER.exec(header)?.[1] ?? header;
+}
+
+/**
+ * Builds the common part of a service: logger (keys redacted), request ids on every response,
+ * `GET /v1/health`, and the `authenticate` hook. Routes, 404 and error handlers are the service's.
+ */
+export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
+  const { service, core, requestIdHeader, sendError } = opts;
+  const idPrefix = service === 'render' ? 'rnd' : 'req';
+  const app = Fastify({
+    loggerInstance: core.log.child({ service }) as FastifyBaseLogger,
+    genReqId: () => `${idPrefix}_${crypto.randomBytes(12).toString('hex')}`,
+    requestIdLogLabel: 'requestId',
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    disableRequestLogging: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(requestIdHeader, request.id);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.auth) {
+      core.usage.record(request.auth.accountId, service, outcomeOf(reply.statusCode));
+    }
+  });
+
+  app.get(
+    '/v1/health',
+    { schema: { summary: 'Service status and version (no authentication)', tags: ['health'], response: { 200: HealthSchema } } },
+    async () => ({ status: 'healthy' as const, version: VERSION }),
+  );
+
+  app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
+    const presented = presentedKey(service, request);
+    if (presented === undefined) return (sendError(reply, 401, 'UNAUTHORIZED', MISSING_KEY[service]), reply);
+    let check;
+    try {
+      check = await core.keys.verify(presented, service);
+    } catch (err) {
+      request.log.error({ err }, 'key lookup failed: store unavailable');
+      reply.header('Retry-After', '5');
+      return (sendError(reply, 503, 'SERVICE_UNAVAILABLE', 'the account store is unavailable; retry shortly'), reply);
+    }
+    if (!check.ok) {
+      const message =
+        check.denial === 'malformed'
+          ? 'malformed API key'
+          : check.denial === 'wrong_service'
+            ? `not a ${service} key (${service} keys start with ${service === 'render' ? 'pwr' : 'pwm'}_live_)`
+            : check.denial === 'revoked'
+              ? 'API key revoked'
+              : 'unknown API key';
+      return (sendError(reply, 401, 'UNAUTHORIZED', message), reply);
+    }
+    const now = Date.now();
+    request.auth = { accountId: check.accountId, keyId: check.keyId, service };
+    // The rest of this request's log lines, "request completed" included, name the account (never the key).
+    request.log = request.log.child({ accountId: check.accountId, keyId: check.keyId });
+    reply.log = request.log;
+    core.lastUsed.record(check.keyId, now);
+    const limit = check.limitOverride ?? defaultLimit(core.config, service);
+    const decision = await core.limiter.hit(`${service}:${check.accountId}`, limit, RATE_WINDOW_MS);
+    const resetS = Math.ceil(decision.resetMs / 1000);
+    reply.header('RateLimit-Policy', `"${service}";q=${limit};w=${RATE_WINDOW_MS / 1000}`);
+    reply.header('RateLimit', `"${service}";r=${decision.remaining};t=${resetS}`);
+    if (!decision.allowed) {
+      reply.header('Retry-After', String(Math.max(1, resetS)));
+      return (sendError(reply, 429, 'RATE_LIMITED', `rate limit of ${limit} ${service} requests per minute exceeded; retry in ${Math.max(1, resetS)} s`), reply);
+    }
+    return undefined;
+  });
+
+  return app;
+}

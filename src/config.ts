@@ -1,0 +1,170 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/** The services one process can run. */
+export const SERVICES = ['dashboard', 'render', 'metadata'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+/** The two API services that take keys. */
+export type ApiService = 'render' | 'metadata';
+
+/** Validated, frozen configuration of one process. */
+export interface Config {
+  readonly host: string;
+  readonly dashboardPort: number;
+  readonly renderPort: number;
+  readonly metadataPort: number;
+  readonly services: readonly ServiceName[];
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly chromiumPath: string | undefined;
+  readonly renderConcurrency: number;
+  readonly renderQueueLimit: number;
+  readonly renderTimeoutMs: number;
+  readonly renderRateLimit: number;
+  readonly metadataRateLimit: number;
+  readonly metadataTimeoutMs: number;
+  readonly metadataMaxBytes: number;
+  readonly metadataCacheTtlS: number;
+  readonly metadataUserAgent: string;
+  readonly egressAllow: readonly string[];
+  readonly dashboardSignup: 'open' | 'closed';
+  /** Set cookies with `Secure` and the `__Host-` prefix (dashboard behind HTTPS). */
+  readonly dashboardSecureCookies: boolean;
+  /** Public base addresses shown in the dashboard's curl examples; default to host:port. */
+  readonly renderPublicUrl: string;
+  readonly metadataPublicUrl: string;
+  readonly logLevel: string;
+}
+
+/** A configuration value that is not allowed; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`${variable}: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new ConfigError(name, `"${raw}" is not a whole number (allowed: ${min}..${max})`);
+  }
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(name, `${n} is out of range (allowed: ${min}..${max})`);
+  return n;
+}
+
+function port(env: Env, name: string, fallback: number): number {
+  return int(env, name, fallback, 0, 65535);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `"${raw}" is not allowed (allowed: ${allowed.join(', ')})`);
+  }
+  return raw as T;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `"${raw}" is not a boolean (allowed: true, false, 1, 0)`);
+}
+
+function url(env: Env, name: string, schemes: readonly string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `not a URL (allowed: ${schemes.map((s) => `${s}//…`).join(', ')})`);
+  }
+  if (!schemes.includes(parsed.protocol)) {
+    throw new ConfigError(name, `scheme "${parsed.protocol}" is not allowed (allowed: ${schemes.map((s) => `${s}//…`).join(', ')})`);
+  }
+  return raw;
+}
+
+/** Parses the comma-separated service list of PAGEWORKS_SERVICES or `serve --services`. */
+export function parseServices(raw: string, variable = 'PAGEWORKS_SERVICES'): ServiceName[] {
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (names.length === 0) throw new ConfigError(variable, `empty (allowed: ${SERVICES.join(', ')})`);
+  for (const name of names) {
+    if (!(SERVICES as readonly string[]).includes(name)) {
+      throw new ConfigError(variable, `unknown service "${name}" (allowed: ${SERVICES.join(', ')})`);
+    }
+  }
+  return [...new Set(names)] as ServiceName[];
+}
+
+const CIDR_OR_HOST = /^(?:[0-9a-f:.]+(?:\/\d{1,3})?|[a-z0-9]([a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?)$/i;
+
+function egressAllow(env: Env): string[] {
+  const raw = str(env, 'EGRESS_ALLOW', '');
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    if (!CIDR_OR_HOST.test(entry)) {
+      throw new ConfigError('EGRESS_ALLOW', `"${entry}" is neither a CIDR nor a host name (allowed: comma-separated CIDRs or host names)`);
+    }
+  }
+  return entries;
+}
+
+/** Reads and validates the whole configuration from the environment. Throws ConfigError. */
+export function loadConfig(env: Env = process.env): Config {
+  const host = str(env, 'PAGEWORKS_HOST', '127.0.0.1');
+  const renderPort = port(env, 'RENDER_PORT', 3001);
+  const metadataPort = port(env, 'METADATA_PORT', 3002);
+  const cpus = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  const renderConcurrency = int(env, 'RENDER_CONCURRENCY', cpus, 1, 256);
+  const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const config: Config = {
+    host,
+    dashboardPort: port(env, 'DASHBOARD_PORT', 3000),
+    renderPort,
+    metadataPort,
+    services: parseServices(str(env, 'PAGEWORKS_SERVICES', SERVICES.join(','))),
+    dataDir: path.resolve(str(env, 'PAGEWORKS_DATA_DIR', './data')),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    chromiumPath: env.CHROMIUM_PATH || undefined,
+    renderConcurrency,
+    renderQueueLimit: int(env, 'RENDER_QUEUE_LIMIT', renderConcurrency * 8, 0, 100_000),
+    renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 30_000, 100, 600_000),
+    renderRateLimit: int(env, 'RENDER_RATE_LIMIT', 120, 1, 1_000_000),
+    metadataRateLimit: int(env, 'METADATA_RATE_LIMIT', 600, 1, 1_000_000),
+    metadataTimeoutMs: int(env, 'METADATA_TIMEOUT_MS', 10_000, 100, 600_000),
+    metadataMaxBytes: int(env, 'METADATA_MAX_BYTES', 5_242_880, 1024, 1_073_741_824),
+    metadataCacheTtlS: int(env, 'METADATA_CACHE_TTL_S', 300, 0, 86_400 * 30),
+    metadataUserAgent: str(env, 'METADATA_USER_AGENT', 'PageworksBot/1.0 (+https://github.com/pageworks; metadata unfurler)'),
+    egressAllow: egressAllow(env),
+    dashboardSignup: oneOf(env, 'DASHBOARD_SIGNUP', ['open', 'closed'] as const, 'open'),
+    dashboardSecureCookies: bool(env, 'DASHBOARD_SECURE_COOKIES', false),
+    renderPublicUrl: str(env, 'RENDER_PUBLIC_URL', `http://${publicHost}:${renderPort}`),
+    metadataPublicUrl: str(env, 'METADATA_PUBLIC_URL', `http://${publicHost}:${metadataPort}`),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,49 @@
+/**
+ * One registry of coded errors per service. Handlers log the cause and send only the public message.
+ */
+
+/** Render service error codes with their HTTP status (DESIGN.md, "Errors"). */
+export const RENDER_ERRORS = {
+  INVALID_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RENDER_FAILED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  OVERLOADED: 503,
+  SERVICE_UNAVAILABLE: 503,
+  RENDER_TIMEOUT: 504,
+} as const;
+
+/** A render error code. */
+export type RenderErrorCode = keyof typeof RENDER_ERRORS;
+
+/** A failure of the render service with a code from RENDER_ERRORS and a message safe for the client. */
+export class RenderError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: RenderErrorCode,
+    message: string,
+    readonly retryAfterS?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'RenderError';
+    this.status = RENDER_ERRORS[code];
+  }
+}
+
+/** A failure of the metadata service: a status and the `detail` text shown to the client. */
+export class MetadataError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 405 | 429 | 500 | 502 | 503 | 504,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(detail, options);
+    this.name = 'MetadataError';
+  }
+}

@@ -1,0 +1,53 @@
+import type { ApiService } from '../config.js';
+
+/** Row shapes of the store's tables; timestamps are epoch milliseconds. */
+export interface AccountsTable {
+  id: string;
+  email: string;
+  email_normalized: string;
+  password_hash: string | null;
+  render_limit: number | null;
+  metadata_limit: number | null;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  service: ApiService;
+  key_hash: string;
+  display_prefix: string;
+  name: string | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session id: a copy of the table does not hand out live sessions. */
+  id_hash: string;
+  account_id: string;
+  csrf_token: string;
+  created_at: number;
+  last_seen_at: number;
+}
+
+export interface UsageDailyTable {
+  account_id: string;
+  service: ApiService;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  outcome: UsageOutcome;
+  count: number;
+}
+
+/** How an authenticated request ended, for the usage counters. */
+export type UsageOutcome = 'ok' | 'client_error' | 'server_error' | 'rate_limited';
+
+/** Kysely's view of the whole database. */
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  sessions: SessionsTable;
+  usage_daily: UsageDailyTable;
+}

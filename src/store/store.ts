@@ -1,0 +1,298 @@
+import type { Kysely } from 'kysely';
+import type { ApiService } from '../config.js';
+import type { AccountsTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
+
+/** An account as the application sees it. */
+export interface Account {
+  id: string;
+  email: string;
+  passwordHash: string | null;
+  limits: { render: number | null; metadata: number | null };
+  createdAt: number;
+}
+
+/** A stored API key: never the key itself, only its hash and display prefix. */
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  service: ApiService;
+  displayPrefix: string;
+  name: string | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+/** A key found by its hash, with the owning account's limit override for that service. */
+export interface KeyLookup extends ApiKeyRecord {
+  limitOverride: number | null;
+}
+
+/** A dashboard session row. */
+export interface SessionRecord {
+  accountId: string;
+  csrfToken: string;
+  createdAt: number;
+  lastSeenAt: number;
+}
+
+/** One usage counter increment. */
+export interface UsageIncrement {
+  accountId: string;
+  service: ApiService;
+  day: string;
+  outcome: UsageOutcome;
+  count: number;
+}
+
+/** The persistence interface; both adapters (SQLite, PostgreSQL) implement it with the same queries. */
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  createAccount(input: { id: string; email: string; passwordHash: string | null; createdAt: number }): Promise<Account>;
+  findAccountByEmail(email: string): Promise<Account | undefined>;
+  findAccountById(id: string): Promise<Account | undefined>;
+  countAccounts(): Promise<number>;
+  setAccountLimit(accountId: string, service: ApiService, limit: number | null): Promise<void>;
+  setPasswordHash(accountId: string, passwordHash: string): Promise<void>;
+
+  insertKey(input: Omit<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'> & { keyHash: string }): Promise<ApiKeyRecord>;
+  findKeyByHash(keyHash: string): Promise<KeyLookup | undefined>;
+  listKeys(accountId: string, service?: ApiService): Promise<ApiKeyRecord[]>;
+  findKeysByDisplayPrefix(displayPrefix: string): Promise<ApiKeyRecord[]>;
+  /** Marks a key revoked (if it belongs to accountId when given); returns whether an active key was revoked. */
+  revokeKey(keyId: string, at: number, accountId?: string): Promise<boolean>;
+  /** Moves last_used_at forward only: an older timestamp never overwrites a newer one. */
+  touchKeys(entries: ReadonlyArray<{ keyId: string; at: number }>): Promise<void>;
+
+  createSession(idHash: string, session: SessionRecord): Promise<void>;
+  findSession(idHash: string): Promise<SessionRecord | undefined>;
+  touchSession(idHash: string, at: number): Promise<void>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Deletes every session of the account except the one given (all when undefined). */
+  deleteSessionsOf(accountId: string, exceptIdHash?: string): Promise<void>;
+
+  /** Adds counts to the daily usage counters (upsert, so several instances' batches add up). */
+  addUsage(increments: ReadonlyArray<UsageIncrement>): Promise<void>;
+  usageSince(accountId: string, fromDay: string): Promise<UsageIncrement[]>;
+
+  /** Cheap round trip to check the store is reachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function toAccount(row: AccountsTable): Account {
+  return {
+    id: row.id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    limits: { render: row.render_limit, metadata: row.metadata_limit },
+    createdAt: Number(row.created_at),
+  };
+}
+
+function toKey(row: ApiKeysTable): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    service: row.service,
+    displayPrefix: row.display_prefix,
+    name: row.name,
+    createdAt: Number(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+  };
+}
+
+/** Normalises an email for the case-insensitive unique index. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** The store's queries, written once with Kysely for both dialects. */
+export class KyselyStore implements Store {
+  constructor(
+    readonly kind: 'sqlite' | 'postgres',
+    private readonly db: Kysely<Database>,
+    private readonly onClose: () => Promise<void> = async () => {},
+  ) {}
+
+  async createAccount(input: { id: string; email: string; passwordHash: string | null; createdAt: number }) {
+    const row: AccountsTable = {
+      id: input.id,
+      email: input.email.trim(),
+      email_normalized: normalizeEmail(input.email),
+      password_hash: input.passwordHash,
+      render_limit: null,
+      metadata_limit: null,
+      created_at: input.createdAt,
+    };
+    await this.db.insertInto('accounts').values(row).execute();
+    return toAccount(row);
+  }
+
+  async findAccountByEmail(email: string) {
+    const row = await this.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('email_normalized', '=', normalizeEmail(email))
+      .executeTakeFirst();
+    return row && toAccount(row);
+  }
+
+  async findAccountById(id: string) {
+    const row = await this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toAccount(row);
+  }
+
+  async countAccounts() {
+    const row = await this.db
+      .selectFrom('accounts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async setAccountLimit(accountId: string, service: ApiService, limit: number | null) {
+    const column = service === 'render' ? 'render_limit' : 'metadata_limit';
+    await this.db.updateTable('accounts').set({ [column]: limit }).where('id', '=', accountId).execute();
+  }
+
+  async setPasswordHash(accountId: string, passwordHash: string) {
+    await this.db.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', accountId).execute();
+  }
+
+  async insertKey(input: Omit<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'> & { keyHash: string }) {
+    const row: ApiKeysTable = {
+      id: input.id,
+      account_id: input.accountId,
+      service: input.service,
+      key_hash: input.keyHash,
+      display_prefix: input.displayPrefix,
+      name: input.name,
+      created_at: input.createdAt,
+      last_used_at: null,
+      revoked_at: null,
+    };
+    await this.db.insertInto('api_keys').values(row).execute();
+    return toKey(row);
+  }
+
+  async findKeyByHash(keyHash: string) {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .selectAll('api_keys')
+      .select(['accounts.render_limit', 'accounts.metadata_limit'])
+      .where('api_keys.key_hash', '=', keyHash)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const limit = row.service === 'render' ? row.render_limit : row.metadata_limit;
+    return { ...toKey(row), limitOverride: limit === null ? null : Number(limit) };
+  }
+
+  async listKeys(accountId: string, service?: ApiService) {
+    let query = this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId);
+    if (service) query = query.where('service', '=', service);
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id').execute();
+    return rows.map(toKey);
+  }
+
+  async findKeysByDisplayPrefix(displayPrefix: string) {
+    const rows = await this.db.selectFrom('api_keys').selectAll().where('display_prefix', '=', displayPrefix).execute();
+    return rows.map(toKey);
+  }
+
+  async revokeKey(keyId: string, at: number, accountId?: string) {
+    let query = this.db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', keyId).where('revoked_at', 'is', null);
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async touchKeys(entries: ReadonlyArray<{ keyId: string; at: number }>) {
+    if (entries.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (const { keyId, at } of entries) {
+        await trx
+          .updateTable('api_keys')
+          .set({ last_used_at: at })
+          .where('id', '=', keyId)
+          .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+          .execute();
+      }
+    });
+  }
+
+  async createSession(idHash: string, s: SessionRecord) {
+    await this.db
+      .insertInto('sessions')
+      .values({ id_hash: idHash, account_id: s.accountId, csrf_token: s.csrfToken, created_at: s.createdAt, last_seen_at: s.lastSeenAt })
+      .execute();
+  }
+
+  async findSession(idHash: string) {
+    const row = await this.db.selectFrom('sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
+    return (
+      row && {
+        accountId: row.account_id,
+        csrfToken: row.csrf_token,
+        createdAt: Number(row.created_at),
+        lastSeenAt: Number(row.last_seen_at),
+      }
+    );
+  }
+
+  async touchSession(idHash: string, at: number) {
+    await this.db.updateTable('sessions').set({ last_seen_at: at }).where('id_hash', '=', idHash).execute();
+  }
+
+  async deleteSession(idHash: string) {
+    await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+  }
+
+  async deleteSessionsOf(accountId: string, exceptIdHash?: string) {
+    let query = this.db.deleteFrom('sessions').where('account_id', '=', accountId);
+    if (exceptIdHash !== undefined) query = query.where('id_hash', '!=', exceptIdHash);
+    await query.execute();
+  }
+
+  async addUsage(increments: ReadonlyArray<UsageIncrement>) {
+    if (increments.length === 0) return;
+    const rows: UsageDailyTable[] = increments.map((i) => ({
+      account_id: i.accountId,
+      service: i.service,
+      day: i.day,
+      outcome: i.outcome,
+      count: i.count,
+    }));
+    await this.db
+      .insertInto('usage_daily')
+      .values(rows)
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'service', 'day', 'outcome'])
+          .doUpdateSet((eb) => ({ count: eb(eb.ref('usage_daily.count'), '+', eb.ref('excluded.count')) })),
+      )
+      .execute();
+  }
+
+  async usageSince(accountId: string, fromDay: string) {
+    const rows = await this.db
+      .selectFrom('usage_daily')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('day', '>=', fromDay)
+      .orderBy('day')
+      .execute();
+    return rows.map((r) => ({ accountId: r.account_id, service: r.service, day: r.day, outcome: r.outcome, count: Number(r.count) }));
+  }
+
+  async ping() {
+    await this.db.selectFrom('accounts').select('id').limit(1).execute();
+  }
+
+  async close() {
+    await this.db.destroy();
+    await this.onClose();
+  }
+}
