@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// Brings a fresh checkout to a runnable state: dependencies, build, Chromium (and, for tests,
+// poppler-utils). Uses only Node built-ins, so it runs before `npm install` ever did.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const forTests = process.argv.includes('--test');
+const log = (msg) => process.stderr.write(`[setup] ${msg}\n`);
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+function run(cmd, args, opts = {}) {
+  log(`${cmd} ${args.join(' ')}`);
+  const res = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], ...opts });
+  if (res.status !== 0) {
+    log(`failed: ${cmd} ${args.join(' ')} (exit ${res.status ?? res.signal})`);
+    process.exit(1);
+  }
+}
+
+function mtime(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function newestIn(dir) {
+  let newest = 0;
+  if (!fs.existsSync(dir)) return newest;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, mtime(path.join(entry.parentPath ?? entry.path, entry.name)));
+  }
+  return newest;
+}
+
+// 1. Dependencies: install when missing or when the lock file changed since the last install.
+const installedStamp = path.join(root, 'node_modules', '.package-lock.json');
+if (!fs.existsSync(installedStamp) || mtime(path.join(root, 'package-lock.json')) > mtime(installedStamp)) {
+  log('installing dependencies (first run takes a minute or two: better-sqlite3 builds from source)');
+  run('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+// 2. Build: compile when dist is missing or older than any source file.
+const builtStamp = path.join(root, 'dist', 'cli.js');
+if (!fs.existsSync(builtStamp) || newestIn(path.join(root, 'src')) > mtime(builtStamp)) {
+  log('building (tsc)');
+  run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
+  fs.utimesSync(builtStamp, new Date(), new Date());
+}
+
+// 3. System packages: Chromium for rendering; poppler-utils for the tests that read PDFs back.
+function findChromium() {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  return candidates.find((p) => p && fs.existsSync(p));
+}
+const needed = [];
+const services = process.env.PAGEWORKS_SERVICES ?? 'render';
+if ((forTests || services.includes('render')) && !findChromium()) needed.push('chromium', 'fonts-liberation');
+if (forTests) {
+  for (const tool of ['pdftotext', 'pdftoppm']) {
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
+      needed.push('poppler-utils');
+      break;
+    }
+  }
+}
+if (needed.length > 0) {
+  if (!isRoot) {
+    log(`missing system packages: ${needed.join(' ')}`);
+    log(`install them with:  sudo apt-get install -y ${needed.join(' ')}`);
+    log('(or set CHROMIUM_PATH to an existing Chromium/Chrome executable)');
+    process.exit(1);
+  }
+  log(`installing ${needed.join(' ')} with apt-get (running as root)`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  run('apt-get', ['update', '-qq'], { env });
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...needed], { env });
+}
+if (findChromium()) {
+  try {
+    const version = execFileSync(findChromium(), ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim();
+    log(`chromium: ${version}`);
+  } catch {
+    log(`chromium at ${findChromium()} did not report a version`);
+  }
+}

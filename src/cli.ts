@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { AccountError, AccountService } from './accounts/accounts.js';
+import { KeyService } from './accounts/keys.js';
+import { type ApiService, type Config, ConfigError, loadConfig, parseServices } from './config.js';
+import { serve } from './main.js';
+import { openStore } from './store/open-store.js';
+import type { Store } from './store/store.js';
+import { VERSION } from './version.js';
+
+const USAGE = `pageworks ${VERSION}: HTML-to-PDF and URL-metadata API
+
+Usage:
+  pageworks serve [--services render,metadata,dashboard]
+  pageworks accounts create --email E [--password P]
+  pageworks accounts set-limit --email E --service render|metadata --limit N   (requests per minute; "default" clears)
+  pageworks keys create --email E --service render|metadata [--name N]        (prints the full key alone on stdout)
+  pageworks keys list --email E [--json]
+  pageworks keys revoke --key FULL_KEY_OR_DISPLAY_PREFIX
+  pageworks render IN.html [-o OUT.pdf] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
+  pageworks fetch URL [--json]
+
+Configuration comes from environment variables (see README.md).`;
+
+/** A mistake in the command line, reported as one line with exit code 2. */
+class UsageError extends Error {}
+
+function need(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`missing --${flag}`);
+  return value;
+}
+
+function service(value: string | undefined): ApiService {
+  if (value !== 'render' && value !== 'metadata') throw new UsageError('--service must be render or metadata');
+  return value;
+}
+
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(config);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function accountByEmail(store: Store, email: string) {
+  const account = await new AccountService(store).findByEmail(email);
+  if (!account) throw new AccountError(`no account for ${email}`);
+  return account;
+}
+
+async function accountsCommand(args: string[], config: Config): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: { email: { type: 'string' }, password: { type: 'string' }, service: { type: 'string' }, limit: { type: 'string' } },
+  });
+  const email = need(values.email, 'email');
+  return withStore(config, async (store) => {
+    const accounts = new AccountService(store);
+    if (sub === 'create') {
+      const account = await accounts.create(email, values.password);
+      console.log(`created account ${account.email} (${account.id})`);
+      return 0;
+    }
+    if (sub === 'set-limit') {
+      const svc = service(values.service);
+      const raw = need(values.limit, 'limit');
+      if (raw !== 'default' && !/^\d+$/.test(raw)) throw new UsageError('--limit must be a whole number or "default"');
+      const account = await accountByEmail(store, email);
+      await accounts.setLimit(account.id, svc, raw === 'default' ? null : Number(raw));
+      console.log(`${account.email}: ${svc} limit ${raw === 'default' ? 'reset to the default' : `set to ${raw} requests per minute`}`);
+      return 0;
+    }
+    throw new UsageError(`unknown command "accounts ${sub ?? ''}"`);
+  });
+}
+
+async function keysCommand(args: string[], config: Config): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      email: { type: 'string' },
+      service: { type: 'string' },
+      name: { type: 'string' },
+      key: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  return withStore(config, async (store) => {
+    const keys = new KeyService(store);
+    if (sub === 'create') {
+      const svc = service(values.service);
+      const account = await accountByEmail(store, need(values.email, 'email'));
+      const { key } = await keys.create(account.id, svc, values.name);
+      process.stdout.write(`${key}\n`);
+      return 0;
+    }
+    if (sub === 'list') {
+      const account = await accountByEmail(store, need(values.email, 'email'));
+      const list = await keys.list(account.id);
+      if (values.json) {
+        console.log(JSON.stringify(list, null, 2));
+      } else if (list.length === 0) {
+        console.log(`${account.email} has no keys`);
+      } else {
+        for (const k of list) {
+          const used = k.lastUsedAt ? new Date(k.lastUsedAt).toISOString() : 'never';
+          const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active';
+          console.log(`${k.displayPrefix}…  ${k.service.padEnd(8)}  ${state.padEnd(32)}  created ${new Date(k.createdAt).toISOString()}  last used ${used}  ${k.name ?? ''}`);
+        }
+      }
+      return 0;
+    }
+    if (sub === 'revoke') {
+      const target = need(values.key, 'key').replace(/…$/, '');
+      const found = await keys.findActive(target);
+      if (found.length === 0) throw new AccountError(`no active key matches ${target}`);
+      if (found.length > 1) throw new AccountError(`${target} matches ${found.length} active keys; pass the full key`);
+      await keys.revoke(found[0]!.id);
+      console.log(`revoked ${found[0]!.displayPrefix}… (${found[0]!.service})`);
+      return 0;
+    }
+    throw new UsageError(`unknown command "keys ${sub ?? ''}"`);
+  });
+}
+
+/** Runs one CLI invocation and returns its exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === '--version' || command === '-v') {
+    console.log(VERSION);
+    return 0;
+  }
+  try {
+    const config = loadConfig();
+    switch (command) {
+      case 'serve': {
+        const { values } = parseArgs({ args: rest, options: { services: { type: 'string' } } });
+        const services = values.services ? parseServices(values.services, '--services') : config.services;
+        await serve({ ...config, services });
+        return 0;
+      }
+      case 'accounts':
+        return await accountsCommand(rest, config);
+      case 'keys':
+        return await keysCommand(rest, config);
+      case 'render':
+        return await (await import('./render/cli.js')).runRenderCli(rest, config);
+      case 'fetch':
+        return await (await import('./metadata/cli.js')).runFetchCli(rest, config);
+      default:
+        throw new UsageError(`unknown command "${command}" (see pageworks --help)`);
+    }
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof AccountError || err instanceof UsageError) {
+      console.error(`pageworks: ${err.message}`);
+      return 2;
+    }
+    if ((err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`pageworks: ${(err as Error).message}`);
+      return 2;
+    }
+    console.error(`pageworks: ${(err as Error).message ?? String(err)}`);
+    return 1;
+  }
+}
+
+const exitCode = await runCli(process.argv.slice(2));
+// `serve` returns only after shutdown; other commands end here.
+process.exitCode = exitCode;

@@ -1,0 +1,99 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { type CoreDeps, closeCore, createCore } from './app/core.js';
+import type { Config, ServiceName } from './config.js';
+
+/** The port each service listens on. */
+function portOf(config: Config, service: ServiceName): number {
+  return service === 'dashboard' ? config.dashboardPort : service === 'render' ? config.renderPort : config.metadataPort;
+}
+
+/** Builds one service's app; imported lazily so a metadata-only instance never loads the browser driver. */
+async function buildApp(service: ServiceName, core: CoreDeps): Promise<FastifyInstance> {
+  switch (service) {
+    case 'dashboard':
+      return (await import('./app/dashboard-app.js')).buildDashboardApp(core);
+    case 'render':
+      return (await import('./app/render-app.js')).buildRenderApp(core);
+    case 'metadata':
+      return (await import('./app/metadata-app.js')).buildMetadataApp(core);
+  }
+}
+
+/**
+ * On the first start of an empty embedded store, creates a local account with one key per service
+ * and prints them once, so a newcomer can curl straight away. Never on PostgreSQL (shared, managed).
+ */
+async function bootstrapLocalAccount(core: CoreDeps): Promise<void> {
+  if (core.store.kind !== 'sqlite' || (await core.store.countAccounts()) > 0) return;
+  const email = 'local@pageworks.localhost';
+  const password = crypto.randomBytes(12).toString('base64url');
+  const account = await core.accounts.create(email, password);
+  const render = await core.keys.create(account.id, 'render', 'local');
+  const metadata = await core.keys.create(account.id, 'metadata', 'local');
+  const { config } = core;
+  process.stdout.write(
+    [
+      '',
+      'First start on an empty store: created a local account. This is shown once; keep it.',
+      `  dashboard login : ${email} / ${password}`,
+      `  render key      : ${render.key}`,
+      `  metadata key    : ${metadata.key}`,
+      '',
+      `  curl -X POST ${config.renderPublicUrl}/v1/render -H 'Authorization: Bearer ${render.key}' \\`,
+      `       -H 'Content-Type: application/json' -d '{"html":"<h1>Hello</h1>"}' -o hello.pdf`,
+      `  curl '${config.metadataPublicUrl}/v1/fetch?url=https%3A%2F%2Fexample.com' -H 'X-API-Key: ${metadata.key}'`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+/**
+ * Starts the configured services on their ports and runs until SIGINT/SIGTERM, then shuts down in
+ * order: stop accepting and drain each service, flush batched writes, close Redis and the store.
+ */
+export async function serve(config: Config): Promise<void> {
+  const core = await createCore(config);
+  const apps: Array<{ service: ServiceName; app: FastifyInstance }> = [];
+  const closeAll = async () => {
+    await Promise.allSettled(apps.map(({ app }) => app.close()));
+    await closeCore(core);
+  };
+  try {
+    await bootstrapLocalAccount(core);
+    for (const service of config.services) {
+      const app = await buildApp(service, core);
+      apps.push({ service, app });
+      await app.listen({ host: config.host, port: portOf(config, service) });
+    }
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  for (const { service, app } of apps) {
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : portOf(config, service);
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    process.stdout.write(`${service.padEnd(9)} listening on http://${host}:${port}\n`);
+  }
+  core.log.info({ services: config.services, store: core.store.kind, limiter: core.limiter.kind }, 'pageworks started');
+
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        core.log.warn({ signal }, 'second signal: exiting without waiting');
+        process.exit(1);
+      }
+      stopping = true;
+      core.log.info({ signal }, 'shutting down: draining requests, flushing writes');
+      closeAll().then(resolve, (err) => {
+        core.log.error({ err }, 'error during shutdown');
+        resolve();
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  process.stdout.write('pageworks stopped\n');
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      dashboardPort: 3000,
+      renderPort: 3001,
+      metadataPort: 3002,
+      services: ['dashboard', 'render', 'metadata'],
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      renderTimeoutMs: 30_000,
+      renderRateLimit: 120,
+      metadataRateLimit: 600,
+      metadataTimeoutMs: 10_000,
+      metadataMaxBytes: 5_242_880,
+      metadataCacheTtlS: 300,
+      egressAllow: [],
+    });
+    expect(c.renderConcurrency).toBeGreaterThanOrEqual(1);
+    expect(c.renderQueueLimit).toBeGreaterThanOrEqual(c.renderConcurrency);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      RENDER_PORT: '4001',
+      PAGEWORKS_SERVICES: 'render, metadata',
+      DATABASE_URL: 'postgres://u@db:5432/x',
+      REDIS_URL: 'redis://r:6379',
+      RENDER_CONCURRENCY: '3',
+      RENDER_QUEUE_LIMIT: '0',
+      EGRESS_ALLOW: '127.0.0.1/32, intranet.example, ::1/128',
+      METADATA_CACHE_TTL_S: '0',
+    });
+    expect(c).toMatchObject({
+      renderPort: 4001,
+      services: ['render', 'metadata'],
+      databaseUrl: 'postgres://u@db:5432/x',
+      redisUrl: 'redis://r:6379',
+      renderConcurrency: 3,
+      renderQueueLimit: 0,
+      egressAllow: ['127.0.0.1/32', 'intranet.example', '::1/128'],
+      metadataCacheTtlS: 0,
+    });
+  });
+
+  it.each([
+    ['RENDER_PORT', 'abc', /^RENDER_PORT: "abc" is not a whole number \(allowed: 0\.\.65535\)$/],
+    ['RENDER_PORT', '70000', /^RENDER_PORT: 70000 is out of range/],
+    ['METADATA_RATE_LIMIT', '-1', /^METADATA_RATE_LIMIT: "-1" is not a whole number/],
+    ['METADATA_RATE_LIMIT', '0', /^METADATA_RATE_LIMIT: 0 is out of range/],
+    ['RENDER_TIMEOUT_MS', '1.5', /^RENDER_TIMEOUT_MS: "1.5" is not a whole number/],
+    ['DATABASE_URL', 'mysql://root@localhost/db', /^DATABASE_URL: scheme "mysql:" is not allowed \(allowed: postgres:\/\/…, postgresql:\/\/…\)$/],
+    ['DATABASE_URL', 'not a url', /^DATABASE_URL: not a URL/],
+    ['REDIS_URL', 'http://localhost', /^REDIS_URL: scheme "http:" is not allowed/],
+    ['PAGEWORKS_SERVICES', 'render,pdf', /^PAGEWORKS_SERVICES: unknown service "pdf"/],
+    ['EGRESS_ALLOW', '10.0.0.0/8,http://x', /^EGRESS_ALLOW: "http:\/\/x" is neither a CIDR nor a host name/],
+    ['DASHBOARD_SIGNUP', 'maybe', /^DASHBOARD_SIGNUP: "maybe" is not allowed \(allowed: open, closed\)$/],
+  ])('refuses %s=%s with a message naming the variable', (name, value, message) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(name);
+    expect((error as Error).message).toMatch(message);
+  });
+});
