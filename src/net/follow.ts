@@ -1,0 +1,70 @@
+/**
+ * GET with manual redirects: every hop goes through the egress policy again (scheme, host, address)
+ * before a single packet is sent to it.
+ */
+import type { Dispatcher } from 'undici';
+import { pinnedRequest, type PinnedRequestOptions } from './pinned-agent.js';
+import type { EgressPolicy } from './policy.js';
+
+/** More redirects than the caller allows. */
+export class TooManyRedirects extends Error {
+  constructor(readonly limit: number) {
+    super(`too many redirects (more than ${limit})`);
+    this.name = 'TooManyRedirects';
+  }
+}
+
+/** A redirect answer without a usable Location header. */
+export class BadRedirect extends Error {
+  constructor(readonly status: number) {
+    super(`redirect (${status}) without a valid Location`);
+    this.name = 'BadRedirect';
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** The final response after redirects, with the URL that produced it. */
+export interface FollowedResponse {
+  url: URL;
+  statusCode: number;
+  headers: Dispatcher.ResponseData['headers'];
+  body: Dispatcher.ResponseData['body'];
+  redirects: number;
+}
+
+/** Options of egressGet. */
+export interface FollowOptions extends Omit<PinnedRequestOptions, 'method'> {
+  maxRedirects: number;
+}
+
+/**
+ * Fetches `url` (GET), following at most `maxRedirects` redirects, each re-checked by the policy.
+ * Throws EgressDenied (any hop), TooManyRedirects, BadRedirect or the transport error.
+ */
+export async function egressGet(
+  policy: EgressPolicy,
+  agent: Dispatcher,
+  url: string | URL,
+  opts: FollowOptions,
+): Promise<FollowedResponse> {
+  let current: string | URL = url;
+  for (let redirects = 0; ; redirects++) {
+    const target = await policy.checkUrl(current);
+    const res = await pinnedRequest(agent, target, { ...opts, method: 'GET' });
+    if (!REDIRECTS.has(res.statusCode)) {
+      return { url: target.url, statusCode: res.statusCode, headers: res.headers, body: res.body, redirects };
+    }
+    // A small redirect body is read so the socket can be reused; a large one is dropped with the socket.
+    await res.body.dump({ limit: 16_384 }).catch(() => undefined);
+    const location = res.headers.location;
+    const value = Array.isArray(location) ? location[0] : location;
+    if (!value) throw new BadRedirect(res.statusCode);
+    if (redirects >= opts.maxRedirects) throw new TooManyRedirects(opts.maxRedirects);
+    try {
+      current = new URL(value, target.url);
+    } catch {
+      throw new BadRedirect(res.statusCode);
+    }
+  }
+}
