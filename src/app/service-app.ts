@@ -10,6 +10,7 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
+import type { KeyCheck } from '../accounts/keys.js';
 import { outcomeOf } from '../accounts/usage.js';
 import type { ApiService } from '../config.js';
 import { VERSION } from '../version.js';
@@ -71,15 +72,15 @@ const MISSING_KEY: Record<ApiService, string> = {
   metadata: 'missing API key: send the X-API-Key header',
 };
 
-function presentedKey(service: ApiService, request: FastifyRequest): string | undefined {
+/** The key a request presents; undefined when absent, null when the header is not `Bearer <key>`. */
+function presentedKey(service: ApiService, request: FastifyRequest): string | null | undefined {
   if (service === 'metadata') {
     const value = request.headers['x-api-key'];
     return typeof value === 'string' && value !== '' ? value : undefined;
   }
   const header = request.headers.authorization;
   if (header === undefined || header === '') return undefined;
-  // A header that is present but not exactly "Bearer <key>" counts as a malformed key.
-  return BEARER.exec(header)?.[1] ?? header;
+  return BEARER.exec(header)?.[1] ?? null;
 }
 
 /**
@@ -118,9 +119,9 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
   app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
     const presented = presentedKey(service, request);
     if (presented === undefined) return (sendError(reply, 401, 'UNAUTHORIZED', MISSING_KEY[service]), reply);
-    let check;
+    let check: KeyCheck;
     try {
-      check = await core.keys.verify(presented, service);
+      check = presented === null ? { ok: false, denial: 'malformed' } : await core.keys.verify(presented, service);
     } catch (err) {
       request.log.error({ err }, 'key lookup failed: store unavailable');
       reply.header('Retry-After', '5');
