@@ -93,9 +93,7 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
   const app = Fastify({
     loggerInstance: core.log.child({ service }) as FastifyBaseLogger,
     genReqId: () => `${idPrefix}_${crypto.randomBytes(12).toString('hex')}`,
-    requestIdLogLabel: 'requestId',
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-    disableRequestLogging: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -20,5 +20,10 @@ export async function openSqliteStore(dataDir: string, fileName = 'pageworks.sql
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   await migrateToLatest(db as Kysely<unknown>);
   fs.chmodSync(file, 0o600);
-  return new KyselyStore('sqlite', db);
+  return new KyselyStore('sqlite', db, {
+    prepare: (text) => {
+      const statement = sqlite.prepare(text);
+      return (params) => statement.all(...params);
+    },
+  });
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
 import type { AccountsTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
 
@@ -70,6 +70,8 @@ export interface Store {
   deleteSession(idHash: string): Promise<void>;
   /** Deletes every session of the account except the one given (all when undefined). */
   deleteSessionsOf(accountId: string, exceptIdHash?: string): Promise<void>;
+  /** Deletes sessions idle since before `lastSeenBefore` or created before `createdBefore`; returns how many. */
+  deleteExpiredSessions(lastSeenBefore: number, createdBefore: number): Promise<number>;
 
   /** Adds counts to the daily usage counters (upsert, so several instances' batches add up). */
   addUsage(increments: ReadonlyArray<UsageIncrement>): Promise<void>;
@@ -103,6 +105,20 @@ function toKey(row: ApiKeysTable): ApiKeyRecord {
   };
 }
 
+type KeyLookupRow = ApiKeysTable & Pick<AccountsTable, 'render_limit' | 'metadata_limit'>;
+
+/** Prepares a SQL statement for synchronous execution (the embedded SQLite driver can). */
+export type SyncPrepare = (sql: string) => (params: readonly unknown[]) => unknown[];
+
+function keyLookupQuery(db: Kysely<Database>) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .selectAll('api_keys')
+    .select(['accounts.render_limit', 'accounts.metadata_limit'])
+    .where('api_keys.key_hash', '=', '');
+}
+
 /** Normalises an email for the case-insensitive unique index. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -110,11 +126,22 @@ export function normalizeEmail(email: string): string {
 
 /** The store's queries, written once with Kysely for both dialects. */
 export class KyselyStore implements Store {
+  // The key lookup runs on every API request: compiled once, executed with the hash as its only
+  // parameter, and on SQLite run as a prepared statement of that same SQL (no async driver hops).
+  private readonly keyLookup: CompiledQuery<KeyLookupRow>;
+  private readonly runKeyLookup: ((params: readonly unknown[]) => KeyLookupRow[]) | undefined;
+
   constructor(
     readonly kind: 'sqlite' | 'postgres',
     private readonly db: Kysely<Database>,
-    private readonly onClose: () => Promise<void> = async () => {},
-  ) {}
+    opts: { prepare?: SyncPrepare; onClose?: () => Promise<void> } = {},
+  ) {
+    this.keyLookup = keyLookupQuery(db).compile() as CompiledQuery<KeyLookupRow>;
+    this.runKeyLookup = opts.prepare?.(this.keyLookup.sql) as typeof this.runKeyLookup;
+    this.onClose = opts.onClose ?? (async () => {});
+  }
+
+  private readonly onClose: () => Promise<void>;
 
   async createAccount(input: { id: string; email: string; passwordHash: string | null; createdAt: number }) {
     const row: AccountsTable = {
@@ -178,13 +205,9 @@ export class KyselyStore implements Store {
   }
 
   async findKeyByHash(keyHash: string) {
-    const row = await this.db
-      .selectFrom('api_keys')
-      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .selectAll('api_keys')
-      .select(['accounts.render_limit', 'accounts.metadata_limit'])
-      .where('api_keys.key_hash', '=', keyHash)
-      .executeTakeFirst();
+    const row = this.runKeyLookup
+      ? this.runKeyLookup([keyHash])[0]
+      : (await this.db.executeQuery<KeyLookupRow>({ ...this.keyLookup, parameters: [keyHash] })).rows[0];
     if (!row) return undefined;
     const limit = row.service === 'render' ? row.render_limit : row.metadata_limit;
     return { ...toKey(row), limitOverride: limit === null ? null : Number(limit) };
@@ -254,6 +277,14 @@ export class KyselyStore implements Store {
     let query = this.db.deleteFrom('sessions').where('account_id', '=', accountId);
     if (exceptIdHash !== undefined) query = query.where('id_hash', '!=', exceptIdHash);
     await query.execute();
+  }
+
+  async deleteExpiredSessions(lastSeenBefore: number, createdBefore: number) {
+    const result = await this.db
+      .deleteFrom('sessions')
+      .where((eb) => eb.or([eb('last_seen_at', '<', lastSeenBefore), eb('created_at', '<', createdBefore)]))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async addUsage(increments: ReadonlyArray<UsageIncrement>) {

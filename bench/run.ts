@@ -1,0 +1,23 @@
+import { runAuthBench } from './auth.js';
+
+/**
+ * `npm run bench [auth|render|metadata …]`: runs the chosen sections (all by default), each measured
+ * side by side with its baseline in the same run. Medians and ratios; the machine is noisy.
+ */
+const sections: Record<string, () => Promise<void>> = {
+  auth: runAuthBench,
+  render: async () => (await import('./render.js')).runRenderBench(),
+  metadata: async () => (await import('./metadata.js')).runMetadataBench(),
+};
+
+const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+for (const name of chosen) {
+  if (!(name in sections)) {
+    console.error(`unknown bench section "${name}" (choose from ${Object.keys(sections).join(', ')})`);
+    process.exit(2);
+  }
+}
+for (const name of chosen.length ? chosen : Object.keys(sections)) {
+  await sections[name]!();
+}
+process.stdout.write('\nbench done\n');
