@@ -15,6 +15,7 @@ import { outcomeOf } from '../accounts/usage.js';
 import type { ApiService } from '../config.js';
 import { VERSION } from '../version.js';
 import { type CoreDeps, defaultLimit } from './core.js';
+import { type ServiceMetrics, installMetrics } from './metrics.js';
 
 /** Who an authenticated request is from. */
 export interface AuthContext {
@@ -25,6 +26,10 @@ export interface AuthContext {
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** This service's Prometheus registry; services register their own gauges and counters on it. */
+    metrics: ServiceMetrics;
+    /** Adds a named check to `GET /v1/ready` (liveness stays `GET /v1/health`). */
+    addReadinessCheck: (name: string, check: () => Promise<void>) => void;
     /** onRequest hook: key check, rate limit, usage; runs before the body is read. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
   }
@@ -65,6 +70,15 @@ const HealthSchema = Type.Object(
 );
 
 const RATE_WINDOW_MS = 60_000;
+const READY_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 const BEARER = /^bearer ([!-~]+)$/i;
 
 const MISSING_KEY: Record<ApiService, string> = {
@@ -114,6 +128,25 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
     async () => ({ status: 'healthy' as const, version: VERSION }),
   );
 
+  app.decorate('metrics', installMetrics(app, service));
+
+  const readinessChecks = new Map<string, () => Promise<void>>([['store', () => core.store.ping()]]);
+  app.decorate('addReadinessCheck', (name: string, check: () => Promise<void>) => void readinessChecks.set(name, check));
+  app.get('/v1/ready', { schema: { hide: true } as object }, async (_request, reply) => {
+    const results = await Promise.all(
+      [...readinessChecks].map(async ([name, check]) => {
+        try {
+          await withTimeout(check(), READY_TIMEOUT_MS);
+          return [name, 'ok'] as const;
+        } catch (err) {
+          return [name, `failing: ${(err as Error).message}`] as const;
+        }
+      }),
+    );
+    const ready = results.every(([, state]) => state === 'ok');
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results) });
+  });
+
   app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
     const presented = presentedKey(service, request);
     if (presented === undefined) return (sendError(reply, 401, 'UNAUTHORIZED', MISSING_KEY[service]), reply);
@@ -148,6 +181,7 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
     reply.header('RateLimit-Policy', `"${service}";q=${limit};w=${RATE_WINDOW_MS / 1000}`);
     reply.header('RateLimit', `"${service}";r=${decision.remaining};t=${resetS}`);
     if (!decision.allowed) {
+      app.metrics.rateLimitRejections.inc({ service });
       reply.header('Retry-After', String(Math.max(1, resetS)));
       return (sendError(reply, 429, 'RATE_LIMITED', `rate limit of ${limit} ${service} requests per minute exceeded; retry in ${Math.max(1, resetS)} s`), reply);
     }

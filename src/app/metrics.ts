@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** One service's Prometheus registry with the HTTP metrics every service has. */
+export interface ServiceMetrics {
+  registry: Registry;
+  rateLimitRejections: Counter<'service'>;
+}
+
+/**
+ * Registers request counts and latency histograms (by route, method and status) and serves
+ * `GET /metrics` in Prometheus text format. Each service app has its own registry, so several
+ * services in one process do not mix their numbers.
+ */
+export function installMetrics(app: FastifyInstance, service: string): ServiceMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'pageworks_http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'pageworks_http_request_duration_seconds',
+    help: 'HTTP request latency by route, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const rateLimitRejections = new Counter({
+    name: 'pageworks_rate_limit_rejections_total',
+    help: 'Requests refused with 429 because the account was over its limit',
+    labelNames: ['service'] as const,
+    registers: [registry],
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, not the raw URL, so label values stay few; unknown routes share one label.
+    const route = request.routeOptions.url ?? 'unmatched';
+    if (route === '/metrics') return;
+    const labels = { route, method: request.method, status: String(reply.statusCode) };
+    requests.inc(labels);
+    latency.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get('/metrics', { schema: { hide: true } as object }, async (_request, reply) => {
+    reply.header('Content-Type', registry.contentType);
+    return registry.metrics();
+  });
+
+  return { registry, rateLimitRejections };
+}
