@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import { registerAssets } from '../dashboard/assets.js';
 import { type DashboardContext, cookieNames, sendPage, viewerOf } from '../dashboard/context.js';
 import { LoginThrottle } from '../dashboard/login-throttle.js';
@@ -26,7 +26,7 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
   const app = Fastify({
     loggerInstance: core.log.child({ service: 'dashboard' }) as FastifyBaseLogger,
     genReqId: () => `dsh_${crypto.randomBytes(12).toString('hex')}`,
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     // Forms are a few fields; nothing legitimate comes near this.
     bodyLimit: 16 * 1024,
     return503OnClosing: true,

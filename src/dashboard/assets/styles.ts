@@ -1,0 +1,136 @@
+/** The dashboard's whole stylesheet, served from the app (no CDN). Colours meet WCAG AA contrast. */
+export const STYLES = `
+:root {
+  --bg: #f5f6f8; --surface: #fff; --text: #17191e; --muted: #545b67; --border: #dcdfe5;
+  --accent: #2347c9; --accent-hover: #1a3aa8; --accent-soft: #eef2fd;
+  --danger: #b42318; --danger-soft: #fef3f2; --ok: #067647; --ok-soft: #ecfdf3;
+  --warn: #8a4b00; --warn-soft: #fffaeb; --code-bg: #10141c; --code-text: #e4e7ec;
+  --radius: 10px; --mono: ui-monospace, SFMono-Regular, "DejaVu Sans Mono", Menlo, Consolas, monospace;
+}
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body {
+  margin: 0; background: var(--bg); color: var(--text); line-height: 1.5;
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "Liberation Sans", Arial, sans-serif;
+}
+a { color: var(--accent); }
+a:hover { color: var(--accent-hover); }
+:focus-visible { outline: 3px solid #6d8ef5; outline-offset: 2px; border-radius: 4px; }
+h1 { font-size: 26px; line-height: 1.25; margin: 0 0 6px; letter-spacing: -0.01em; }
+h2 { font-size: 18px; margin: 0; }
+h3 { font-size: 15px; margin: 20px 0 8px; }
+p { margin: 0 0 12px; }
+code { font-family: var(--mono); font-size: 0.92em; background: #eceef2; padding: 1px 5px; border-radius: 4px; }
+.skip { position: absolute; left: -9999px; }
+.skip:focus { left: 12px; top: 12px; background: var(--surface); padding: 8px 12px; z-index: 10; }
+
+.topbar { background: var(--surface); border-bottom: 1px solid var(--border); }
+.topbar-inner { max-width: 1080px; margin: 0 auto; padding: 0 24px; height: 60px; display: flex; align-items: center; gap: 28px; }
+.brand { display: flex; align-items: center; gap: 9px; font-weight: 700; font-size: 17px; color: var(--text); text-decoration: none; }
+.brand svg { display: block; }
+.nav { display: flex; gap: 4px; flex: 1; }
+.nav a { color: var(--muted); text-decoration: none; padding: 7px 12px; border-radius: 7px; font-weight: 500; }
+.nav a:hover { background: var(--bg); color: var(--text); }
+.nav a[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
+.who { display: flex; align-items: center; gap: 12px; color: var(--muted); font-size: 14px; }
+.who form { margin: 0; }
+
+main { max-width: 1080px; margin: 0 auto; padding: 32px 24px 64px; }
+.page-head { display: flex; align-items: flex-end; justify-content: space-between; gap: 16px; margin-bottom: 24px; }
+.lead { color: var(--muted); margin: 0; }
+.card { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); padding: 24px; margin-bottom: 24px; box-shadow: 0 1px 2px rgba(16, 24, 40, 0.04); }
+.card-head { display: flex; align-items: center; justify-content: space-between; gap: 16px; margin-bottom: 16px; }
+.card-head p { margin: 2px 0 0; color: var(--muted); font-size: 14px; }
+.service-title { display: flex; align-items: center; gap: 10px; }
+.badge { display: inline-block; font: 600 12px/1 var(--mono); padding: 5px 7px; border-radius: 6px; background: var(--accent-soft); color: var(--accent); }
+.muted { color: var(--muted); }
+.small { font-size: 13px; }
+
+.btn {
+  display: inline-flex; align-items: center; justify-content: center; gap: 6px; font: inherit; font-weight: 600; font-size: 14px;
+  padding: 8px 14px; border-radius: 7px; border: 1px solid var(--accent); background: var(--accent); color: #fff;
+  cursor: pointer; text-decoration: none; white-space: nowrap; line-height: 1.3;
+}
+.btn:hover { background: var(--accent-hover); color: #fff; }
+.btn-secondary { background: var(--surface); color: var(--text); border-color: #c5cad3; }
+.btn-secondary:hover { background: var(--bg); color: var(--text); }
+.btn-danger { background: var(--danger); border-color: var(--danger); }
+.btn-danger:hover { background: #912018; }
+.btn-link { background: none; border: none; color: var(--muted); padding: 6px 4px; font-weight: 500; }
+.btn-link:hover { background: none; color: var(--text); text-decoration: underline; }
+.btn-small { padding: 5px 10px; font-size: 13px; }
+
+form.inline { display: flex; align-items: flex-end; gap: 10px; flex-wrap: wrap; }
+.field { display: flex; flex-direction: column; gap: 5px; margin-bottom: 14px; }
+form.inline .field { margin-bottom: 0; }
+label { font-weight: 600; font-size: 14px; }
+.hint { font-size: 13px; color: var(--muted); }
+input[type="text"], input[type="email"], input[type="password"] {
+  font: inherit; padding: 8px 11px; border: 1px solid #b9bfca; border-radius: 7px; background: var(--surface); color: var(--text); min-width: 260px;
+}
+input:focus-visible { border-color: var(--accent); outline-offset: 0; }
+
+table { width: 100%; border-collapse: collapse; font-size: 14px; }
+th { text-align: left; font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); font-weight: 600; padding: 8px 12px; border-bottom: 1px solid var(--border); }
+td { padding: 12px; border-bottom: 1px solid #eceef2; vertical-align: middle; }
+tr:last-child td { border-bottom: none; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.actions { text-align: right; }
+.prefix { font-family: var(--mono); font-size: 13px; }
+.empty { text-align: center; color: var(--muted); padding: 28px 12px; border: 1px dashed var(--border); border-radius: 8px; }
+details.revoked { margin-top: 14px; font-size: 14px; }
+details.revoked summary { cursor: pointer; color: var(--muted); }
+
+.alert { border: 1px solid; border-radius: 8px; padding: 12px 14px; margin-bottom: 18px; font-size: 14px; }
+.alert-ok { background: var(--ok-soft); border-color: #abefc6; color: var(--ok); }
+.alert-error { background: var(--danger-soft); border-color: #fecdca; color: var(--danger); }
+.alert-warn { background: var(--warn-soft); border-color: #fedf89; color: var(--warn); }
+
+.new-key { border: 1px solid #abefc6; background: var(--ok-soft); border-radius: 10px; padding: 18px 20px; margin-bottom: 20px; }
+.new-key h3 { margin-top: 0; color: var(--ok); }
+.new-key .warning { color: var(--warn); font-weight: 600; }
+.key-row { display: flex; gap: 8px; margin: 10px 0 14px; }
+.key-row input { flex: 1; font-family: var(--mono); font-size: 15px; background: var(--surface); }
+
+.code { position: relative; margin: 8px 0 16px; }
+.code pre { margin: 0; background: var(--code-bg); color: var(--code-text); padding: 14px 16px; border-radius: 8px; overflow-x: auto; font: 13px/1.6 var(--mono); }
+.code .btn { position: absolute; top: 8px; right: 8px; }
+
+.auth { max-width: 420px; margin: 48px auto; }
+.auth .card { padding: 28px; }
+.auth h1 { margin-bottom: 4px; }
+.auth input { width: 100%; min-width: 0; }
+.auth .btn { width: 100%; padding: 10px; margin-top: 4px; }
+.auth .switch { text-align: center; margin-top: 16px; font-size: 14px; color: var(--muted); }
+
+.grid-2 { display: grid; grid-template-columns: 1fr 1fr; gap: 24px; }
+.limits { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; margin: 0; }
+.limit { border: 1px solid var(--border); border-radius: 8px; padding: 14px 16px; }
+.limit dt { color: var(--muted); font-size: 13px; }
+.limit dd { margin: 2px 0 0; font-size: 20px; font-weight: 700; }
+.limit dd span { font-size: 13px; font-weight: 500; color: var(--muted); }
+
+.chart { width: 100%; height: auto; display: block; }
+.chart .grid { stroke: #e6e8ec; stroke-width: 1; }
+.chart .axis { fill: var(--muted); font: 11px system-ui, sans-serif; }
+.o-ok { fill: #2f6fde; background: #2f6fde; }
+.o-client_error { fill: #e0a100; background: #e0a100; }
+.o-rate_limited { fill: #7a5af8; background: #7a5af8; }
+.o-server_error { fill: #d92d20; background: #d92d20; }
+.legend { display: flex; gap: 18px; flex-wrap: wrap; list-style: none; padding: 0; margin: 12px 0 0; font-size: 13px; color: var(--muted); }
+.legend li { display: flex; align-items: center; gap: 6px; }
+.swatch { width: 10px; height: 10px; border-radius: 2px; display: inline-block; }
+.totals { display: flex; gap: 28px; margin: 0 0 12px; }
+.totals div dt { font-size: 12px; color: var(--muted); }
+.totals div dd { margin: 0; font-weight: 700; font-size: 18px; font-variant-numeric: tabular-nums; }
+.steps { counter-reset: step; list-style: none; padding: 0; margin: 0; }
+.steps > li { position: relative; padding-left: 40px; margin-bottom: 22px; }
+.steps > li::before { counter-increment: step; content: counter(step); position: absolute; left: 0; top: 0; width: 26px; height: 26px; border-radius: 50%; background: var(--accent-soft); color: var(--accent); font-weight: 700; font-size: 13px; display: flex; align-items: center; justify-content: center; }
+.footer { max-width: 1080px; margin: 0 auto; padding: 0 24px 32px; color: var(--muted); font-size: 13px; }
+@media (max-width: 760px) {
+  .grid-2, .limits { grid-template-columns: 1fr; }
+  .topbar-inner { gap: 12px; }
+  .who span { display: none; }
+  input[type="text"], input[type="email"], input[type="password"] { min-width: 0; }
+}
+`;

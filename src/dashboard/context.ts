@@ -1,0 +1,84 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CoreDeps } from '../app/core.js';
+import type { Account } from '../store/store.js';
+import type { LoginThrottle } from './login-throttle.js';
+import { type ActiveSession, type SessionManager, sameSecret } from './sessions.js';
+import type { PublicUrls } from './views/examples.js';
+import { errorPage } from './views/error-view.js';
+import type { Viewer } from './views/layout.js';
+
+/** The signed-in account of a request and its session. */
+export interface SignedIn {
+  session: ActiveSession;
+  account: Account;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the dashboard's session hook when the request carries a live session. */
+    signedIn?: SignedIn;
+  }
+}
+
+/** What every dashboard route is built from. */
+export interface DashboardContext {
+  core: CoreDeps;
+  sessions: SessionManager;
+  throttle: LoginThrottle;
+  urls: PublicUrls;
+  cookies: CookieNames;
+  /** Cookie attributes shared by every dashboard cookie. */
+  cookieOptions: { path: '/'; httpOnly: true; sameSite: 'lax'; secure: boolean };
+}
+
+/** Cookie names; `__Host-` (Secure, Path=/, no Domain) when served over HTTPS. */
+export interface CookieNames {
+  session: string;
+  /** Double-submit token for the forms shown before there is a session (log in, sign up). */
+  form: string;
+}
+
+/** The cookie names for the configured mode. */
+export function cookieNames(secure: boolean): CookieNames {
+  const prefix = secure ? '__Host-' : '';
+  return { session: `${prefix}pw_session`, form: `${prefix}pw_form` };
+}
+
+/** The page chrome's view of the signed-in user. */
+export function viewerOf(signedIn: SignedIn): Viewer {
+  return { email: signedIn.account.email, csrfToken: signedIn.session.csrfToken };
+}
+
+/** A string field of a urlencoded form body; '' when absent or repeated. */
+export function field(request: FastifyRequest, name: string): string {
+  const body = request.body as Record<string, unknown> | undefined | null;
+  const value = body && typeof body === 'object' ? body[name] : undefined;
+  return typeof value === 'string' ? value : '';
+}
+
+/** Sends a full HTML page with a status. */
+export function sendPage(reply: FastifyReply, status: number, markup: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(markup);
+}
+
+/** preHandler: only signed-in requests pass; others go to the login page. */
+export async function requireSignedIn(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  // Returning the reply stops the hook chain: the route handler never runs.
+  return request.signedIn ? undefined : reply.redirect('/login', 303);
+}
+
+/** The 403 page for a form whose token is missing or wrong; nothing has been changed. */
+export function sendCsrfFailure(reply: FastifyReply, viewer?: Viewer): FastifyReply {
+  return sendPage(
+    reply,
+    403,
+    errorPage({ title: 'This form has expired', message: 'Nothing was changed. Go back, reload the page and try again.', viewer }),
+  );
+}
+
+/** preHandler for signed-in forms: the synchronizer token in the body must match the session's. */
+export async function requireCsrf(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const signedIn = request.signedIn;
+  if (!signedIn) return reply.redirect('/login', 303);
+  return sameSecret(field(request, '_csrf'), signedIn.session.csrfToken) ? undefined : sendCsrfFailure(reply, viewerOf(signedIn));
+}

@@ -1,0 +1,39 @@
+import { html } from '../html.js';
+import { type PublicUrls, docsUrl, metadataCurl, renderCurl } from './examples.js';
+import { type Viewer, codeBlock, page } from './layout.js';
+
+/** Getting started: from a key to a first PDF and a first metadata fetch, with this server's addresses. */
+export function docsPage(viewer: Viewer, urls: PublicUrls): string {
+  const body = html`<div class="page-head"><div><h1>Get started</h1>
+<p class="lead">Two APIs, one account. Each has its own base address and its own keys.</p></div></div>
+<div class="grid-2">
+<section class="card" aria-labelledby="docs-render">
+<div class="card-head"><div><h2 id="docs-render">Render: HTML to PDF</h2><p>Base address <code>${urls.render}</code></p></div></div>
+<ol class="steps">
+<li><a href="/keys#render-keys">Create a render key</a> and keep it in an environment variable:
+${codeBlock('export-render', 'export PAGEWORKS_RENDER_KEY=pwr_live_…', 'export the render key')}</li>
+<li>Send HTML, get a PDF back:
+${codeBlock('curl-render', renderCurl(urls.render), 'curl example for the render API')}</li>
+<li>Page size, margins, scale and background printing are options; see the <a href="${docsUrl(urls.render)}">Render API reference</a>.</li>
+</ol>
+</section>
+<section class="card" aria-labelledby="docs-metadata">
+<div class="card-head"><div><h2 id="docs-metadata">Metadata: page details</h2><p>Base address <code>${urls.metadata}</code></p></div></div>
+<ol class="steps">
+<li><a href="/keys#metadata-keys">Create a metadata key</a> and keep it in an environment variable:
+${codeBlock('export-metadata', 'export PAGEWORKS_METADATA_KEY=pwm_live_…', 'export the metadata key')}</li>
+<li>Ask for a page's title, description, Open Graph tags, canonical link and favicon:
+${codeBlock('curl-metadata', metadataCurl(urls.metadata), 'curl example for the metadata API')}</li>
+<li>Every field is always present (null when the page has none); see the <a href="${docsUrl(urls.metadata)}">Metadata API reference</a>.</li>
+</ol>
+</section>
+</div>
+<section class="card" aria-labelledby="docs-keys">
+<h2 id="docs-keys">Keys and limits</h2>
+<p>Render keys start with <code>pwr_live_</code>, metadata keys with <code>pwm_live_</code>; a key works only for its own service.
+A key is shown once, when you create it. Use one key per application or environment, so you can revoke one without touching the others.
+To rotate: create the new key, deploy it, then revoke the old one. Revocation takes effect on the next request.</p>
+<p class="muted">Rate limits apply per account across all of its keys; see <a href="/usage">Usage</a> for yours.</p>
+</section>`;
+  return page({ title: 'Get started', viewer, current: 'docs', body });
+}
