@@ -1,0 +1,126 @@
+/**
+ * Character encodings per WHATWG Encoding: label resolution, BOM sniffing, Content-Type charset,
+ * and cached decoders. Node's TextDecoder (full ICU) knows every WHATWG label except the
+ * "replacement" and "x-user-defined" encodings, which are handled here.
+ */
+
+/** Labels that WHATWG maps to the "replacement" encoding (the document decodes to one U+FFFD). */
+const REPLACEMENT_LABELS = new Set([
+  'csiso2022kr',
+  'hz-gb-2312',
+  'iso-2022-cn',
+  'iso-2022-cn-ext',
+  'iso-2022-kr',
+  'replacement',
+]);
+
+const resolved = new Map<string, string | null>();
+
+/** Resolves an encoding label to its WHATWG name (e.g. 'latin1' → 'windows-1252'), or null if unknown. */
+export function resolveEncodingLabel(label: string): string | null {
+  const key = label.trim().toLowerCase();
+  const hit = resolved.get(key);
+  if (hit !== undefined) return hit;
+  let name: string | null;
+  if (REPLACEMENT_LABELS.has(key)) name = 'replacement';
+  // x-user-defined maps 0x80-0xFF to the private-use area; browsers treat a declared one as windows-1252.
+  else if (key === 'x-user-defined') name = 'windows-1252';
+  else {
+    try {
+      name = new TextDecoder(key).encoding;
+    } catch {
+      name = null;
+    }
+  }
+  if (resolved.size < 256) resolved.set(key, name);
+  return name;
+}
+
+/** Encoding named by a byte-order mark at the start of `bytes`, with the BOM's length. */
+export function sniffBom(bytes: Uint8Array): { encoding: string; length: number } | null {
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf-16be', length: 2 };
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
+  return null;
+}
+
+/** Essence (lower-case `type/subtype`) and charset parameter of a Content-Type header value. */
+export function parseContentType(value: string | null | undefined): { essence: string; charset: string | null } {
+  if (!value) return { essence: '', charset: null };
+  const parts = value.split(';');
+  const essence = parts[0].trim().toLowerCase();
+  let charset: string | null = null;
+  for (let i = 1; i < parts.length; i++) {
+    const eq = parts[i].indexOf('=');
+    if (eq < 0) continue;
+    if (parts[i].slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    let v = parts[i].slice(eq + 1).trim();
+    if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
+    if (v !== '') {
+      charset = v;
+      break;
+    }
+  }
+  return { essence, charset };
+}
+
+/** Whether a response with this Content-Type is parsed as HTML (a missing type counts as HTML). */
+export function isHtmlContentType(value: string | null | undefined): boolean {
+  const { essence } = parseContentType(value);
+  return essence === '' || essence === 'text/html' || essence === 'application/xhtml+xml';
+}
+
+/** Encodings whose bytes below 0x80 are ASCII and never occur inside a multi-byte character as <, >, quotes, =, / or whitespace. */
+export function isAsciiCompatible(encoding: string): boolean {
+  return !(encoding === 'utf-16le' || encoding === 'utf-16be' || encoding === 'iso-2022-jp' || encoding === 'replacement');
+}
+
+const decoders = new Map<string, TextDecoder>();
+
+/** A shared non-streaming decoder that keeps U+FEFF (snippets from mid-document must not lose one). */
+export function decoderFor(encoding: string): TextDecoder {
+  let d = decoders.get(encoding);
+  if (!d) {
+    d = new TextDecoder(encoding, { ignoreBOM: true });
+    decoders.set(encoding, d);
+  }
+  return d;
+}
+
+/** Decodes a whole document (BOM already stripped) to a string; the replacement encoding yields U+FFFD. */
+export function decodeDocument(bytes: Uint8Array, encoding: string): string {
+  if (encoding === 'replacement') return bytes.length > 0 ? '\uFFFD' : '';
+  return decoderFor(encoding).decode(bytes);
+}
+
+/**
+ * Blink's extraction of a charset from a `content` attribute (`text/html; charset=…`):
+ * the first "charset", optional spaces, "=", optional spaces, then a quoted or bare value.
+ */
+export function extractCharsetFromContent(value: string): string | null {
+  const lower = value.toLowerCase();
+  let pos = 0;
+  const length = value.length;
+  while (pos < length) {
+    pos = lower.indexOf('charset', pos);
+    if (pos < 0) break;
+    pos += 7;
+    while (pos < length && value.charCodeAt(pos) <= 0x20) pos++;
+    if (value[pos] !== '=') continue;
+    pos++;
+    while (pos < length && value.charCodeAt(pos) <= 0x20) pos++;
+    let quote = '';
+    if (pos < length && (value[pos] === '"' || value[pos] === "'")) quote = value[pos++];
+    if (pos === length) break;
+    let end = pos;
+    while (
+      end < length &&
+      (quote ? value[end] !== quote : value.charCodeAt(end) > 0x20 && value[end] !== '"' && value[end] !== "'" && value[end] !== ';')
+    ) {
+      end++;
+    }
+    if (quote && end === length) break;
+    return value.slice(pos, end);
+  }
+  return null;
+}

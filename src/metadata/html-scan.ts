@@ -1,0 +1,279 @@
+/**
+ * Byte-level pieces of the WHATWG HTML tokenizer, enough to find tags, their attributes and the end
+ * of comments, raw-text and RCDATA elements exactly as a browser does, without building a DOM.
+ *
+ * They work on the raw bytes of any ASCII-compatible encoding (UTF-8, windows-125x, Shift_JIS, EUC-JP,
+ * GBK, Big5 …): in all of them the bytes of <, >, /, =, quotes, ! , - and whitespace only ever stand for
+ * those characters. Results use sentinel numbers instead of objects because this runs per tag.
+ */
+
+/** More bytes are needed to finish the construct (and the input has not ended). */
+export const NEED_MORE = -1;
+/** The input ended inside a tag: the tokenizer drops such a tag. */
+export const EOF_IN_TAG = -2;
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const EQ = 0x3d;
+const DQ = 0x22;
+const SQ = 0x27;
+const DASH = 0x2d;
+const BANG = 0x21;
+
+/** ASCII whitespace as the tokenizer sees it (CR included: it becomes LF in preprocessing). */
+export function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d;
+}
+
+/** ASCII letter. */
+export function isAlpha(c: number): boolean {
+  const l = c | 0x20;
+  return l >= 0x61 && l <= 0x7a;
+}
+
+/** Compares bytes [s, e) with a lower-case ASCII literal, letters case-insensitively. */
+export function eqLower(b: Buffer, s: number, e: number, lit: string): boolean {
+  if (e - s !== lit.length) return false;
+  for (let i = 0; i < lit.length; i++) {
+    const c = b[s + i];
+    const l = lit.charCodeAt(i);
+    if (c !== l && !(l >= 0x61 && l <= 0x7a && (c | 0x20) === l)) return false;
+  }
+  return true;
+}
+
+/** ASCII-lower-cased latin1 text of bytes [s, e) (tag names; never decoded with the page encoding). */
+export function lowerName(b: Buffer, s: number, e: number): string {
+  let out = '';
+  for (let i = s; i < e; i++) {
+    const c = b[i];
+    out += String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+  }
+  return out;
+}
+
+/**
+ * Attribute positions of the last scanned tag: quadruples (nameStart, nameEnd, valueStart, valueEnd),
+ * valueStart = -1 when the attribute has no value. Only the first MAX_ATTRS are kept.
+ */
+export class TagAttrs {
+  static readonly MAX_ATTRS = 48;
+  readonly pos = new Int32Array(TagAttrs.MAX_ATTRS * 4);
+  count = 0;
+  selfClosing = false;
+
+  /** Index of the first attribute named `lit` (lower-case), or -1. Duplicates after the first are ignored, as in the DOM. */
+  find(b: Buffer, lit: string): number {
+    for (let i = 0; i < this.count; i++) {
+      if (eqLower(b, this.pos[i * 4], this.pos[i * 4 + 1], lit)) return i;
+    }
+    return -1;
+  }
+
+  private add(ns: number, ne: number): void {
+    if (this.count < TagAttrs.MAX_ATTRS) {
+      const o = this.count * 4;
+      this.pos[o] = ns;
+      this.pos[o + 1] = ne;
+      this.pos[o + 2] = -1;
+      this.pos[o + 3] = -1;
+      this.count++;
+    }
+  }
+
+  private setValue(vs: number, ve: number): void {
+    if (this.count > 0 && this.count <= TagAttrs.MAX_ATTRS) {
+      this.pos[(this.count - 1) * 4 + 2] = vs;
+      this.pos[(this.count - 1) * 4 + 3] = ve;
+    }
+  }
+
+  /**
+   * Scans attributes from `k` (just after the tag name) to the closing `>`, per the tokenizer's attribute
+   * states. Returns the index after `>`, NEED_MORE, or EOF_IN_TAG when `final` and the input ends first.
+   */
+  scan(b: Buffer, k: number, len: number, final: boolean): number {
+    this.count = 0;
+    this.selfClosing = false;
+    const incomplete = final ? EOF_IN_TAG : NEED_MORE;
+    for (;;) {
+      // before attribute name
+      while (k < len && isWs(b[k])) k++;
+      if (k >= len) return incomplete;
+      let c = b[k];
+      if (c === GT) return k + 1;
+      if (c === SLASH) {
+        if (k + 1 >= len) return incomplete;
+        if (b[k + 1] === GT) {
+          this.selfClosing = true;
+          return k + 2;
+        }
+        k++;
+        continue;
+      }
+      // attribute name: a leading '=' belongs to the name
+      const ns = k;
+      k++;
+      while (k < len) {
+        c = b[k];
+        if (isWs(c) || c === SLASH || c === GT || c === EQ) break;
+        k++;
+      }
+      if (k >= len) return incomplete;
+      this.add(ns, k);
+      // after attribute name
+      while (k < len && isWs(b[k])) k++;
+      if (k >= len) return incomplete;
+      if (b[k] !== EQ) continue;
+      k++;
+      // before attribute value
+      while (k < len && isWs(b[k])) k++;
+      if (k >= len) return incomplete;
+      c = b[k];
+      if (c === DQ || c === SQ) {
+        const close = b.indexOf(c, k + 1);
+        if (close < 0 || close >= len) return incomplete;
+        this.setValue(k + 1, close);
+        k = close + 1;
+        // after a quoted value anything but whitespace, '/' or '>' starts the next attribute
+        continue;
+      }
+      if (c === GT) return k + 1;
+      const vs = k;
+      while (k < len && !isWs(b[k]) && b[k] !== GT) k++;
+      if (k >= len) return incomplete;
+      this.setValue(vs, k);
+    }
+  }
+}
+
+/**
+ * Finds the appropriate end tag `</name` followed by whitespace, '/' or '>' from `from`.
+ * Returns the index of its '<', NEED_MORE, or `len` when `final` and there is none (text runs to EOF).
+ */
+export function findEndTag(b: Buffer, from: number, len: number, name: string, final: boolean): number {
+  let p = from;
+  for (;;) {
+    const i = b.indexOf(LT, p);
+    if (i < 0 || i >= len) return final ? len : NEED_MORE;
+    const after = i + 2 + name.length;
+    if (after >= len) {
+      // Not enough bytes to tell whether this is the end tag.
+      if (!final) return NEED_MORE;
+      return len;
+    }
+    if (b[i + 1] === SLASH && eqLower(b, i + 2, i + 2 + name.length, name)) {
+      const c = b[after];
+      if (isWs(c) || c === SLASH || c === GT) return i;
+    }
+    p = i + 1;
+  }
+}
+
+/** End of a comment whose `<!--` ends just before `k` (handles `<!-->`, `<!--->`, `--!>`). Returns the index after it. */
+export function findCommentEnd(b: Buffer, k: number, len: number, final: boolean): number {
+  if (k < len && b[k] === GT) return k + 1;
+  if (k + 1 < len && b[k] === DASH && b[k + 1] === GT) return k + 2;
+  let p = k;
+  for (;;) {
+    const i = b.indexOf(DASH, p);
+    if (i < 0 || i >= len) return final ? len : NEED_MORE;
+    if (i + 1 >= len) return final ? len : NEED_MORE;
+    if (b[i + 1] !== DASH) {
+      p = i + 1;
+      continue;
+    }
+    let m = i + 2;
+    while (m < len && b[m] === DASH) m++;
+    if (m >= len) return final ? len : NEED_MORE;
+    if (b[m] === GT) return m + 1;
+    if (b[m] === BANG) {
+      if (m + 1 >= len) return final ? len : NEED_MORE;
+      if (b[m + 1] === GT) return m + 2;
+    }
+    p = m;
+  }
+}
+
+/** Index after the next '>' from `k` (bogus comments, DOCTYPE), or NEED_MORE / `len` at the end. */
+export function skipToGt(b: Buffer, k: number, len: number, final: boolean): number {
+  const i = b.indexOf(GT, k);
+  if (i < 0 || i >= len) return final ? len : NEED_MORE;
+  return i + 1;
+}
+
+const SCRIPT_DATA = 0;
+const ESCAPED = 1;
+const DOUBLE_ESCAPED = 2;
+
+/** Whether bytes at `i` are `script` followed by whitespace, '/' or '>' (NEED_MORE-aware: -1 if undecidable). */
+function scriptWordAt(b: Buffer, i: number, len: number): number {
+  if (i + 6 >= len) return -1;
+  if (!eqLower(b, i, i + 6, 'script')) return 0;
+  const c = b[i + 6];
+  return isWs(c) || c === SLASH || c === GT ? 1 : 0;
+}
+
+/**
+ * Finds the end tag of a `<script>` element whose content starts at `from`, honouring the tokenizer's
+ * escaped and double-escaped states (`<!-- document.write('<script>…</script>') -->`).
+ */
+export function findScriptEnd(b: Buffer, from: number, len: number, final: boolean): number {
+  const plain = findEndTag(b, from, len, 'script', final);
+  const end = plain < 0 ? len : plain;
+  const open = b.indexOf('<!--', from);
+  if (open < 0 || open >= end) return plain;
+  let state = SCRIPT_DATA;
+  let dashes = 0;
+  let i = from;
+  while (i < len) {
+    const c = b[i];
+    if (c === DASH) {
+      dashes++;
+      i++;
+      continue;
+    }
+    if (c === GT && dashes >= 2 && state !== SCRIPT_DATA) {
+      state = SCRIPT_DATA;
+      dashes = 0;
+      i++;
+      continue;
+    }
+    dashes = 0;
+    if (c !== LT) {
+      i++;
+      continue;
+    }
+    if (i + 1 >= len) break;
+    const n = b[i + 1];
+    if (n === SLASH) {
+      const w = scriptWordAt(b, i + 2, len);
+      if (w < 0) break;
+      if (w === 1) {
+        if (state !== DOUBLE_ESCAPED) return i;
+        state = ESCAPED;
+      }
+      i += 2;
+      continue;
+    }
+    if (state === SCRIPT_DATA && n === BANG) {
+      if (i + 3 >= len) break;
+      if (b[i + 2] === DASH && b[i + 3] === DASH) {
+        state = ESCAPED;
+        dashes = 2;
+        i += 4;
+        continue;
+      }
+      i += 2;
+      continue;
+    }
+    if (state === ESCAPED && isAlpha(n)) {
+      const w = scriptWordAt(b, i + 1, len);
+      if (w < 0) break;
+      if (w === 1) state = DOUBLE_ESCAPED;
+    }
+    i++;
+  }
+  return final ? len : NEED_MORE;
+}

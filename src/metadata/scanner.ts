@@ -1,0 +1,265 @@
+/**
+ * The incremental document scanner: walks the bytes once, tag by tag, tracking just enough tree state
+ * (foreign SVG/MathML content and its integration points, `<template>` contents, raw-text elements) to
+ * know which `<title>`, `<meta>`, `<link>` and `<base>` elements a browser would put in the document.
+ * Each relevant element is handed to a `ScanSink`. It also runs Blink's meta-charset pre-scan rules.
+ */
+import {
+  EOF_IN_TAG,
+  NEED_MORE,
+  TagAttrs,
+  eqLower,
+  findCommentEnd,
+  findEndTag,
+  findScriptEnd,
+  isAlpha,
+  lowerName,
+  skipToGt,
+} from './html-scan.js';
+
+/** Receives the elements that count; `attrs` positions refer to the scanner's byte buffer. */
+export interface ScanSink {
+  meta(attrs: TagAttrs, inTemplate: boolean): void;
+  link(attrs: TagAttrs): void;
+  base(attrs: TagAttrs): void;
+  /** Text bytes [start, end) of an HTML `<title>` outside templates. */
+  title(start: number, end: number): void;
+}
+
+interface ForeignFrame {
+  name: string;
+  /** HTML integration point: its children are parsed as HTML. */
+  ip: boolean;
+}
+
+const LT = 0x3c;
+const SLASH = 0x2f;
+const BANG = 0x21;
+const QMARK = 0x3f;
+const DASH = 0x2d;
+
+/** Start/end tags that keep Blink's charset pre-scan "in the head section". */
+const HEAD_TAGS = new Set(['script', 'noscript', 'style', 'link', 'meta', 'object', 'title', 'base']);
+/** Start tags that break out of SVG/MathML content back into HTML (HTML "parsing in foreign content"). */
+const BREAKOUT = new Set(
+  ('b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu meta ' +
+    'nobr ol p pre ruby s small span strong strike sub sup table tt u ul var').split(' '),
+);
+const RAWTEXT = new Set(['style', 'xmp', 'iframe', 'noembed', 'noframes']);
+/** Blink stops looking for a meta charset outside the head only after this many bytes. */
+const CHARSET_SCAN_MIN = 1024;
+
+/** Scans a growing byte buffer; call `run` after each append and once more with `final` at the end. */
+export class DocumentScanner {
+  buf: Buffer = Buffer.alloc(0);
+  len = 0;
+  /** Resume position: the start of the first construct not yet complete. */
+  pos = 0;
+  /** True once the charset pre-scan is over (found one, or left the head after 1024 bytes). */
+  charsetDone: boolean;
+  /** Blink's "in head section": false after the first tag that cannot stand in a head. */
+  inHead = true;
+  /** Everything after `<plaintext>` is text. */
+  private plaintext = false;
+  private templateDepth = 0;
+  private readonly foreign: ForeignFrame[] = [];
+  private readonly attrs = new TagAttrs();
+
+  constructor(
+    private readonly sink: ScanSink,
+    charsetKnown: boolean,
+    private readonly onCharsetMeta: (attrs: TagAttrs) => boolean,
+  ) {
+    this.charsetDone = charsetKnown;
+  }
+
+  /** Scans from `pos` as far as the available bytes allow; `stop` is polled after each tag. */
+  run(final: boolean, stop: () => boolean): void {
+    const b = this.buf;
+    const len = this.len;
+    let p = this.pos;
+    while (!this.plaintext) {
+      const j = b.indexOf(LT, p);
+      if (j < 0 || j >= len) {
+        p = len;
+        break;
+      }
+      if (j + 1 >= len) {
+        p = final ? len : j;
+        break;
+      }
+      if (!this.charsetDone && !this.inHead && j >= CHARSET_SCAN_MIN) this.charsetDone = true;
+      const c = b[j + 1];
+      let next: number;
+      if (isAlpha(c)) next = this.startTag(j, final);
+      else if (c === SLASH) next = this.endTag(j, final);
+      else if (c === BANG) next = this.markup(j, final);
+      else if (c === QMARK) next = skipToGt(b, j + 2, len, final);
+      else {
+        p = j + 1;
+        continue;
+      }
+      if (next === NEED_MORE) {
+        p = j;
+        break;
+      }
+      p = next;
+      if (stop()) break;
+    }
+    this.pos = this.plaintext ? len : p;
+  }
+
+  private inForeign(): boolean {
+    const n = this.foreign.length;
+    return n > 0 && !this.foreign[n - 1].ip;
+  }
+
+  private popToIntegrationPoint(): void {
+    while (this.foreign.length > 0 && !this.foreign[this.foreign.length - 1].ip) this.foreign.pop();
+  }
+
+  private startTag(j: number, final: boolean): number {
+    const b = this.buf;
+    const len = this.len;
+    let k = j + 1;
+    while (k < len) {
+      const c = b[k];
+      if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === SLASH || c === 0x3e) break;
+      k++;
+    }
+    if (k >= len) return final ? len : NEED_MORE;
+    const ns = j + 1;
+    const ne = k;
+    const attrs = this.attrs;
+    const end = attrs.scan(b, k, len, final);
+    if (end === NEED_MORE) return NEED_MORE;
+    if (end === EOF_IN_TAG) return len;
+    const n = ne - ns;
+
+    // Names are only materialised where they matter: in the head pre-scan and inside SVG/MathML.
+    if (this.inHead) {
+      const name = n <= 8 ? lowerName(b, ns, ne) : '';
+      if (!HEAD_TAGS.has(name) && name !== 'html' && name !== 'head') this.inHead = false;
+    }
+    if (this.inForeign()) {
+      const name = lowerName(b, ns, ne);
+      const breakout =
+        BREAKOUT.has(name) || (name === 'font' && (attrs.find(b, 'color') >= 0 || attrs.find(b, 'face') >= 0 || attrs.find(b, 'size') >= 0));
+      if (!breakout) {
+        if (!attrs.selfClosing) this.foreign.push({ name, ip: this.isIntegrationPoint(name) });
+        return end;
+      }
+      this.popToIntegrationPoint();
+    }
+
+    // HTML content.
+    const c0 = b[ns] | 0x20;
+    switch (n) {
+      case 3:
+        if (eqLower(b, ns, ne, 'svg')) return this.openForeign('svg', end);
+        if (eqLower(b, ns, ne, 'xmp')) return findEndTag(b, end, len, 'xmp', final);
+        return end;
+      case 4:
+        if (c0 === 0x6d /* m */) {
+          if (eqLower(b, ns, ne, 'meta')) {
+            if (!this.charsetDone && this.onCharsetMeta(attrs)) this.charsetDone = true;
+            this.sink.meta(attrs, this.templateDepth > 0);
+          } else if (eqLower(b, ns, ne, 'math')) return this.openForeign('math', end);
+        } else if (this.templateDepth === 0) {
+          if (c0 === 0x6c /* l */ && eqLower(b, ns, ne, 'link')) this.sink.link(attrs);
+          else if (c0 === 0x62 /* b */ && eqLower(b, ns, ne, 'base')) this.sink.base(attrs);
+        }
+        return end;
+      case 5:
+        if (c0 === 0x74 /* t */ && eqLower(b, ns, ne, 'title')) {
+          const close = findEndTag(b, end, len, 'title', final);
+          if (close === NEED_MORE) return NEED_MORE;
+          if (this.templateDepth === 0) this.sink.title(end, close);
+          return close;
+        }
+        if (c0 === 0x73 /* s */ && eqLower(b, ns, ne, 'style')) return findEndTag(b, end, len, 'style', final);
+        return end;
+      case 6:
+        if (c0 === 0x73 && eqLower(b, ns, ne, 'script')) return findScriptEnd(b, end, len, final);
+        if (c0 === 0x69 /* i */ && eqLower(b, ns, ne, 'iframe')) return findEndTag(b, end, len, 'iframe', final);
+        return end;
+      case 7:
+      case 8:
+      case 9: {
+        const name = lowerName(b, ns, ne);
+        if (RAWTEXT.has(name)) return findEndTag(b, end, len, name, final);
+        if (name === 'textarea') return findEndTag(b, end, len, name, final);
+        if (name === 'template') this.templateDepth++;
+        else if (name === 'plaintext') this.plaintext = true;
+        return end;
+      }
+      default:
+        return end;
+    }
+  }
+
+  private openForeign(name: string, end: number): number {
+    if (!this.attrs.selfClosing) this.foreign.push({ name, ip: false });
+    return end;
+  }
+
+  private isIntegrationPoint(name: string): boolean {
+    const ns = this.foreign.length > 0 ? this.foreign[0].name : '';
+    if (ns === 'svg') return name === 'foreignobject' || name === 'desc' || name === 'title';
+    if (name === 'mi' || name === 'mo' || name === 'mn' || name === 'ms' || name === 'mtext') return true;
+    if (name !== 'annotation-xml') return false;
+    const enc = this.attrs.find(this.buf, 'encoding');
+    if (enc < 0) return false;
+    const p = this.attrs.pos;
+    return eqLower(this.buf, p[enc * 4 + 2], p[enc * 4 + 3], 'text/html') || eqLower(this.buf, p[enc * 4 + 2], p[enc * 4 + 3], 'application/xhtml+xml');
+  }
+
+  private endTag(j: number, final: boolean): number {
+    const b = this.buf;
+    const len = this.len;
+    const k = j + 2;
+    if (k >= len) return final ? len : NEED_MORE;
+    if (b[k] === 0x3e) return k + 1;
+    if (!isAlpha(b[k])) return skipToGt(b, k, len, final);
+    let e = k;
+    while (e < len) {
+      const c = b[e];
+      if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d || c === SLASH || c === 0x3e) break;
+      e++;
+    }
+    if (e >= len) return final ? len : NEED_MORE;
+    const end = this.attrs.scan(b, e, len, final);
+    if (end === NEED_MORE) return NEED_MORE;
+    if (end === EOF_IN_TAG) return len;
+    if (this.inHead && (e - k > 8 || !HEAD_TAGS.has(lowerName(b, k, e)))) this.inHead = false;
+    if (this.foreign.length > 0) {
+      const name = lowerName(b, k, e);
+      if (this.inForeign() && (name === 'p' || name === 'br')) this.popToIntegrationPoint();
+      else {
+        for (let i = this.foreign.length - 1; i >= 0; i--) {
+          if (this.foreign[i].name === name) {
+            this.foreign.length = i;
+            break;
+          }
+        }
+      }
+    } else if (this.templateDepth > 0 && eqLower(b, k, e, 'template')) this.templateDepth--;
+    return end;
+  }
+
+  private markup(j: number, final: boolean): number {
+    const b = this.buf;
+    const len = this.len;
+    const k = j + 2;
+    // Enough bytes to tell "--", "doctype" and "[CDATA[" apart.
+    if (len - k < 7 && !final) return NEED_MORE;
+    if (b[k] === DASH && b[k + 1] === DASH) return findCommentEnd(b, k + 2, len, final);
+    if (this.inForeign() && eqLower(b, k, k + 7, '[cdata[')) {
+      const close = b.indexOf(']]>', k + 7);
+      if (close < 0 || close >= len) return final ? len : NEED_MORE;
+      return close + 3;
+    }
+    // DOCTYPE and bogus comments both end at the next '>'.
+    return skipToGt(b, k, len, final);
+  }
+}

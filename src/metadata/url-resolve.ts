@@ -1,0 +1,97 @@
+/**
+ * URL resolution as the DOM does it (`link.href`): WHATWG URL parsing against a base, with the query of
+ * http(s)/ftp/file URLs percent-encoded in the document's encoding (a windows-1251 page's `?q=…` is
+ * encoded in windows-1251, not UTF-8). Node's URL always uses UTF-8, so the query is redone here.
+ */
+import { decoderFor } from './encoding.js';
+
+// ISO-2022-JP is stateful; its query encoding is approximated with UTF-8.
+const UTF8_QUERY = new Set(['utf-8', 'utf-16le', 'utf-16be', 'replacement', 'iso-2022-jp']);
+const SPECIAL = new Set(['http:', 'https:', 'ftp:', 'file:']);
+const SINGLE_BYTE_RANGE = 0x80;
+
+const encoders = new Map<string, Map<number, number[]>>();
+
+/**
+ * Code point → bytes table of a legacy encoding, built once by decoding every single- and double-byte
+ * sequence; the first sequence wins, as with WHATWG's "index pointer" lookups. Shift_JIS pointers
+ * 8272–8835 are excluded from encoding by WHATWG (they duplicate NEC selections).
+ */
+function encoderTable(encoding: string): Map<number, number[]> {
+  let table = encoders.get(encoding);
+  if (table) return table;
+  table = new Map();
+  const dec = decoderFor(encoding);
+  for (let b = SINGLE_BYTE_RANGE; b <= 0xff; b++) {
+    const s = dec.decode(Uint8Array.of(b));
+    if (s.length > 0 && s !== '\uFFFD') {
+      const cp = s.codePointAt(0)!;
+      if (!table.has(cp)) table.set(cp, [b]);
+    }
+  }
+  if (!encoding.startsWith('windows-') && !encoding.startsWith('iso-8859') && !encoding.startsWith('koi8') && encoding !== 'ibm866' && encoding !== 'macintosh' && encoding !== 'x-mac-cyrillic') {
+    for (let lead = 0x81; lead <= 0xfe; lead++) {
+      for (let trail = 0x40; trail <= 0xfe; trail++) {
+        if (encoding === 'shift_jis') {
+          const pointer = (lead < 0xa0 ? lead - 0x81 : lead - 0xc1) * 188 + (trail < 0x7f ? trail - 0x40 : trail - 0x41);
+          if (pointer >= 8272 && pointer <= 8835) continue;
+        }
+        const s = dec.decode(Uint8Array.of(lead, trail));
+        if (s.length === 0 || s.includes('\uFFFD')) continue;
+        const cp = s.codePointAt(0)!;
+        if (s.length === (cp > 0xffff ? 2 : 1) && !table.has(cp)) table.set(cp, [lead, trail]);
+      }
+    }
+  }
+  encoders.set(encoding, table);
+  return table;
+}
+
+function hex(b: number): string {
+  return '%' + (b < 16 ? '0' : '') + b.toString(16).toUpperCase();
+}
+
+/** Percent-encodes a raw query in `encoding` with the special-query percent-encode set. */
+function encodeQuery(raw: string, encoding: string): string {
+  const table = encoderTable(encoding);
+  let out = '';
+  for (const ch of raw) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x80) {
+      out += cp <= 0x20 || cp === 0x22 || cp === 0x23 || cp === 0x27 || cp === 0x3c || cp === 0x3e || cp === 0x7f ? hex(cp) : ch;
+      continue;
+    }
+    const bytes = table.get(cp);
+    if (!bytes) {
+      // The encoder's "html" error mode: an unmappable character becomes &#N;.
+      out += `%26%23${cp}%3B`;
+      continue;
+    }
+    for (const b of bytes) {
+      out += b < 0x21 || b > 0x7e || b === 0x22 || b === 0x23 || b === 0x27 || b === 0x3c || b === 0x3e ? hex(b) : String.fromCharCode(b);
+    }
+  }
+  return out;
+}
+
+/** Resolves `value` against `base` like the DOM of a document in `encoding`; null when it does not parse. */
+export function resolveUrl(value: string, base: string | URL, encoding: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value, base);
+  } catch {
+    return null;
+  }
+  if (UTF8_QUERY.has(encoding) || url.search === '' || !SPECIAL.has(url.protocol) || !/[^\x00-\x7f]/.test(value)) {
+    return url.href;
+  }
+  // Recover the raw query of the input as the URL parser saw it (tabs and newlines removed, ends trimmed).
+  const input = value.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '').replace(/[\t\n\r]/g, '');
+  const q = input.indexOf('?');
+  const h = input.indexOf('#');
+  if (q < 0 || (h >= 0 && h < q)) return url.href;
+  const raw = h < 0 ? input.slice(q + 1) : input.slice(q + 1, h);
+  const href = url.href;
+  const prefix = href.slice(0, href.length - url.hash.length - url.search.length);
+  return `${prefix}?${encodeQuery(raw, encoding)}${url.hash}`;
+}
