@@ -49,14 +49,33 @@ async function bootstrapLocalAccount(core: CoreDeps): Promise<void> {
 }
 
 /**
+ * Closes one app: stop accepting, let in-flight requests finish; past `graceMs` the remaining
+ * connections are cut so the batched writes are still flushed before an orchestrator's SIGKILL.
+ */
+async function closeWithGrace(app: FastifyInstance, graceMs: number, core: CoreDeps): Promise<void> {
+  const timer = setTimeout(() => {
+    core.log.warn({ graceMs }, 'grace period over: closing the connections still open');
+    app.server.closeAllConnections();
+  }, graceMs);
+  timer.unref();
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Starts the configured services on their ports and runs until SIGINT/SIGTERM, then shuts down in
  * order: stop accepting and drain each service, flush batched writes, close Redis and the store.
  */
 export async function serve(config: Config): Promise<void> {
   const core = await createCore(config);
   const apps: Array<{ service: ServiceName; app: FastifyInstance }> = [];
+  // Long enough for the slowest request a service lets run (a render or a fetch at its timeout).
+  const graceMs = Math.max(config.renderTimeoutMs, config.metadataTimeoutMs) + 5000;
   const closeAll = async () => {
-    await Promise.allSettled(apps.map(({ app }) => app.close()));
+    await Promise.allSettled(apps.map(({ app }) => closeWithGrace(app, graceMs, core)));
     await closeCore(core);
   };
   try {

@@ -9,6 +9,7 @@ import type { RateLimiter } from '../ratelimit/limiter.js';
 import { MemoryRateLimiter } from '../ratelimit/memory.js';
 import { RedisRateLimiter } from '../ratelimit/redis.js';
 import { openStore } from '../store/open-store.js';
+import { openPostgresStore } from '../store/postgres.js';
 import type { Store } from '../store/store.js';
 import { loggerOptions } from './logger.js';
 
@@ -31,8 +32,8 @@ export function defaultLimit(config: Config, service: ApiService): number {
   return service === 'render' ? config.renderRateLimit : config.metadataRateLimit;
 }
 
-/** Connects to Redis and waits until it is ready; commands fail fast (no offline queue) later. */
-export async function connectRedis(url: string): Promise<Redis> {
+/** A Redis client that connects on `connect()`, fails commands fast and reconnects with capped back-off. */
+function redisClient(url: string): Redis {
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -43,20 +44,43 @@ export async function connectRedis(url: string): Promise<Redis> {
   });
   // Connection errors are reported by the commands that fail; reconnects happen on their own.
   redis.on('error', () => {});
+  return redis;
+}
+
+/** Connects to Redis and waits until it is ready; commands fail fast (no offline queue) later. */
+export async function connectRedis(url: string): Promise<Redis> {
+  const redis = redisClient(url);
   await redis.connect();
   return redis;
 }
 
-/** Opens the store and Redis (if configured) and builds the account, key, limit and usage services. */
-export async function createCore(config: Config, log: Logger = pino(loggerOptions(config))): Promise<CoreDeps> {
-  const store = await openStore(config);
-  let redis: Redis | undefined;
+/**
+ * Connects to Redis for a serving instance. If Redis does not answer at start the instance still
+ * comes up, degraded exactly as when Redis goes away later (per-instance limits, logged loudly):
+ * the client goes on reconnecting (ioredis does so after a failed first connect too) and the
+ * shared limiter takes over again when it answers.
+ */
+async function connectRedisOrDegrade(url: string, log: Logger): Promise<Redis> {
+  const redis = redisClient(url);
   try {
-    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
+    await redis.connect();
   } catch (err) {
-    await store.close();
-    throw new Error(`REDIS_URL: cannot connect (${(err as Error).message})`, { cause: err });
+    log.error({ err: (err as Error).message }, 'REDIS_URL: Redis unreachable at start; serving with per-instance limits and reconnecting in the background');
+    redis.once('ready', () => log.info({}, 'Redis reachable; shared rate limits resume'));
   }
+  return redis;
+}
+
+/**
+ * Opens the store and Redis (if configured) and builds the account, key, limit and usage services.
+ * Neither an unreachable PostgreSQL nor an unreachable Redis stops the start (see docs/deploy.md,
+ * "Degraded modes"): the instance is live, not ready, and recovers on its own.
+ */
+export async function createCore(config: Config, log: Logger = pino(loggerOptions(config))): Promise<CoreDeps> {
+  const store = config.databaseUrl
+    ? await openPostgresStore(config.databaseUrl, { background: { log } })
+    : await openStore(config);
+  const redis = config.redisUrl ? await connectRedisOrDegrade(config.redisUrl, log) : undefined;
   const onFlushError = (what: string) => (err: unknown) =>
     log.error({ err: (err as Error).message }, `could not write ${what}; will retry`);
   const limiter = redis

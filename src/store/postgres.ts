@@ -6,37 +6,155 @@ import { KyselyStore, type Store } from './store.js';
 
 const INT8_OID = 20;
 
+/** Where the background start-up reports its attempts (pino's Logger fits). */
+export interface StartupLog {
+  error(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
 /** Options for the PostgreSQL store; `schema` isolates test suites that share one database. */
 export interface PostgresStoreOptions {
   schema?: string;
   poolSize?: number;
   /** Milliseconds to wait for a connection before failing (so no request hangs on a dead database). */
   connectTimeoutMs?: number;
+  /** Milliseconds one query may take on the request path before it fails (a stalled server, not a slow query). */
+  queryTimeoutMs?: number;
+  /**
+   * When the database cannot be reached at start, return at once and keep connecting (and then
+   * migrating) in the background with back-off; until then every store call fails fast with a
+   * {@link StoreUnavailableError}. Used by `serve`; the CLI leaves it unset and fails at once.
+   */
+  background?: { log: StartupLog; firstDelayMs?: number; maxDelayMs?: number };
 }
 
-/** Opens the PostgreSQL store at `url` and migrates it (concurrent starts are serialised by a lock). */
-export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
-  if (opts.schema && !/^[a-z_][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: opts.poolSize ?? 10,
-    connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
-    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+/** A store call made before the database was reached and migrated. */
+export class StoreUnavailableError extends Error {}
+
+// Errors that mean "the server is not there (yet)", as opposed to a wrong password or a broken migration.
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  '57P01', '57P02', '57P03', '53300',
+]);
+
+/** Whether an error (or one of its causes) says the database server is unreachable or starting. */
+export function isConnectionError(err: unknown): boolean {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
+    if (typeof e.message === 'string' && /connection terminated|timeout exceeded when trying to connect/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+function pgTypes() {
+  return {
     // Timestamps and counters are bigint; they fit a JS number for the next 285,000 years.
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+}
+
+function openDb(url: string, opts: PostgresStoreOptions, pool: pg.PoolConfig): Kysely<Database> {
+  const p = new pg.Pool({
+    connectionString: url,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+    types: pgTypes(),
+    ...pool,
   });
   // An idle client's network error must not crash the process; the next query reports it.
-  pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  p.on('error', () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: p }) });
+}
+
+/**
+ * Creates the schema (tests) and migrates, on a connection of its own without a query timeout:
+ * a second instance waits on the migrator's advisory lock for as long as the first one migrates.
+ */
+async function migrate(url: string, opts: PostgresStoreOptions): Promise<void> {
+  const db = openDb(url, opts, { max: 1, connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000 });
   try {
     if (opts.schema) await sql`create schema if not exists ${sql.id(opts.schema)}`.execute(db);
     await migrateToLatest(db as Kysely<unknown>, opts.schema);
-  } catch (err) {
+  } finally {
     await db.destroy();
-    throw err;
   }
-  return new KyselyStore('postgres', db);
+}
+
+/**
+ * Opens the PostgreSQL store at `url` and migrates it (concurrent starts are serialised by the
+ * migrator's lock). With `background`, an unreachable database does not stop the start: see
+ * {@link PostgresStoreOptions.background}.
+ */
+export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<Store> {
+  if (opts.schema && !/^[a-z_][a-z0-9_]*$/.test(opts.schema)) throw new Error(`invalid schema name ${opts.schema}`);
+  const db = openDb(url, opts, {
+    max: opts.poolSize ?? 10,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000,
+    query_timeout: opts.queryTimeoutMs ?? 10_000,
+  });
+  const store = new KyselyStore('postgres', db);
+  try {
+    await migrate(url, opts);
+    return store;
+  } catch (err) {
+    if (!opts.background || !isConnectionError(err)) {
+      await store.close();
+      throw err;
+    }
+    return startInBackground(url, opts, store, err, opts.background);
+  }
+}
+
+/** Keeps trying to migrate with back-off; the returned store refuses calls until that succeeds. */
+function startInBackground(
+  url: string,
+  opts: PostgresStoreOptions,
+  store: Store,
+  firstError: unknown,
+  bg: NonNullable<PostgresStoreOptions['background']>,
+): Store {
+  let ready = false;
+  let closed = false;
+  let lastError = (firstError as Error).message;
+  let delay = bg.firstDelayMs ?? 500;
+  let timer: NodeJS.Timeout | undefined;
+  bg.log.error({ err: lastError }, 'DATABASE_URL: database unreachable at start; serving 503 to authenticated requests and retrying in the background');
+
+  const attempt = async () => {
+    timer = undefined;
+    try {
+      await migrate(url, opts);
+      if (closed) return;
+      ready = true;
+      bg.log.info({}, 'database reachable and migrated; authenticated requests are served again');
+    } catch (err) {
+      if (closed) return;
+      lastError = (err as Error).message;
+      delay = Math.min(delay * 2, bg.maxDelayMs ?? 10_000);
+      bg.log.error({ err: lastError, retryInMs: delay }, 'database still unreachable (or migration failed); retrying');
+      timer = setTimeout(attempt, delay);
+      timer.unref();
+    }
+  };
+  timer = setTimeout(attempt, delay);
+  timer.unref();
+
+  const unavailable = () =>
+    Promise.reject(new StoreUnavailableError(`database not reachable or not migrated yet (${lastError}); retrying in the background`));
+  // A proxy rather than a second class repeating every Store method: until the background start
+  // succeeds, each method fails fast with the same clear error; afterwards calls go straight through.
+  return new Proxy(store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      if (prop === 'close') {
+        return async () => {
+          closed = true;
+          if (timer) clearTimeout(timer);
+          await target.close();
+        };
+      }
+      return ready ? value.bind(target) : unavailable;
+    },
+  });
 }
