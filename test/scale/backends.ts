@@ -1,0 +1,161 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import net from 'node:net';
+import pg from 'pg';
+
+/** A free TCP port on 127.0.0.1 (bound and released; good enough for test processes). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A database of its own on the CI's PostgreSQL server, dropped by `drop()`. */
+export interface FreshDatabase {
+  name: string;
+  /** DATABASE_URL of the new database. */
+  url: string;
+  /** DATABASE_URL of the new database with host:port replaced (to go through a forwarder). */
+  urlVia(port: number): string;
+  /** Runs one query on the new database. */
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  drop(): Promise<void>;
+}
+
+/** Creates an empty database (CREATE DATABASE) next to the one `adminUrl` names. */
+export async function freshDatabase(adminUrl: string, prefix = 'pw_scale'): Promise<FreshDatabase> {
+  const name = `${prefix}_${crypto.randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    urlVia(port) {
+      const via = new URL(url);
+      via.hostname = '127.0.0.1';
+      via.port = String(port);
+      return via.toString();
+    },
+    async query(text, values) {
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      try {
+        return (await client.query(text, values)).rows;
+      } finally {
+        await client.end();
+      }
+    },
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+/** A redis-server of the test's own on a spare loopback port (never the shared one): stop and start it at will. */
+export class OwnRedis {
+  private child: ChildProcess | undefined;
+
+  private constructor(readonly port: number) {}
+
+  /** Starts redis-server on a free port, without persistence. */
+  static async start(): Promise<OwnRedis> {
+    const redis = new OwnRedis(await freePort());
+    await redis.resume();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Starts (again) on the same port and waits until it accepts connections. */
+  async resume(): Promise<void> {
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+    const until = Date.now() + 10_000;
+    while (!(await accepts(this.port))) {
+      if (Date.now() > until) throw new Error(`redis-server did not start on ${this.port}`);
+      await sleep(50);
+    }
+  }
+
+  /** Stops the server (SIGKILL: like a crash, nothing is saved) and waits for its exit. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/**
+ * A TCP forwarder on loopback in front of a real server (PostgreSQL): `close()` refuses new
+ * connections and cuts the open ones, like a database that went away; `open()` brings it back.
+ */
+export class TcpForwarder {
+  private server: net.Server | undefined;
+  private readonly sockets = new Set<net.Socket>();
+
+  private constructor(
+    readonly port: number,
+    private readonly target: { host: string; port: number },
+  ) {}
+
+  /** A forwarder on a free port; closed until `open()` when `startOpen` is false. */
+  static async create(target: { host: string; port: number }, startOpen = true): Promise<TcpForwarder> {
+    const forwarder = new TcpForwarder(await freePort(), target);
+    if (startOpen) await forwarder.open();
+    return forwarder;
+  }
+
+  async open(): Promise<void> {
+    if (this.server) return;
+    const server = net.createServer((client) => {
+      const upstream = net.connect(this.target.port, this.target.host);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    for (const s of this.sockets) s.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+async function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Waits `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStore } from '../../src/store/postgres.js';
+import { DATABASE_URL } from '../helpers/backends.js';
+import { type FreshDatabase, freshDatabase } from './backends.js';
+import { runCli } from './instances.js';
+
+describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
+  let db: FreshDatabase;
+
+  beforeAll(async () => {
+    db = await freshDatabase(DATABASE_URL!, 'pw_race');
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('four processes starting at once on an empty database leave one correct schema', async () => {
+    // Each CLI process opens the store, which migrates: four migrators race on the empty database.
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((n) => runCli(['accounts', 'create', '--email', `racer${n}@example.com`], { DATABASE_URL: db.url })),
+    );
+    for (const r of results) {
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    }
+
+    const migrations = await db.query<{ name: string }>('select name from kysely_migration order by name');
+    expect(migrations.map((m) => m.name)).toEqual(['0001_initial']);
+    const tables = await db.query<{ table_name: string }>(
+      "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(['accounts', 'api_keys', 'kysely_migration', 'kysely_migration_lock', 'sessions', 'usage_daily']);
+    const columns = await db.query<{ column_name: string }>(
+      "select column_name from information_schema.columns where table_name = 'api_keys' order by ordinal_position",
+    );
+    expect(columns.map((c) => c.column_name)).toEqual([
+      'id', 'account_id', 'service', 'key_hash', 'display_prefix', 'name', 'created_at', 'last_used_at', 'revoked_at',
+    ]);
+    const accounts = await db.query<{ email: string }>('select email from accounts order by email');
+    expect(accounts.map((a) => a.email)).toEqual([1, 2, 3, 4].map((n) => `racer${n}@example.com`));
+  });
+
+  it('eight stores opened in the same instant (no process start-up jitter to hide a race) migrate once', async () => {
+    const second = await freshDatabase(DATABASE_URL!, 'pw_race');
+    try {
+      const stores = await Promise.all(Array.from({ length: 8 }, () => openPostgresStore(second.url)));
+      await Promise.all(stores.map((s) => s.close()));
+      const migrations = await second.query<{ name: string }>('select name from kysely_migration');
+      expect(migrations.map((m) => m.name)).toEqual(['0001_initial']);
+      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(6);
+    } finally {
+      await second.drop();
+    }
+  });
+});
