@@ -1,0 +1,247 @@
+/**
+ * The forward proxy every render context is pointed at. Chromium never resolves or connects on its own
+ * (see render/chromium.ts): each http request and each CONNECT tunnel (https, ws, wss) arrives here, is
+ * checked by the one egress policy, resolved once and connected to the pinned address — so DNS rebinding
+ * cannot happen between the check and the connection. It also counts what a render fetches and enforces
+ * the per-render caps.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import { EgressDenied, type EgressPolicy } from './policy.js';
+
+/** Limits and collaborators of one render's egress. */
+export interface RenderEgressOptions {
+  policy: EgressPolicy;
+  /** Requests (plain http + tunnels) one render may make; later ones are refused. */
+  maxRequests: number;
+  /** Bytes one render may receive from upstream; the connection that crosses it is cut. */
+  maxBytes: number;
+  connectTimeoutMs?: number;
+  /** Called for every refused destination (debug logging). */
+  onDenied?: (target: string, reason: string) => void;
+}
+
+/** One render slot's proxy: its address and what went through it since the last reset. */
+export interface RenderEgress {
+  /** `http://127.0.0.1:<port>`, for `createBrowserContext({ proxyServer })`. */
+  readonly proxyUrl: string;
+  /** Requests and tunnels asked for since the last reset, refused ones included. */
+  readonly requests: number;
+  /** Bytes received from upstream since the last reset. */
+  readonly bytes: number;
+  /** Plain requests not answered yet plus tunnels not established yet. */
+  readonly pending: number;
+  /** Starts counting a new render; cuts every connection of the previous one. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** Ports of live render proxies: a tunnel must never lead into one of them (loopback allowed or not). */
+const proxyPorts = new Set<number>();
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  const out: http.OutgoingHttpHeaders = {};
+  const listed = String(headers.connection ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase());
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || listed.includes(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Starts a render egress proxy on an ephemeral loopback port. */
+export async function startRenderEgress(opts: RenderEgressOptions): Promise<RenderEgress> {
+  const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
+  let requests = 0;
+  let bytes = 0;
+  let pending = 0;
+  // Renders are counted apart: a late callback of the previous render must not touch this one's counts.
+  let generation = 0;
+  // Connections of the current render (both sides); reset() and close() cut them.
+  let live = new Set<Duplex>();
+  let port = 0;
+
+  const track = (s: Duplex): void => {
+    const set = live;
+    set.add(s);
+    s.once('close', () => set.delete(s));
+  };
+
+  const countBytes = (chunkLength: number, cut: () => void): void => {
+    bytes += chunkLength;
+    if (bytes > opts.maxBytes) cut();
+  };
+
+  /** Checks a destination; resolves to the pinned address, or to the reason it is refused. */
+  const admit = async (host: string, targetPort: number, label: string): Promise<{ address: string } | string> => {
+    requests += 1;
+    if (requests > opts.maxRequests) return `more than ${opts.maxRequests} requests in one render`;
+    if (bytes > opts.maxBytes) return `more than ${opts.maxBytes} bytes in one render`;
+    try {
+      const { address } = await opts.policy.resolve(host);
+      if (net.isIP(address) && isLoopback(address) && proxyPorts.has(targetPort)) return 'the render proxy itself';
+      return { address };
+    } catch (err) {
+      if (err instanceof EgressDenied) return err.message;
+      return `cannot resolve ${label}`;
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    track(req.socket);
+    pending += 1;
+    const mine = generation;
+    let done = false;
+    const finish = (): void => {
+      if (!done) {
+        done = true;
+        if (mine === generation) pending -= 1;
+      }
+    };
+    res.once('close', finish);
+    const refuse = (status: number, reason: string, target: string): void => {
+      opts.onDenied?.(target, reason);
+      res.writeHead(status, { 'content-type': 'text/plain', 'cache-control': 'no-store', connection: 'close' });
+      res.end(`egress refused: ${reason}\n`);
+    };
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '');
+    } catch {
+      return refuse(400, 'not a proxy request', String(req.url));
+    }
+    if (url.protocol !== 'http:') return refuse(403, `scheme ${url.protocol} is not allowed`, url.href);
+    const targetPort = Number(url.port || 80);
+    void admit(url.hostname, targetPort, url.host).then((verdict) => {
+      if (typeof verdict === 'string') return refuse(403, verdict, url.href);
+      const upstream = http.request({
+        host: verdict.address,
+        port: targetPort,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...endToEnd(req.headers), host: url.host },
+        agent: false,
+        timeout: connectTimeoutMs,
+      });
+      upstream.on('socket', track);
+      upstream.on('timeout', () => upstream.destroy(new Error('upstream timeout')));
+      upstream.on('error', () => {
+        if (!res.headersSent) refuse(502, 'upstream unreachable', url.href);
+        else res.destroy();
+      });
+      upstream.on('response', (up) => {
+        res.writeHead(up.statusCode ?? 502, endToEnd(up.headers));
+        up.on('data', (chunk: Buffer) => countBytes(chunk.length, () => (up.destroy(), res.destroy())));
+        up.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+  });
+
+  server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+    track(client);
+    pending += 1;
+    const mine = generation;
+    let settled = false;
+    const settle = (): void => {
+      if (!settled) {
+        settled = true;
+        if (mine === generation) pending -= 1;
+      }
+    };
+    client.once('close', settle);
+    client.on('error', () => client.destroy());
+    const refuse = (reason: string): void => {
+      opts.onDenied?.(String(req.url), reason);
+      settle();
+      client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    };
+    let target: URL;
+    try {
+      target = new URL(`http://${req.url ?? ''}`);
+    } catch {
+      return refuse('not a host:port');
+    }
+    const targetPort = Number(target.port);
+    if (!targetPort) return refuse('no port');
+    void admit(target.hostname, targetPort, target.host).then((verdict) => {
+      if (typeof verdict === 'string') return refuse(verdict);
+      const upstream = net.connect({ host: verdict.address, port: targetPort });
+      track(upstream);
+      upstream.setTimeout(connectTimeoutMs, () => upstream.destroy());
+      upstream.once('connect', () => {
+        upstream.setTimeout(0);
+        settle();
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) upstream.write(head);
+        upstream.on('data', (chunk: Buffer) => countBytes(chunk.length, () => (upstream.destroy(), client.destroy())));
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => {
+        if (!settled) refuse('upstream unreachable');
+        client.destroy();
+      });
+      upstream.once('close', () => client.destroy());
+      client.once('close', () => upstream.destroy());
+    });
+  });
+  server.on('clientError', (_err, socket) => socket.destroy());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as net.AddressInfo).port;
+  proxyPorts.add(port);
+
+  const cutAll = (): void => {
+    const old = live;
+    live = new Set();
+    for (const s of old) s.destroy();
+  };
+
+  return {
+    proxyUrl: `http://127.0.0.1:${port}`,
+    get requests() {
+      return requests;
+    },
+    get bytes() {
+      return bytes;
+    },
+    get pending() {
+      return pending;
+    },
+    reset() {
+      generation += 1;
+      cutAll();
+      requests = 0;
+      bytes = 0;
+      pending = 0;
+    },
+    async close() {
+      proxyPorts.delete(port);
+      cutAll();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function isLoopback(address: string): boolean {
+  return address.startsWith('127.') || address === '::1';
+}

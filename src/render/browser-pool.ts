@@ -1,0 +1,332 @@
+/**
+ * The browser pool: one long-lived Chromium with `concurrency` pre-warmed render slots, a fair bounded
+ * queue in front, a wall-clock deadline per render, restart after a crash, recycling after N renders or
+ * above a memory threshold, and an ordered shutdown that leaves no Chromium process behind.
+ */
+import type { EgressPolicy } from '../net/policy.js';
+import { RenderError } from '../errors.js';
+import { type LaunchedChromium, launchChromium, processGroupRss, shutdownChromium } from './chromium.js';
+import { FairQueue } from './fair-queue.js';
+import type { PrintParams } from './options.js';
+import { renderInSlot } from './renderer.js';
+import { type RenderSlot, closeSlot, createSlot, resetSlot } from './slot.js';
+
+/** The logging the pool needs (pino and Fastify loggers fit). */
+export interface PoolLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** How the pool is sized and bounded. */
+export interface BrowserPoolOptions {
+  policy: EgressPolicy;
+  concurrency: number;
+  queueLimit: number;
+  timeoutMs: number;
+  executablePath?: string;
+  /** Relaunch Chromium after this many renders (slow leaks in long-lived browsers). */
+  maxRendersPerBrowser?: number;
+  /** Replace a slot's context after this many renders even if it stayed clean. */
+  maxRendersPerSlot?: number;
+  /** Relaunch Chromium when its process group holds more resident memory than this. */
+  memoryLimitBytes?: number;
+  memoryCheckMs?: number;
+  maxRequestsPerRender?: number;
+  maxBytesPerRender?: number;
+  log?: PoolLog;
+}
+
+/** The message of a render cut short by a browser crash (a 500, the next render gets a new browser). */
+const CRASH_MESSAGE = 'the browser stopped during this render; retry the request';
+
+class Instance {
+  readonly idle: RenderSlot[] = [];
+  readonly waiters: Array<{ resolve: (slot: RenderSlot) => void; reject: (err: unknown) => void }> = [];
+  readonly all = new Set<RenderSlot>();
+  busy = 0;
+  renders = 0;
+  dead = false;
+  retiring = false;
+  closed?: Promise<void>;
+  readonly died: Promise<never>;
+  private kill!: (err: unknown) => void;
+
+  constructor(readonly launched: LaunchedChromium) {
+    this.died = new Promise<never>((_, reject) => (this.kill = reject));
+    this.died.catch(() => undefined);
+  }
+
+  markDead(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.kill(new RenderError('INTERNAL_ERROR', CRASH_MESSAGE));
+    for (const w of this.waiters.splice(0)) w.reject(new InstanceGone());
+  }
+}
+
+/** A slot wait on an instance that went away; the render moves to the next instance. */
+class InstanceGone extends Error {}
+
+/** One Chromium, its render slots and the queue in front of them. */
+export class BrowserPool {
+  private readonly queue: FairQueue;
+  private current?: Instance;
+  private launching?: Promise<Instance>;
+  private closing = false;
+  private recycling = false;
+  private avgRenderMs = 500;
+  private readonly memoryTimer: NodeJS.Timeout;
+  private readonly opts: Required<Omit<BrowserPoolOptions, 'executablePath' | 'log'>> & Pick<BrowserPoolOptions, 'executablePath' | 'log'>;
+
+  private constructor(options: BrowserPoolOptions) {
+    this.opts = {
+      maxRendersPerBrowser: 2000,
+      maxRendersPerSlot: 250,
+      memoryLimitBytes: 2 * 1024 ** 3,
+      memoryCheckMs: 15_000,
+      maxRequestsPerRender: 300,
+      maxBytesPerRender: 64 * 1024 * 1024,
+      ...options,
+    };
+    this.queue = new FairQueue(this.opts.concurrency, this.opts.queueLimit, () => {
+      const rounds = this.queue.waiting / this.opts.concurrency + 1;
+      return (rounds * this.avgRenderMs) / 1000;
+    });
+    this.memoryTimer = setInterval(() => this.checkMemory(), this.opts.memoryCheckMs).unref();
+  }
+
+  /** Launches Chromium and warms every slot, so the first render pays for neither. */
+  static async start(options: BrowserPoolOptions): Promise<BrowserPool> {
+    const pool = new BrowserPool(options);
+    try {
+      await pool.ensureInstance();
+    } catch (err) {
+      await pool.close();
+      throw err;
+    }
+    return pool;
+  }
+
+  /** Process id of the current Chromium (its process group id), if one runs. */
+  get browserPid(): number | undefined {
+    return this.current?.launched.pid;
+  }
+
+  /** Renders once it is this account's turn; the render timeout starts when the turn comes. */
+  async render(accountId: string, html: string, params: PrintParams, signal?: AbortSignal): Promise<Buffer> {
+    if (this.closing) throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
+    const release = await this.queue.acquire(accountId, signal);
+    const started = Date.now();
+    const deadline = started + this.opts.timeoutMs;
+    try {
+      const [instance, slot] = await this.takeSlot(deadline);
+      return await this.runInSlot(instance, slot, html, params, deadline);
+    } finally {
+      release();
+      this.avgRenderMs = this.avgRenderMs * 0.8 + (Date.now() - started) * 0.2;
+    }
+  }
+
+  /** Stops accepting renders, lets running ones finish (bounded), closes Chromium with its whole process group. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    clearInterval(this.memoryTimer);
+    this.queue.failAll(new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1));
+    const drainUntil = Date.now() + this.opts.timeoutMs + 1000;
+    while (this.queue.active > 0 && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 25));
+    const launching = this.launching?.catch(() => undefined);
+    const instance = this.current ?? (await launching);
+    if (instance) await this.shutdown(instance);
+  }
+
+  private async ensureInstance(): Promise<Instance> {
+    if (this.current && !this.current.dead) return this.current;
+    this.launching ??= this.launchInstance().finally(() => (this.launching = undefined));
+    return this.launching;
+  }
+
+  private async launchInstance(): Promise<Instance> {
+    const launched = await launchChromium(this.opts.executablePath);
+    const instance = new Instance(launched);
+    launched.browser.once('disconnected', () => this.onDisconnected(instance));
+    try {
+      await Promise.all(Array.from({ length: this.opts.concurrency }, () => this.addSlot(instance)));
+    } catch (err) {
+      await this.shutdown(instance);
+      throw err;
+    }
+    if (this.closing) {
+      await this.shutdown(instance);
+      throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
+    }
+    this.current = instance;
+    this.opts.log?.info({ pid: launched.pid, slots: this.opts.concurrency }, 'chromium ready');
+    return instance;
+  }
+
+  private onDisconnected(instance: Instance): void {
+    const unexpected = !instance.dead && !instance.retiring && !this.closing;
+    instance.markDead();
+    if (!unexpected) return;
+    this.opts.log?.error({ pid: instance.launched.pid }, 'chromium disconnected; restarting');
+    void this.shutdown(instance);
+    if (this.current === instance) this.current = undefined;
+    this.ensureInstance().catch((err) => this.opts.log?.error({ err }, 'chromium restart failed'));
+  }
+
+  private async addSlot(instance: Instance): Promise<void> {
+    const slot = await createSlot(instance.launched.browser, {
+      policy: this.opts.policy,
+      maxRequests: this.opts.maxRequestsPerRender,
+      maxBytes: this.opts.maxBytesPerRender,
+    });
+    instance.all.add(slot);
+    this.offer(instance, slot);
+  }
+
+  /** Replaces a slot in the background; a failure is retried once Chromium is known to be alive. */
+  private replaceSlot(instance: Instance): void {
+    if (instance.dead || instance.retiring || this.closing) return;
+    this.addSlot(instance).catch((err) => {
+      if (instance.dead || this.closing) return;
+      this.opts.log?.warn({ err }, 'render slot creation failed; retrying');
+      setTimeout(() => this.replaceSlot(instance), 250).unref();
+    });
+  }
+
+  private offer(instance: Instance, slot: RenderSlot): void {
+    if (instance.dead || instance.retiring || this.closing) {
+      void this.dropSlot(instance, slot);
+      return;
+    }
+    const waiter = instance.waiters.shift();
+    if (waiter) waiter.resolve(slot);
+    else instance.idle.push(slot);
+  }
+
+  private async dropSlot(instance: Instance, slot: RenderSlot): Promise<void> {
+    instance.all.delete(slot);
+    await closeSlot(slot);
+    if (instance.retiring && instance.busy === 0) void this.shutdown(instance);
+  }
+
+  private async takeSlot(deadline: number): Promise<[Instance, RenderSlot]> {
+    for (;;) {
+      if (this.closing) throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
+      let instance: Instance;
+      try {
+        instance = await this.withDeadline(this.ensureInstance(), deadline);
+      } catch (err) {
+        if (err instanceof RenderError) throw err;
+        this.opts.log?.error({ err }, 'chromium could not be started');
+        throw new RenderError('INTERNAL_ERROR', 'the renderer is unavailable; retry shortly', undefined, { cause: err });
+      }
+      const ready = instance.idle.pop();
+      if (ready) return [instance, ready];
+      try {
+        const slot = await this.withDeadline(
+          new Promise<RenderSlot>((resolve, reject) => instance.waiters.push({ resolve, reject })),
+          deadline,
+        );
+        return [instance, slot];
+      } catch (err) {
+        if (!(err instanceof InstanceGone)) throw err;
+      }
+    }
+  }
+
+  private withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new RenderError('RENDER_TIMEOUT', `render exceeded ${this.opts.timeoutMs} ms`)),
+        Math.max(0, deadline - Date.now()),
+      );
+    });
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  }
+
+  private async runInSlot(instance: Instance, slot: RenderSlot, html: string, params: PrintParams, deadline: number): Promise<Buffer> {
+    instance.busy += 1;
+    instance.renders += 1;
+    let clean = false;
+    const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs);
+    work.catch(() => undefined);
+    try {
+      const pdf = await this.withDeadline(Promise.race([work, instance.died]), deadline);
+      clean = true;
+      return pdf;
+    } catch (err) {
+      throw this.classify(err, instance, slot);
+    } finally {
+      instance.busy -= 1;
+      this.giveBack(instance, slot, clean);
+      if (instance.renders >= this.opts.maxRendersPerBrowser) this.recycle('render count');
+    }
+  }
+
+  private classify(err: unknown, instance: Instance, slot: RenderSlot): RenderError {
+    if (instance.dead || !instance.launched.browser.connected) return new RenderError('INTERNAL_ERROR', CRASH_MESSAGE, undefined, { cause: err });
+    if (err instanceof RenderError) return err;
+    if (slot.crashed) return new RenderError('RENDER_FAILED', 'the document crashed the renderer', undefined, { cause: err });
+    this.opts.log?.error({ err }, 'render failed unexpectedly');
+    return new RenderError('INTERNAL_ERROR', 'the render failed unexpectedly', undefined, { cause: err });
+  }
+
+  private giveBack(instance: Instance, slot: RenderSlot, clean: boolean): void {
+    if (instance.dead) {
+      instance.all.delete(slot);
+      void slot.egress.close();
+      return;
+    }
+    const discard = (): void => {
+      void this.dropSlot(instance, slot);
+      this.replaceSlot(instance);
+    };
+    if (!clean || slot.renders >= this.opts.maxRendersPerSlot || instance.retiring) return discard();
+    resetSlot(slot, 5000).then(
+      (ok) => (ok ? this.offer(instance, slot) : discard()),
+      () => discard(),
+    );
+  }
+
+  private checkMemory(): void {
+    const instance = this.current;
+    if (!instance || instance.dead) return;
+    const rss = processGroupRss(instance.launched.pid);
+    if (rss > this.opts.memoryLimitBytes) this.recycle(`memory ${Math.round(rss / 1048576)} MiB`);
+  }
+
+  /** Starts a new Chromium, switches new renders to it, and retires the old one once its renders finish. */
+  private recycle(reason: string): void {
+    const old = this.current;
+    if (!old || this.recycling || this.closing || old.retiring) return;
+    this.recycling = true;
+    this.opts.log?.info({ pid: old.launched.pid, reason }, 'recycling chromium');
+    this.launchInstance()
+      .then(() => {
+        old.retiring = true;
+        for (const w of old.waiters.splice(0)) w.reject(new InstanceGone());
+        for (const slot of old.idle.splice(0)) void this.dropSlot(old, slot);
+        if (old.busy === 0) void this.shutdown(old);
+      })
+      .catch((err) => this.opts.log?.error({ err }, 'chromium recycle failed; keeping the current one'))
+      .finally(() => (this.recycling = false));
+  }
+
+  private shutdown(instance: Instance): Promise<void> {
+    instance.closed ??= (async () => {
+      instance.retiring = true;
+      for (const w of instance.waiters.splice(0)) w.reject(new InstanceGone());
+      instance.idle.length = 0;
+      await Promise.all([...instance.all].map((slot) => slot.egress.close()));
+      instance.all.clear();
+      instance.markDead();
+      await shutdownChromium(instance.launched);
+      if (this.current === instance) this.current = undefined;
+    })();
+    return instance.closed;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Launching Debian's Chromium for rendering, and the process-level housekeeping around it
+ * (killing its whole process group, measuring its memory).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+
+/** Where Debian installs Chromium; CHROMIUM_PATH overrides it. */
+export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** A launched Chromium with the process id of its group leader and its private profile directory. */
+export interface LaunchedChromium {
+  browser: Browser;
+  pid: number;
+  userDataDir: string;
+}
+
+/** Chromium switches: quiet, headless, and no way to reach the network except the per-context proxy. */
+export function chromiumArgs(): string[] {
+  const args = [
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-default-apps',
+    '--disable-extensions',
+    '--disable-breakpad',
+    '--disable-dev-shm-usage',
+    '--mute-audio',
+    '--hide-scrollbars',
+    // Every render context gets its own loopback proxy; anything that escapes it hits a closed port.
+    '--proxy-server=http://127.0.0.1:9',
+    '--proxy-bypass-list=<-loopback>',
+    // Chromium never resolves a host name itself: only the egress proxy does (pinned, through net/policy).
+    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    // No mDNS announcements for WebRTC host candidates (UDP is off anyway, see writeProfile). The omnibox
+    // popups are browser UI that headless Chromium still builds per context: two renderers, twice the cost.
+    '--disable-features=WebRtcHideLocalIpsWithMdns,MediaRouter,OptimizationHints,Translate,WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+  ];
+  // The sandbox needs user namespaces that root does not get; only then go without it.
+  if (typeof process.getuid === 'function' && process.getuid() === 0) args.push('--no-sandbox');
+  return args;
+}
+
+/**
+ * A fresh profile whose preferences keep WebRTC off non-proxied UDP: the command-line switch for this is
+ * ignored by current Chromium, the profile preference is not (checked by the security suite).
+ */
+function writeProfile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-chromium-'));
+  fs.mkdirSync(path.join(dir, 'Default'));
+  const prefs = {
+    webrtc: { ip_handling_policy: 'disable_non_proxied_udp', multiple_routes_enabled: false, nonproxied_udp_enabled: false },
+  };
+  fs.writeFileSync(path.join(dir, 'Default', 'Preferences'), JSON.stringify(prefs));
+  return dir;
+}
+
+/** Launches Chromium (its own process group) with a throw-away profile. */
+export async function launchChromium(executablePath = DEFAULT_CHROMIUM_PATH): Promise<LaunchedChromium> {
+  const userDataDir = writeProfile();
+  try {
+    const browser = await puppeteer.launch({
+      executablePath,
+      headless: true,
+      userDataDir,
+      args: chromiumArgs(),
+      // The pool decides when Chromium goes away; signals reach the whole app, which closes it in order.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      protocolTimeout: 120_000,
+    });
+    const pid = browser.process()?.pid;
+    if (pid === undefined) throw new Error('Chromium started without a process id');
+    return { browser, pid, userDataDir };
+  } catch (err) {
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Ids of the live processes whose process group is `pgid` (Linux /proc). */
+export function processGroupMembers(pgid: number): number[] {
+  const found: number[] = [];
+  for (const entry of safeReaddir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat && stat.pgrp === pgid && stat.state !== 'Z') found.push(Number(entry));
+  }
+  return found;
+}
+
+/** Resident memory of a whole process group in bytes (renderers, GPU and utility processes included). */
+export function processGroupRss(pgid: number): number {
+  let pages = 0;
+  for (const pid of processGroupMembers(pgid)) {
+    try {
+      pages += Number(fs.readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    } catch {
+      // The process ended between listing and reading: it holds no memory any more.
+    }
+  }
+  return pages * 4096;
+}
+
+/** SIGKILLs every process of the group; Chromium's zygotes and renderers otherwise outlive a killed parent. */
+export function killProcessGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already gone, which is what we want.
+  }
+}
+
+/** Closes a launched Chromium gracefully (bounded), then makes sure no process of its group is left. */
+export async function shutdownChromium(launched: LaunchedChromium, graceMs = 3000): Promise<void> {
+  const { browser, pid, userDataDir } = launched;
+  if (browser.connected) {
+    await Promise.race([browser.close().catch(() => undefined), new Promise((r) => setTimeout(r, graceMs).unref())]);
+  }
+  killProcessGroup(pid);
+  for (let i = 0; i < 50 && processGroupMembers(pid).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function readStat(pid: number): { state: string; pgrp: number } | undefined {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may contain spaces and parentheses; fields resume after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0], pgrp: Number(fields[2]) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * One render in a slot: load the HTML into the fresh document, wait until it is ready to print
+ * (load event, fonts, no pending subresource), print with the computed page parameters.
+ * The caller (the pool) enforces the wall-clock deadline and discards the slot when it is not clean.
+ */
+import { RenderError } from '../errors.js';
+import type { PrintParams } from './options.js';
+import type { RenderSlot } from './slot.js';
+
+/** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
+const PRINT_RESERVE_MAX_MS = 5000;
+/** Once the network went quiet after some requests, it must stay quiet this long (late fetches). */
+const QUIET_MS = 50;
+
+function inches(value: number): string {
+  return `${value}in`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Writes the HTML into the page's current (fresh) document and waits for its load event and fonts.
+ * Runs in the page because a navigation-free document.write keeps the opaque about:blank origin,
+ * and one round trip does the whole wait.
+ */
+async function loadDocument(slot: RenderSlot, html: string): Promise<void> {
+  try {
+    await slot.page.evaluate(async (source: string) => {
+      window.name = '';
+      document.open();
+      document.write(source);
+      document.close();
+      if (document.readyState !== 'complete') {
+        await new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
+      }
+      await document.fonts.ready;
+    }, html);
+  } catch (err) {
+    // The document navigated itself (meta refresh, location=…): print wherever it ended up, once loaded.
+    if (!/context was destroyed|navigat/i.test(String((err as Error)?.message))) throw err;
+    await slot.page.waitForFunction(() => document.readyState === 'complete', { timeout: 0, polling: 50 });
+    await slot.page.evaluate(() => document.fonts.ready.then(() => undefined));
+  }
+}
+
+/** Waits until neither the page nor the proxy has a request in flight, or until `until` (epoch ms). */
+async function networkIdle(slot: RenderSlot, until: number): Promise<void> {
+  const busy = (): boolean => slot.inflight > 0 || slot.egress.pending > 0;
+  if (!busy() && slot.egress.requests === 0) return;
+  let quietSince = busy() ? 0 : Date.now();
+  while (Date.now() < until) {
+    if (busy()) quietSince = 0;
+    else if (quietSince === 0) quietSince = Date.now();
+    else if (Date.now() - quietSince >= QUIET_MS) return;
+    await sleep(10);
+  }
+}
+
+/** Renders `html` in `slot` and returns the PDF bytes; `deadline` is epoch ms. Throws RenderError. */
+export async function renderInSlot(slot: RenderSlot, html: string, params: PrintParams, deadline: number, timeoutMs: number): Promise<Buffer> {
+  slot.renders += 1;
+  await loadDocument(slot, html);
+  const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
+  await networkIdle(slot, deadline - reserve);
+  if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
+  try {
+    const pdf = await slot.page.pdf({
+      width: inches(params.widthIn),
+      height: inches(params.heightIn),
+      margin: {
+        top: inches(params.margin.top),
+        right: inches(params.margin.right),
+        bottom: inches(params.margin.bottom),
+        left: inches(params.margin.left),
+      },
+      scale: params.scale,
+      printBackground: params.printBackground,
+      // Page size comes from the request; `landscape` is already applied to width/height (never passed:
+      // Chromium would swap a custom size again).
+      preferCSSPageSize: false,
+      // loadDocument already awaited document.fonts.ready.
+      waitForFonts: false,
+      timeout: Math.max(1, deadline - Date.now()),
+    });
+    return Buffer.from(pdf);
+  } catch (err) {
+    if (/Printing failed|Page range|content area is empty/i.test(String((err as Error)?.message))) {
+      throw new RenderError('RENDER_FAILED', 'Chromium could not print this document with these options', undefined, { cause: err });
+    }
+    throw err;
+  }
+}
