@@ -12,8 +12,10 @@ import { registerKeysRoutes } from '../dashboard/routes/keys-routes.js';
 import { registerUsageRoutes } from '../dashboard/routes/usage-routes.js';
 import { SessionManager } from '../dashboard/sessions.js';
 import { errorPage } from '../dashboard/views/error-view.js';
+import { StoreUnavailableError, isConnectionError } from '../store/postgres.js';
 import { VERSION } from '../version.js';
 import type { CoreDeps } from './core.js';
+import { installMetrics } from './metrics.js';
 
 const PURGE_EVERY_MS = 15 * 60_000;
 
@@ -79,16 +81,31 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
   registerUsageRoutes(app, ctx);
   registerAccountRoutes(app, ctx);
   app.get('/', async (request, reply) => reply.redirect(request.signedIn ? '/keys' : '/login', 303));
-  app.get('/health', async () => ({ status: 'healthy', version: VERSION }));
+  // Same probe paths and metrics as the API services, so one load-balancer and scrape config fits all three.
+  app.get('/v1/health', async () => ({ status: 'healthy', version: VERSION }));
+  app.get('/v1/ready', async (_request, reply) => {
+    try {
+      await core.store.ping();
+      return { status: 'ready', checks: { store: 'ok' } };
+    } catch (err) {
+      return reply.code(503).send({ status: 'not ready', checks: { store: `failing: ${(err as Error).message}` } });
+    }
+  });
+  installMetrics(app, 'dashboard');
 
   app.setNotFoundHandler(async (request, reply) => {
     const viewer = request.signedIn && viewerOf(request.signedIn);
     return sendPage(reply, 404, errorPage({ title: 'Page not found', message: 'There is nothing at this address.', viewer }));
   });
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const viewer = request.signedIn && viewerOf(request.signedIn);
+    if (error instanceof StoreUnavailableError || isConnectionError(error)) {
+      request.log.warn({ err: error.message }, 'dashboard request failed: store unavailable');
+      reply.header('Retry-After', '30');
+      return sendPage(reply, 503, errorPage({ title: 'Temporarily unavailable', message: 'The account store cannot be reached right now. Try again in a minute.', viewer }));
+    }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'dashboard request failed');
-    const viewer = request.signedIn && viewerOf(request.signedIn);
     const message = status === 500 ? 'Something went wrong on our side. Try again in a moment.' : 'The request could not be understood.';
     return sendPage(reply, status, errorPage({ title: status === 500 ? 'Something went wrong' : 'Bad request', message, viewer }));
   });

@@ -67,7 +67,7 @@ export class SessionManager {
       await this.store.deleteSession(idHash);
       return undefined;
     }
-    if (at - row.lastSeenAt > TOUCH_EVERY_MS) await this.store.touchSession(idHash, at);
+    if (at - row.lastSeenAt > Math.min(TOUCH_EVERY_MS, this.timeouts.idleMs / 10)) await this.store.touchSession(idHash, at);
     return { idHash, accountId: row.accountId, csrfToken: row.csrfToken, createdAt: row.createdAt };
   }
 

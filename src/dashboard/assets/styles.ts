@@ -10,7 +10,7 @@ export const STYLES = `
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
 body {
-  margin: 0; background: var(--bg); color: var(--text); line-height: 1.5;
+  margin: 0; background: var(--bg); color: var(--text); line-height: 1.5; min-height: 100vh; display: flex; flex-direction: column;
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "Liberation Sans", Arial, sans-serif;
 }
 a { color: var(--accent); }
@@ -35,11 +35,12 @@ code { font-family: var(--mono); font-size: 0.92em; background: #eceef2; padding
 .who { display: flex; align-items: center; gap: 12px; color: var(--muted); font-size: 14px; }
 .who form { margin: 0; }
 
-main { max-width: 1080px; margin: 0 auto; padding: 32px 24px 64px; }
+main { max-width: 1080px; width: 100%; margin: 0 auto; padding: 32px 24px 64px; flex: 1; }
 .page-head { display: flex; align-items: flex-end; justify-content: space-between; gap: 16px; margin-bottom: 24px; }
 .lead { color: var(--muted); margin: 0; }
 .card { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); padding: 24px; margin-bottom: 24px; box-shadow: 0 1px 2px rgba(16, 24, 40, 0.04); }
 .card-head { display: flex; align-items: center; justify-content: space-between; gap: 16px; margin-bottom: 16px; }
+.card > h2 { margin-bottom: 10px; }
 .card-head p { margin: 2px 0 0; color: var(--muted); font-size: 14px; }
 .service-title { display: flex; align-items: center; gap: 10px; }
 .badge { display: inline-block; font: 600 12px/1 var(--mono); padding: 5px 7px; border-radius: 6px; background: var(--accent-soft); color: var(--accent); }
@@ -49,7 +50,7 @@ main { max-width: 1080px; margin: 0 auto; padding: 32px 24px 64px; }
 .btn {
   display: inline-flex; align-items: center; justify-content: center; gap: 6px; font: inherit; font-weight: 600; font-size: 14px;
   padding: 8px 14px; border-radius: 7px; border: 1px solid var(--accent); background: var(--accent); color: #fff;
-  cursor: pointer; text-decoration: none; white-space: nowrap; line-height: 1.3;
+  cursor: pointer; text-decoration: none; white-space: nowrap; line-height: 22px;
 }
 .btn:hover { background: var(--accent-hover); color: #fff; }
 .btn-secondary { background: var(--surface); color: var(--text); border-color: #c5cad3; }
@@ -58,8 +59,12 @@ main { max-width: 1080px; margin: 0 auto; padding: 32px 24px 64px; }
 .btn-danger:hover { background: #912018; }
 .btn-link { background: none; border: none; color: var(--muted); padding: 6px 4px; font-weight: 500; }
 .btn-link:hover { background: none; color: var(--text); text-decoration: underline; }
-.btn-small { padding: 5px 10px; font-size: 13px; }
+.btn-small { padding: 4px 10px; font-size: 13px; line-height: 18px; }
+.btn-danger-outline { background: var(--surface); color: var(--danger); border-color: #f1b5af; }
+.btn-danger-outline:hover { background: var(--danger-soft); color: #912018; }
 
+form.stack { max-width: 440px; }
+form.stack input { width: 100%; min-width: 0; }
 form.inline { display: flex; align-items: flex-end; gap: 10px; flex-wrap: wrap; }
 .field { display: flex; flex-direction: column; gap: 5px; margin-bottom: 14px; }
 form.inline .field { margin-bottom: 0; }
@@ -71,6 +76,10 @@ input[type="text"], input[type="email"], input[type="password"] {
 input:focus-visible { border-color: var(--accent); outline-offset: 0; }
 
 table { width: 100%; border-collapse: collapse; font-size: 14px; }
+table.keys { table-layout: fixed; }
+table.keys td { overflow-wrap: anywhere; }
+table.keys th:nth-child(1) { width: 32%; } table.keys th:nth-child(2) { width: 20%; }
+table.keys th:nth-child(3) { width: 17%; } table.keys th:nth-child(4) { width: 17%; }
 th { text-align: left; font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); font-weight: 600; padding: 8px 12px; border-bottom: 1px solid var(--border); }
 td { padding: 12px; border-bottom: 1px solid #eceef2; vertical-align: middle; }
 tr:last-child td { border-bottom: none; }
@@ -88,27 +97,33 @@ details.revoked summary { cursor: pointer; color: var(--muted); }
 
 .new-key { border: 1px solid #abefc6; background: var(--ok-soft); border-radius: 10px; padding: 18px 20px; margin-bottom: 20px; }
 .new-key h3 { margin-top: 0; color: var(--ok); }
-.new-key .warning { color: var(--warn); font-weight: 600; }
+.new-key .warning { color: var(--text); }
+.new-key .warning strong { color: var(--warn); }
 .key-row { display: flex; gap: 8px; margin: 10px 0 14px; }
 .key-row input { flex: 1; font-family: var(--mono); font-size: 15px; background: var(--surface); }
 
 .code { position: relative; margin: 8px 0 16px; }
-.code pre { margin: 0; background: var(--code-bg); color: var(--code-text); padding: 14px 16px; border-radius: 8px; overflow-x: auto; font: 13px/1.6 var(--mono); }
+.code pre { margin: 0; background: var(--code-bg); color: var(--code-text); padding: 14px 88px 14px 16px; border-radius: 8px; overflow-x: auto; font: 13px/1.6 var(--mono); }
 .code .btn { position: absolute; top: 8px; right: 8px; }
 
 .auth { max-width: 420px; margin: 48px auto; }
 .auth .card { padding: 28px; }
 .auth h1 { margin-bottom: 4px; }
+.auth .lead { margin-bottom: 20px; }
 .auth input { width: 100%; min-width: 0; }
 .auth .btn { width: 100%; padding: 10px; margin-top: 4px; }
 .auth .switch { text-align: center; margin-top: 16px; font-size: 14px; color: var(--muted); }
 
-.grid-2 { display: grid; grid-template-columns: 1fr 1fr; gap: 24px; }
-.limits { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; margin: 0; }
-.limit { border: 1px solid var(--border); border-radius: 8px; padding: 14px 16px; }
+.limits-card { display: flex; align-items: center; justify-content: space-between; gap: 24px; padding: 18px 24px; }
+.limits-card h2 { margin-bottom: 2px; }
+.limits-card p { margin: 0; }
+.limits { display: flex; gap: 12px; margin: 0; }
+.limit { min-width: 210px; }
+.limit { border: 1px solid var(--border); border-radius: 8px; padding: 10px 14px; }
 .limit dt { color: var(--muted); font-size: 13px; }
-.limit dd { margin: 2px 0 0; font-size: 20px; font-weight: 700; }
-.limit dd span { font-size: 13px; font-weight: 500; color: var(--muted); }
+.limit dd { margin: 2px 0 0; font-size: 13px; color: var(--muted); white-space: nowrap; }
+.limit dd strong { font-size: 20px; color: var(--text); margin-right: 2px; }
+.limit dd.source { margin: 0; font-size: 12px; }
 
 .chart { width: 100%; height: auto; display: block; }
 .chart .grid { stroke: #e6e8ec; stroke-width: 1; }
@@ -126,9 +141,9 @@ details.revoked summary { cursor: pointer; color: var(--muted); }
 .steps { counter-reset: step; list-style: none; padding: 0; margin: 0; }
 .steps > li { position: relative; padding-left: 40px; margin-bottom: 22px; }
 .steps > li::before { counter-increment: step; content: counter(step); position: absolute; left: 0; top: 0; width: 26px; height: 26px; border-radius: 50%; background: var(--accent-soft); color: var(--accent); font-weight: 700; font-size: 13px; display: flex; align-items: center; justify-content: center; }
-.footer { max-width: 1080px; margin: 0 auto; padding: 0 24px 32px; color: var(--muted); font-size: 13px; }
+.footer { max-width: 1080px; width: 100%; margin: 0 auto; padding: 0 24px 32px; color: var(--muted); font-size: 13px; }
 @media (max-width: 760px) {
-  .grid-2, .limits { grid-template-columns: 1fr; }
+  .limits-card, .limits { flex-direction: column; align-items: stretch; }
   .topbar-inner { gap: 12px; }
   .who span { display: none; }
   input[type="text"], input[type="email"], input[type="password"] { min-width: 0; }

@@ -19,7 +19,7 @@ export function accountPage(model: AccountPageModel): string {
 <div class="card-head"><div><h2 id="password-title">Change password</h2>
 <p>Changing it signs you out everywhere else.</p></div></div>
 ${model.error ? alert('error', model.error) : ''}${model.notice ? alert('ok', model.notice) : ''}
-<form method="post" action="/account/password" novalidate>
+<form class="stack" method="post" action="/account/password" novalidate>
 ${csrfField(model.viewer.csrfToken)}
 <input type="text" name="username" autocomplete="username" value="${model.viewer.email}" hidden>
 <div class="field"><label for="current_password">Current password</label>

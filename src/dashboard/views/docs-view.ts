@@ -6,7 +6,6 @@ import { type Viewer, codeBlock, page } from './layout.js';
 export function docsPage(viewer: Viewer, urls: PublicUrls): string {
   const body = html`<div class="page-head"><div><h1>Get started</h1>
 <p class="lead">Two APIs, one account. Each has its own base address and its own keys.</p></div></div>
-<div class="grid-2">
 <section class="card" aria-labelledby="docs-render">
 <div class="card-head"><div><h2 id="docs-render">Render: HTML to PDF</h2><p>Base address <code>${urls.render}</code></p></div></div>
 <ol class="steps">
@@ -27,7 +26,6 @@ ${codeBlock('curl-metadata', metadataCurl(urls.metadata), 'curl example for the 
 <li>Every field is always present (null when the page has none); see the <a href="${docsUrl(urls.metadata)}">Metadata API reference</a>.</li>
 </ol>
 </section>
-</div>
 <section class="card" aria-labelledby="docs-keys">
 <h2 id="docs-keys">Keys and limits</h2>
 <p>Render keys start with <code>pwr_live_</code>, metadata keys with <code>pwm_live_</code>; a key works only for its own service.

@@ -45,10 +45,10 @@ function activeTable(service: ApiService, keys: ApiKeyRecord[], now: number): Sa
   const rows = keys.map(
     (k) => html`<tr data-key-id="${k.id}">
 <td>${keyName(k)}</td><td class="prefix">${k.displayPrefix}…</td><td>${when(k.createdAt)}</td><td>${lastUsed(k.lastUsedAt, now)}</td>
-<td class="actions"><a class="btn btn-secondary btn-small" href="/keys/${k.id}/revoke" aria-label="Revoke key ${k.displayPrefix}… ${k.name ?? ''}">Revoke</a></td>
+<td class="actions"><a class="btn btn-danger-outline btn-small" href="/keys/${k.id}/revoke" aria-label="Revoke key ${k.displayPrefix}… ${k.name ?? ''}">Revoke</a></td>
 </tr>`,
   );
-  return html`<table aria-label="Active ${service} keys">
+  return html`<table class="keys" aria-label="Active ${service} keys">
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
 <tbody>${rows}</tbody></table>`;
 }
@@ -59,7 +59,7 @@ function revokedList(keys: ApiKeyRecord[]): SafeHtml {
     (k) => html`<tr><td>${keyName(k)}</td><td class="prefix">${k.displayPrefix}…</td><td>${when(k.createdAt)}</td><td>${when(k.revokedAt!)}</td></tr>`,
   );
   return html`<details class="revoked"><summary>Revoked keys (${keys.length})</summary>
-<table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Revoked</th></tr></thead>
+<table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Revoked</th></tr></thead>
 <tbody>${rows}</tbody></table></details>`;
 }
 
@@ -69,7 +69,7 @@ function newKeyPanel(model: KeysPageModel, service: ApiService): SafeHtml {
   const curl = service === 'render' ? renderCurl(model.urls.render, created.key) : metadataCurl(model.urls.metadata, created.key);
   return html`<div class="new-key" id="new-key" role="status">
 <h3>Your new ${service} key${created.record.name ? html` “${created.record.name}”` : ''} is ready</h3>
-<p class="warning">Copy it now: it will not be shown again. Pageworks stores only a hash of it.</p>
+<p class="warning"><strong>Copy it now: it will not be shown again.</strong> Pageworks stores only a hash of it.</p>
 <label for="new-key-value">API key</label>
 <div class="key-row"><input id="new-key-value" type="text" readonly value="${created.key}" spellcheck="false" autocomplete="off" data-select-on-focus>${copyButton('new-key-value', 'Copy key')}</div>
 <p class="small">Try it now:</p>

@@ -46,11 +46,12 @@ ${legend()}
 function limitsCard(limits: Record<ApiService, LimitInfo>): SafeHtml {
   const item = (service: ApiService) => {
     const l = limits[service];
-    return html`<div class="limit"><dt>${TITLES[service]}</dt><dd>${formatCount(l.perMinute)} <span>requests / minute · ${l.custom ? 'set for your account' : 'default'}</span></dd></div>`;
+    return html`<div class="limit"><dt>${TITLES[service]}</dt><dd><strong>${formatCount(l.perMinute)}</strong> requests / minute</dd>
+<dd class="source">${l.custom ? 'set for your account' : 'default limit'}</dd></div>`;
   };
-  return html`<section class="card" aria-labelledby="limits-title">
-<div class="card-head"><div><h2 id="limits-title">Rate limits</h2>
-<p>Per account across all of its keys. Over the limit, requests get 429 with a Retry-After header.</p></div></div>
+  return html`<section class="card limits-card" aria-labelledby="limits-title">
+<div><h2 id="limits-title">Rate limits</h2>
+<p class="muted small">Per account, across all of its keys.<br>Over the limit: 429 with Retry-After.</p></div>
 <dl class="limits">${item('render')}${item('metadata')}</dl></section>`;
 }
 
