@@ -1,0 +1,104 @@
+/**
+ * The render service app: the common service base plus the browser pool, POST /v1/render, OpenAPI
+ * (/openapi.json, /docs) and error handlers that give every failure the render shape.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { RenderError } from '../errors.js';
+import { type LookupFn, createEgressPolicy } from '../net/policy.js';
+import { BrowserPool } from '../render/browser-pool.js';
+import { registerRenderRoutes, sendRenderError } from '../render/routes.js';
+import { MAX_BODY_BYTES } from '../render/schema.js';
+import { VERSION } from '../version.js';
+import type { CoreDeps } from './core.js';
+import { createServiceApp } from './service-app.js';
+
+/** Test seams: a resolver for the egress policy (tests must never ask real DNS). */
+export interface RenderAppOptions {
+  lookup?: LookupFn;
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** Maps Fastify's own errors (body parsing, limits) onto the render error table. */
+function fromFastify(error: FastifyError): RenderError {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new RenderError('UNSUPPORTED_MEDIA_TYPE', 'body must be application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new RenderError('PAYLOAD_TOO_LARGE', `body larger than ${MAX_BODY_BYTES} bytes cannot hold a valid request (html: at most 10 MiB)`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new RenderError('INVALID_REQUEST', 'body: empty; expected a JSON object');
+    default:
+      break;
+  }
+  if (error.statusCode === 400 || error instanceof SyntaxError) {
+    return new RenderError('INVALID_REQUEST', `body: not valid JSON (${error.message.slice(0, 120)})`);
+  }
+  if (error.statusCode === 413) return new RenderError('PAYLOAD_TOO_LARGE', 'body too large');
+  if (error.statusCode === 415) return new RenderError('UNSUPPORTED_MEDIA_TYPE', 'body must be application/json');
+  return new RenderError('INTERNAL_ERROR', 'internal error', undefined, { cause: error });
+}
+
+/** Builds the render service (Chromium launched and warmed before this resolves). */
+export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}): Promise<FastifyInstance> {
+  const { config } = core;
+  const app = createServiceApp({
+    service: 'render',
+    core,
+    requestIdHeader: 'X-Render-ID',
+    sendError: sendRenderError,
+    bodyLimit: MAX_BODY_BYTES,
+  });
+  // Only JSON bodies: without this, text/plain would be parsed and fail validation as a 400, not a 415.
+  app.removeContentTypeParser('text/plain');
+
+  const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
+  const pool = await BrowserPool.start({
+    policy,
+    concurrency: config.renderConcurrency,
+    queueLimit: config.renderQueueLimit,
+    timeoutMs: config.renderTimeoutMs,
+    executablePath: config.chromiumPath,
+    log: core.log.child({ service: 'render', component: 'browser-pool' }),
+  });
+  app.addHook('onClose', async () => pool.close());
+
+  try {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.0.3',
+        info: { title: 'Pageworks render service', version: VERSION, description: 'HTML in, PDF out.' },
+        servers: [{ url: config.renderPublicUrl }],
+        components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A render key (pwr_live_…)' } } },
+      },
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    registerRenderRoutes(app, pool);
+  } catch (err) {
+    await pool.close();
+    throw err;
+  }
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = METHODS.filter((method) => app.hasRoute({ url: path, method }));
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return sendRenderError(reply, 405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`);
+    }
+    return sendRenderError(reply, 404, 'NOT_FOUND', `no route ${request.method} ${path}`);
+  });
+
+  app.setErrorHandler(async (error: FastifyError | RenderError, request, reply) => {
+    const failure = error instanceof RenderError ? error : fromFastify(error);
+    if (failure.status >= 500) request.log.error({ err: failure.cause ?? failure, code: failure.code }, 'render request failed');
+    else request.log.info({ code: failure.code, reason: failure.message }, 'render request refused');
+    if (failure.retryAfterS !== undefined) reply.header('Retry-After', String(failure.retryAfterS));
+    return sendRenderError(reply, failure.status, failure.code, failure.message);
+  });
+
+  return app;
+}

@@ -1,0 +1,118 @@
+/**
+ * `pageworks render IN.html [-o OUT.pdf] [--format … --landscape --print-background --scale … --margin …
+ * --width … --height …]`: a one-off local render through the same validation, pool and renderer as the API.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { RenderError } from '../errors.js';
+import { createEgressPolicy } from '../net/policy.js';
+import { BrowserPool } from './browser-pool.js';
+import { toPrintParams } from './options.js';
+import { validateRenderRequest } from './schema.js';
+
+const USAGE =
+  'usage: pageworks render IN.html [-o OUT.pdf] [--format A4|A3|A5|Letter|Legal|Tabloid] [--landscape] [--print-background] ' +
+  '[--scale S] [--margin D] [--margin-top D] [--margin-right D] [--margin-bottom D] [--margin-left D] [--width D] [--height D]';
+
+class UsageError extends Error {}
+
+interface CliRequest {
+  input: string;
+  output: string;
+  options: Record<string, unknown>;
+}
+
+/** Parses the arguments into the same options object the API takes (validated later, by the same code). */
+export function parseRenderArgs(args: string[]): CliRequest {
+  const options: Record<string, unknown> = {};
+  const margin: Record<string, string> = {};
+  let input: string | undefined;
+  let output: string | undefined;
+  const value = (i: number, flag: string): string => {
+    const v = args[i + 1];
+    if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
+    return v;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    switch (arg) {
+      case '-o':
+      case '--output':
+        output = value(i++, arg);
+        break;
+      case '--format':
+        options.format = value(i++, arg);
+        break;
+      case '--landscape':
+        options.landscape = true;
+        break;
+      case '--print-background':
+        options.printBackground = true;
+        break;
+      case '--scale': {
+        const raw = value(i++, arg);
+        // A non-number goes through as the string so validation names it like the API would.
+        options.scale = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+        break;
+      }
+      case '--width':
+      case '--height':
+        options[arg.slice(2)] = value(i++, arg);
+        break;
+      case '--margin': {
+        const v = value(i++, arg);
+        for (const side of ['top', 'right', 'bottom', 'left']) margin[side] = v;
+        break;
+      }
+      case '--margin-top':
+      case '--margin-right':
+      case '--margin-bottom':
+      case '--margin-left':
+        margin[arg.slice('--margin-'.length)] = value(i++, arg);
+        break;
+      default:
+        if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
+        if (input !== undefined) throw new UsageError(`only one input file (got ${input} and ${arg})`);
+        input = arg;
+    }
+  }
+  if (input === undefined) throw new UsageError('missing IN.html');
+  if (Object.keys(margin).length > 0) options.margin = margin;
+  output ??= path.join(path.dirname(input), `${path.basename(input, path.extname(input))}.pdf`);
+  return { input, output, options };
+}
+
+/** Runs `pageworks render …`; returns the exit code (errors are one line on stderr). */
+export async function runRenderCli(args: string[], config: Config): Promise<number> {
+  let request: CliRequest;
+  try {
+    request = parseRenderArgs(args);
+  } catch (err) {
+    process.stderr.write(`pageworks render: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  let pool: BrowserPool | undefined;
+  try {
+    const html = fs.readFileSync(request.input, 'utf8');
+    const body = validateRenderRequest({ html, options: request.options });
+    const params = toPrintParams(body.options);
+    pool = await BrowserPool.start({
+      policy: createEgressPolicy({ allow: config.egressAllow }),
+      concurrency: 1,
+      queueLimit: 0,
+      timeoutMs: config.renderTimeoutMs,
+      executablePath: config.chromiumPath,
+    });
+    const pdf = await pool.render('cli', body.html, params);
+    fs.writeFileSync(request.output, pdf);
+    process.stderr.write(`wrote ${request.output} (${pdf.length} bytes)\n`);
+    return 0;
+  } catch (err) {
+    const message = err instanceof RenderError ? `${err.code}: ${err.message}` : (err as Error).message;
+    process.stderr.write(`pageworks render: ${message.split('\n')[0]}\n`);
+    return 1;
+  } finally {
+    await pool?.close();
+  }
+}

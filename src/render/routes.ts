@@ -1,0 +1,79 @@
+/**
+ * POST /v1/render: thin — authenticate (before the body is read), validate, compute print parameters,
+ * render through the pool, send the PDF.
+ */
+import type { FastifyReply } from 'fastify';
+import type { ServiceApp } from '../app/service-app.js';
+import { RenderError } from '../errors.js';
+import type { BrowserPool } from './browser-pool.js';
+import { toPrintParams } from './options.js';
+import { MAX_BODY_BYTES, type RenderRequest, RenderErrorSchema, RenderRequestSchema, validateRenderRequest } from './schema.js';
+
+/** Sends the render service's error shape `{"error":{"code","message"}}`. */
+export function sendRenderError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send({ error: { code, message } });
+}
+
+const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
+
+/** Registers POST /v1/render on a render service app. */
+export function registerRenderRoutes(app: ServiceApp, pool: BrowserPool): void {
+  app.post(
+    '/v1/render',
+    {
+      onRequest: app.authenticate,
+      bodyLimit: MAX_BODY_BYTES,
+      // Our own strict validator: Fastify's default Ajv would coerce types and silently drop unknown fields.
+      validatorCompiler: () => (body: unknown) => {
+        try {
+          return { value: validateRenderRequest(body) };
+        } catch (error) {
+          return { error: error as Error };
+        }
+      },
+      schema: {
+        summary: 'Render an HTML document to PDF',
+        description:
+          'Returns the raw PDF. Every response carries X-Render-ID. Failures are JSON {"error":{"code","message"}}.',
+        tags: ['render'],
+        security: [{ bearerAuth: [] }],
+        body: RenderRequestSchema,
+        response: {
+          200: {
+            description: 'The PDF (Content-Type application/pdf, exact Content-Length).',
+            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+          },
+          400: errorResponse('INVALID_REQUEST: malformed JSON, unknown field, wrong type, bad option value'),
+          401: errorResponse('UNAUTHORIZED: missing, malformed, unknown or revoked key, or a metadata key'),
+          413: errorResponse('PAYLOAD_TOO_LARGE: html over 10 MiB of UTF-8'),
+          415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
+          422: errorResponse('RENDER_FAILED: Chromium could not print this document'),
+          429: errorResponse('RATE_LIMITED: account over its render limit (Retry-After set)'),
+          500: errorResponse('INTERNAL_ERROR'),
+          503: errorResponse('OVERLOADED: render queue full (Retry-After set)'),
+          504: errorResponse('RENDER_TIMEOUT: render exceeded RENDER_TIMEOUT_MS'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as RenderRequest;
+      const params = toPrintParams(body.options);
+      const auth = request.auth;
+      if (!auth) throw new RenderError('UNAUTHORIZED', 'missing API key');
+      // A client that hangs up while queued gives its turn away.
+      const gone = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort(new RenderError('INTERNAL_ERROR', 'client closed the connection'));
+      });
+      const started = Date.now();
+      const pdf = await pool.render(auth.accountId, body.html, params, gone.signal);
+      request.log.info({ renderMs: Date.now() - started, pdfBytes: pdf.length }, 'rendered');
+      return reply
+        .code(200)
+        .header('Content-Type', 'application/pdf')
+        .header('Content-Length', String(pdf.length))
+        .header('Cache-Control', 'no-store')
+        .send(pdf);
+    },
+  );
+}
