@@ -128,6 +128,17 @@ for (const backend of backends) {
       expect(await store.findSession('s1')).toBeUndefined();
     });
 
+    it('deletes sessions past the idle or the absolute timeout', async () => {
+      await store.createSession('old-idle', { accountId: 'acc_c', csrfToken: 'c1', createdAt: t0, lastSeenAt: t0 });
+      await store.createSession('old-created', { accountId: 'acc_c', csrfToken: 'c2', createdAt: t0 - 5000, lastSeenAt: t0 + 900 });
+      await store.createSession('live', { accountId: 'acc_c', csrfToken: 'c3', createdAt: t0, lastSeenAt: t0 + 900 });
+      expect(await store.deleteExpiredSessions(t0 + 500, t0 - 1000)).toBe(2);
+      expect(await store.findSession('old-idle')).toBeUndefined();
+      expect(await store.findSession('old-created')).toBeUndefined();
+      expect(await store.findSession('live')).toBeDefined();
+      await store.deleteSession('live');
+    });
+
     it('stores a password hash', async () => {
       await store.setPasswordHash('acc_c', 'scrypt$new');
       expect((await store.findAccountById('acc_c'))?.passwordHash).toBe('scrypt$new');
