@@ -53,7 +53,7 @@ main { max-width: 1080px; width: 100%; margin: 0 auto; padding: 32px 24px 64px; 
   cursor: pointer; text-decoration: none; white-space: nowrap; line-height: 22px;
 }
 .btn:hover { background: var(--accent-hover); color: #fff; }
-.btn-secondary { background: var(--surface); color: var(--text); border-color: #c5cad3; }
+.btn-secondary { background: var(--surface); color: var(--text); border-color: #868e9b; }
 .btn-secondary:hover { background: var(--bg); color: var(--text); }
 .btn-danger { background: var(--danger); border-color: var(--danger); }
 .btn-danger:hover { background: #912018; }
@@ -71,7 +71,7 @@ form.inline .field { margin-bottom: 0; }
 label { font-weight: 600; font-size: 14px; }
 .hint { font-size: 13px; color: var(--muted); }
 input[type="text"], input[type="email"], input[type="password"] {
-  font: inherit; padding: 8px 11px; border: 1px solid #b9bfca; border-radius: 7px; background: var(--surface); color: var(--text); min-width: 260px;
+  font: inherit; padding: 8px 11px; border: 1px solid #868e9b; border-radius: 7px; background: var(--surface); color: var(--text); min-width: 260px;
 }
 input:focus-visible { border-color: var(--accent); outline-offset: 0; }
 
@@ -129,7 +129,7 @@ details.revoked summary { cursor: pointer; color: var(--muted); }
 .chart .grid { stroke: #e6e8ec; stroke-width: 1; }
 .chart .axis { fill: var(--muted); font: 11px system-ui, sans-serif; }
 .o-ok { fill: #2f6fde; background: #2f6fde; }
-.o-client_error { fill: #e0a100; background: #e0a100; }
+.o-client_error { fill: #c27c0e; background: #c27c0e; }
 .o-rate_limited { fill: #7a5af8; background: #7a5af8; }
 .o-server_error { fill: #d92d20; background: #d92d20; }
 .legend { display: flex; gap: 18px; flex-wrap: wrap; list-style: none; padding: 0; margin: 12px 0 0; font-size: 13px; color: var(--muted); }
