@@ -75,10 +75,32 @@ export function isAsciiCompatible(encoding: string): boolean {
   return !(encoding === 'utf-16le' || encoding === 'utf-16be' || encoding === 'iso-2022-jp' || encoding === 'replacement');
 }
 
-const decoders = new Map<string, TextDecoder>();
+/** Something that turns bytes into text. */
+export interface Decoder {
+  decode(bytes: Uint8Array): string;
+}
+
+/** windows-1252 code points of bytes 0x80–0x9F (the rest of the encoding is ISO-8859-1). */
+const CP1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+
+/**
+ * Node 20's TextDecoder decodes "windows-1252" as ISO-8859-1 (0x80–0x9F become C1 controls instead of
+ * € ‚ ƒ „ … † ‡ ˆ ‰ Š ‹ Œ Ž ‘ ’ “ ” • – — ˜ ™ š › œ ž Ÿ), so that one is done here.
+ */
+const windows1252: Decoder = {
+  decode(bytes) {
+    const s = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    return /[\x80-\x9f]/.test(s) ? s.replace(/[\x80-\x9f]/g, (c) => String.fromCharCode(CP1252_HIGH[c.charCodeAt(0) - 0x80])) : s;
+  },
+};
+
+const decoders = new Map<string, Decoder>([['windows-1252', windows1252]]);
 
 /** A shared non-streaming decoder that keeps U+FEFF (snippets from mid-document must not lose one). */
-export function decoderFor(encoding: string): TextDecoder {
+export function decoderFor(encoding: string): Decoder {
   let d = decoders.get(encoding);
   if (!d) {
     d = new TextDecoder(encoding, { ignoreBOM: true });

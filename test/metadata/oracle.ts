@@ -1,0 +1,122 @@
+/**
+ * The browser oracle: loads a page's exact bytes in headless Chromium (scripting off) under its original
+ * URL and reads the eight fields from the DOM with DESIGN.md's rules. Nothing leaves the machine: the
+ * document is answered by request interception (later navigations, e.g. a meta refresh, get a 204 so the
+ * document stays), and every other request fails in Chromium's resolver, which maps every name to nothing.
+ */
+import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Metadata } from '../../src/metadata/types.js';
+
+/** Chromium's path: CHROMIUM_PATH or Debian's. */
+export function chromiumPath(): string {
+  return process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+}
+
+/** Launches the headless Chromium the oracle uses. */
+export async function launchOracleBrowser(): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
+      '--blink-settings=scriptEnabled=false,imagesEnabled=false',
+      // Nothing resolves: a request the oracle does not answer itself fails inside the browser.
+      '--host-resolver-rules=MAP * ~NOTFOUND',
+    ],
+  });
+}
+
+/** What the DOM says, plus the document's URL and encoding for diagnostics. */
+export interface OracleResult {
+  fields: Metadata;
+  documentUrl: string;
+  characterSet: string;
+}
+
+/** Serves `bytes` as `text/html` (no charset) at `url` and reads the fields from the resulting DOM. */
+export async function oracleFields(browser: Browser, bytes: Uint8Array, url: string): Promise<OracleResult> {
+  const context = await browser.createBrowserContext();
+  try {
+    const page = await context.newPage();
+    await page.setJavaScriptEnabled(false);
+    const cdp = await page.createCDPSession();
+    let served = false;
+    // Only documents are intercepted; every other request dies in the resolver (--host-resolver-rules).
+    cdp.on('Fetch.requestPaused', (event: { requestId: string }) => {
+      const first = !served;
+      served = true;
+      void cdp
+        .send('Fetch.fulfillRequest', {
+          requestId: event.requestId,
+          responseCode: first ? 200 : 204,
+          responseHeaders: [{ name: 'content-type', value: 'text/html' }],
+          body: first ? Buffer.from(bytes).toString('base64') : '',
+        })
+        .catch(() => undefined);
+    });
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }] });
+    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+    return (await page.evaluate(READ_FIELDS)) as OracleResult;
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * Runs inside the page: DESIGN.md's rules over the DOM. A plain string, so no test transform can inject
+ * helpers into it. URLs are resolved by the DOM itself (an <a> element: document base URL and encoding).
+ */
+const READ_FIELDS = `(() => {
+  const XHTML = 'http://www.w3.org/1999/xhtml';
+  const collapse = (s) => s.replace(/[\\t\\n\\f\\r ]+/g, ' ').replace(/^ /, '').replace(/ $/, '');
+  const asciiLower = (s) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  const blank = (s) => s === null || collapse(s) === '';
+  const html = (sel) => Array.from(document.querySelectorAll(sel)).filter((e) => e.namespaceURI === XHTML);
+  const resolve = (value) => {
+    try { new URL(value, document.baseURI); } catch { return null; }
+    const a = document.createElement('a');
+    a.setAttribute('href', value);
+    return a.href;
+  };
+  const titleEl = html('title').find((t) => !blank(t.textContent));
+  const metas = html('meta');
+  const content = (pred) => {
+    const m = metas.find((e) => pred(e) && !blank(e.getAttribute('content')));
+    return m ? m.getAttribute('content') : null;
+  };
+  const og = (tag) =>
+    content((m) => asciiLower(m.getAttribute('property') ?? '') === tag) ??
+    content((m) => asciiLower(m.getAttribute('name') ?? '') === tag);
+  const text = (v) => (v === null ? null : collapse(v) || null);
+  const url = (v) => (v === null ? null : resolve(v));
+  const links = html('link');
+  const link = (...tokens) => {
+    const l = links.find((e) => {
+      const rel = asciiLower(e.getAttribute('rel') ?? '').split(/[\\t\\n\\f\\r ]+/);
+      return tokens.some((t) => rel.includes(t)) && !blank(e.getAttribute('href'));
+    });
+    return l ? l.getAttribute('href') : null;
+  };
+  const icon = link('icon') ?? link('apple-touch-icon', 'apple-touch-icon-precomposed');
+  return {
+    fields: {
+      title: text(titleEl ? titleEl.textContent : null),
+      description: text(content((m) => asciiLower(m.getAttribute('name') ?? '') === 'description')),
+      og_title: text(og('og:title')),
+      og_description: text(og('og:description')),
+      og_image: url(og('og:image')),
+      og_url: url(og('og:url')),
+      canonical_url: url(link('canonical')),
+      favicon_url: (icon === null ? null : url(icon)) ?? new URL('/favicon.ico', document.URL).href,
+    },
+    documentUrl: document.URL,
+    characterSet: document.characterSet,
+  };
+})()`;

@@ -1,0 +1,143 @@
+/**
+ * Small hand-written pages, one per extraction rule, with the fields a browser's DOM gives for them.
+ * extract.test.ts checks the extractor against `expected`; oracle-rules.test.ts checks that headless
+ * Chromium agrees with the extractor on every one of them (so the expectations are the browser's).
+ */
+import type { Metadata } from '../../src/metadata/types.js';
+
+/** One rule page: its bytes, the URL it is served under, and the fields it must yield. */
+export interface RulePage {
+  name: string;
+  url: string;
+  bytes: Buffer;
+  expected: Partial<Metadata>;
+}
+
+const URL_ = 'https://www.example.com/articles/2024/story.html?ref=feed';
+
+function page(name: string, html: string | Buffer, expected: Partial<Metadata>, url = URL_): RulePage {
+  return { name, url, bytes: typeof html === 'string' ? Buffer.from(html, 'utf8') : html, expected };
+}
+
+/** Concatenates text (as latin1, i.e. ASCII here) and raw byte pieces given as hex strings in `hex:` form. */
+function bytes(...parts: string[]): Buffer {
+  return Buffer.concat(parts.map((p) => (p.startsWith('hex:') ? Buffer.from(p.slice(4).replace(/ /g, ''), 'hex') : Buffer.from(p, 'latin1'))));
+}
+
+const longHead = Array.from({ length: 40 }, (_, i) => `<meta name="x-filler-${i}" content="filler value number ${i}">`).join('\n');
+
+export const RULE_PAGES: RulePage[] = [
+  page('meta in body', '<html><head><title>T</title></head><body><p>Intro</p><meta name="description" content="Described in the body"></body></html>', {
+    description: 'Described in the body',
+  }),
+  page('property wins over an earlier name', '<meta name="og:title" content="By name"><meta property="og:title" content="By property"><title>T</title>', {
+    og_title: 'By property',
+  }),
+  page('name is the fallback', '<meta name="og:description" content="Only by name"><meta name="og:image" content="/by-name.png">', {
+    og_description: 'Only by name',
+    og_image: 'https://www.example.com/by-name.png',
+  }),
+  page('description needs name, not property', '<meta property="description" content="Wrong attribute"><meta name="description" content="Right attribute">', {
+    description: 'Right attribute',
+  }),
+  page(
+    'upper-case names and rel tokens',
+    '<HTML><HEAD><TITLE>Shouting</TITLE><META NAME="DESCRIPTION" CONTENT="Upper"><META PROPERTY="OG:TITLE" CONTENT="OG upper">' +
+      '<LINK REL="Canonical" HREF="/canon"><LINK REL="SHORTCUT ICON" HREF="/fav.ico"></HEAD></HTML>',
+    { title: 'Shouting', description: 'Upper', og_title: 'OG upper', canonical_url: 'https://www.example.com/canon', favicon_url: 'https://www.example.com/fav.ico' },
+  ),
+  page('SVG title ignored', '<body><svg viewBox="0 0 1 1"><title>Icon title</title><path d="M0"/></svg><p>x</p><title>Real title</title></body>', {
+    title: 'Real title',
+  }),
+  page('only an SVG title', '<body><svg><title>Icon only</title></svg></body>', { title: null }),
+  page('base href', '<head><base href="https://cdn.example.org/assets/"><meta property="og:image" content="img/cover.png"><link rel="icon" href="fav.png"></head>', {
+    og_image: 'https://cdn.example.org/assets/img/cover.png',
+    favicon_url: 'https://cdn.example.org/assets/fav.png',
+  }),
+  page('relative base href', '<base href="../static/"><link rel="canonical" href="page">', { canonical_url: 'https://www.example.com/articles/static/page' }),
+  page('only the first base with href counts', '<base target="_blank"><base href="/one/"><base href="/two/"><meta property="og:url" content="x">', {
+    og_url: 'https://www.example.com/one/x',
+  }),
+  page('data: base is refused', '<base href="data:text/html,x"><link rel="canonical" href="c">', { canonical_url: 'https://www.example.com/articles/2024/c' }),
+  page(
+    'protocol-relative and relative URLs',
+    '<meta property="og:image" content="//cdn.example.net/i.png"><meta property="og:url" content="../2023/old.html"><link rel="canonical" href="?page=2">',
+    {
+      og_image: 'https://cdn.example.net/i.png',
+      og_url: 'https://www.example.com/articles/2023/old.html',
+      canonical_url: 'https://www.example.com/articles/2024/story.html?page=2',
+    },
+  ),
+  page('entities decoded once', '<title>Fish &amp;amp; Chips &lt;3</title><meta name="description" content="Tom &amp;amp; Jerry &quot;live&quot; &copy=1 &#x27;x&#39;">', {
+    title: 'Fish &amp; Chips <3',
+    description: 'Tom &amp; Jerry "live" &copy=1 \'x\'',
+  }),
+  page('title is raw text', '<title>A <b>bold</b> &mdash; claim</title>', { title: 'A <b>bold</b> — claim' }),
+  page(
+    'empty values skipped',
+    '<title> \n </title><title>Second title</title><meta name="description" content="  "><meta name="description"><meta name="description" content="Second description">' +
+      '<link rel="canonical" href=" "><link rel="canonical" href="/real">',
+    { title: 'Second title', description: 'Second description', canonical_url: 'https://www.example.com/real' },
+  ),
+  page('whitespace collapsed, NBSP kept', '<meta charset="utf-8"><title>\n\t  Many \r\n  spaces\u00a0here  \t</title>', { title: 'Many spaces\u00a0here' }),
+  page('favicon: apple-touch-icon fallback', '<link rel="apple-touch-icon-precomposed" href="/apple.png"><link rel="mask-icon" href="/mask.svg">', {
+    favicon_url: 'https://www.example.com/apple.png',
+  }),
+  page('favicon: icon beats an earlier apple-touch-icon', '<link rel="apple-touch-icon" href="/apple.png"><link rel="icon" href="/icon.png">', {
+    favicon_url: 'https://www.example.com/icon.png',
+  }),
+  page('favicon: origin default', '<title>No icon</title>', { favicon_url: 'https://www.example.com/favicon.ico' }),
+  page('template contents do not count', '<template><title>In template</title><meta name="description" content="In template"></template><title>Outside</title>', {
+    title: 'Outside',
+    description: null,
+  }),
+  page('noscript counts with scripting off', '<noscript><meta name="description" content="From noscript"></noscript>', { description: 'From noscript' }),
+  page(
+    'comments, scripts, styles and textareas hide markup',
+    '<!-- <title>Comment</title> --><script>var s = "<meta name=\'description\' content=\'script\'>";</script>' +
+      '<style>/* <title>Style</title> */</style><textarea><meta property="og:title" content="textarea"></textarea><title>Visible</title>',
+    { title: 'Visible', description: null, og_title: null },
+  ),
+  page(
+    'escaped script data',
+    '<script><!-- document.write("<script>x()</script>"); <meta name="description" content="still script"> --></script><meta name="description" content="after script">',
+    { description: 'after script' },
+  ),
+  page('attributes with quotes and odd spacing', `<meta content='Single "quoted"' name=description ><meta property = "og:title"content="Tight"/>`, {
+    description: 'Single "quoted"',
+    og_title: 'Tight',
+  }),
+  page('duplicate attributes: first wins', '<meta name="description" name="keywords" content="First name wins" content="second">', {
+    description: 'First name wins',
+  }),
+  page('link inside SVG does not count', '<svg><link rel="canonical" href="/svg"></svg><link rel="canonical" href="/html">', {
+    canonical_url: 'https://www.example.com/html',
+  }),
+  page('charset only in http-equiv (windows-1251)', bytes('<meta http-equiv="Content-Type" content="text/html; charset=windows-1251"><title>', 'hex:CF F0 E8 E2 E5 F2', '</title>'), {
+    title: 'Привет',
+  }),
+  page('Shift_JIS page', bytes('<meta charset="Shift_JIS"><title>', 'hex:93 FA 96 7B 8C EA', '</title><meta property="og:image" content="/img?q=', 'hex:93 FA', '">'), {
+    title: '日本語',
+    og_image: 'https://www.example.com/img?q=%93%FA',
+  }),
+  page('EUC-JP page', bytes('<meta http-equiv="content-type" content="text/html;charset=euc-jp"><title>', 'hex:C6 FC CB DC B8 EC', '</title>'), { title: '日本語' }),
+  page('ISO-8859-1 is windows-1252', bytes('<meta charset="iso-8859-1"><title>caf', 'hex:E9 20 80 20 93 71 94', '</title>'), { title: 'café € “q”' }),
+  page(
+    'windows-1251 query encoding',
+    bytes('<meta charset="windows-1251"><link rel="canonical" href="/search?q=', 'hex:CF F0 E8 E2 E5 F2', '&amp;x=1#', 'hex:CF', '">'),
+    { canonical_url: 'https://www.example.com/search?q=%CF%F0%E8%E2%E5%F2&x=1#%D0%9F' },
+  ),
+  page('UTF-8 BOM beats a meta charset', bytes('hex:EF BB BF', '<meta charset="windows-1252"><title>', 'hex:E2 80 94', '</title>'), { title: '—' }),
+  page(
+    'UTF-16LE BOM',
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<title>Ünïcödé</title><meta name="description" content="sixteen">', 'utf16le')]),
+    { title: 'Ünïcödé', description: 'sixteen' },
+  ),
+  page('meta charset deep in a long head', bytes(`<head>${longHead}<meta charset="windows-1251"></head><title>`, 'hex:CF F0', '</title>'), { title: 'Пр' }),
+  page('meta charset after the body starts, within 1024 bytes', bytes('<body><p>x</p><meta charset="windows-1251"><title>', 'hex:CF F0', '</title>'), { title: 'Пр' }),
+  page('meta charset after the body and 1024 bytes is ignored', bytes(`<body><p>${'x'.repeat(1100)}</p><meta charset="windows-1251"><title>`, 'hex:CF F0', '</title>'), {
+    title: 'Ïð',
+  }),
+  page('undeclared UTF-8 reads as windows-1252 (as Chromium does)', bytes('<title>Caf', 'hex:C3 A9', '</title>'), { title: 'CafÃ©' }),
+  page('meta refresh does not navigate away', '<meta http-equiv="refresh" content="0; url=https://elsewhere.example/"><title>Stay</title>', { title: 'Stay' }),
+];
