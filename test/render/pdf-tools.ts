@@ -1,0 +1,51 @@
+/**
+ * Reading produced PDFs the way a user would check them: poppler's pdfinfo, pdftotext and pdftoppm.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+function withFile<T>(pdf: Buffer, fn: (file: string) => T): T {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-pdf-'));
+  const file = path.join(dir, 'doc.pdf');
+  fs.writeFileSync(file, pdf);
+  try {
+    return fn(file);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Page count and the first page's MediaBox width/height in points. */
+export function pdfInfo(pdf: Buffer): { pages: number; width: number; height: number } {
+  const out = withFile(pdf, (file) => execFileSync('pdfinfo', ['-box', '-f', '1', '-l', '1', file], { encoding: 'utf8' }));
+  const pages = Number(/^Pages:\s+(\d+)/m.exec(out)?.[1]);
+  const box = /MediaBox:\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)/.exec(out);
+  if (!box) throw new Error(`no MediaBox in pdfinfo output:\n${out}`);
+  return { pages, width: Number(box[3]) - Number(box[1]), height: Number(box[4]) - Number(box[2]) };
+}
+
+/** All text of the PDF. */
+export function pdfText(pdf: Buffer): string {
+  return withFile(pdf, (file) => execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' }));
+}
+
+/** Bounding box (points, from the top-left) of the first word on page 1. */
+export function firstWordBox(pdf: Buffer): { xMin: number; yMin: number; word: string } {
+  const html = withFile(pdf, (file) => execFileSync('pdftotext', ['-bbox', '-f', '1', '-l', '1', file, '-'], { encoding: 'utf8' }));
+  const m = /<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="[-\d.]+" yMax="[-\d.]+">([^<]*)<\/word>/.exec(html);
+  if (!m) throw new Error('no word on page 1');
+  return { xMin: Number(m[1]), yMin: Number(m[2]), word: m[3] };
+}
+
+/** RGB of the pixel at (x, y) of page 1 rasterised at `dpi`. */
+export function pixel(pdf: Buffer, x: number, y: number, dpi = 20): [number, number, number] {
+  const ppm = withFile(pdf, (file) => execFileSync('pdftoppm', ['-r', String(dpi), '-f', '1', '-l', '1', file], { maxBuffer: 64 << 20 }));
+  // Binary PPM (P6): magic, width, height, maxval separated by whitespace, then RGB bytes.
+  const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(ppm.subarray(0, 64).toString('latin1'));
+  if (!header) throw new Error('pdftoppm did not produce a binary PPM');
+  const width = Number(header[1]);
+  const offset = header[0].length + (y * width + x) * 3;
+  return [ppm[offset], ppm[offset + 1], ppm[offset + 2]];
+}
