@@ -24,6 +24,26 @@ export class BadRedirect extends Error {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/** Rejects with the signal's reason as soon as it aborts (a DNS lookup itself cannot be cancelled). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
 /** The final response after redirects, with the URL that produced it. */
 export interface FollowedResponse {
   url: URL;
@@ -50,7 +70,7 @@ export async function egressGet(
 ): Promise<FollowedResponse> {
   let current: string | URL = url;
   for (let redirects = 0; ; redirects++) {
-    const target = await policy.checkUrl(current);
+    const target = await abortable(policy.checkUrl(current), opts.signal);
     const res = await pinnedRequest(agent, target, { ...opts, method: 'GET' });
     if (!REDIRECTS.has(res.statusCode)) {
       return { url: target.url, statusCode: res.statusCode, headers: res.headers, body: res.body, redirects };

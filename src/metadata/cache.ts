@@ -1,0 +1,98 @@
+/**
+ * Result cache and request coalescing for the metadata service.
+ *
+ * Successful results live for METADATA_CACHE_TTL_S (0 disables caching): in an in-process LRU, or in
+ * Redis (JSON values with EX) when the core has one, so every instance shares them. Concurrent requests
+ * for the same URL in one process share one upstream fetch whether or not caching is on. A cache that
+ * fails (Redis down) is a miss, never a failed request.
+ */
+import crypto from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Metadata } from './types.js';
+
+/** Where successful results are kept. */
+export interface MetadataCache {
+  get(key: string): Promise<Metadata | undefined>;
+  set(key: string, value: Metadata): Promise<void>;
+}
+
+/** In-process LRU with a per-entry expiry. */
+export function createMemoryCache(ttlS: number, maxEntries = 10_000): MetadataCache {
+  const entries = new Map<string, { value: Metadata; expiresAt: number }>();
+  return {
+    async get(key) {
+      const hit = entries.get(key);
+      if (!hit) return undefined;
+      entries.delete(key);
+      if (hit.expiresAt <= Date.now()) return undefined;
+      entries.set(key, hit); // most recently used goes last
+      return hit.value;
+    },
+    async set(key, value) {
+      entries.delete(key);
+      entries.set(key, { value, expiresAt: Date.now() + ttlS * 1000 });
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+    },
+  };
+}
+
+/** Redis-backed cache shared by every instance; keys are hashed so a 2 KB URL stays a short key. */
+export function createRedisCache(redis: Redis, ttlS: number, onError: (err: unknown) => void = () => {}, prefix = 'pageworks:metadata:'): MetadataCache {
+  const keyOf = (key: string): string => prefix + crypto.createHash('sha256').update(key).digest('base64url');
+  return {
+    async get(key) {
+      try {
+        const raw = await redis.get(keyOf(key));
+        return raw === null ? undefined : (JSON.parse(raw) as Metadata);
+      } catch (err) {
+        onError(err);
+        return undefined;
+      }
+    },
+    async set(key, value) {
+      try {
+        await redis.set(keyOf(key), JSON.stringify(value), 'EX', ttlS);
+      } catch (err) {
+        onError(err);
+      }
+    },
+  };
+}
+
+/** The cache for a configuration: none when the TTL is 0, Redis when there is one, else memory. */
+export function createMetadataCache(ttlS: number, redis: Redis | undefined, onError?: (err: unknown) => void): MetadataCache | null {
+  if (ttlS <= 0) return null;
+  return redis ? createRedisCache(redis, ttlS, onError) : createMemoryCache(ttlS);
+}
+
+/** The cache key of a URL: its WHATWG serialisation without the fragment (never sent to the target). */
+export function cacheKey(url: string): string {
+  const parsed = new URL(url);
+  parsed.hash = '';
+  return parsed.href;
+}
+
+/** Wraps a fetch function with the cache and in-process coalescing of identical concurrent requests. */
+export function withCacheAndCoalescing(
+  fetch: (url: string) => Promise<Metadata>,
+  cache: MetadataCache | null,
+): (url: string) => Promise<Metadata> {
+  const inFlight = new Map<string, Promise<Metadata>>();
+  const load = async (key: string): Promise<Metadata> => {
+    const cached = cache ? await cache.get(key) : undefined;
+    if (cached) return cached;
+    // The fragment-less URL is fetched, so a result depends on its key alone.
+    const value = await fetch(key);
+    // Not awaited: the caller need not wait for the store; a failed store only costs a later miss.
+    if (cache) void cache.set(key, value);
+    return value;
+  };
+  return (url) => {
+    const key = cacheKey(url);
+    const pending = inFlight.get(key);
+    if (pending) return pending;
+    const promise = load(key).finally(() => inFlight.delete(key));
+    inFlight.set(key, promise);
+    return promise;
+  };
+}

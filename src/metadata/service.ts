@@ -1,0 +1,75 @@
+/**
+ * The metadata service's one code path, shared by the HTTP route and `pageworks fetch`: URL checks,
+ * the egress policy and pinned agent, fetching, extraction, and (for the server) cache + coalescing.
+ */
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import { MetadataError } from '../errors.js';
+import { createPinnedAgent } from '../net/pinned-agent.js';
+import { type LookupFn, createEgressPolicy } from '../net/policy.js';
+import { createMetadataCache, withCacheAndCoalescing } from './cache.js';
+import { fetchPageMetadata } from './fetch-page.js';
+import type { Metadata } from './types.js';
+
+/** Longest `url` accepted. */
+export const MAX_URL_LENGTH = 2048;
+
+/** Fetches metadata for a checked URL; `close` releases the connection pool. */
+export interface MetadataService {
+  fetch(url: string): Promise<Metadata>;
+  close(): Promise<void>;
+}
+
+/** Options beyond the configuration: test seams and shared state. */
+export interface MetadataServiceOptions {
+  /** Resolver for the egress policy (tests must never ask real DNS). */
+  lookup?: LookupFn;
+  /** Shares the cache between instances when set. */
+  redis?: Redis;
+  /** Cache and coalesce (the server); the one-off CLI does neither. */
+  cache?: boolean;
+  onCacheError?: (err: unknown) => void;
+}
+
+/**
+ * Validates the `url` parameter: present, a single string, at most 2048 characters, starting with
+ * http:// or https://, and a well-formed URL. Returns the URL to fetch; throws MetadataError(400).
+ */
+export function checkTargetUrl(raw: unknown): string {
+  if (raw === undefined || raw === '') throw new MetadataError(400, 'url: required (the address of the page, http:// or https://)');
+  if (typeof raw !== 'string') throw new MetadataError(400, 'url: give exactly one url parameter');
+  if (raw.length > MAX_URL_LENGTH) throw new MetadataError(400, `url: longer than ${MAX_URL_LENGTH} characters (${raw.length})`);
+  const value = raw.trim();
+  if (!/^https?:\/\//i.test(value)) {
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1];
+    throw new MetadataError(400, scheme ? `url: scheme "${scheme.toLowerCase()}" is not allowed (only http:// and https://)` : 'url: must begin with http:// or https://');
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new MetadataError(400, 'url: malformed');
+  }
+  if (url.hostname === '') throw new MetadataError(400, 'url: has no host');
+  return url.href;
+}
+
+/** Builds the service from the configuration. */
+export function createMetadataService(config: Config, opts: MetadataServiceOptions = {}): MetadataService {
+  const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
+  const agent = createPinnedAgent({ connectTimeoutMs: config.metadataTimeoutMs });
+  const fetchOne = (url: string): Promise<Metadata> =>
+    fetchPageMetadata(url, {
+      policy,
+      agent,
+      timeoutMs: config.metadataTimeoutMs,
+      maxBytes: config.metadataMaxBytes,
+      userAgent: config.metadataUserAgent,
+    });
+  const cache = opts.cache ? createMetadataCache(config.metadataCacheTtlS, opts.redis, opts.onCacheError) : null;
+  const fetch = opts.cache ? withCacheAndCoalescing(fetchOne, cache) : fetchOne;
+  return {
+    fetch: (url) => fetch(checkTargetUrl(url)),
+    close: () => agent.close(),
+  };
+}
