@@ -58,13 +58,38 @@ async function networkIdle(slot: RenderSlot, until: number): Promise<void> {
   }
 }
 
+/**
+ * When the document navigated itself (location=…, meta refresh), waits for the new document to commit,
+ * load and get its fonts, so printing never races a navigation.
+ */
+async function settleNavigation(slot: RenderSlot, until: number): Promise<void> {
+  while (slot.navigating && Date.now() < until) await sleep(10);
+  if (slot.navigations === 0) return;
+  await slot.page.waitForFunction(() => document.readyState === 'complete', { timeout: Math.max(1, until - Date.now()), polling: 20 });
+  await slot.page.evaluate(() => document.fonts.ready.then(() => undefined));
+  await networkIdle(slot, until);
+}
+
 /** Renders `html` in `slot` and returns the PDF bytes; `deadline` is epoch ms. Throws RenderError. */
 export async function renderInSlot(slot: RenderSlot, html: string, params: PrintParams, deadline: number, timeoutMs: number): Promise<Buffer> {
   slot.renders += 1;
+  slot.navigations = 0;
   await loadDocument(slot, html);
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
   await networkIdle(slot, deadline - reserve);
+  if (slot.egress.requests > 0) await settleNavigation(slot, deadline - reserve);
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
+  try {
+    return await print(slot, params, deadline);
+  } catch (err) {
+    // A navigation that started after the checks above can still race the print: settle and retry once.
+    if (slot.navigations === 0 && !slot.navigating) throw err;
+    await settleNavigation(slot, deadline - reserve);
+    return print(slot, params, deadline);
+  }
+}
+
+async function print(slot: RenderSlot, params: PrintParams, deadline: number): Promise<Buffer> {
   try {
     const pdf = await slot.page.pdf({
       width: inches(params.widthIn),

@@ -23,6 +23,10 @@ export interface RenderSlot {
   inflight: number;
   /** Set when the page's renderer crashed. */
   crashed: boolean;
+  /** A main-frame navigation started by the document has not committed yet. */
+  navigating: boolean;
+  /** Main-frame navigations committed since the render started (the document moved itself). */
+  navigations: number;
 }
 
 /** Opens a context routed through a new egress proxy, with one page ready on about:blank. */
@@ -37,13 +41,25 @@ export async function createSlot(browser: Browser, egressOptions: RenderEgressOp
       downloadBehavior: { policy: 'deny' },
     });
     const page = await context.newPage();
-    const slot: RenderSlot = { context, page, egress, renders: 0, inflight: 0, crashed: false };
+    const slot: RenderSlot = { context, page, egress, renders: 0, inflight: 0, crashed: false, navigating: false, navigations: 0 };
     const settled = new WeakSet<HTTPRequest>();
-    page.on('request', () => (slot.inflight += 1));
+    const isMainNavigation = (request: HTTPRequest): boolean =>
+      request.isNavigationRequest() && request.frame() === page.mainFrame();
+    page.on('request', (request) => {
+      slot.inflight += 1;
+      if (isMainNavigation(request)) slot.navigating = true;
+    });
+    page.on('framenavigated', (frame) => {
+      if (frame !== page.mainFrame()) return;
+      slot.navigating = false;
+      slot.navigations += 1;
+    });
     const done = (request: HTTPRequest): void => {
       if (settled.has(request)) return;
       settled.add(request);
       slot.inflight = Math.max(0, slot.inflight - 1);
+      // A refused navigation never commits; a successful one clears the flag in framenavigated.
+      if (isMainNavigation(request) && request.failure()) slot.navigating = false;
     };
     page.on('requestfinished', done);
     page.on('requestfailed', done);
@@ -72,6 +88,8 @@ export async function resetSlot(slot: RenderSlot, timeoutMs: number): Promise<bo
   if (slot.crashed || slot.egress.requests > 0) return false;
   await slot.page.goto('about:blank', { waitUntil: 'load', timeout: timeoutMs });
   slot.inflight = 0;
+  slot.navigating = false;
+  slot.navigations = 0;
   return !slot.crashed && slot.egress.requests === 0 && !hasForeignTargets(slot);
 }
 
