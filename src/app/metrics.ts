@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One service's Prometheus registry with the HTTP metrics every service has. */
 export interface ServiceMetrics {
@@ -12,7 +12,11 @@ export interface ServiceMetrics {
  * `GET /metrics` in Prometheus text format. Each service app has its own registry, so several
  * services in one process do not mix their numbers.
  */
-export function installMetrics(app: FastifyInstance, service: string): ServiceMetrics {
+export function installMetrics(
+  app: FastifyInstance,
+  service: string,
+  state: { limiterDegraded?: () => boolean } = {},
+): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
@@ -34,6 +38,16 @@ export function installMetrics(app: FastifyInstance, service: string): ServiceMe
     help: 'Requests refused with 429 because the account was over its limit',
     labelNames: ['service'] as const,
     registers: [registry],
+  });
+
+  const { limiterDegraded } = state;
+  new Gauge({
+    name: 'pageworks_rate_limiter_degraded',
+    help: '1 while the shared (Redis) limiter is unreachable and this instance counts limits on its own',
+    registers: [registry],
+    collect() {
+      this.set(limiterDegraded?.() ? 1 : 0);
+    },
   });
 
   app.addHook('onResponse', async (request, reply) => {

@@ -128,7 +128,9 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
     async () => ({ status: 'healthy' as const, version: VERSION }),
   );
 
-  app.decorate('metrics', installMetrics(app, service));
+  const { limiter } = core;
+  const limiterDegraded = () => 'isDegraded' in limiter && limiter.isDegraded === true;
+  app.decorate('metrics', installMetrics(app, service, { limiterDegraded }));
 
   const readinessChecks = new Map<string, () => Promise<void>>([['store', () => core.store.ping()]]);
   app.decorate('addReadinessCheck', (name: string, check: () => Promise<void>) => void readinessChecks.set(name, check));

@@ -61,8 +61,11 @@ function openDb(url: string, opts: PostgresStoreOptions, pool: pg.PoolConfig): K
     types: pgTypes(),
     ...pool,
   });
-  // An idle client's network error must not crash the process; the next query reports it.
+  // A network error must not crash the process; the query in flight (or the next one) reports it.
+  // The pool listens on idle clients only: a checked-out client between two queries (inside a
+  // transaction, say) would emit an unhandled 'error' when the database goes away.
   p.on('error', () => {});
+  p.on('connect', (client) => client.on('error', () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool: p }) });
 }
 

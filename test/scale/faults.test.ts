@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKey } from '../../src/accounts/key-format.js';
+import { DATABASE_URL, REDIS_URL } from '../helpers/backends.js';
+import { parseMetrics, sample } from '../helpers/prometheus.js';
+import { type FreshDatabase, OwnRedis, TcpForwarder, freshDatabase, sleep } from './backends.js';
+import { type Answer, Seeder, call, eventually, getJson, startTargetPage } from './cluster.js';
+import { Instance } from './instances.js';
+
+const SERVICE = 'metadata';
+const STORE_DOWN = { detail: 'the account store is unavailable; retry shortly' };
+
+describe.skipIf(!DATABASE_URL || !REDIS_URL)('faults: Redis and PostgreSQL going away, SIGTERM under load', () => {
+  let db: FreshDatabase;
+  let seeder: Seeder;
+  let target: Awaited<ReturnType<typeof startTargetPage>>;
+  const instances: Instance[] = [];
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const pg = new URL(DATABASE_URL ?? 'postgres://127.0.0.1:5432/x');
+  const pgTarget = { host: pg.hostname, port: Number(pg.port || 5432) };
+
+  const start = async (env: Record<string, string>) => {
+    const instance = await Instance.start(SERVICE, { EGRESS_ALLOW: '127.0.0.1/32', METADATA_CACHE_TTL_S: '0', ...env });
+    instances.push(instance);
+    return instance;
+  };
+  const degraded = async (i: Instance) =>
+    parseMetrics(await (await fetch(`${i.url}/metrics`)).text()).get(sample('pageworks_rate_limiter_degraded', { service: SERVICE }));
+
+  beforeAll(async () => {
+    db = await freshDatabase(DATABASE_URL!);
+    target = await startTargetPage();
+    seeder = await Seeder.open(db.url);
+  });
+  afterAll(async () => {
+    for (const i of instances) i.kill();
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+    await seeder?.close();
+    await target?.close();
+    await db?.drop();
+  });
+
+  it('Redis stopped mid-run: both instances keep serving with per-instance limits, then share limits again', async () => {
+    const redis = await OwnRedis.start();
+    cleanups.push(() => redis.stop());
+    const env = { DATABASE_URL: db.url, REDIS_URL: redis.url };
+    const [a, b] = await Promise.all([start(env), start(env)]);
+    const pair = [a!, b!];
+
+    const shared = await seeder.key(SERVICE, 4);
+    const up: Answer[] = [];
+    for (let i = 0; i < 6; i++) up.push(await call(pair[i % 2]!, shared.key, target.url));
+    expect(up.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 429]);
+
+    await redis.stop();
+    const perInstance = await seeder.key(SERVICE, 3);
+    const down: Answer[] = [];
+    for (let i = 0; i < 8; i++) down.push(await call(pair[i % 2]!, perInstance.key, target.url));
+    // Each instance counts on its own: 3 each, so 6 successes in all, and nobody waits on the dead Redis.
+    expect(down.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+    for (const r of down) expect(r.ms).toBeLessThan(1500);
+    for (const i of pair) {
+      expect(i.output).toContain('shared rate limiter unavailable; falling back to per-instance limits');
+      expect(await degraded(i)).toBe(1);
+      expect((await getJson(i, '/v1/health')).status).toBe(200);
+    }
+
+    await redis.resume();
+    // The clients reconnect on their own (back-off capped at 2 s); any request then returns to Redis.
+    const probe = await seeder.key(SERVICE, null);
+    for (const i of pair) {
+      expect(await eventually(async () => (await call(i, probe.key, target.url), (await degraded(i)) === 0), 10_000)).toBe(true);
+      expect(i.output).toContain('shared rate limiter is back');
+    }
+    const again = await seeder.key(SERVICE, 4);
+    const back: Answer[] = [];
+    for (let i = 0; i < 6; i++) back.push(await call(pair[i % 2]!, again.key, target.url));
+    expect(back.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 429]);
+  });
+
+  it('PostgreSQL refusing connections mid-run: 503 at once, readiness fails, service resumes on its own', async () => {
+    const forwarder = await TcpForwarder.create(pgTarget);
+    cleanups.push(() => forwarder.close());
+    const instance = await start({ DATABASE_URL: db.urlVia(forwarder.port), REDIS_URL: REDIS_URL! });
+    const { key } = await seeder.key(SERVICE, null);
+    expect((await call(instance, key, target.url)).status).toBe(200);
+    expect((await getJson(instance, '/v1/ready')).status).toBe(200);
+
+    await forwarder.close();
+    const refused = await call(instance, key, target.url);
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toEqual(STORE_DOWN);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(refused.ms).toBeLessThan(3000);
+    const ready = await getJson(instance, '/v1/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.json).toMatchObject({ status: 'not ready', checks: { store: expect.stringMatching(/^failing: /) } });
+    expect((await getJson(instance, '/v1/health')).status).toBe(200);
+
+    await forwarder.open();
+    expect(await eventually(async () => (await call(instance, key, target.url)).status === 200, 10_000)).toBe(true);
+    expect((await getJson(instance, '/v1/ready')).status).toBe(200);
+  });
+
+  it('an instance started while PostgreSQL is unreachable comes up, answers 503, then migrates and serves', async () => {
+    const empty = await freshDatabase(DATABASE_URL!);
+    cleanups.push(() => empty.drop());
+    const forwarder = await TcpForwarder.create(pgTarget, false);
+    cleanups.push(() => forwarder.close());
+    const instance = await start({ DATABASE_URL: empty.urlVia(forwarder.port), REDIS_URL: REDIS_URL! });
+    expect(instance.output).toContain('database unreachable at start');
+    expect((await getJson(instance, '/v1/health')).status).toBe(200);
+    const ready = await getJson(instance, '/v1/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.json).toMatchObject({ checks: { store: expect.stringMatching(/not reachable or not migrated yet/) } });
+    // A well-formed key passes the checksum and needs the store: 503, not 401.
+    const early = await call(instance, generateKey(SERVICE), target.url);
+    expect(early.status).toBe(503);
+    expect(JSON.parse(early.body)).toEqual(STORE_DOWN);
+
+    await sleep(1000);
+    await forwarder.open();
+    expect(await eventually(async () => (await getJson(instance, '/v1/ready')).status === 200, 15_000)).toBe(true);
+    const emptySeeder = await Seeder.open(empty.url);
+    try {
+      const { key } = await emptySeeder.key(SERVICE, null);
+      expect((await call(instance, key, target.url)).status).toBe(200);
+    } finally {
+      await emptySeeder.close();
+    }
+  });
+
+  it('SIGTERM under load: every request the client saw answered is in the usage table', async () => {
+    const instance = await start({ DATABASE_URL: db.url, REDIS_URL: REDIS_URL! });
+    const { key, accountId } = await seeder.key(SERVICE, 1_000_000);
+    const answers: Answer[] = [];
+    let failures = 0;
+    const worker = async () => {
+      for (;;) {
+        try {
+          answers.push(await call(instance, key, target.url));
+        } catch {
+          failures++;
+          return;
+        }
+      }
+    };
+    const workers = Array.from({ length: 8 }, worker);
+    await sleep(1500);
+    const code = await instance.stop('SIGTERM');
+    await Promise.all(workers);
+    expect(code).toBe(0);
+    expect(failures).toBe(8);
+
+    // Authenticated answers carry the rate-limit headers; 503s sent while closing do not and are not usage.
+    const authenticated = answers.filter((a) => a.headers.has('ratelimit'));
+    expect(authenticated.length).toBeGreaterThan(10);
+    expect(new Set(authenticated.map((a) => a.status))).toEqual(new Set([200]));
+    const rows = await db.query<{ total: string }>('select coalesce(sum(count), 0) as total from usage_daily where account_id = $1', [accountId]);
+    expect(Number(rows[0]!.total)).toBe(authenticated.length);
+  });
+});
