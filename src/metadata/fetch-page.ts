@@ -106,9 +106,16 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
   } finally {
     clearTimeout(timer);
     // Whatever was not read is dropped with its connection (early stop, cap, error, non-HTML).
-    stream?.destroy();
-    body?.destroy();
+    discard(stream);
+    discard(body);
   }
+}
+
+/** Destroys a stream whose remaining data is not wanted; the abort error it then emits is expected. */
+function discard(stream: Readable | undefined): void {
+  if (!stream || stream.destroyed) return;
+  stream.on('error', () => {});
+  stream.destroy();
 }
 
 function toMetadataError(err: unknown, signal: AbortSignal, timeoutMs: number): MetadataError {
