@@ -34,6 +34,8 @@ export interface BrowserPoolOptions {
   memoryCheckMs?: number;
   maxRequestsPerRender?: number;
   maxBytesPerRender?: number;
+  /** JavaScript heap cap of each renderer, in MiB: a runaway document crashes its own renderer (422). */
+  jsHeapMb?: number;
   log?: PoolLog;
 }
 
@@ -87,6 +89,7 @@ export class BrowserPool {
       memoryCheckMs: 15_000,
       maxRequestsPerRender: 300,
       maxBytesPerRender: 64 * 1024 * 1024,
+      jsHeapMb: 1024,
       ...options,
     };
     this.queue = new FairQueue(this.opts.concurrency, this.opts.queueLimit, () => {
@@ -148,7 +151,7 @@ export class BrowserPool {
   }
 
   private async launchInstance(): Promise<Instance> {
-    const launched = await launchChromium(this.opts.executablePath);
+    const launched = await launchChromium(this.opts.executablePath, [`--js-flags=--max-old-space-size=${this.opts.jsHeapMb}`]);
     const instance = new Instance(launched);
     launched.browser.once('disconnected', () => this.onDisconnected(instance));
     try {
@@ -255,7 +258,7 @@ export class BrowserPool {
     const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs);
     work.catch(() => undefined);
     try {
-      const pdf = await this.withDeadline(Promise.race([work, instance.died]), deadline);
+      const pdf = await this.withDeadline(Promise.race([work, instance.died, slot.crash]), deadline);
       clean = true;
       return pdf;
     } catch (err) {

@@ -61,14 +61,14 @@ function writeProfile(): string {
 }
 
 /** Launches Chromium (its own process group) with a throw-away profile. */
-export async function launchChromium(executablePath = DEFAULT_CHROMIUM_PATH): Promise<LaunchedChromium> {
+export async function launchChromium(executablePath = DEFAULT_CHROMIUM_PATH, extraArgs: string[] = []): Promise<LaunchedChromium> {
   const userDataDir = writeProfile();
   try {
     const browser = await puppeteer.launch({
       executablePath,
       headless: true,
       userDataDir,
-      args: chromiumArgs(),
+      args: [...chromiumArgs(), ...extraArgs],
       // The pool decides when Chromium goes away; signals reach the whole app, which closes it in order.
       handleSIGINT: false,
       handleSIGTERM: false,

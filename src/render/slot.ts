@@ -10,6 +10,7 @@
  * survives a same-tab navigation, is reset. Any other outcome discards the whole context.
  */
 import type { Browser, BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
+import { RenderError } from '../errors.js';
 import { type RenderEgress, type RenderEgressOptions, startRenderEgress } from '../net/render-egress.js';
 
 /** One isolated place to render, used by one render at a time. */
@@ -27,6 +28,8 @@ export interface RenderSlot {
   navigating: boolean;
   /** Main-frame navigations committed since the render started (the document moved itself). */
   navigations: number;
+  /** Rejects with RENDER_FAILED when the renderer crashes (puppeteer's own calls hang for a minute then). */
+  readonly crash: Promise<never>;
 }
 
 /** Opens a context routed through a new egress proxy, with one page ready on about:blank. */
@@ -41,7 +44,10 @@ export async function createSlot(browser: Browser, egressOptions: RenderEgressOp
       downloadBehavior: { policy: 'deny' },
     });
     const page = await context.newPage();
-    const slot: RenderSlot = { context, page, egress, renders: 0, inflight: 0, crashed: false, navigating: false, navigations: 0 };
+    let onCrash!: (err: unknown) => void;
+    const crash = new Promise<never>((_, reject) => (onCrash = reject));
+    crash.catch(() => undefined);
+    const slot: RenderSlot = { context, page, egress, renders: 0, inflight: 0, crashed: false, navigating: false, navigations: 0, crash };
     const settled = new WeakSet<HTTPRequest>();
     const isMainNavigation = (request: HTTPRequest): boolean =>
       request.isNavigationRequest() && request.frame() === page.mainFrame();
@@ -63,7 +69,10 @@ export async function createSlot(browser: Browser, egressOptions: RenderEgressOp
     };
     page.on('requestfinished', done);
     page.on('requestfailed', done);
-    page.on('error', () => (slot.crashed = true));
+    page.on('error', () => {
+      slot.crashed = true;
+      onCrash(new RenderError('RENDER_FAILED', 'the document crashed the renderer (out of memory or a Chromium fault)'));
+    });
     // alert/confirm/prompt/beforeunload would block the document forever.
     page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
     return slot;

@@ -200,6 +200,12 @@ describe('other rows of the error table', () => {
     expectError(res, 413, 'PAYLOAD_TOO_LARGE');
   });
 
+  it('422 RENDER_FAILED when the document crashes its renderer (JS heap cap), and the next render succeeds', async () => {
+    const res = await render({ html: '<script>const a = []; for (;;) a.push(new Array(1e6).fill(1.5));</script>' });
+    expectError(res, 422, 'RENDER_FAILED', /crashed the renderer/);
+    expect((await render({ html: TEXT })).statusCode).toBe(200);
+  });
+
   it('429 RATE_LIMITED with Retry-After once the account is over its limit', async () => {
     const other = await createKey(core, 'render');
     await core.accounts.setLimit(other.accountId, 'render', 1);

@@ -1,0 +1,130 @@
+/**
+ * Faults with one render slot and a queue of two: a script that never ends, a renderer out of memory,
+ * Chromium killed mid-render, a burst beyond capacity, and shutdown without orphan processes.
+ */
+import fs from 'node:fs';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CoreDeps } from '../../src/app/core.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { processGroupMembers } from '../../src/render/chromium.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { pdfText } from './pdf-tools.js';
+
+const TIMEOUT_MS = 2000;
+let core: CoreDeps;
+let app: FastifyInstance;
+let keys: string[];
+
+beforeAll(async () => {
+  core = await createTestCore({
+    RENDER_CONCURRENCY: '1',
+    RENDER_QUEUE_LIMIT: '2',
+    RENDER_TIMEOUT_MS: String(TIMEOUT_MS),
+    RENDER_RATE_LIMIT: '10000',
+  });
+  app = await buildRenderApp(core, { lookup: async () => [] });
+  keys = await Promise.all([1, 2, 3].map(async () => (await createKey(core, 'render')).key));
+});
+
+afterAll(async () => {
+  await app?.close();
+  if (core) await closeTestCore(core);
+});
+
+function render(html: string, key = keys[0]): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: '/v1/render',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ html }),
+  });
+}
+
+function expectError(res: LightMyRequestResponse, status: number, code: string): void {
+  expect(res.statusCode).toBe(status);
+  expect(res.headers['x-render-id']).toMatch(/^rnd_/);
+  expect(res.json()).toEqual({ error: { code, message: expect.any(String) } });
+}
+
+async function expectRenders(text: string): Promise<void> {
+  const res = await render(`<p>${text}</p>`);
+  expect(res.statusCode).toBe(200);
+  expect(pdfText(res.rawPayload)).toContain(text);
+}
+
+/** The Chromium main processes this test process launched (children whose command is chromium). */
+function chromiumChildren(): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .filter((pid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return ppid === process.pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chrom');
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe('render faults', () => {
+  it('while(true){} → 504 RENDER_TIMEOUT within the timeout + 2 s, and the next render succeeds', async () => {
+    const started = Date.now();
+    const res = await render('<p>spin</p><script>while (true) {}</script>');
+    const elapsed = Date.now() - started;
+    expectError(res, 504, 'RENDER_TIMEOUT');
+    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(elapsed).toBeLessThan(TIMEOUT_MS + 2000);
+    await expectRenders('after the spin');
+  });
+
+  it('Chromium killed mid-render → that request gets a JSON 5xx within seconds, the next render succeeds', async () => {
+    const [pid] = chromiumChildren();
+    expect(pid).toBeGreaterThan(0);
+    const started = Date.now();
+    const pending = render('<p>slow</p><script>const t = Date.now(); while (Date.now() - t < 1500) {}</script>');
+    await new Promise((r) => setTimeout(r, 400));
+    process.kill(pid, 'SIGKILL');
+    const res = await pending;
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(res.statusCode).toBeGreaterThanOrEqual(500);
+    expectError(res, res.statusCode, 'INTERNAL_ERROR');
+    expect(res.json().error.message).toMatch(/browser stopped.*retry/);
+    await expectRenders('after the kill');
+    // The killed browser's renderers and zygotes went with it.
+    expect(processGroupMembers(pid)).toEqual([]);
+  });
+
+  it('3× more simultaneous requests than concurrency + queue: the excess gets 503 quickly, none hangs', async () => {
+    const capacity = 1 + 2;
+    const slow = '<p>busy</p><script>const t = Date.now(); while (Date.now() - t < 300) {}</script>';
+    const started = Date.now();
+    const timed = await Promise.all(
+      Array.from({ length: capacity * 3 }, async (_, i) => {
+        const res = await render(slow, keys[i % keys.length]);
+        return { res, ms: Date.now() - started };
+      }),
+    );
+    const refused = timed.filter((t) => t.res.statusCode === 503);
+    const served = timed.filter((t) => t.res.statusCode === 200);
+    expect(refused.length).toBe(capacity * 2);
+    expect(served.length).toBe(capacity);
+    for (const t of refused) {
+      expectError(t.res, 503, 'OVERLOADED');
+      expect(Number(t.res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(t.ms).toBeLessThan(1000);
+    }
+    expect(Math.max(...timed.map((t) => t.ms))).toBeLessThan(3 * (TIMEOUT_MS + 1000));
+  });
+
+  it('closing the app leaves no Chromium process behind', async () => {
+    const pids = chromiumChildren();
+    expect(pids.length).toBe(1);
+    await app.close();
+    expect(processGroupMembers(pids[0])).toEqual([]);
+    expect(chromiumChildren()).toEqual([]);
+  });
+});
