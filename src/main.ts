@@ -58,10 +58,15 @@ async function closeWithGrace(app: FastifyInstance, graceMs: number, core: CoreD
     app.server.closeAllConnections();
   }, graceMs);
   timer.unref();
+  // A keep-alive connection whose request finished after close began is idle now: close it too,
+  // or the drain waits for the client's keep-alive timeout.
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 500);
+  sweep.unref();
   try {
     await app.close();
   } finally {
     clearTimeout(timer);
+    clearInterval(sweep);
   }
 }
 

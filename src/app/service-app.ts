@@ -116,6 +116,16 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
     reply.header(requestIdHeader, request.id);
   });
 
+  // While the app closes, answers still sent (requests in flight) end their connection, so a
+  // keep-alive client or load balancer cannot hold it open and stall the drain.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     if (request.auth) {
       core.usage.record(request.auth.accountId, service, outcomeOf(reply.statusCode));

@@ -146,9 +146,12 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('faults: Redis and PostgreSQL going
     };
     const workers = Array.from({ length: 8 }, worker);
     await sleep(1500);
+    const stopAt = Date.now();
     const code = await instance.stop('SIGTERM');
     await Promise.all(workers);
     expect(code).toBe(0);
+    // Drained, not cut at the end of the grace period (35 s here) by keep-alive connections held open.
+    expect(Date.now() - stopAt).toBeLessThan(10_000);
     expect(failures).toBe(8);
 
     // Authenticated answers carry the rate-limit headers; 503s sent while closing do not and are not usage.
