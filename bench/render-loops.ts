@@ -1,0 +1,85 @@
+/**
+ * The render bench's measuring loops: the service over HTTP, a bare puppeteer loop (the minimum for a
+ * fresh document per render) and a browser launched per request.
+ */
+import puppeteer, { type Page } from 'puppeteer-core';
+import { DEFAULT_CHROMIUM_PATH, chromiumArgs, launchChromium, shutdownChromium } from '../src/render/chromium.js';
+
+/** What one loop measured. */
+export interface LoopResult {
+  label: string;
+  concurrency: number;
+  renders: number;
+  wallMs: number;
+  latencies: number[];
+}
+
+/** A4 with default options, as the service prints a request without options. */
+const A4 = { width: `${210 / 25.4}in`, height: `${297 / 25.4}in`, margin: { top: '0in', right: '0in', bottom: '0in', left: '0in' } };
+
+/** The measured latencies of a loop, added to as its chunks run. */
+export function emptyResult(label: string, concurrency: number): LoopResult {
+  return { label, concurrency, renders: 0, wallMs: 0, latencies: [] };
+}
+
+/**
+ * Runs `one` from `concurrency` workers until `count` more renders are done (or `maxMs` passed) and adds
+ * them to `into`. Benches alternate short chunks of the loops they compare, so machine noise hits all alike.
+ */
+export async function drive(into: LoopResult, count: number, maxMs: number, one: (worker: number) => Promise<void>): Promise<void> {
+  let started = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: into.concurrency }, async (_, w) => {
+      while (started < count && performance.now() - t0 < maxMs) {
+        started += 1;
+        const t = performance.now();
+        await one(w);
+        into.latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  into.wallMs += performance.now() - t0;
+  into.renders = into.latencies.length;
+}
+
+/** One render through a running render service's HTTP API. */
+export function serviceRender(baseUrl: string, key: string, html: string): () => Promise<void> {
+  const body = JSON.stringify({ html });
+  return async () => {
+    const res = await fetch(`${baseUrl}/v1/render`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    });
+    const pdf = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 200 || pdf.subarray(0, 5).toString() !== '%PDF-') throw new Error(`service answered ${res.status}: ${pdf.toString().slice(0, 200)}`);
+  };
+}
+
+/** A bare puppeteer renderer: one reused page per worker; about:blank, setContent, pdf per render. */
+export async function startBare(html: string, workers: number): Promise<{ render: (worker: number) => Promise<void>; close: () => Promise<void> }> {
+  const launched = await launchChromium();
+  const pages: Page[] = await Promise.all(Array.from({ length: workers }, () => launched.browser.newPage()));
+  return {
+    render: async (w) => {
+      const page = pages[w];
+      await page.goto('about:blank');
+      await page.setContent(html);
+      await page.pdf(A4);
+    },
+    close: () => shutdownChromium(launched),
+  };
+}
+
+/** What a naive service does: launch Chromium, render, close it, for every request. */
+export async function launchPerRequest(html: string): Promise<void> {
+  const browser = await puppeteer.launch({ executablePath: DEFAULT_CHROMIUM_PATH, headless: true, args: chromiumArgs() });
+  try {
+    const page = await browser.newPage();
+    await page.setContent(html);
+    await page.pdf(A4);
+  } finally {
+    await browser.close();
+  }
+}

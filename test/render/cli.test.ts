@@ -1,0 +1,64 @@
+/**
+ * `pageworks render` goes through the same validation, options and renderer as the API.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { parseRenderArgs, runRenderCli } from '../../src/render/cli.js';
+import { pdfInfo, pdfText } from './pdf-tools.js';
+
+let dir: string;
+const config = loadConfig({ LOG_LEVEL: 'silent' });
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-cli-'));
+  fs.writeFileSync(path.join(dir, 'in.html'), '<p>from the command line</p>');
+});
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function stderrOf(fn: () => Promise<number>): Promise<{ code: number; stderr: string }> {
+  let stderr = '';
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  return fn().then(
+    (code) => (spy.mockRestore(), { code, stderr }),
+    (err) => {
+      spy.mockRestore();
+      throw err;
+    },
+  );
+}
+
+describe('pageworks render', () => {
+  it('renders a file with format, landscape and margins', async () => {
+    const out = path.join(dir, 'out.pdf');
+    const { code } = await stderrOf(() =>
+      runRenderCli([path.join(dir, 'in.html'), '-o', out, '--format', 'letter', '--landscape', '--margin', '1in'], config),
+    );
+    expect(code).toBe(0);
+    const pdf = fs.readFileSync(out);
+    const info = pdfInfo(pdf);
+    expect(Math.abs(info.width - 792)).toBeLessThanOrEqual(1.5);
+    expect(Math.abs(info.height - 612)).toBeLessThanOrEqual(1.5);
+    expect(pdfText(pdf)).toContain('from the command line');
+  });
+
+  it('writes IN.pdf next to the input by default', () => {
+    expect(parseRenderArgs(['docs/a.html']).output).toBe(path.join('docs', 'a.pdf'));
+    expect(parseRenderArgs(['a.html', '--margin-top', '2mm', '--scale', '1.5']).options).toEqual({ margin: { top: '2mm' }, scale: 1.5 });
+  });
+
+  it('refuses bad options with the API’s message and exit code 1, usage errors with 2', async () => {
+    const bad = await stderrOf(() => runRenderCli([path.join(dir, 'in.html'), '--margin', '10pt'], config));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('pageworks render: INVALID_REQUEST: options.margin.top: "10pt" is not a dimension (mm, cm, in, px)\n');
+    const usage = await stderrOf(() => runRenderCli(['--format'], config));
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^pageworks render: --format needs a value\n/);
+  });
+});
