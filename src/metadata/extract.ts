@@ -95,12 +95,17 @@ export class MetadataExtractor implements ScanSink {
   private readonly slots = new Int32Array(SLOTS * 2).fill(UNSET);
   private missing = REQUIRED.length;
   private restart = false;
+  private pendingFrom = -1;
+  private pendingLen = 0;
 
   constructor(
     contentType: string | null,
     private readonly finalUrl: string,
+    opts: { sizeHint?: number } = {},
   ) {
     this.html = isHtmlContentType(contentType);
+    // Knowing the body length (Content-Length) saves the buffer's regrowth copies.
+    if (opts.sizeHint && opts.sizeHint > 0) this.buf = Buffer.allocUnsafe(opts.sizeHint);
     const { charset } = parseContentType(contentType);
     this.contentEncoding = charset ? resolveEncodingLabel(charset) : null;
   }
@@ -134,7 +139,7 @@ export class MetadataExtractor implements ScanSink {
 
   private append(bytes: Uint8Array): void {
     const need = this.len + bytes.length;
-    if (this.len === 0 && this.buf.length === 0) {
+    if (this.len === 0 && this.buf.length < bytes.length) {
       // Adopt the first chunk without copying; it is only read, and a later append reallocates.
       this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       this.len = bytes.length;
@@ -185,9 +190,15 @@ export class MetadataExtractor implements ScanSink {
   private scan(final: boolean): boolean {
     const sc = this.scanner;
     if (!sc || this.done) return this.done;
-    sc.buf = this.buf;
+    // A construct still open at the end of the data (a long inline script, say) is rescanned from its start;
+    // waiting until its pending part has doubled keeps the total rescanning linear in the document size.
+    if (!final && sc.pos === this.pendingFrom && this.len - sc.pos < 2 * (this.pendingLen - sc.pos)) return false;
+    // A view of exactly the bytes read: Buffer#indexOf would otherwise search the unused capacity too.
+    sc.buf = this.buf.subarray(0, this.len);
     sc.len = this.len;
     sc.run(final, () => this.restart || this.isSettled());
+    this.pendingFrom = sc.pos;
+    this.pendingLen = this.len;
     if (this.restart) {
       this.restart = false;
       this.transcodeFrom(this.metaEncoding!, this.bom?.length ?? 0);

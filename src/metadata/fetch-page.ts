@@ -27,6 +27,8 @@ export interface PageFetcherOptions {
 
 const MAX_REDIRECTS = 5;
 
+type ResponseBody = Dispatcher.ResponseData['body'];
+
 class FetchTimeout extends Error {}
 
 /** Transport error codes that mean "the target could not be reached or read". */
@@ -70,7 +72,7 @@ function decoded(body: Readable, encodingHeader: string | string[] | undefined):
 export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): Promise<Metadata> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new FetchTimeout()), opts.timeoutMs);
-  let body: Readable | undefined;
+  let body: ResponseBody | undefined;
   let stream: Readable | undefined;
   try {
     const res = await egressGet(opts.policy, opts.agent, url, {
@@ -93,12 +95,22 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
     const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null;
     if (!isHtmlContentType(contentType)) return nonHtmlMetadata(finalUrl);
     stream = decoded(body, res.headers['content-encoding']);
-    const extractor = new MetadataExtractor(contentType, finalUrl);
+    const length = Number(res.headers['content-length']);
+    const extractor = new MetadataExtractor(contentType, finalUrl, {
+      sizeHint: stream === body && Number.isSafeInteger(length) ? Math.min(length, opts.maxBytes) : undefined,
+    });
     let remaining = opts.maxBytes;
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let settled = false;
+    // destroyOnReturn: false, so an early stop can hand the rest of the body to drainForReuse.
+    for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
       remaining -= part.length;
-      if (extractor.push(part) || remaining <= 0) break;
+      settled = extractor.push(part);
+      if (settled || remaining <= 0) break;
+    }
+    if (settled && remaining > 0 && stream === body) {
+      drainForReuse(body);
+      body = stream = undefined;
     }
     return extractor.finish();
   } catch (err) {
@@ -109,6 +121,19 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
     discard(stream);
     discard(body);
   }
+}
+
+/** Bytes read and discarded after an early stop so the connection can serve the next request. */
+const DRAIN_LIMIT = 1024 * 1024;
+
+/**
+ * Reads the rest of an uncompressed body in the background, up to DRAIN_LIMIT (then the connection is
+ * dropped instead): reusing a keep-alive connection is cheaper than a new handshake, and the caller
+ * already has its answer. undici's body timeout bounds a target that stalls meanwhile.
+ */
+function drainForReuse(body: ResponseBody): void {
+  body.on('error', () => {});
+  body.dump({ limit: DRAIN_LIMIT }).catch(() => undefined);
 }
 
 /** Destroys a stream whose remaining data is not wanted; the abort error it then emits is expected. */

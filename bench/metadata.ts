@@ -1,0 +1,209 @@
+/**
+ * Metadata bench, all in one run:
+ * 1. extraction only, pages/s over the corpus: our extractor vs open-graph-scraper (html mode) vs
+ *    metascraper (title, description, image, url rules);
+ * 2. end to end, requests/s against a loopback origin serving the corpus (cache off), at concurrency 1 and
+ *    16: our /v1/fetch vs a bare proxy (separate minimal process: fetch, discard, fixed JSON) vs
+ *    open-graph-scraper fetching the URLs itself; p50 latency at concurrency 1.
+ * Bounded: fixed rounds and durations, about two minutes in total.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import createMetascraper from 'metascraper';
+import metascraperDescription from 'metascraper-description';
+import metascraperImage from 'metascraper-image';
+import metascraperTitle from 'metascraper-title';
+import metascraperUrl from 'metascraper-url';
+import ogs from 'open-graph-scraper';
+import { Pool } from 'undici';
+import { extractMetadata } from '../src/metadata/extract.js';
+import { fmt, heading, median, quantile, verdict } from './stats.js';
+
+const CORPUS = process.env.METADATA_CORPUS_DIR ?? '/work/shared/corpus/metadata';
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const E2E_SECONDS = 4;
+const E2E_ROUNDS = 2;
+
+interface Page {
+  name: string;
+  url: string;
+  bytes: Buffer;
+  html: string;
+}
+
+function loadCorpus(): Page[] {
+  const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{ name: string; url: string }>;
+  return manifest.map((m) => {
+    const bytes = fs.readFileSync(path.join(CORPUS, 'pages', `${m.name}.html`));
+    return { ...m, bytes, html: bytes.toString('utf8') };
+  });
+}
+
+/** Pages per second of one pass of `fn` over the corpus, `passes` times in a row. */
+async function pagesPerSecond(pages: Page[], passes: number, fn: (p: Page) => unknown): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < passes; i++) for (const p of pages) await fn(p);
+  return (passes * pages.length) / (Number(process.hrtime.bigint() - start) / 1e9);
+}
+
+async function extractionBench(pages: Page[]): Promise<{ ours: number; ogs: number; metascraper: number }> {
+  heading('metadata: extraction only (corpus in memory, pages/s, one core)');
+  const scrape = createMetascraper([metascraperTitle(), metascraperDescription(), metascraperImage(), metascraperUrl()]);
+  const ours = (p: Page) => extractMetadata(p.bytes, 'text/html', p.url);
+  const og = (p: Page) => ogs({ html: p.html });
+  const ms = (p: Page) => scrape({ html: p.html, url: p.url });
+  // Warm-up (JIT) on every contender, then interleaved rounds.
+  await pagesPerSecond(pages, 3, ours);
+  await pagesPerSecond(pages.slice(0, 15), 1, og);
+  await pagesPerSecond(pages.slice(0, 15), 1, ms);
+  const r: Record<'ours' | 'ogs' | 'metascraper', number[]> = { ours: [], ogs: [], metascraper: [] };
+  for (let round = 0; round < 3; round++) {
+    r.ours.push(await pagesPerSecond(pages, 20, ours));
+    r.ogs.push(await pagesPerSecond(pages, 1, og));
+    r.metascraper.push(await pagesPerSecond(pages, 1, ms));
+  }
+  const result = { ours: median(r.ours), ogs: median(r.ogs), metascraper: median(r.metascraper) };
+  const mb = pages.reduce((n, p) => n + p.bytes.length, 0) / 1e6;
+  process.stdout.write(`corpus: ${pages.length} pages, ${mb.toFixed(1)} MB; median of 3 rounds\n`);
+  process.stdout.write(`extractor                     pages/s     ratio\n`);
+  process.stdout.write(`pageworks                  ${fmt(result.ours, 1, 10)}\n`);
+  process.stdout.write(`open-graph-scraper (html)  ${fmt(result.ogs, 1, 10)} ${fmt(result.ours / result.ogs, 1, 8)}×\n`);
+  process.stdout.write(`metascraper (4 rules)      ${fmt(result.metascraper, 1, 10)} ${fmt(result.ours / result.metascraper, 1, 8)}×\n`);
+  return result;
+}
+
+/** Starts a bench child process and waits for its READY line. */
+async function child(role: string): Promise<{ proc: ChildProcess; port: number; extra: string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'metadata-children.ts'), role], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, METADATA_CORPUS_DIR: CORPUS },
+  });
+  const lines = readline.createInterface({ input: proc.stdout! });
+  for await (const line of lines) {
+    const m = /^READY (\d+) ?(.*)$/.exec(line);
+    if (m) return { proc, port: Number(m[1]), extra: m[2] ?? '' };
+  }
+  throw new Error(`bench child ${role} exited before it was ready`);
+}
+
+interface LoadResult {
+  rps: number;
+  latenciesMs: number[];
+  errors: number;
+}
+
+/** Runs `concurrency` workers for `seconds`, each sending the next path in turn; counts 200s. */
+async function load(origin: string, paths: string[], headers: Record<string, string>, concurrency: number, seconds: number): Promise<LoadResult> {
+  const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
+  const latenciesMs: number[] = [];
+  let next = 0;
+  let ok = 0;
+  let errors = 0;
+  const deadline = Date.now() + seconds * 1000;
+  const start = process.hrtime.bigint();
+  const worker = async (): Promise<void> => {
+    while (Date.now() < deadline) {
+      const p = paths[next++ % paths.length];
+      const t = process.hrtime.bigint();
+      try {
+        const res = await pool.request({ method: 'GET', path: p, headers });
+        await res.body.text();
+        if (res.statusCode === 200) {
+          ok++;
+          latenciesMs.push(Number(process.hrtime.bigint() - t) / 1e6);
+        } else errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+  await pool.close();
+  return { rps: ok / elapsed, latenciesMs, errors };
+}
+
+/** open-graph-scraper fetching the pages itself, `concurrency` calls in flight. */
+async function ogsLoad(urls: string[], concurrency: number, seconds: number): Promise<LoadResult> {
+  const latenciesMs: number[] = [];
+  let next = 0;
+  let ok = 0;
+  let errors = 0;
+  const deadline = Date.now() + seconds * 1000;
+  const start = process.hrtime.bigint();
+  const worker = async (): Promise<void> => {
+    while (Date.now() < deadline) {
+      const t = process.hrtime.bigint();
+      const out = await ogs({ url: urls[next++ % urls.length] }).catch(() => ({ error: true }));
+      if (out.error) errors++;
+      else {
+        ok++;
+        latenciesMs.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { rps: ok / (Number(process.hrtime.bigint() - start) / 1e9), latenciesMs, errors };
+}
+
+async function endToEndBench(pages: Page[]): Promise<void> {
+  heading(`metadata: end to end, loopback origin serving the corpus, cache off (${E2E_ROUNDS}×${E2E_SECONDS} s per cell)`);
+  const origin = await child('origin');
+  const bare = await child('bare-proxy');
+  const service = await child('service');
+  const children = [origin, bare, service];
+  try {
+    const pageUrls = pages.map((p) => `http://127.0.0.1:${origin.port}/${p.name}`);
+    const q = (u: string) => `?url=${encodeURIComponent(u)}`;
+    const ourPaths = pageUrls.map((u) => `/v1/fetch${q(u)}`);
+    const barePaths = pageUrls.map((u) => `/${q(u)}`);
+    const auth = { 'x-api-key': service.extra };
+    const ours = `http://127.0.0.1:${service.port}`;
+    const proxy = `http://127.0.0.1:${bare.port}`;
+    const typical = [...pages].sort((a, b) => a.bytes.length - b.bytes.length)[Math.floor(pages.length / 2)];
+    await load(ours, ourPaths, auth, 4, 2); // warm-up (JIT, connection pools)
+    await load(proxy, barePaths, {}, 4, 2);
+    const cells: Record<string, LoadResult[]> = {};
+    const add = (k: string, r: LoadResult) => (cells[k] ??= []).push(r);
+    for (let round = 0; round < E2E_ROUNDS; round++) {
+      for (const c of [1, 16]) {
+        add(`ours c${c}`, await load(ours, ourPaths, auth, c, E2E_SECONDS));
+        add(`bare c${c}`, await load(proxy, barePaths, {}, c, E2E_SECONDS));
+      }
+    }
+    for (const c of [1, 16]) add(`ogs c${c}`, await ogsLoad(pageUrls, c, E2E_SECONDS));
+    const typicalRun = await load(ours, [`/v1/fetch${q(`http://127.0.0.1:${origin.port}/${typical.name}`)}`], auth, 1, 2);
+    const rps = (k: string) => median(cells[k].map((r) => r.rps));
+    const errors = (k: string) => cells[k].reduce((n, r) => n + r.errors, 0);
+    process.stdout.write(`                         c=1 req/s   c=16 req/s   errors\n`);
+    for (const [label, k] of [['pageworks /v1/fetch', 'ours'], ['bare proxy', 'bare'], ['open-graph-scraper (url)', 'ogs']] as const) {
+      process.stdout.write(`${label.padEnd(24)}${fmt(rps(`${k} c1`), 1, 11)}${fmt(rps(`${k} c16`), 1, 13)}${String(errors(`${k} c1`) + errors(`${k} c16`)).padStart(9)}\n`);
+    }
+    const p50all = median(cells['ours c1'].flatMap((r) => r.latenciesMs));
+    const p50typical = median(typicalRun.latenciesMs);
+    const p95all = quantile(cells['ours c1'].flatMap((r) => r.latenciesMs), 0.95);
+    process.stdout.write(`pageworks latency at c=1: p50 ${p50all.toFixed(2)} ms, p95 ${p95all.toFixed(2)} ms over the corpus; ` +
+      `p50 ${p50typical.toFixed(2)} ms for a typical page (${typical.name}, ${(typical.bytes.length / 1024).toFixed(0)} KiB, the median size)\n`);
+    for (const c of [1, 16]) {
+      const vsBare = rps(`ours c${c}`) / rps(`bare c${c}`);
+      const vsOgs = rps(`ours c${c}`) / rps(`ogs c${c}`);
+      process.stdout.write(`c=${c}: ${vsBare.toFixed(2)}× bare proxy (goal ≥ 0.7: ${verdict(vsBare >= 0.7)}), ` +
+        `${vsOgs.toFixed(1)}× open-graph-scraper (goal ≥ 30: ${verdict(vsOgs >= 30)})\n`);
+    }
+    process.stdout.write(`p50 at c=1 for a typical page < 5 ms: ${verdict(p50typical < 5)}\n`);
+  } finally {
+    for (const c of children) c.proc.kill('SIGTERM');
+  }
+}
+
+/** The metadata section of `npm run bench`. */
+export async function runMetadataBench(): Promise<void> {
+  const pages = loadCorpus();
+  const ex = await extractionBench(pages);
+  process.stdout.write(`goal extraction ≥ 40× open-graph-scraper: ${verdict(ex.ours / ex.ogs >= 40)}; ` +
+    `≥ 30× metascraper: ${verdict(ex.ours / ex.metascraper >= 30)}\n`);
+  await endToEndBench(pages);
+}
