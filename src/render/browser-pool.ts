@@ -39,6 +39,10 @@ export interface BrowserPoolOptions {
   log?: PoolLog;
 }
 
+/** Longest wait for a free slot (e.g. while Chromium restarts) before the render is refused with 503. */
+const SLOT_WAIT_MS = 30_000;
+const noSlot = (): RenderError => new RenderError('OVERLOADED', 'no renderer became available in time; retry shortly', 2);
+
 /** The message of a render cut short by a browser crash (a 500, the next render gets a new browser). */
 const CRASH_MESSAGE = 'the browser stopped during this render; retry the request';
 
@@ -121,10 +125,10 @@ export class BrowserPool {
     if (this.closing) throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
     const release = await this.queue.acquire(accountId, signal);
     const started = Date.now();
-    const deadline = started + this.opts.timeoutMs;
     try {
-      const [instance, slot] = await this.takeSlot(deadline);
-      return await this.runInSlot(instance, slot, html, params, deadline);
+      // Waiting for a slot (a Chromium restart, a slot being replaced) is queue time, not render time.
+      const [instance, slot] = await this.takeSlot(started + Math.max(this.opts.timeoutMs, SLOT_WAIT_MS));
+      return await this.runInSlot(instance, slot, html, params, Date.now() + this.opts.timeoutMs);
     } finally {
       release();
       this.avgRenderMs = this.avgRenderMs * 0.8 + (Date.now() - started) * 0.2;
@@ -220,7 +224,7 @@ export class BrowserPool {
       if (this.closing) throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
       let instance: Instance;
       try {
-        instance = await this.withDeadline(this.ensureInstance(), deadline);
+        instance = await this.withDeadline(this.ensureInstance(), deadline, noSlot);
       } catch (err) {
         if (err instanceof RenderError) throw err;
         this.opts.log?.error({ err }, 'chromium could not be started');
@@ -232,6 +236,7 @@ export class BrowserPool {
         const slot = await this.withDeadline(
           new Promise<RenderSlot>((resolve, reject) => instance.waiters.push({ resolve, reject })),
           deadline,
+          noSlot,
         );
         return [instance, slot];
       } catch (err) {
@@ -240,11 +245,11 @@ export class BrowserPool {
     }
   }
 
-  private withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+  private withDeadline<T>(work: Promise<T>, deadline: number, expiry?: () => RenderError): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new RenderError('RENDER_TIMEOUT', `render exceeded ${this.opts.timeoutMs} ms`)),
+        () => reject(expiry?.() ?? new RenderError('RENDER_TIMEOUT', `render exceeded ${this.opts.timeoutMs} ms`)),
         Math.max(0, deadline - Date.now()),
       );
     });
