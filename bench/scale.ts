@@ -117,10 +117,10 @@ export async function runScaleBench(): Promise<void> {
       `${CONNECTIONS} connections in all, ${SECONDS} s per run, ${ROUNDS} interleaved rounds, medians\n` +
         `${'workload'.padEnd(27)} ${'1 inst/s'.padStart(9)} ${'2 inst/s'.padStart(9)} ${'ratio'.padStart(7)}  p50 ms 1/2  non-2xx\n` +
         `${rows.join('\n')}\n` +
-        `NOTE: this machine has ${os.availableParallelism()} cores (1-min load average ${os.loadavg()[0]!.toFixed(1)} at the end) shared by both\n` +
-        'instances, PostgreSQL, Redis, the target\n' +
-        'page and the load generator, so the ratio shows how far two instances get on the same cores, not the\n' +
-        'scaling on separate machines (there, each instance brings its own cores; see docs/deploy.md).\n',
+        `NOTE: this machine has ${os.availableParallelism()} cores (1-min load average ${os.loadavg()[0]!.toFixed(1)} at the end), shared by\n` +
+        'both instances, PostgreSQL, Redis, the target page and the load generator: the ratio shows how far\n' +
+        'two instances get on the same cores, not the scaling on separate machines (there each instance\n' +
+        'brings its own cores; see docs/deploy.md).\n',
     );
   } finally {
     await Promise.all(instances.map((i) => i.stop()));
