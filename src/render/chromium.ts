@@ -74,6 +74,9 @@ export async function launchChromium(executablePath = DEFAULT_CHROMIUM_PATH, ext
       handleSIGTERM: false,
       handleSIGHUP: false,
       protocolTimeout: 120_000,
+      // Over a pipe, Chromium shuts down by itself when this process dies (even by SIGKILL), so a crashed
+      // server or test runner leaves no orphan browser behind; a WebSocket connection would not.
+      pipe: true,
     });
     const pid = browser.process()?.pid;
     if (pid === undefined) throw new Error('Chromium started without a process id');

@@ -58,6 +58,11 @@ export async function startCanary(): Promise<Canary> {
       res.writeHead(200, { 'content-type': 'image/svg+xml' });
       return res.end(RED_SVG);
     }
+    if (path.startsWith('/big.svg')) {
+      // ~3 MB: a red square behind a long comment, for the per-render byte cap.
+      res.writeHead(200, { 'content-type': 'image/svg+xml' });
+      return res.end(RED_SVG.replace('<rect', `<!--${'x'.repeat(3 * 1024 * 1024)}--><rect`));
+    }
     if (path.startsWith('/slow')) {
       setTimeout(() => res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(RED_SVG), 400);
       return undefined;

@@ -1,0 +1,86 @@
+/**
+ * The pool below the HTTP layer: recycling Chromium after N renders or above a memory threshold (renders
+ * keep succeeding, the old process group is gone), and the per-render egress caps.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEgressPolicy } from '../../src/net/policy.js';
+import { BrowserPool, type BrowserPoolOptions } from '../../src/render/browser-pool.js';
+import { processGroupMembers } from '../../src/render/chromium.js';
+import { toPrintParams } from '../../src/render/options.js';
+import { type Canary, startCanary } from './canary.js';
+import { pdfText, pixel } from './pdf-tools.js';
+
+const noDns = async (): Promise<never> => {
+  throw new Error('no DNS in tests');
+};
+const A4 = toPrintParams({});
+let canary: Canary;
+
+beforeAll(async () => {
+  canary = await startCanary();
+});
+afterAll(async () => canary?.close());
+
+async function withPool(options: Partial<BrowserPoolOptions>, fn: (pool: BrowserPool) => Promise<void>): Promise<void> {
+  const pool = await BrowserPool.start({
+    policy: createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: noDns }),
+    concurrency: 1,
+    queueLimit: 4,
+    timeoutMs: 10_000,
+    ...options,
+  });
+  try {
+    await fn(pool);
+  } finally {
+    await pool.close();
+  }
+}
+
+async function waitFor(check: () => boolean, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+}
+
+describe('BrowserPool', () => {
+  it('recycles Chromium after N renders; renders go on and the old processes are gone', async () => {
+    await withPool({ maxRendersPerBrowser: 3 }, async (pool) => {
+      const first = pool.browserPid as number;
+      for (let i = 0; i < 3; i++) expect(pdfText(await pool.render('a', `<p>render ${i}</p>`, A4))).toContain(`render ${i}`);
+      await waitFor(() => pool.browserPid !== first && processGroupMembers(first).length === 0, 15_000);
+      expect(pool.browserPid).not.toBe(first);
+      expect(processGroupMembers(first)).toEqual([]);
+      expect(pdfText(await pool.render('a', '<p>on the new browser</p>', A4))).toContain('on the new browser');
+    });
+  });
+
+  it('recycles Chromium above the memory threshold', async () => {
+    await withPool({ memoryLimitBytes: 1, memoryCheckMs: 200 }, async (pool) => {
+      const first = pool.browserPid as number;
+      await waitFor(() => pool.browserPid !== first, 15_000);
+      expect(pool.browserPid).not.toBe(first);
+      expect(pdfText(await pool.render('a', '<p>still rendering</p>', A4))).toContain('still rendering');
+    });
+  });
+
+  it('caps the requests of one render', async () => {
+    await withPool({ maxRequestsPerRender: 5 }, async (pool) => {
+      const before = canary.requests.length;
+      const images = Array.from({ length: 30 }, (_, i) => `<img src="http://127.0.0.1:${canary.port}/red.svg?n=${i}">`).join('');
+      await pool.render('a', `<p>many</p>${images}`, A4);
+      const made = canary.requests.length - before;
+      expect(made).toBeGreaterThan(0);
+      expect(made).toBeLessThanOrEqual(5);
+    });
+  });
+
+  it('caps the bytes of one render', async () => {
+    const html = `<body style="margin:0"><img style="display:block;width:100vw;height:100vh" src="http://127.0.0.1:${canary.port}/big.svg"></body>`;
+    await withPool({ maxBytesPerRender: 1024 * 1024 }, async (pool) => {
+      expect(pixel(await pool.render('a', html, A4), 60, 80)).toEqual([255, 255, 255]);
+    });
+    await withPool({}, async (pool) => {
+      const [r, g, b] = pixel(await pool.render('a', html, A4), 60, 80);
+      expect([r > 240, g < 20, b < 20]).toEqual([true, true, true]);
+    });
+  });
+});
