@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/accounts/key-format.js';
 import { DATABASE_URL, REDIS_URL } from '../helpers/backends.js';
@@ -18,8 +19,8 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('faults: Redis and PostgreSQL going
   const pg = new URL(DATABASE_URL ?? 'postgres://127.0.0.1:5432/x');
   const pgTarget = { host: pg.hostname, port: Number(pg.port || 5432) };
 
-  const start = async (env: Record<string, string>) => {
-    const instance = await Instance.start(SERVICE, { EGRESS_ALLOW: '127.0.0.1/32', METADATA_CACHE_TTL_S: '0', ...env });
+  const start = async (env: Record<string, string>, service: 'metadata' | 'render' = SERVICE) => {
+    const instance = await Instance.start(service, { EGRESS_ALLOW: '127.0.0.1/32', METADATA_CACHE_TTL_S: '0', ...env });
     instances.push(instance);
     return instance;
   };
@@ -68,10 +69,16 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('faults: Redis and PostgreSQL going
       expect((await getJson(i, '/v1/health')).status).toBe(200);
     }
 
+    // An instance started while Redis is down comes up in the same degraded mode.
+    const late = await start(env);
+    await late.waitFor(/Redis unreachable at start; serving with per-instance limits/, 3000);
+    expect((await call(late, perInstance.key, target.url)).status).toBe(200);
+    expect(await degraded(late)).toBe(1);
+
     await redis.resume();
     // The clients reconnect on their own (back-off capped at 2 s); any request then returns to Redis.
     const probe = await seeder.key(SERVICE, null);
-    for (const i of pair) {
+    for (const i of [...pair, late]) {
       expect(await eventually(async () => (await call(i, probe.key, target.url), (await degraded(i)) === 0), 10_000)).toBe(true);
       await i.waitFor(/shared rate limiter is back/, 3000);
     }
@@ -133,36 +140,75 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('faults: Redis and PostgreSQL going
     }
   });
 
-  it('SIGTERM under load: every request the client saw answered is in the usage table', async () => {
-    const instance = await start({ DATABASE_URL: db.url, REDIS_URL: REDIS_URL! });
-    const { key, accountId } = await seeder.key(SERVICE, 1_000_000);
-    const answers: Answer[] = [];
-    let failures = 0;
-    const worker = async () => {
-      for (;;) {
-        try {
-          answers.push(await call(instance, key, target.url));
-        } catch {
-          failures++;
-          return;
+  for (const service of ['metadata', 'render'] as const) {
+    const extra = service === 'render' ? '; no Chromium process outlives it' : '';
+    it(`${service}: SIGTERM under load drains in-flight requests and loses no usage count${extra}`, async () => {
+      const instance = await start({ DATABASE_URL: db.url, REDIS_URL: REDIS_URL!, RENDER_CONCURRENCY: '2' }, service);
+      const { key, accountId } = await seeder.key(service, 1_000_000);
+      const answers: Answer[] = [];
+      let failures = 0;
+      const worker = async () => {
+        for (;;) {
+          try {
+            answers.push(await call(instance, key, target.url));
+          } catch {
+            failures++;
+            return;
+          }
         }
-      }
-    };
-    const workers = Array.from({ length: 8 }, worker);
-    await sleep(1500);
-    const stopAt = Date.now();
-    const code = await instance.stop('SIGTERM');
-    await Promise.all(workers);
-    expect(code).toBe(0);
-    // Drained, not cut at the end of the grace period (35 s here) by keep-alive connections held open.
-    expect(Date.now() - stopAt).toBeLessThan(10_000);
-    expect(failures).toBe(8);
+      };
+      const workers = Array.from({ length: service === 'render' ? 4 : 8 }, worker);
+      await sleep(1500);
+      const children = descendants(instance.pid);
+      if (service === 'render') expect(children.length).toBeGreaterThan(0);
+      const stopAt = Date.now();
+      const code = await instance.stop('SIGTERM');
+      await Promise.all(workers);
+      expect(code).toBe(0);
+      expect(failures).toBe(workers.length);
+      // Drained, not cut at the end of the grace period (35 s here) by keep-alive connections held open.
+      expect(Date.now() - stopAt).toBeLessThan(10_000);
+      // Chromium and its helpers went with the instance: none of its processes outlives it.
+      expect(children.filter(alive)).toEqual([]);
 
-    // Authenticated answers carry the rate-limit headers; 503s sent while closing do not and are not usage.
-    const authenticated = answers.filter((a) => a.headers.has('ratelimit'));
-    expect(authenticated.length).toBeGreaterThan(10);
-    expect(new Set(authenticated.map((a) => a.status))).toEqual(new Set([200]));
-    const rows = await db.query<{ total: string }>('select coalesce(sum(count), 0) as total from usage_daily where account_id = $1', [accountId]);
-    expect(Number(rows[0]!.total)).toBe(authenticated.length);
-  });
+      // Authenticated answers carry the rate-limit headers; 503s sent while closing do not and are not usage.
+      const authenticated = answers.filter((a) => a.headers.has('ratelimit'));
+      expect(authenticated.length).toBeGreaterThan(5);
+      expect(new Set(authenticated.map((a) => a.status))).toEqual(new Set([200]));
+      const rows = await db.query<{ total: string }>('select coalesce(sum(count), 0) as total from usage_daily where account_id = $1', [accountId]);
+      expect(Number(rows[0]!.total)).toBe(authenticated.length);
+    });
+  }
 });
+
+/** Every process below `pid` (children, grandchildren, …), from /proc. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const found: number[] = [];
+  const queue = [...(children.get(pid) ?? [])];
+  while (queue.length > 0) {
+    const next = queue.pop()!;
+    found.push(next);
+    queue.push(...(children.get(next) ?? []));
+  }
+  return found;
+}
+
+/** Whether a process still exists and is not a zombie waiting to be reaped. */
+function alive(pid: number): boolean {
+  try {
+    return !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
