@@ -203,6 +203,7 @@ export function skipToGt(b: Buffer, k: number, len: number, final: boolean): num
   return i + 1;
 }
 
+const COMMENT_OPEN = Buffer.from('<!--');
 const SCRIPT_DATA = 0;
 const ESCAPED = 1;
 const DOUBLE_ESCAPED = 2;
@@ -222,8 +223,8 @@ function scriptWordAt(b: Buffer, i: number, len: number): number {
 export function findScriptEnd(b: Buffer, from: number, len: number, final: boolean): number {
   const plain = findEndTag(b, from, len, 'script', final);
   const end = plain < 0 ? len : plain;
-  const open = b.indexOf('<!--', from);
-  if (open < 0 || open >= end) return plain;
+  // Bounded to this script: an unbounded search would cross the rest of the document for every script.
+  if (b.subarray(from, end).indexOf(COMMENT_OPEN) < 0) return plain;
   let state = SCRIPT_DATA;
   let dashes = 0;
   let i = from;

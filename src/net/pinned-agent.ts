@@ -16,11 +16,13 @@ export interface PinnedAgentOptions {
   connectTimeoutMs?: number;
   /** How long an idle keep-alive socket is kept. */
   keepAliveTimeoutMs?: number;
+  /** Extra trusted CA certificates (PEM), replacing the defaults; for intranets and tests. */
+  ca?: string | Buffer | Array<string | Buffer>;
 }
 
 /** Creates the dispatcher every outbound caller uses; it only connects to pinned IP literals. */
 export function createPinnedAgent(opts: PinnedAgentOptions = {}): Agent {
-  const connector = buildConnector({ timeout: opts.connectTimeoutMs ?? 10_000 });
+  const connector = buildConnector({ timeout: opts.connectTimeoutMs ?? 10_000, ...(opts.ca ? { ca: opts.ca } : {}) });
   return new Agent({
     keepAliveTimeout: opts.keepAliveTimeoutMs ?? 4_000,
     connect(options, callback) {
