@@ -39,9 +39,11 @@ const CONNECTION_CODES = new Set([
 
 /** Whether an error (or one of its causes) says the database server is unreachable or starting. */
 export function isConnectionError(err: unknown): boolean {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; e && depth < 5; depth++) {
     if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
     if (typeof e.message === 'string' && /connection terminated|timeout exceeded when trying to connect/i.test(e.message)) return true;
+    e = e.cause as typeof e;
   }
   return false;
 }
