@@ -41,14 +41,16 @@ export function installMetrics(
   });
 
   const { limiterDegraded } = state;
-  new Gauge({
-    name: 'pageworks_rate_limiter_degraded',
-    help: '1 while the shared (Redis) limiter is unreachable and this instance counts limits on its own',
-    registers: [registry],
-    collect() {
-      this.set(limiterDegraded?.() ? 1 : 0);
-    },
-  });
+  if (limiterDegraded) {
+    new Gauge({
+      name: 'pageworks_rate_limiter_degraded',
+      help: '1 while the shared (Redis) limiter is unreachable and this instance counts limits on its own',
+      registers: [registry],
+      collect() {
+        this.set(limiterDegraded() ? 1 : 0);
+      },
+    });
+  }
 
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the raw URL, so label values stay few; unknown routes share one label.
