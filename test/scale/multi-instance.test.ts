@@ -99,4 +99,18 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('two metadata and two render instan
     expect(after[0]!.get(rejections) ?? 0).toBe(before[0]!.get(rejections) ?? 0);
     expect(after[1]!.get(sample('pageworks_rate_limiter_degraded', { service: 'metadata' }))).toBe(0);
   });
+
+  // Last: it stops the metadata instances.
+  it('usage and last-used batched by both metadata instances add up once they stop', async () => {
+    const { key, accountId } = await seeder.key('metadata', null);
+    const startedAt = Date.now();
+    for (let i = 0; i < 10; i++) expect((await call(metadata[i % 2]!, key, target.url)).status).toBe(200);
+    const lastCall = Date.now();
+    expect(await Promise.all(metadata.map((i) => i.stop('SIGTERM')))).toEqual([0, 0]);
+    const usage = await db.query<{ outcome: string; count: string }>('select outcome, count from usage_daily where account_id = $1', [accountId]);
+    expect(usage.map((u) => [u.outcome, Number(u.count)])).toEqual([['ok', 10]]);
+    const [lastUsed] = await db.query<{ last_used_at: string }>('select last_used_at from api_keys where account_id = $1', [accountId]);
+    expect(Number(lastUsed!.last_used_at)).toBeGreaterThanOrEqual(startedAt);
+    expect(Number(lastUsed!.last_used_at)).toBeLessThanOrEqual(lastCall);
+  });
 });
