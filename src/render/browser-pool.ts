@@ -41,6 +41,8 @@ export interface BrowserPoolOptions {
 
 /** Longest wait for a free slot (e.g. while Chromium restarts) before the render is refused with 503. */
 const SLOT_WAIT_MS = 30_000;
+/** Clean slots beyond the concurrency: a render never waits for the previous one's reset or replacement. */
+const SPARE_SLOTS = 1;
 const noSlot = (): RenderError => new RenderError('OVERLOADED', 'no renderer became available in time; retry shortly', 2);
 
 /** The message of a render cut short by a browser crash (a 500, the next render gets a new browser). */
@@ -159,7 +161,7 @@ export class BrowserPool {
     const instance = new Instance(launched);
     launched.browser.once('disconnected', () => this.onDisconnected(instance));
     try {
-      await Promise.all(Array.from({ length: this.opts.concurrency }, () => this.addSlot(instance)));
+      await Promise.all(Array.from({ length: this.opts.concurrency + SPARE_SLOTS }, () => this.addSlot(instance)));
     } catch (err) {
       await this.shutdown(instance);
       throw err;
@@ -169,7 +171,7 @@ export class BrowserPool {
       throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
     }
     this.current = instance;
-    this.opts.log?.info({ pid: launched.pid, slots: this.opts.concurrency }, 'chromium ready');
+    this.opts.log?.info({ pid: launched.pid, slots: this.opts.concurrency + SPARE_SLOTS }, 'chromium ready');
     return instance;
   }
 
