@@ -146,3 +146,30 @@ export function extractCharsetFromContent(value: string): string | null {
   }
   return null;
 }
+
+/**
+ * Blink's EncodingFromMetaAttributes: a `charset` attribute, or `http-equiv="content-type"` together with a
+ * `content` that names a charset (the first charset/content attribute wins). Returns the encoding a
+ * document may declare for itself (UTF-16 becomes UTF-8), or null.
+ */
+export function encodingFromMetaAttributes(attrs: ReadonlyArray<readonly [name: string, value: string]>): string | null {
+  let gotPragma = false;
+  let charset: string | null = null;
+  let fromCharset = false;
+  for (const [name, value] of attrs) {
+    if (name === 'http-equiv') {
+      if (value.toLowerCase() === 'content-type') gotPragma = true;
+    } else if (charset === null) {
+      if (name === 'charset') {
+        charset = value;
+        fromCharset = true;
+      } else if (name === 'content') {
+        charset = extractCharsetFromContent(value);
+      }
+    }
+  }
+  if (charset === null || (!fromCharset && !gotPragma)) return null;
+  const enc = resolveEncodingLabel(charset.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, ''));
+  // A document cannot declare itself UTF-16 from inside (it would not be readable as ASCII).
+  return enc === 'utf-16le' || enc === 'utf-16be' ? 'utf-8' : enc;
+}

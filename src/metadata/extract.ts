@@ -20,7 +20,7 @@
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import {
   decoderFor,
-  extractCharsetFromContent,
+  encodingFromMetaAttributes,
   isAsciiCompatible,
   isHtmlContentType,
   parseContentType,
@@ -29,6 +29,7 @@ import {
 } from './encoding.js';
 import { isWs, type TagAttrs } from './html-scan.js';
 import { DocumentScanner, type ScanSink } from './scanner.js';
+import { collapseWhitespace, defaultFavicon, nonHtmlMetadata } from './text.js';
 import type { Metadata } from './types.js';
 import { resolveUrl } from './url-resolve.js';
 
@@ -48,35 +49,7 @@ const REQUIRED = [TITLE, DESC, OG_PROP, OG_PROP + 1, OG_PROP + 2, OG_PROP + 3, C
 const UNSET = -2;
 const NO_VALUE = -1;
 
-/** The empty result for a non-HTML response: only the origin's default favicon. */
-export function nonHtmlMetadata(finalUrl: string): Metadata {
-  return {
-    title: null,
-    description: null,
-    og_title: null,
-    og_description: null,
-    og_image: null,
-    og_url: null,
-    canonical_url: null,
-    favicon_url: defaultFavicon(finalUrl),
-  };
-}
-
-function defaultFavicon(finalUrl: string): string | null {
-  try {
-    return new URL('/favicon.ico', finalUrl).href;
-  } catch {
-    return null;
-  }
-}
-
-/** Runs of ASCII whitespace become one space; ASCII whitespace trimmed (not NBSP or other Unicode spaces). */
-export function collapseWhitespace(s: string): string {
-  let out = /[\t\n\f\r ]/.test(s) ? s.replace(/[\t\n\f\r ]+/g, ' ') : s;
-  if (out.startsWith(' ')) out = out.slice(1);
-  if (out.endsWith(' ')) out = out.slice(0, -1);
-  return out;
-}
+export { nonHtmlMetadata } from './text.js';
 
 /** Streaming extractor: `push` chunks (returns true once everything is settled), then `finish`. */
 export class MetadataExtractor implements ScanSink {
@@ -213,29 +186,12 @@ export class MetadataExtractor implements ScanSink {
     return this.missing === 0 && sc.charsetDone && (this.slots[BASE * 2] !== UNSET || !sc.inHead);
   }
 
-  /** Blink's meta-charset rule (`charset`, or `http-equiv=content-type` with a charset in `content`). */
+  /** Blink's meta-charset rule over this `<meta>`'s attributes; remembers a declared encoding. */
   private charsetMeta(attrs: TagAttrs): boolean {
-    let gotPragma = false;
-    let charset: string | null = null;
-    let fromCharset = false;
-    for (let i = 0; i < attrs.count; i++) {
-      const name = this.attrName(attrs, i);
-      if (name === 'http-equiv') {
-        if (this.attrText(attrs, i).toLowerCase() === 'content-type') gotPragma = true;
-      } else if (charset === null) {
-        if (name === 'charset') {
-          charset = this.attrText(attrs, i);
-          fromCharset = true;
-        } else if (name === 'content') {
-          charset = extractCharsetFromContent(this.attrText(attrs, i));
-        }
-      }
-    }
-    if (charset === null || (!fromCharset && !gotPragma)) return false;
-    let enc = resolveEncodingLabel(charset.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, ''));
+    const pairs: Array<[string, string]> = [];
+    for (let i = 0; i < attrs.count; i++) pairs.push([this.attrName(attrs, i), this.attrText(attrs, i)]);
+    const enc = encodingFromMetaAttributes(pairs);
     if (enc === null) return false;
-    // A document cannot declare itself UTF-16 from inside (it would not be readable as ASCII).
-    if (enc === 'utf-16le' || enc === 'utf-16be') enc = 'utf-8';
     this.metaEncoding = enc;
     // Bytes were read as ASCII-compatible so far; a declared ISO-2022-JP (or "replacement") needs a rescan.
     if (!isAsciiCompatible(enc)) this.restart = true;
