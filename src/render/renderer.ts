@@ -11,6 +11,8 @@ import type { RenderSlot } from './slot.js';
 const PRINT_RESERVE_MAX_MS = 5000;
 /** Once the network went quiet after some requests, it must stay quiet this long (late fetches). */
 const QUIET_MS = 50;
+/** Quiet window after `load` for documents that may start loads themselves (see mayLoadMore). */
+const SCRIPTED_QUIET_MS = 150;
 
 function inches(value: number): string {
   return `${value}in`;
@@ -46,16 +48,25 @@ async function loadDocument(slot: RenderSlot, html: string): Promise<void> {
 }
 
 /** Waits until neither the page nor the proxy has a request in flight, or until `until` (epoch ms). */
-async function networkIdle(slot: RenderSlot, until: number): Promise<void> {
-  const busy = (): boolean => slot.inflight > 0 || slot.egress.pending > 0;
-  if (!busy() && slot.egress.requests === 0) return;
+async function networkIdle(slot: RenderSlot, until: number, quietMs = QUIET_MS): Promise<void> {
+  const busy = (): boolean => slot.inflight > 0 || slot.egress.pending > 0 || slot.navigating;
+  if (!busy() && slot.egress.requests === 0 && quietMs === QUIET_MS) return;
   let quietSince = busy() ? 0 : Date.now();
   while (Date.now() < until) {
     if (busy()) quietSince = 0;
     else if (quietSince === 0) quietSince = Date.now();
-    else if (Date.now() - quietSince >= QUIET_MS) return;
+    else if (Date.now() - quietSince >= quietMs) return;
     await sleep(10);
   }
+}
+
+/**
+ * Whether the markup can start loads or navigations of its own (scripts, meta refresh, URLs). Their
+ * requests are reported asynchronously, so such documents get a short quiet window after `load`
+ * before "nothing pending" is believed; static documents print at once.
+ */
+export function mayLoadMore(html: string): boolean {
+  return /<script|http-equiv|https?:|\/\/|@import/i.test(html);
 }
 
 /**
@@ -76,7 +87,7 @@ export async function renderInSlot(slot: RenderSlot, html: string, params: Print
   slot.navigations = 0;
   await loadDocument(slot, html);
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
-  await networkIdle(slot, deadline - reserve);
+  await networkIdle(slot, deadline - reserve, mayLoadMore(html) ? SCRIPTED_QUIET_MS : QUIET_MS);
   if (slot.egress.requests > 0) await settleNavigation(slot, deadline - reserve);
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
   try {
