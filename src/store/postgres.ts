@@ -95,7 +95,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   const db = openDb(url, opts, {
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000,
-    query_timeout: opts.queryTimeoutMs ?? 10_000,
+    query_timeout: opts.queryTimeoutMs ?? 5000,
   });
   const store = new KyselyStore('postgres', db);
   try {

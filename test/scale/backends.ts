@@ -107,6 +107,7 @@ export class OwnRedis {
 export class TcpForwarder {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
+  private stalled = false;
 
   private constructor(
     readonly port: number,
@@ -123,19 +124,45 @@ export class TcpForwarder {
   async open(): Promise<void> {
     if (this.server) return;
     const server = net.createServer((client) => {
-      const upstream = net.connect(this.target.port, this.target.host);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
+      this.track(client);
+      // Stalled: accept, then never answer (a database host that stopped responding).
+      if (this.stalled) return;
+      const upstream = this.track(net.connect(this.target.port, this.target.host));
+      const cut = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', cut);
+      upstream.on('error', cut);
       client.pipe(upstream).pipe(client);
     });
     this.server = server;
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+  }
+
+  private track(socket: net.Socket): net.Socket {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => {});
+    return socket;
+  }
+
+  /**
+   * Stops moving bytes without closing anything: open connections go silent and new ones are
+   * accepted but never answered, like a database that hangs instead of refusing.
+   */
+  stall(): void {
+    this.stalled = true;
+    for (const s of this.sockets) {
+      s.unpipe();
+      s.pause();
+    }
+  }
+
+  /** Ends a stall: the silent connections are cut (the database "restarted") and new ones forward again. */
+  resume(): void {
+    this.stalled = false;
+    for (const s of this.sockets) s.destroy();
   }
 
   async close(): Promise<void> {

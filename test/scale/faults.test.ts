@@ -112,6 +112,30 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('faults: Redis and PostgreSQL going
     expect((await getJson(instance, '/v1/ready')).status).toBe(200);
   });
 
+  it('PostgreSQL hanging without an answer: 503 within the store timeouts, never a hung request; then recovery', async () => {
+    const forwarder = await TcpForwarder.create(pgTarget);
+    cleanups.push(() => forwarder.close());
+    const instance = await start({ DATABASE_URL: db.urlVia(forwarder.port), REDIS_URL: REDIS_URL! });
+    const { key } = await seeder.key(SERVICE, null);
+    expect((await call(instance, key, target.url)).status).toBe(200);
+
+    forwarder.stall();
+    // Concurrent: one may get the pooled (now silent) connection (5 s query timeout), the others
+    // open new connections that never complete their handshake (3 s connect timeout).
+    const stalled = await Promise.all([1, 2, 3].map(() => call(instance, key, target.url)));
+    for (const answer of stalled) {
+      expect(answer.status).toBe(503);
+      expect(answer.ms).toBeLessThan(7000);
+    }
+    const readyStarted = Date.now();
+    expect((await getJson(instance, '/v1/ready')).status).toBe(503);
+    expect(Date.now() - readyStarted).toBeLessThan(3000);
+    expect((await getJson(instance, '/v1/health')).status).toBe(200);
+
+    forwarder.resume();
+    expect(await eventually(async () => (await call(instance, key, target.url)).status === 200, 15_000)).toBe(true);
+  });
+
   it('an instance started while PostgreSQL is unreachable comes up, answers 503, then migrates and serves', async () => {
     const empty = await freshDatabase(DATABASE_URL!);
     cleanups.push(() => empty.drop());
