@@ -1,11 +1,12 @@
 /**
- * The browser pool: one long-lived Chromium with `concurrency` pre-warmed render slots, a fair bounded
+ * The browser pool: one long-lived Chromium with `concurrency` (+1 spare) pre-warmed render slots, a fair bounded
  * queue in front, a wall-clock deadline per render, restart after a crash, recycling after N renders or
  * above a memory threshold, and an ordered shutdown that leaves no Chromium process behind.
  */
 import type { EgressPolicy } from '../net/policy.js';
 import { RenderError } from '../errors.js';
-import { type LaunchedChromium, launchChromium, processGroupRss, shutdownChromium } from './chromium.js';
+import { CRASH_MESSAGE, Instance, InstanceGone } from './browser-instance.js';
+import { launchChromium, processGroupRss, shutdownChromium } from './chromium.js';
 import { FairQueue } from './fair-queue.js';
 import type { PrintParams } from './options.js';
 import { renderInSlot } from './renderer.js';
@@ -44,37 +45,6 @@ const SLOT_WAIT_MS = 30_000;
 /** Clean slots beyond the concurrency: a render never waits for the previous one's reset or replacement. */
 const SPARE_SLOTS = 1;
 const noSlot = (): RenderError => new RenderError('OVERLOADED', 'no renderer became available in time; retry shortly', 2);
-
-/** The message of a render cut short by a browser crash (a 500, the next render gets a new browser). */
-const CRASH_MESSAGE = 'the browser stopped during this render; retry the request';
-
-class Instance {
-  readonly idle: RenderSlot[] = [];
-  readonly waiters: Array<{ resolve: (slot: RenderSlot) => void; reject: (err: unknown) => void }> = [];
-  readonly all = new Set<RenderSlot>();
-  busy = 0;
-  renders = 0;
-  dead = false;
-  retiring = false;
-  closed?: Promise<void>;
-  readonly died: Promise<never>;
-  private kill!: (err: unknown) => void;
-
-  constructor(readonly launched: LaunchedChromium) {
-    this.died = new Promise<never>((_, reject) => (this.kill = reject));
-    this.died.catch(() => undefined);
-  }
-
-  markDead(): void {
-    if (this.dead) return;
-    this.dead = true;
-    this.kill(new RenderError('INTERNAL_ERROR', CRASH_MESSAGE));
-    for (const w of this.waiters.splice(0)) w.reject(new InstanceGone());
-  }
-}
-
-/** A slot wait on an instance that went away; the render moves to the next instance. */
-class InstanceGone extends Error {}
 
 /** One Chromium, its render slots and the queue in front of them. */
 export class BrowserPool {
