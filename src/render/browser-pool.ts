@@ -35,7 +35,7 @@ export interface BrowserPoolOptions {
   memoryCheckMs?: number;
   maxRequestsPerRender?: number;
   maxBytesPerRender?: number;
-  /** JavaScript heap cap of each renderer, in MiB: a runaway document crashes its own renderer (422). */
+  /** JavaScript heap cap of each renderer, in MiB (0: Chromium's default): a runaway document crashes its own renderer (422). */
   jsHeapMb?: number;
   log?: PoolLog;
 }
@@ -127,7 +127,8 @@ export class BrowserPool {
   }
 
   private async launchInstance(): Promise<Instance> {
-    const launched = await launchChromium(this.opts.executablePath, [`--js-flags=--max-old-space-size=${this.opts.jsHeapMb}`]);
+    const heapFlag = this.opts.jsHeapMb > 0 ? [`--js-flags=--max-old-space-size=${this.opts.jsHeapMb}`] : [];
+    const launched = await launchChromium(this.opts.executablePath, heapFlag);
     const instance = new Instance(launched);
     launched.browser.once('disconnected', () => this.onDisconnected(instance));
     try {
