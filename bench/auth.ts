@@ -31,7 +31,7 @@ export async function runAuthBench(): Promise<void> {
   heading('auth + rate-limit overhead per request (embedded SQLite store, memory limiter)');
   const core = await createTestCore({ RENDER_RATE_LIMIT: '1000000' });
   const { key } = await createKey(core, 'render');
-  const app = createServiceApp({
+  const app = await createServiceApp({
     service: 'render',
     core,
     requestIdHeader: 'X-Render-ID',

@@ -2,14 +2,11 @@
  * The metadata service app: the common service base plus GET /v1/fetch, OpenAPI (/openapi.json, /docs)
  * and error handlers that give every failure the `{"detail": "…"}` shape.
  */
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { MetadataError } from '../errors.js';
 import { registerMetadataRoutes, sendMetadataError } from '../metadata/routes.js';
 import { createMetadataService } from '../metadata/service.js';
 import type { LookupFn } from '../net/policy.js';
-import { VERSION } from '../version.js';
 import type { CoreDeps } from './core.js';
 import { createServiceApp } from './service-app.js';
 
@@ -18,12 +15,21 @@ export interface MetadataAppOptions {
   lookup?: LookupFn;
 }
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
 /** Builds the metadata service; its onClose releases the outbound connection pool. */
 export async function buildMetadataApp(core: CoreDeps, opts: MetadataAppOptions = {}): Promise<FastifyInstance> {
   const { config } = core;
-  const app = createServiceApp({ service: 'metadata', core, requestIdHeader: 'X-Request-ID', sendError: sendMetadataError });
+  const app = await createServiceApp({
+    service: 'metadata',
+    core,
+    requestIdHeader: 'X-Request-ID',
+    sendError: sendMetadataError,
+    openapi: {
+      title: 'Pageworks metadata service',
+      description: "A page's title, description, Open Graph tags, canonical link and favicon.",
+      serverUrl: config.metadataPublicUrl,
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A metadata key (pwm_live_…)' } },
+    },
+  });
   const cacheLog = core.log.child({ service: 'metadata', component: 'cache' });
   const service = createMetadataService(config, {
     lookup: opts.lookup,
@@ -33,31 +39,7 @@ export async function buildMetadataApp(core: CoreDeps, opts: MetadataAppOptions 
   });
   app.addHook('onClose', async () => service.close());
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Pageworks metadata service',
-        version: VERSION,
-        description: "A page's title, description, Open Graph tags, canonical link and favicon.",
-      },
-      servers: [{ url: config.metadataPublicUrl }],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A metadata key (pwm_live_…)' } } },
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerMetadataRoutes(app, service);
-
-  app.setNotFoundHandler(async (request, reply) => {
-    const path = request.url.split('?')[0];
-    const allowed = METHODS.filter((method) => app.hasRoute({ url: path, method }));
-    if (allowed.length > 0) {
-      reply.header('Allow', allowed.join(', '));
-      return sendMetadataError(reply, 405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`);
-    }
-    return sendMetadataError(reply, 404, 'NOT_FOUND', `not found: ${request.method} ${path}`);
-  });
 
   app.setErrorHandler(async (error: FastifyError | MetadataError, request, reply) => {
     if (error instanceof MetadataError) {

@@ -2,15 +2,12 @@
  * The render service app: the common service base plus the browser pool, POST /v1/render, OpenAPI
  * (/openapi.json, /docs) and error handlers that give every failure the render shape.
  */
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { RenderError } from '../errors.js';
 import { type LookupFn, createEgressPolicy } from '../net/policy.js';
 import { BrowserPool } from '../render/browser-pool.js';
 import { registerRenderRoutes, sendRenderError } from '../render/routes.js';
 import { MAX_BODY_BYTES } from '../render/schema.js';
-import { VERSION } from '../version.js';
 import type { CoreDeps } from './core.js';
 import { createServiceApp } from './service-app.js';
 
@@ -18,8 +15,6 @@ import { createServiceApp } from './service-app.js';
 export interface RenderAppOptions {
   lookup?: LookupFn;
 }
-
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** Maps Fastify's own errors (body parsing, limits) onto the render error table. */
 function fromFastify(error: FastifyError): RenderError {
@@ -44,12 +39,18 @@ function fromFastify(error: FastifyError): RenderError {
 /** Builds the render service (Chromium launched and warmed before this resolves). */
 export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}): Promise<FastifyInstance> {
   const { config } = core;
-  const app = createServiceApp({
+  const app = await createServiceApp({
     service: 'render',
     core,
     requestIdHeader: 'X-Render-ID',
     sendError: sendRenderError,
     bodyLimit: MAX_BODY_BYTES,
+    openapi: {
+      title: 'Pageworks render service',
+      description: 'HTML in, PDF out.',
+      serverUrl: config.renderPublicUrl,
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A render key (pwr_live_…)' } },
+    },
   });
   // Only JSON bodies: without this, text/plain would be parsed and fail validation as a 400, not a 415.
   app.removeContentTypeParser('text/plain');
@@ -65,32 +66,7 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
   });
   app.addHook('onClose', async () => pool.close());
 
-  try {
-    await app.register(swagger, {
-      openapi: {
-        openapi: '3.0.3',
-        info: { title: 'Pageworks render service', version: VERSION, description: 'HTML in, PDF out.' },
-        servers: [{ url: config.renderPublicUrl }],
-        components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A render key (pwr_live_…)' } } },
-      },
-    });
-    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-    registerRenderRoutes(app, pool);
-  } catch (err) {
-    await pool.close();
-    throw err;
-  }
-
-  app.setNotFoundHandler(async (request, reply) => {
-    const path = request.url.split('?')[0];
-    const allowed = METHODS.filter((method) => app.hasRoute({ url: path, method }));
-    if (allowed.length > 0) {
-      reply.header('Allow', allowed.join(', '));
-      return sendRenderError(reply, 405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`);
-    }
-    return sendRenderError(reply, 404, 'NOT_FOUND', `no route ${request.method} ${path}`);
-  });
+  registerRenderRoutes(app, pool);
 
   app.setErrorHandler(async (error: FastifyError | RenderError, request, reply) => {
     const failure = error instanceof RenderError ? error : fromFastify(error);

@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import Fastify, {
@@ -50,7 +52,23 @@ export interface ServiceAppOptions {
   sendError: SendError;
   /** Largest request body the service accepts, in bytes. */
   bodyLimit?: number;
+  /** The OpenAPI document's head; with it the app serves `/openapi.json` and a docs page at `/docs`. */
+  openapi?: ServiceOpenApi;
 }
+
+/** What the service's OpenAPI document says about itself; paths come from the route schemas. */
+export interface ServiceOpenApi {
+  title: string;
+  description: string;
+  /** The public base address (`RENDER_PUBLIC_URL`, `METADATA_PUBLIC_URL`). */
+  serverUrl: string;
+  securitySchemes: Record<string, SecurityScheme>;
+}
+
+/** The two ways the services take a key: a bearer token (render) or a header (metadata). */
+type SecurityScheme =
+  | { type: 'http'; scheme: 'bearer'; description: string }
+  | { type: 'apiKey'; in: 'header'; name: string; description: string };
 
 /** A Fastify instance whose route schemas are TypeBox types. */
 export type ServiceApp = FastifyInstance<
@@ -70,6 +88,7 @@ const HealthSchema = Type.Object(
 );
 
 const RATE_WINDOW_MS = 60_000;
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const READY_TIMEOUT_MS = 2000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -99,9 +118,10 @@ function presentedKey(service: ApiService, request: FastifyRequest): string | nu
 
 /**
  * Builds the common part of a service: logger (keys redacted), request ids on every response,
- * `GET /v1/health`, and the `authenticate` hook. Routes, 404 and error handlers are the service's.
+ * OpenAPI and docs, `GET /v1/health`, `GET /v1/ready`, `/metrics`, 404/405 answers in the service's
+ * error shape, and the `authenticate` hook. Routes and the error handler are the service's.
  */
-export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
+export async function createServiceApp(opts: ServiceAppOptions): Promise<ServiceApp> {
   const { service, core, requestIdHeader, sendError } = opts;
   const idPrefix = service === 'render' ? 'rnd' : 'req';
   const app = Fastify({
@@ -132,6 +152,21 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
     }
   });
 
+  // Swagger collects routes as they are added, so it comes first: health is in the document too.
+  if (opts.openapi) {
+    const { title, description, serverUrl, securitySchemes } = opts.openapi;
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.0.3',
+        info: { title, version: VERSION, description },
+        servers: [{ url: serverUrl }],
+        components: { securitySchemes },
+      },
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  }
+
   app.get(
     '/v1/health',
     { schema: { summary: 'Service status and version (no authentication)', tags: ['health'], response: { 200: HealthSchema } } },
@@ -157,6 +192,16 @@ export function createServiceApp(opts: ServiceAppOptions): ServiceApp {
     );
     const ready = results.every(([, state]) => state === 'ok');
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results) });
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = METHODS.filter((method) => app.hasRoute({ url: path, method }));
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(reply, 405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`);
+    }
+    return sendError(reply, 404, 'NOT_FOUND', `not found: ${request.method} ${path}`);
   });
 
   app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {

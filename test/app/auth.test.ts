@@ -13,12 +13,12 @@ import { utcDay } from '../../src/ids.js';
 import { createKey } from '../helpers/core.js';
 
 /** A service app with one authenticated no-op route, as a service would register it. */
-function buildApp(core: CoreDeps, service: 'render' | 'metadata'): FastifyInstance {
+async function buildApp(core: CoreDeps, service: 'render' | 'metadata'): Promise<FastifyInstance> {
   const sendError = (reply: FastifyReply, status: number, code: string, message: string) =>
     service === 'render'
       ? reply.code(status).send({ error: { code, message } })
       : reply.code(status).send({ detail: message });
-  const app = createServiceApp({
+  const app = await createServiceApp({
     service,
     core,
     requestIdHeader: service === 'render' ? 'X-Render-ID' : 'X-Request-ID',
@@ -45,8 +45,8 @@ describe('authentication and rate limits', () => {
       },
     });
     core = await createCore(config, pino(loggerOptions(config), sink));
-    render = buildApp(core, 'render');
-    metadata = buildApp(core, 'metadata');
+    render = await buildApp(core, 'render');
+    metadata = await buildApp(core, 'metadata');
   });
   afterAll(async () => {
     await render.close();

@@ -12,7 +12,7 @@ describe('metrics and readiness', () => {
 
   beforeAll(async () => {
     core = await createTestCore({ METADATA_RATE_LIMIT: '2' });
-    app = createServiceApp({
+    app = await createServiceApp({
       service: 'metadata',
       core,
       requestIdHeader: 'X-Request-ID',

@@ -187,6 +187,7 @@ describe('GET /v1/fetch', () => {
     );
     expect(Object.keys(doc.paths['/v1/fetch'].get.responses).sort()).toEqual(['200', '400', '401', '429', '502', '504']);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    expect(doc.paths['/v1/health'].get.responses['200']).toBeDefined();
     const docs = await app.inject({ url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.body).toContain('swagger-ui');

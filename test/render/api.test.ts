@@ -228,6 +228,8 @@ describe('OpenAPI', () => {
     expect(schema.required).toEqual(['html']);
     expect(schema.properties.options.properties.margin.properties.top.pattern).toBe('^\\d+(\\.\\d+)?(mm|cm|in|px)$');
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '413', '415', '429', '503', '504']));
+    expect(doc.paths['/v1/health'].get.responses['200']).toBeDefined();
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     const docs = await app.inject({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.body).toContain('swagger-ui');
