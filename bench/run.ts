@@ -1,13 +1,14 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|metadata …]`: runs the chosen sections (all by default), each measured
+ * `npm run bench [auth|render|metadata|scale …]`: runs the chosen sections (all by default), each measured
  * side by side with its baseline in the same run. Medians and ratios; the machine is noisy.
  */
 const sections: Record<string, () => Promise<void>> = {
   auth: runAuthBench,
   render: async () => (await import('./render.js')).runRenderBench(),
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
+  scale: async () => (await import('./scale.js')).runScaleBench(),
 };
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -68,17 +68,27 @@ if (forTests) {
     }
   }
 }
-if (needed.length > 0) {
-  if (!isRoot) {
+// nginx only for the suite that runs deploy/nginx.conf; without it that suite skips loudly, so it is
+// installed when we can (root) and never demanded.
+const optional = forTests && isRoot && spawnSync('sh', ['-c', 'command -v nginx']).status !== 0 ? ['nginx-light'] : [];
+if (needed.length > 0 || optional.length > 0) {
+  if (needed.length > 0 && !isRoot) {
     log(`missing system packages: ${needed.join(' ')}`);
     log(`install them with:  sudo apt-get install -y ${needed.join(' ')}`);
     log('(or set CHROMIUM_PATH to an existing Chromium/Chrome executable)');
     process.exit(1);
   }
-  log(`installing ${needed.join(' ')} with apt-get (running as root)`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], { env });
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...needed], { env });
+  if (needed.length > 0) {
+    log(`installing ${needed.join(' ')} with apt-get (running as root)`);
+    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...needed], { env });
+  }
+  if (optional.length > 0) {
+    log(`installing ${optional.join(' ')} with apt-get (optional: its suite skips without it)`);
+    const res = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...optional], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env });
+    if (res.status !== 0) log(`could not install ${optional.join(' ')}; going on without it`);
+  }
 }
 if (findChromium()) {
   try {
