@@ -6,6 +6,7 @@
  * minute) and in count (`maxOverallRequests` caps each run).
  */
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import os from 'node:os';
 import { type FreshDatabase, freshDatabase } from '../test/scale/backends.js';
 import { Seeder, startTargetPage } from '../test/scale/cluster.js';
@@ -70,14 +71,33 @@ async function load(instances: Instance[], path: string | (() => string), key: s
   };
 }
 
+/** Without DATABASE_URL/REDIS_URL, the servers CI uses, when something listens on their ports. */
+const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+const LOCAL_REDIS = 'redis://127.0.0.1:6379';
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port, timeout: 500 });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
+  });
+}
+
 /** Runs the scale-out bench and prints its table (skipped, loudly, without DATABASE_URL and REDIS_URL). */
 export async function runScaleBench(): Promise<void> {
   heading('scale-out: one vs two metadata instances (PostgreSQL + Redis, autocannon)');
-  const { DATABASE_URL, REDIS_URL } = process.env;
+  const DATABASE_URL = process.env.DATABASE_URL ?? (await listening(5432) ? LOCAL_POSTGRES : undefined);
+  const REDIS_URL = process.env.REDIS_URL ?? (await listening(6379) ? LOCAL_REDIS : undefined);
   if (!DATABASE_URL || !REDIS_URL) {
-    process.stdout.write('SKIPPED: set DATABASE_URL and REDIS_URL to run the scale-out bench\n');
+    process.stdout.write('SKIPPED: set DATABASE_URL and REDIS_URL (or run PostgreSQL and Redis on 127.0.0.1) for the scale-out bench\n');
     return;
   }
+  process.stdout.write(`PostgreSQL ${DATABASE_URL} (a fresh database per run), Redis ${REDIS_URL}\n`);
   let db: FreshDatabase | undefined;
   const target = await startTargetPage();
   const instances: Instance[] = [];
