@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDashboardApp } from '../../src/app/dashboard-app.js';
+import { createdKey, keyIdOf, signUp } from '../dashboard/client.js';
 import { DATABASE_URL, REDIS_URL } from '../helpers/backends.js';
+import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { parseMetrics, sample } from '../helpers/prometheus.js';
 import { type FreshDatabase, freshDatabase } from './backends.js';
 import { type Answer, Seeder, call, startTargetPage } from './cluster.js';
@@ -75,6 +78,27 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('two metadata and two render instan
     expect(after.status).toBe(401);
     expect(JSON.parse(after.body)).toEqual({ detail: 'API key revoked' });
     expect((await call(metadata[0]!, key, target.url)).status).toBe(401);
+  });
+
+  it('a key created and revoked in the dashboard (same PostgreSQL) is refused by both instances on the next request', async () => {
+    const core = await createTestCore({ DATABASE_URL: db.url });
+    const dashboard = await buildDashboardApp(core);
+    try {
+      const client = await signUp(dashboard, `scale-${process.pid}@example.com`);
+      const created = await client.submit('/keys', '/keys', { service: 'metadata', name: 'scale' });
+      const key = createdKey(created.body);
+      expect((await call(metadata[0]!, key, target.url)).status).toBe(200);
+      expect((await call(metadata[1]!, key, target.url)).status).toBe(200);
+      const id = keyIdOf(created.body, key);
+      await client.get(`/keys/${id}/revoke`);
+      expect((await client.post(`/keys/${id}/revoke`, { _csrf: client.csrf() })).statusCode).toBe(303);
+      const after = await Promise.all(metadata.map((i) => call(i, key, target.url)));
+      expect(statuses(after)).toEqual([401, 401]);
+      expect(JSON.parse(after[1]!.body)).toEqual({ detail: 'API key revoked' });
+    } finally {
+      await dashboard.close();
+      await closeTestCore(core);
+    }
   });
 
   it('/metrics of each instance counts the requests that instance answered', async () => {
