@@ -3,12 +3,13 @@
  * - `origin`: serves the corpus pages from memory at /<name> as text/html without charset;
  * - `bare-proxy`: GET /?url= fetches the URL with undici, discards the body, answers fixed JSON —
  *   the I/O limit of this request shape;
- * - `service`: the real metadata service (cache off, limit out of the way) on a real port.
+ * - `service`: the real metadata service (cache off, limit out of the way, production logging) on a real port.
  * Each prints one line `READY <port> [<key>]` on stdout when it listens.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 
@@ -49,14 +50,30 @@ async function bareProxy(): Promise<void> {
   server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
 }
 
+/**
+ * Logs as in production: the production logger options at LOG_LEVEL (default info, the production
+ * default: one line per request), written asynchronously to /dev/null instead of stdout.
+ */
+async function serviceCore(env: Record<string, string>) {
+  const { default: pino } = await import('pino');
+  const { createCore } = await import('../src/app/core.js');
+  const { loggerOptions } = await import('../src/app/logger.js');
+  const { loadConfig } = await import('../src/config.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-bench-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const config = loadConfig({ LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', PAGEWORKS_DATA_DIR: dir, ...env });
+  return createCore(config, pino(loggerOptions(config), pino.destination({ dest: '/dev/null', sync: false })));
+}
+
 async function service(): Promise<void> {
   const { buildMetadataApp } = await import('../src/app/metadata-app.js');
-  const { createKey, createTestCore } = await import('../test/helpers/core.js');
-  const core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', METADATA_CACHE_TTL_S: '0', METADATA_RATE_LIMIT: '1000000' });
+  const { createKey } = await import('../test/helpers/core.js');
+  const core = await serviceCore({ EGRESS_ALLOW: '127.0.0.1/32', METADATA_CACHE_TTL_S: '0', METADATA_RATE_LIMIT: '1000000' });
   const app = await buildMetadataApp(core);
   const { key } = await createKey(core, 'metadata');
   await app.listen({ host: '127.0.0.1', port: 0 });
   console.log(`READY ${(app.server.address() as AddressInfo).port} ${key}`);
+  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
 }
 
 const role = process.argv[2];

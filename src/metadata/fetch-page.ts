@@ -5,11 +5,12 @@
  * `maxBytes` after decompression (a gzip/brotli bomb is cut off chunk by chunk, memory stays flat); a
  * non-HTML response is not read beyond its headers; reading stops as soon as every field is settled.
  */
-import type { Readable } from 'node:stream';
+import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { MetadataError } from '../errors.js';
 import { BadRedirect, TooManyRedirects, egressGet } from '../net/follow.js';
+import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 import { isHtmlContentType } from './encoding.js';
 import { MetadataExtractor, nonHtmlMetadata } from './extract.js';
@@ -27,7 +28,15 @@ export interface PageFetcherOptions {
 
 const MAX_REDIRECTS = 5;
 
-type ResponseBody = Dispatcher.ResponseData['body'];
+/** What every fetch asks for: a polite, configurable User-Agent and what we can read. */
+function requestHeaders(userAgent: string): Record<string, string> {
+  return {
+    'user-agent': userAgent,
+    accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
+    'accept-language': 'en-US,en;q=0.8,*;q=0.5',
+    'accept-encoding': 'gzip, deflate, br',
+  };
+}
 
 class FetchTimeout extends Error {}
 
@@ -47,45 +56,93 @@ function describeTransportError(err: unknown): string {
   return 'target could not be fetched';
 }
 
-/** Wraps the body in decompressors for its Content-Encoding (applied in reverse order). */
-function decoded(body: Readable, encodingHeader: string | string[] | undefined): Readable {
-  const header = Array.isArray(encodingHeader) ? encodingHeader.join(',') : (encodingHeader ?? '');
-  const codings = header
+/** The content codings of a response, in the order they were applied; identity dropped. */
+function contentCodings(header: string | string[] | undefined): string[] {
+  if (header === undefined) return [];
+  const value = Array.isArray(header) ? header.join(',') : header;
+  return value
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
-  let stream: Readable = body;
-  for (const coding of codings.reverse()) {
-    let next: zlib.Gunzip | zlib.BrotliDecompress | zlib.Inflate;
-    if (coding === 'gzip' || coding === 'x-gzip') next = zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
-    else if (coding === 'br') next = zlib.createBrotliDecompress();
-    // "deflate" is meant to be zlib-wrapped but is often raw; Unzip detects gzip/zlib, raw is rarer than broken.
-    else if (coding === 'deflate') next = zlib.createUnzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
-    else throw new MetadataError(502, `target used an unsupported content encoding "${coding}"`);
-    stream.on('error', (err) => next.destroy(err));
-    stream = stream.pipe(next);
-  }
-  return stream;
+}
+
+/** A decompressor for one content coding. */
+function decompressor(coding: string): Transform {
+  if (coding === 'gzip' || coding === 'x-gzip') return zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  if (coding === 'br') return zlib.createBrotliDecompress();
+  // "deflate" is meant to be zlib-wrapped but is often raw; Unzip detects gzip/zlib, raw is rarer than broken.
+  if (coding === 'deflate') return zlib.createUnzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  throw new MetadataError(502, `target used an unsupported content encoding "${coding}"`);
+}
+
+/** Bytes read and discarded after an early stop so the connection can serve the next request. */
+const DRAIN_LIMIT = 1024 * 1024;
+
+/**
+ * Feeds an uncompressed body to the extractor, chunk by chunk as it arrives, up to `maxBytes`. After an
+ * early stop the rest (up to DRAIN_LIMIT) is read and dropped in the background: reusing a keep-alive
+ * connection is cheaper than a new handshake, and undici's body timeout bounds a target that stalls.
+ */
+function readPlain(body: PushBody, extractor: MetadataExtractor, maxBytes: number): Promise<void> {
+  let remaining = maxBytes;
+  return body.read((chunk) => {
+    const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
+    remaining -= part.length;
+    const settled = extractor.push(part);
+    if (settled && remaining > 0) body.dump(DRAIN_LIMIT);
+    else if (settled || remaining <= 0) body.destroy();
+  });
+}
+
+/**
+ * Feeds a compressed body through its decompressors (applied in reverse order) to the extractor, up to
+ * `maxBytes` after decompression: a gzip/brotli bomb is cut off chunk by chunk and memory stays flat.
+ */
+function readDecoded(body: PushBody, codings: string[], extractor: MetadataExtractor, maxBytes: number): Promise<void> {
+  const chain = codings.reverse().map(decompressor);
+  const first = chain[0]!;
+  const last = chain[chain.length - 1]!;
+  for (let i = 1; i < chain.length; i++) chain[i - 1]!.pipe(chain[i]!);
+  return new Promise<void>((resolve, reject) => {
+    let over = false;
+    const stop = (err?: unknown): void => {
+      if (over) return;
+      over = true;
+      body.destroy();
+      for (const z of chain) z.destroy();
+      if (err) reject(err);
+      else resolve();
+    };
+    let remaining = maxBytes;
+    last.on('data', (chunk: Buffer) => {
+      if (over) return;
+      const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
+      remaining -= part.length;
+      if (extractor.push(part) || remaining <= 0) stop();
+    });
+    last.on('end', () => stop());
+    for (const z of chain) z.on('error', stop);
+    first.on('drain', () => body.resume());
+    body
+      .read((chunk) => {
+        if (!first.write(chunk)) body.pause();
+      })
+      .then(() => over || first.end(), stop);
+  });
 }
 
 /** Fetches `url` and returns its metadata, or throws MetadataError (400, 502, 504). */
 export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): Promise<Metadata> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new FetchTimeout()), opts.timeoutMs);
-  let body: ResponseBody | undefined;
-  let stream: Readable | undefined;
+  let body: PushBody | undefined;
   try {
     const res = await egressGet(opts.policy, opts.agent, url, {
       maxRedirects: opts.maxRedirects ?? MAX_REDIRECTS,
       signal: controller.signal,
       headersTimeoutMs: opts.timeoutMs,
       bodyTimeoutMs: opts.timeoutMs,
-      headers: {
-        'user-agent': opts.userAgent,
-        accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
-        'accept-language': 'en-US,en;q=0.8,*;q=0.5',
-        'accept-encoding': 'gzip, deflate, br',
-      },
+      headers: requestHeaders(opts.userAgent),
     });
     body = res.body;
     const finalUrl = res.url.href;
@@ -94,53 +151,21 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
     }
     const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null;
     if (!isHtmlContentType(contentType)) return nonHtmlMetadata(finalUrl);
-    stream = decoded(body, res.headers['content-encoding']);
+    const codings = contentCodings(res.headers['content-encoding']);
     const length = Number(res.headers['content-length']);
     const extractor = new MetadataExtractor(contentType, finalUrl, {
-      sizeHint: stream === body && Number.isSafeInteger(length) ? Math.min(length, opts.maxBytes) : undefined,
+      sizeHint: codings.length === 0 && Number.isSafeInteger(length) ? Math.min(length, opts.maxBytes) : undefined,
     });
-    let remaining = opts.maxBytes;
-    let settled = false;
-    // destroyOnReturn: false, so an early stop can hand the rest of the body to drainForReuse.
-    for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-      const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
-      remaining -= part.length;
-      settled = extractor.push(part);
-      if (settled || remaining <= 0) break;
-    }
-    if (settled && remaining > 0 && stream === body) {
-      drainForReuse(body);
-      body = stream = undefined;
-    }
+    if (codings.length === 0) await readPlain(body, extractor, opts.maxBytes);
+    else await readDecoded(body, codings, extractor, opts.maxBytes);
     return extractor.finish();
   } catch (err) {
     throw toMetadataError(err, controller.signal, opts.timeoutMs);
   } finally {
     clearTimeout(timer);
-    // Whatever was not read is dropped with its connection (early stop, cap, error, non-HTML).
-    discard(stream);
-    discard(body);
+    // Whatever was not read is dropped with its connection (cap, error, non-HTML); a no-op after an early stop.
+    body?.destroy();
   }
-}
-
-/** Bytes read and discarded after an early stop so the connection can serve the next request. */
-const DRAIN_LIMIT = 1024 * 1024;
-
-/**
- * Reads the rest of an uncompressed body in the background, up to DRAIN_LIMIT (then the connection is
- * dropped instead): reusing a keep-alive connection is cheaper than a new handshake, and the caller
- * already has its answer. undici's body timeout bounds a target that stalls meanwhile.
- */
-function drainForReuse(body: ResponseBody): void {
-  body.on('error', () => {});
-  body.dump({ limit: DRAIN_LIMIT }).catch(() => undefined);
-}
-
-/** Destroys a stream whose remaining data is not wanted; the abort error it then emits is expected. */
-function discard(stream: Readable | undefined): void {
-  if (!stream || stream.destroyed) return;
-  stream.on('error', () => {});
-  stream.destroy();
 }
 
 function toMetadataError(err: unknown, signal: AbortSignal, timeoutMs: number): MetadataError {

@@ -3,7 +3,7 @@
  * before a single packet is sent to it.
  */
 import type { Dispatcher } from 'undici';
-import { pinnedRequest, type PinnedRequestOptions } from './pinned-agent.js';
+import { type PinnedRequestOptions, type PushedResponse, pinnedDispatch } from './pinned-agent.js';
 import type { EgressPolicy } from './policy.js';
 
 /** More redirects than the caller allows. */
@@ -45,11 +45,8 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 }
 
 /** The final response after redirects, with the URL that produced it. */
-export interface FollowedResponse {
+export interface FollowedResponse extends PushedResponse {
   url: URL;
-  statusCode: number;
-  headers: Dispatcher.ResponseData['headers'];
-  body: Dispatcher.ResponseData['body'];
   redirects: number;
 }
 
@@ -71,12 +68,10 @@ export async function egressGet(
   let current: string | URL = url;
   for (let redirects = 0; ; redirects++) {
     const target = await abortable(policy.checkUrl(current), opts.signal);
-    const res = await pinnedRequest(agent, target, { ...opts, method: 'GET' });
-    if (!REDIRECTS.has(res.statusCode)) {
-      return { url: target.url, statusCode: res.statusCode, headers: res.headers, body: res.body, redirects };
-    }
+    const res = await pinnedDispatch(agent, target, { ...opts, method: 'GET' });
+    if (!REDIRECTS.has(res.statusCode)) return { ...res, url: target.url, redirects };
     // A small redirect body is read so the socket can be reused; a large one is dropped with the socket.
-    await res.body.dump({ limit: 16_384 }).catch(() => undefined);
+    res.body.dump(16_384);
     const location = res.headers.location;
     const value = Array.isArray(location) ? location[0] : location;
     if (!value) throw new BadRedirect(res.statusCode);

@@ -1,13 +1,14 @@
 /**
  * An SSRF-safe undici dispatcher: it only ever connects to IP literals the egress policy allows.
  *
- * Callers never hand it a host name. `pinnedRequest` sends the request to the address the policy
+ * Callers never hand it a host name. `pinnedDispatch` sends the request to the address the policy
  * resolved (`http://203.0.113.7:443/…`) and keeps the original `Host` header, from which undici derives
  * the TLS server name (SNI and certificate check). So there is no second DNS lookup between check and
  * connect (no rebinding window), and keep-alive sockets are pooled per checked address.
  */
 import net from 'node:net';
-import { Agent, buildConnector, request, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'undici/types/header.js';
 import { EgressDenied } from './policy.js';
 
 /** Options of the pinned agent. */
@@ -46,7 +47,7 @@ export interface PinnedTarget {
   family: 4 | 6;
 }
 
-/** Per-request options of pinnedRequest. */
+/** Per-request options of pinnedDispatch. */
 export interface PinnedRequestOptions {
   method?: 'GET' | 'HEAD';
   headers?: Record<string, string>;
@@ -55,22 +56,180 @@ export interface PinnedRequestOptions {
   bodyTimeoutMs?: number;
 }
 
-/** Sends one request (no redirect following) to a checked target over the pinned agent. */
-export function pinnedRequest(
-  agent: Dispatcher,
-  target: PinnedTarget,
-  opts: PinnedRequestOptions = {},
-): Promise<Dispatcher.ResponseData> {
+/** The URL undici is given for a target: the pinned address, the original path and query. */
+function pinnedOrigin(target: PinnedTarget): { origin: string; path: string } {
   const { url } = target;
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const host = target.family === 6 ? `[${target.address}]` : target.address;
-  // Credentials in the URL are never forwarded; the fragment never leaves the client.
-  return request(`${url.protocol}//${host}:${port}${url.pathname}${url.search}`, {
-    dispatcher: agent,
-    method: opts.method ?? 'GET',
-    headers: { ...opts.headers, host: url.host },
-    signal: opts.signal,
-    headersTimeout: opts.headersTimeoutMs,
-    bodyTimeout: opts.bodyTimeoutMs,
+  return { origin: `${url.protocol}//${host}:${port}`, path: `${url.pathname}${url.search}` };
+}
+
+/** A response whose body is pushed to its reader as it arrives: no stream object, no promise per chunk. */
+export interface PushedResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: PushBody;
+}
+
+/**
+ * The body of a PushedResponse. Chunks that arrive before `read` is called are queued with the socket
+ * paused. The reader says when it is done with `dump` (the rest is read and dropped so the keep-alive
+ * connection can be reused) or `destroy` (the connection is dropped with the rest).
+ */
+export class PushBody {
+  private queue: Buffer[] = [];
+  private onChunk: ((chunk: Buffer) => void) | null = null;
+  private settle: { resolve: () => void; reject: (err: Error) => void } | null = null;
+  private ended = false;
+  private error: Error | null = null;
+  /** Set once the reader is done; -1 when the rest is dropped with the connection. */
+  private dumpLeft: number | null = null;
+  /** Called once the body is over for the transport (ended, failed or abandoned). */
+  onClose: (() => void) | null = null;
+
+  constructor(private readonly controller: Dispatcher.DispatchController) {}
+
+  /** Feeds every chunk to `onChunk`; resolves at the end or when the reader is done, rejects on a transport error. */
+  read(onChunk: (chunk: Buffer) => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.settle = { resolve, reject };
+      this.onChunk = onChunk;
+      const queued = this.queue;
+      this.queue = [];
+      for (const chunk of queued) this.deliver(chunk);
+      if (this.dumpLeft !== null) return;
+      if (this.error) reject(this.error);
+      else if (this.ended) resolve();
+      else this.controller.resume();
+    });
+  }
+
+  /** Stops the socket while the reader cannot keep up. */
+  pause(): void {
+    this.controller.pause();
+  }
+
+  /** Lets the socket deliver again. */
+  resume(): void {
+    if (this.dumpLeft === null) this.controller.resume();
+  }
+
+  /** The reader is done: up to `limit` more bytes are read and dropped, beyond that the connection is dropped. */
+  dump(limit: number): void {
+    if (this.dumpLeft !== null) return;
+    this.dumpLeft = limit;
+    this.queue = [];
+    this.settle?.resolve();
+    if (this.ended || this.error) return;
+    this.controller.resume();
+  }
+
+  /** The reader is done and the connection is dropped with the rest of the body (no-op once released). */
+  destroy(): void {
+    if (this.dumpLeft !== null) return;
+    this.dumpLeft = -1;
+    this.queue = [];
+    this.settle?.resolve();
+    if (!this.ended && !this.error) this.controller.abort(new Error('response body discarded'));
+  }
+
+  /** Transport side: a chunk arrived. */
+  push(chunk: Buffer): void {
+    if (this.dumpLeft !== null) {
+      if (this.dumpLeft < 0) return;
+      this.dumpLeft -= chunk.length;
+      if (this.dumpLeft < 0) this.controller.abort(new Error('response body too long to drain'));
+      return;
+    }
+    if (this.onChunk === null) {
+      this.queue.push(chunk);
+      this.controller.pause();
+      return;
+    }
+    this.deliver(chunk);
+  }
+
+  /** Transport side: the body ended. */
+  end(): void {
+    this.ended = true;
+    this.onClose?.();
+    if (this.dumpLeft === null && this.onChunk !== null) this.settle?.resolve();
+  }
+
+  /** Transport side: the body failed. */
+  fail(err: Error): void {
+    if (this.ended || this.error) return;
+    this.error = err;
+    this.onClose?.();
+    if (this.dumpLeft === null && this.onChunk !== null) this.settle?.reject(err);
+  }
+
+  private deliver(chunk: Buffer): void {
+    if (this.dumpLeft !== null) return this.push(chunk);
+    try {
+      this.onChunk!(chunk);
+    } catch (err) {
+      // A reader's exception must not reach undici's parser: it fails this read instead.
+      this.settle?.reject(err as Error);
+      this.destroy();
+    }
+  }
+}
+
+/**
+ * Sends one GET/HEAD (no redirect following) to a checked target over the pinned agent and resolves at
+ * the response headers with a pushed body. `signal` aborts the request and its body.
+ */
+export function pinnedDispatch(agent: Dispatcher, target: PinnedTarget, opts: PinnedRequestOptions = {}): Promise<PushedResponse> {
+  const { origin, path } = pinnedOrigin(target);
+  const { signal } = opts;
+  return new Promise<PushedResponse>((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | null = null;
+    let body: PushBody | null = null;
+    const onAbort = (): void => {
+      const reason = signal!.reason as Error;
+      if (controller) controller.abort(reason);
+      else reject(reason);
+    };
+    const done = (): void => signal?.removeEventListener('abort', onAbort);
+    if (signal?.aborted) return reject(signal.reason as Error);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    agent.dispatch(
+      {
+        origin,
+        path,
+        method: opts.method ?? 'GET',
+        // Credentials in the URL are never forwarded; the fragment never leaves the client.
+        headers: { ...opts.headers, host: target.url.host },
+        headersTimeout: opts.headersTimeoutMs,
+        bodyTimeout: opts.bodyTimeoutMs,
+      },
+      {
+        onRequestStart(c) {
+          controller = c;
+          if (signal?.aborted) c.abort(signal.reason as Error);
+        },
+        onResponseStart(c, statusCode, headers) {
+          if (statusCode < 200) return; // 1xx: the real answer follows
+          body = new PushBody(c);
+          body.onClose = done;
+          resolve({ statusCode, headers, body });
+        },
+        onResponseData(_c, chunk) {
+          body?.push(chunk);
+        },
+        onResponseEnd() {
+          if (body) body.end();
+          else done();
+        },
+        onResponseError(_c, err) {
+          if (body) body.fail(err);
+          else {
+            done();
+            reject(err);
+          }
+        },
+      },
+    );
   });
 }

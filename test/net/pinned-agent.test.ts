@@ -6,8 +6,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { egressGet } from '../../src/net/follow.js';
-import { createPinnedAgent, pinnedRequest } from '../../src/net/pinned-agent.js';
+import { type PushBody, createPinnedAgent, pinnedDispatch } from '../../src/net/pinned-agent.js';
 import { EgressDenied, createEgressPolicy } from '../../src/net/policy.js';
+
+/** The whole body as text. */
+async function text(body: PushBody): Promise<string> {
+  const chunks: Buffer[] = [];
+  await body.read((chunk) => chunks.push(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cert = fs.readFileSync(path.join(here, 'fixtures/secure-example.crt'));
@@ -42,7 +49,7 @@ describe('pinned agent', () => {
     const port = (tlsServer.address() as AddressInfo).port;
     const res = await egressGet(policy, agent, `https://secure.example:${port}/x`, { maxRedirects: 0 });
     expect(res.statusCode).toBe(200);
-    expect(await res.body.text()).toBe('secure');
+    expect(await text(res.body)).toBe('secure');
     expect(seen.at(-1)).toEqual({ sni: 'secure.example', host: `secure.example:${port}` });
     await agent.close();
   });
@@ -59,7 +66,7 @@ describe('pinned agent', () => {
     const agent = createPinnedAgent();
     const port = (plain.address() as AddressInfo).port;
     const target = { url: new URL(`http://plain.example:${port}/`), address: 'plain.example', family: 4 as const };
-    await expect(pinnedRequest(agent, target)).rejects.toBeInstanceOf(EgressDenied);
+    await expect(pinnedDispatch(agent, target)).rejects.toBeInstanceOf(EgressDenied);
     await agent.close();
   });
 });
