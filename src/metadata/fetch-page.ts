@@ -152,10 +152,7 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
     const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null;
     if (!isHtmlContentType(contentType)) return nonHtmlMetadata(finalUrl);
     const codings = contentCodings(res.headers['content-encoding']);
-    const length = Number(res.headers['content-length']);
-    const extractor = new MetadataExtractor(contentType, finalUrl, {
-      sizeHint: codings.length === 0 && Number.isSafeInteger(length) ? Math.min(length, opts.maxBytes) : undefined,
-    });
+    const extractor = new MetadataExtractor(contentType, finalUrl);
     if (codings.length === 0) await readPlain(body, extractor, opts.maxBytes);
     else await readDecoded(body, codings, extractor, opts.maxBytes);
     return extractor.finish();

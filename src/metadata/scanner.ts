@@ -49,11 +49,16 @@ const RAWTEXT = new Set(['style', 'xmp', 'iframe', 'noembed', 'noframes']);
 /** Blink stops looking for a meta charset outside the head only after this many bytes. */
 const CHARSET_SCAN_MIN = 1024;
 
-/** Scans a growing byte buffer; call `run` after each append and once more with `final` at the end. */
+/**
+ * Scans a document window by window: the caller sets `buf`, `len`, `offset` and `pos`, calls `run`, and hands
+ * the bytes from `pos` on (an incomplete construct) back at the start of the next window; `final` at the end.
+ */
 export class DocumentScanner {
   buf: Buffer = Buffer.alloc(0);
   len = 0;
-  /** Resume position: the start of the first construct not yet complete. */
+  /** Where `buf` starts in the document (the bytes before it are scanned already). */
+  offset = 0;
+  /** Resume position in `buf`: the start of the first construct not yet complete. */
   pos = 0;
   /** True once the charset pre-scan is over (found one, or left the head after 1024 bytes). */
   charsetDone: boolean;
@@ -88,7 +93,7 @@ export class DocumentScanner {
         p = final ? len : j;
         break;
       }
-      if (!this.charsetDone && !this.inHead && j >= CHARSET_SCAN_MIN) this.charsetDone = true;
+      if (!this.charsetDone && !this.inHead && this.offset + j >= CHARSET_SCAN_MIN) this.charsetDone = true;
       const c = b[j + 1];
       let next: number;
       if (isAlpha(c)) next = this.startTag(j, final);
