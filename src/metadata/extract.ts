@@ -36,6 +36,10 @@ import type { Metadata } from './types.js';
 export { nonHtmlMetadata } from './text.js';
 
 const EMPTY = Buffer.alloc(0);
+/** An open construct shorter than this is finished on a small copy (the seam), not on a copy of whole chunks. */
+const SEAM = 2048;
+/** Bytes of the following chunks copied into a seam. */
+const SEAM_EXTRA = 4096;
 
 /** One buffer of a list of chunks; copies only when there are several. */
 function joined(chunks: Buffer[]): Buffer {
@@ -67,6 +71,7 @@ export class MetadataExtractor {
   private started = false;
   private done = false;
   private restart = false;
+  private readonly stopScan = (): boolean => this.restart || this.isSettled();
 
   constructor(
     contentType: string | null,
@@ -153,32 +158,83 @@ export class MetadataExtractor {
     this.newScanner(true, Buffer.from(this.transcoder.decode(raw, { stream: true }), 'utf8'), 0);
   }
 
+  /**
+   * Scans what has arrived, chunk by chunk where the chunks lie. A construct left open at the end of a chunk
+   * (the tail) is finished on a seam: the tail plus the next few KiB, scanned only until the construct
+   * closes; the rest of the seam goes back in front of the chunks. A long open construct (a big inline
+   * script) is instead rescanned on one copy of everything, and only once the bytes after it have doubled.
+   */
   private scan(final: boolean): boolean {
-    const sc = this.scanner;
-    if (!sc || this.done) return this.done;
-    // Zero-copy unless an open construct straddles the chunks.
-    const win = this.tail.length === 0 ? joined(this.pending.length > 0 ? this.pending : [EMPTY]) : Buffer.concat([this.tail, ...this.pending]);
+    if (!this.scanner || this.done) return this.done;
+    for (;;) {
+      if (this.tail.length === 0) {
+        const chunk = this.pending.shift();
+        if (chunk === undefined) break;
+        this.pendingBytes -= chunk.length;
+        this.run(chunk, Infinity, final && this.pending.length === 0);
+      } else if (this.pendingBytes === 0) {
+        if (final) this.run(this.tail, Infinity, true);
+        break;
+      } else if (this.tail.length < SEAM) {
+        const tailLength = this.tail.length;
+        const seam = Buffer.concat([this.tail, ...this.takePending(SEAM_EXTRA)]);
+        this.run(seam, tailLength, final && this.pendingBytes === 0);
+        if (this.tail.length <= seam.length - tailLength) {
+          // Closed: the rest of the seam is scanned as a chunk of its own.
+          if (this.tail.length > 0) this.pending.unshift(this.tail);
+          this.pendingBytes += this.tail.length;
+          this.tail = EMPTY;
+        }
+      } else {
+        const win = Buffer.concat([this.tail, ...this.pending]);
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.run(win, Infinity, final);
+      }
+      if (this.restart) {
+        this.restart = false;
+        this.transcodeFrom(this.metaEncoding!, this.bom?.length ?? 0);
+        continue;
+      }
+      if (this.isSettled()) {
+        this.done = true;
+        break;
+      }
+    }
+    this.rescanAt = 2 * this.tail.length;
+    // No meta charset can restart the scan any more: the raw bytes need not be kept.
+    if (this.scanner!.charsetDone) this.raw = null;
+    return this.done;
+  }
+
+  /** Removes up to `n` bytes from the front of the pending chunks. */
+  private takePending(n: number): Buffer[] {
+    const out: Buffer[] = [];
+    while (n > 0 && this.pending.length > 0) {
+      const chunk = this.pending[0]!;
+      const part = chunk.length > n ? chunk.subarray(0, n) : chunk;
+      if (part === chunk) this.pending.shift();
+      else this.pending[0] = chunk.subarray(n);
+      out.push(part);
+      n -= part.length;
+      this.pendingBytes -= part.length;
+    }
+    return out;
+  }
+
+  /** Scans `win`, which starts at `tailStart` in the document; the unscanned rest becomes the tail. */
+  private run(win: Buffer, stopAt: number, final: boolean): void {
+    const sc = this.scanner!;
     const start = this.tailStart;
-    this.pending = [];
-    this.pendingBytes = 0;
     sc.buf = win;
     sc.len = win.length;
     sc.offset = start;
     sc.pos = 0;
+    sc.stopAt = stopAt;
     this.found.buf = win;
-    sc.run(final, () => this.restart || this.isSettled());
+    sc.run(final, this.stopScan);
     this.tail = win.subarray(sc.pos);
     this.tailStart = start + sc.pos;
-    this.rescanAt = 2 * this.tail.length;
-    if (this.restart) {
-      this.restart = false;
-      this.transcodeFrom(this.metaEncoding!, this.bom?.length ?? 0);
-      return this.scan(final);
-    }
-    // No meta charset can restart the scan any more: the raw bytes need not be kept.
-    if (sc.charsetDone) this.raw = null;
-    if (this.isSettled()) this.done = true;
-    return this.done;
   }
 
   private isSettled(): boolean {

@@ -60,6 +60,8 @@ export class DocumentScanner {
   offset = 0;
   /** Resume position in `buf`: the start of the first construct not yet complete. */
   pos = 0;
+  /** `run` stops before the first construct that starts at or after this position of `buf`. */
+  stopAt = Infinity;
   /** True once the charset pre-scan is over (found one, or left the head after 1024 bytes). */
   charsetDone: boolean;
   /** Blink's "in head section": false after the first tag that cannot stand in a head. */
@@ -87,6 +89,10 @@ export class DocumentScanner {
       const j = b.indexOf(LT, p);
       if (j < 0 || j >= len) {
         p = len;
+        break;
+      }
+      if (j >= this.stopAt) {
+        p = j;
         break;
       }
       if (j + 1 >= len) {
