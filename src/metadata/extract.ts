@@ -177,12 +177,13 @@ export class MetadataExtractor {
         break;
       } else if (this.tail.length < SEAM) {
         const tailLength = this.tail.length;
-        const seam = Buffer.concat([this.tail, ...this.takePending(SEAM_EXTRA)]);
+        const taken = this.takePending(SEAM_EXTRA);
+        const seam = Buffer.concat([this.tail, ...taken]);
         this.run(seam, tailLength, final && this.pendingBytes === 0);
-        if (this.tail.length <= seam.length - tailLength) {
-          // Closed: the rest of the seam is scanned as a chunk of its own.
-          if (this.tail.length > 0) this.pending.unshift(this.tail);
-          this.pendingBytes += this.tail.length;
+        const scanned = seam.length - this.tail.length - tailLength;
+        if (scanned >= 0) {
+          // Closed: the scan goes on in the chunks themselves, where the seam's copy of them ends.
+          this.untake(taken, scanned);
           this.tail = EMPTY;
         }
       } else {
@@ -220,6 +221,26 @@ export class MetadataExtractor {
       this.pendingBytes -= part.length;
     }
     return out;
+  }
+
+  /** Puts back what `takePending` took, but the first `skip` bytes; adjacent views of one chunk become one view again. */
+  private untake(taken: Buffer[], skip: number): void {
+    const rest: Buffer[] = [];
+    for (const part of taken) {
+      if (skip >= part.length) skip -= part.length;
+      else {
+        rest.push(part.subarray(skip));
+        skip = 0;
+      }
+    }
+    for (let i = rest.length - 1; i >= 0; i--) {
+      const part = rest[i]!;
+      const next = this.pending[0];
+      if (next && next.buffer === part.buffer && part.byteOffset + part.length === next.byteOffset) {
+        this.pending[0] = Buffer.from(part.buffer, part.byteOffset, part.length + next.length);
+      } else this.pending.unshift(part);
+      this.pendingBytes += part.length;
+    }
   }
 
   /** Scans `win`, which starts at `tailStart` in the document; the unscanned rest becomes the tail. */

@@ -149,6 +149,53 @@ export class TagAttrs {
 }
 
 /**
+ * `TagAttrs.scan` without recording anything: the end of a tag whose attributes do not matter. Returns the
+ * index after `>`, NEED_MORE, or EOF_IN_TAG when `final` and the input ends first.
+ */
+export function skipAttributes(b: Buffer, k: number, len: number, final: boolean): number {
+  const incomplete = final ? EOF_IN_TAG : NEED_MORE;
+  for (;;) {
+    // before attribute name
+    while (k < len && isWs(b[k])) k++;
+    if (k >= len) return incomplete;
+    let c = b[k];
+    if (c === GT) return k + 1;
+    if (c === SLASH) {
+      if (k + 1 >= len) return incomplete;
+      if (b[k + 1] === GT) return k + 2;
+      k++;
+      continue;
+    }
+    // attribute name: a leading '=' belongs to the name
+    k++;
+    while (k < len) {
+      c = b[k];
+      if (isWs(c) || c === SLASH || c === GT || c === EQ) break;
+      k++;
+    }
+    if (k >= len) return incomplete;
+    // after attribute name
+    while (k < len && isWs(b[k])) k++;
+    if (k >= len) return incomplete;
+    if (b[k] !== EQ) continue;
+    k++;
+    // before attribute value
+    while (k < len && isWs(b[k])) k++;
+    if (k >= len) return incomplete;
+    c = b[k];
+    if (c === DQ || c === SQ) {
+      const close = b.indexOf(c, k + 1);
+      if (close < 0 || close >= len) return incomplete;
+      k = close + 1;
+      continue;
+    }
+    if (c === GT) return k + 1;
+    while (k < len && !isWs(b[k]) && b[k] !== GT) k++;
+    if (k >= len) return incomplete;
+  }
+}
+
+/**
  * Finds the appropriate end tag `</name` followed by whitespace, '/' or '>' from `from`.
  * Returns the index of its '<', NEED_MORE, or `len` when `final` and there is none (text runs to EOF).
  */
@@ -216,17 +263,36 @@ function scriptWordAt(b: Buffer, i: number, len: number): number {
   return isWs(c) || c === SLASH || c === GT ? 1 : 0;
 }
 
+/** Where the search for a script's end stopped for want of bytes, and in which tokenizer state: it resumes there. */
+export interface ScriptCarry {
+  state: number;
+  dashes: number;
+  at: number;
+}
+
+/** A carry for a search from the start of a script's content. */
+export function scriptStart(): ScriptCarry {
+  return { state: SCRIPT_DATA, dashes: 0, at: 0 };
+}
+
 /**
- * Finds the end tag of a `<script>` element whose content starts at `from`, honouring the tokenizer's
- * escaped and double-escaped states (`<!-- document.write('<script>…</script>') -->`).
+ * Finds the end tag of a `<script>` element whose content continues at `from` in the state `carry` holds,
+ * honouring the tokenizer's escaped and double-escaped states (`<!-- document.write('<script>…</script>') -->`).
+ * On NEED_MORE, `carry` says where and in which state to resume once more bytes are there.
  */
-export function findScriptEnd(b: Buffer, from: number, len: number, final: boolean): number {
-  const plain = findEndTag(b, from, len, 'script', final);
-  const end = plain < 0 ? len : plain;
-  // Bounded to this script: an unbounded search would cross the rest of the document for every script.
-  if (b.subarray(from, end).indexOf(COMMENT_OPEN) < 0) return plain;
-  let state = SCRIPT_DATA;
-  let dashes = 0;
+export function findScriptEnd(b: Buffer, from: number, len: number, final: boolean, carry: ScriptCarry): number {
+  let state = carry.state;
+  let dashes = carry.dashes;
+  if (state === SCRIPT_DATA) {
+    const plain = findEndTag(b, from, len, 'script', final);
+    const end = plain < 0 ? len : plain;
+    // Bounded to this script: an unbounded search would cross the rest of the document for every script.
+    if (b.subarray(from, end).indexOf(COMMENT_OPEN) < 0) {
+      // No "<!--" so far: still plain script data; the last bytes may start "</script" or "<!--".
+      if (plain === NEED_MORE) carry.at = Math.max(from, len - 9);
+      return plain;
+    }
+  }
   let i = from;
   while (i < len) {
     const c = b[i];
@@ -276,5 +342,9 @@ export function findScriptEnd(b: Buffer, from: number, len: number, final: boole
     }
     i++;
   }
-  return final ? len : NEED_MORE;
+  if (final) return len;
+  carry.state = state;
+  carry.dashes = dashes;
+  carry.at = i;
+  return NEED_MORE;
 }

@@ -14,6 +14,9 @@ import {
   findScriptEnd,
   isAlpha,
   lowerName,
+  type ScriptCarry,
+  scriptStart,
+  skipAttributes,
   skipToGt,
 } from './html-scan.js';
 
@@ -36,6 +39,8 @@ const LT = 0x3c;
 const SLASH = 0x2f;
 const BANG = 0x21;
 const QMARK = 0x3f;
+/** startTag: the input ends inside a raw-text element whose start tag is complete (see `rawText`). */
+const RAW_OPEN = -3;
 const DASH = 0x2d;
 
 /** Start/end tags that keep Blink's charset pre-scan "in the head section". */
@@ -48,6 +53,26 @@ const BREAKOUT = new Set(
 const RAWTEXT = new Set(['style', 'xmp', 'iframe', 'noembed', 'noframes']);
 /** Blink stops looking for a meta charset outside the head only after this many bytes. */
 const CHARSET_SCAN_MIN = 1024;
+
+/** Whether a start tag name is one `startTag` acts on outside the head and foreign content. */
+function isSpecial(b: Buffer, s: number, e: number): boolean {
+  switch (e - s) {
+    case 3:
+      return eqLower(b, s, e, 'svg') || eqLower(b, s, e, 'xmp');
+    case 4:
+      return eqLower(b, s, e, 'meta') || eqLower(b, s, e, 'link') || eqLower(b, s, e, 'base') || eqLower(b, s, e, 'math');
+    case 5:
+      return eqLower(b, s, e, 'title') || eqLower(b, s, e, 'style');
+    case 6:
+      return eqLower(b, s, e, 'script') || eqLower(b, s, e, 'iframe');
+    case 7:
+    case 8:
+    case 9:
+      return RAWTEXT.has(lowerName(b, s, e)) || eqLower(b, s, e, 'textarea') || eqLower(b, s, e, 'template') || eqLower(b, s, e, 'plaintext');
+    default:
+      return false;
+  }
+}
 
 /**
  * Scans a document window by window: the caller sets `buf`, `len`, `offset` and `pos`, calls `run`, and hands
@@ -62,6 +87,13 @@ export class DocumentScanner {
   pos = 0;
   /** `run` stops before the first construct that starts at or after this position of `buf`. */
   stopAt = Infinity;
+  /**
+   * The raw-text element (script, style …) whose start tag was consumed but whose end tag has not arrived
+   * yet ('' when none): `pos` is then inside its content, and the search for the end goes on from there.
+   */
+  private rawEnd = '';
+  private rawFrom = 0;
+  private readonly carry: ScriptCarry = scriptStart();
   /** True once the charset pre-scan is over (found one, or left the head after 1024 bytes). */
   charsetDone: boolean;
   /** Blink's "in head section": false after the first tag that cannot stand in a head. */
@@ -85,8 +117,18 @@ export class DocumentScanner {
     const b = this.buf;
     const len = this.len;
     let p = this.pos;
+    if (this.rawEnd !== '') {
+      const close = this.findRawEnd(this.rawEnd, p, final);
+      if (close === NEED_MORE) {
+        this.pos = this.rawResume(this.rawEnd, p);
+        return;
+      }
+      this.rawEnd = '';
+      p = close;
+    }
     while (!this.plaintext) {
-      const j = b.indexOf(LT, p);
+      // Tags often follow each other directly: no search needed then.
+      const j = b[p] === LT ? p : b.indexOf(LT, p);
       if (j < 0 || j >= len) {
         p = len;
         break;
@@ -114,10 +156,39 @@ export class DocumentScanner {
         p = j;
         break;
       }
+      if (next === RAW_OPEN) {
+        p = this.rawResume(this.rawEnd, this.rawFrom);
+        break;
+      }
       p = next;
       if (stop()) break;
     }
     this.pos = this.plaintext ? len : p;
+  }
+
+  /** The end of a raw-text element's content from `from`, NEED_MORE, or `len` at the end of the input. */
+  private findRawEnd(name: string, from: number, final: boolean): number {
+    return name === 'script' ? findScriptEnd(this.buf, from, this.len, final, this.carry) : findEndTag(this.buf, from, this.len, name, final);
+  }
+
+  /** Where the search for the end of raw text that started at `from` resumes with more bytes. */
+  private rawResume(name: string, from: number): number {
+    // findEndTag has decided every "<" before the last name.length + 2 bytes.
+    return name === 'script' ? this.carry.at : Math.max(from, this.len - name.length - 2);
+  }
+
+  /**
+   * The content of a raw-text element (script, style, xmp, iframe, noembed, noframes, textarea) from `from`:
+   * the index of its end tag, or RAW_OPEN when the input so far ends inside it (the start tag is consumed,
+   * so a long script is not rescanned, nor copied, from its start when the next chunk comes).
+   */
+  private rawText(name: string, from: number, final: boolean): number {
+    if (name === 'script') Object.assign(this.carry, scriptStart());
+    const close = this.findRawEnd(name, from, final);
+    if (close !== NEED_MORE) return close;
+    this.rawEnd = name;
+    this.rawFrom = from;
+    return RAW_OPEN;
   }
 
   private inForeign(): boolean {
@@ -141,6 +212,11 @@ export class DocumentScanner {
     if (k >= len) return final ? len : NEED_MORE;
     const ns = j + 1;
     const ne = k;
+    // Past the head and outside SVG/MathML only a few names matter; the others need just their end.
+    if (!this.inHead && this.foreign.length === 0 && !isSpecial(b, ns, ne)) {
+      const skipped = skipAttributes(b, k, len, final);
+      return skipped === EOF_IN_TAG ? len : skipped;
+    }
     const attrs = this.attrs;
     const end = attrs.scan(b, k, len, final);
     if (end === NEED_MORE) return NEED_MORE;
@@ -168,7 +244,7 @@ export class DocumentScanner {
     switch (n) {
       case 3:
         if (eqLower(b, ns, ne, 'svg')) return this.openForeign('svg', end);
-        if (eqLower(b, ns, ne, 'xmp')) return findEndTag(b, end, len, 'xmp', final);
+        if (eqLower(b, ns, ne, 'xmp')) return this.rawText('xmp', end, final);
         return end;
       case 4:
         if (c0 === 0x6d /* m */) {
@@ -188,18 +264,17 @@ export class DocumentScanner {
           if (this.templateDepth === 0) this.sink.title(end, close);
           return close;
         }
-        if (c0 === 0x73 /* s */ && eqLower(b, ns, ne, 'style')) return findEndTag(b, end, len, 'style', final);
+        if (c0 === 0x73 /* s */ && eqLower(b, ns, ne, 'style')) return this.rawText('style', end, final);
         return end;
       case 6:
-        if (c0 === 0x73 && eqLower(b, ns, ne, 'script')) return findScriptEnd(b, end, len, final);
-        if (c0 === 0x69 /* i */ && eqLower(b, ns, ne, 'iframe')) return findEndTag(b, end, len, 'iframe', final);
+        if (c0 === 0x73 && eqLower(b, ns, ne, 'script')) return this.rawText('script', end, final);
+        if (c0 === 0x69 /* i */ && eqLower(b, ns, ne, 'iframe')) return this.rawText('iframe', end, final);
         return end;
       case 7:
       case 8:
       case 9: {
         const name = lowerName(b, ns, ne);
-        if (RAWTEXT.has(name)) return findEndTag(b, end, len, name, final);
-        if (name === 'textarea') return findEndTag(b, end, len, name, final);
+        if (RAWTEXT.has(name) || name === 'textarea') return this.rawText(name, end, final);
         if (name === 'template') this.templateDepth++;
         else if (name === 'plaintext') this.plaintext = true;
         return end;
@@ -239,7 +314,7 @@ export class DocumentScanner {
       e++;
     }
     if (e >= len) return final ? len : NEED_MORE;
-    const end = this.attrs.scan(b, e, len, final);
+    const end = b[e] === 0x3e ? e + 1 : this.attrs.scan(b, e, len, final);
     if (end === NEED_MORE) return NEED_MORE;
     if (end === EOF_IN_TAG) return len;
     if (this.inHead && (e - k > 8 || !HEAD_TAGS.has(lowerName(b, k, e)))) this.inHead = false;
