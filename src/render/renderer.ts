@@ -9,10 +9,10 @@ import type { RenderSlot } from './slot.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
 const PRINT_RESERVE_MAX_MS = 5000;
-/** Once the network went quiet after some requests, it must stay quiet this long (late fetches). */
+/** Once a document that loads things went quiet, it must stay quiet this long (a fetch chained on a fetch). */
 const QUIET_MS = 50;
-/** Quiet window after `load` for documents that may start loads themselves (see mayLoadMore). */
-const SCRIPTED_QUIET_MS = 150;
+/** A navigation asked for by the document has this long to show up as a request before it is given up on. */
+const NAVIGATION_START_MS = 100;
 
 function inches(value: number): string {
   return `${value}in`;
@@ -23,9 +23,11 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Writes the HTML into the page's current (fresh) document and waits for its load event and fonts.
- * Runs in the page because a navigation-free document.write keeps the opaque about:blank origin,
- * and one round trip does the whole wait.
+ * Writes the HTML into the page's current (fresh) document and waits for its load event and fonts, then
+ * lets two task turns pass so what the document starts at load (a meta refresh, a zero-delay timer) has
+ * started. Runs in the page because a navigation-free document.write keeps the opaque about:blank origin,
+ * and one round trip does the whole wait: what the renderer reported before its answer (requests,
+ * navigation requests) is known when it arrives.
  */
 async function loadDocument(slot: RenderSlot, html: string): Promise<void> {
   try {
@@ -38,6 +40,7 @@ async function loadDocument(slot: RenderSlot, html: string): Promise<void> {
         await new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
       }
       await document.fonts.ready;
+      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setTimeout(resolve, 0));
     }, html);
   } catch (err) {
     // The document navigated itself (meta refresh, location=…): print wherever it ended up, once loaded.
@@ -47,26 +50,31 @@ async function loadDocument(slot: RenderSlot, html: string): Promise<void> {
   }
 }
 
-/** Waits until neither the page nor the proxy has a request in flight, or until `until` (epoch ms). */
-async function networkIdle(slot: RenderSlot, until: number, quietMs = QUIET_MS): Promise<void> {
-  const busy = (): boolean => slot.inflight > 0 || slot.egress.pending > 0 || slot.navigating;
-  if (!busy() && slot.egress.requests === 0 && quietMs === QUIET_MS) return;
-  let quietSince = busy() ? 0 : Date.now();
-  while (Date.now() < until) {
-    if (busy()) quietSince = 0;
-    else if (quietSince === 0) quietSince = Date.now();
-    else if (Date.now() - quietSince >= quietMs) return;
-    await sleep(10);
-  }
+/** Whether the document is loading or about to navigate (a request it asked for may not be reported yet). */
+function busy(slot: RenderSlot): boolean {
+  return (
+    slot.inflight > 0 ||
+    slot.egress.pending > 0 ||
+    slot.navigating ||
+    (slot.navigationRequestedAt > 0 && Date.now() - slot.navigationRequestedAt < NAVIGATION_START_MS)
+  );
 }
 
 /**
- * Whether the markup can start loads or navigations of its own (scripts, meta refresh, URLs). Their
- * requests are reported asynchronously, so such documents get a short quiet window after `load`
- * before "nothing pending" is believed; static documents print at once.
+ * Waits until nothing is pending, or until `until` (epoch ms). A document that reached the network or
+ * asked to navigate must then stay quiet for QUIET_MS (a fetch chained on a fetch); one that only loaded
+ * its own markup (data: and blob: resources included) prints as soon as nothing is pending.
  */
-export function mayLoadMore(html: string): boolean {
-  return /<script|http-equiv|https?:|\/\/|@import/i.test(html);
+async function networkIdle(slot: RenderSlot, until: number): Promise<void> {
+  let quietSince = 0;
+  while (Date.now() < until) {
+    const active = slot.egress.requests > 0 || slot.navigationRequestedAt > 0;
+    if (busy(slot)) quietSince = 0;
+    else if (!active) return;
+    else if (quietSince === 0) quietSince = Date.now();
+    else if (Date.now() - quietSince >= QUIET_MS) return;
+    await sleep(10);
+  }
 }
 
 /**
@@ -84,11 +92,10 @@ async function settleNavigation(slot: RenderSlot, until: number): Promise<void> 
 /** Renders `html` in `slot` and returns the PDF bytes; `deadline` is epoch ms. Throws RenderError. */
 export async function renderInSlot(slot: RenderSlot, html: string, params: PrintParams, deadline: number, timeoutMs: number): Promise<Buffer> {
   slot.renders += 1;
-  slot.navigations = 0;
   await loadDocument(slot, html);
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
-  await networkIdle(slot, deadline - reserve, mayLoadMore(html) ? SCRIPTED_QUIET_MS : QUIET_MS);
-  if (slot.egress.requests > 0) await settleNavigation(slot, deadline - reserve);
+  await networkIdle(slot, deadline - reserve);
+  await settleNavigation(slot, deadline - reserve);
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
   try {
     return await print(slot, params, deadline);

@@ -1,0 +1,72 @@
+/**
+ * When a render prints: after load and fonts, once what the document started on its own has settled —
+ * a navigation asked for at load (meta refresh, onload, a zero-delay timer, a form) is followed to the
+ * document it leads to, and a fetch chained on a fetch is waited for. Loopback is allowed here so the
+ * canary can answer; its pages carry CANARY_TEXT.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEgressPolicy } from '../../src/net/policy.js';
+import { BrowserPool } from '../../src/render/browser-pool.js';
+import { toPrintParams } from '../../src/render/options.js';
+import { CANARY_TEXT, type Canary, startCanary } from './canary.js';
+import { pdfText } from './pdf-tools.js';
+
+const A4 = toPrintParams({});
+let canary: Canary;
+let pool: BrowserPool;
+let base: string;
+
+beforeAll(async () => {
+  canary = await startCanary();
+  base = `http://127.0.0.1:${canary.port}`;
+  const noDns = async (): Promise<never> => {
+    throw new Error('no DNS in tests');
+  };
+  pool = await BrowserPool.start({
+    policy: createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: noDns }),
+    concurrency: 2,
+    queueLimit: 8,
+    timeoutMs: 10_000,
+  });
+});
+
+afterAll(async () => {
+  await pool?.close();
+  await canary?.close();
+});
+
+const render = async (html: string): Promise<string> => pdfText(await pool.render('a', html, A4));
+
+describe('a navigation the document asks for at load is followed', () => {
+  it.each([
+    ['a meta refresh of 0 s', () => `<meta http-equiv="refresh" content="0;url=${base}/meta"><p>before</p>`],
+    ['an onload handler', () => `<body onload="location.href = '${base}/onload'"><p>before</p></body>`],
+    ['a zero-delay timer', () => `<p>before</p><script>setTimeout(() => { location.href = '${base}/timer'; }, 0)</script>`],
+    ['an inline script', () => `<p>before</p><script>location.href = '${base}/inline'</script>`],
+    ['a form submitted at once', () => `<form action="${base}/form"></form><script>document.forms[0].submit()</script>`],
+  ])('%s', async (_how, html) => {
+    const text = await render(html());
+    expect(text).toContain(CANARY_TEXT);
+    expect(text).not.toContain('before');
+  });
+});
+
+it('a fetch chained on a fetch after load is waited for', async () => {
+  const text = await render(`<p id="out">waiting</p><script>
+  window.addEventListener('load', () => {
+    fetch('${base}/first').then((r) => r.text())
+      .then(() => fetch('${base}/second')).then((r) => r.text())
+      .then((t) => { out.textContent = 'chained: ' + (t.includes('${CANARY_TEXT}') ? 'both answered' : 'odd answer'); });
+  });
+  </script>`);
+  expect(text).toContain('chained: both answered');
+});
+
+it('a scripted document that loads nothing prints what its scripts wrote by load', async () => {
+  const text = await render(`<p id="out"></p><script>
+  out.textContent = 'written during parse';
+  window.addEventListener('load', () => out.append(' and at load'));
+  setTimeout(() => out.append(' and in the next task'), 0);
+  </script>`);
+  expect(text).toContain('written during parse and at load and in the next task');
+});
