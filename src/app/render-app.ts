@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { RenderError } from '../errors.js';
 import { type LookupFn, createEgressPolicy } from '../net/policy.js';
 import { BrowserPool } from '../render/browser-pool.js';
+import { createRenderMetrics } from '../render/metrics.js';
 import { registerRenderRoutes, sendRenderError } from '../render/routes.js';
 import { MAX_BODY_BYTES } from '../render/schema.js';
 import type { CoreDeps } from './core.js';
@@ -56,6 +57,7 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
   app.removeContentTypeParser('text/plain');
 
   const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
+  const renderMetrics = createRenderMetrics(app.metrics.registry);
   const pool = await BrowserPool.start({
     policy,
     concurrency: config.renderConcurrency,
@@ -63,8 +65,15 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
     timeoutMs: config.renderTimeoutMs,
     executablePath: config.chromiumPath,
     log: core.log.child({ service: 'render', component: 'browser-pool' }),
+    events: renderMetrics,
   });
+  renderMetrics.watch(pool);
   app.addHook('onClose', async () => pool.close());
+  // Not ready while Chromium is down or restarting: a load balancer sends renders elsewhere meanwhile.
+  app.addReadinessCheck('chromium', async () => {
+    const reason = pool.unavailable;
+    if (reason !== undefined) throw new Error(reason);
+  });
 
   registerRenderRoutes(app, pool);
 

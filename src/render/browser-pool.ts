@@ -5,18 +5,29 @@
  */
 import type { EgressPolicy } from '../net/policy.js';
 import { RenderError } from '../errors.js';
-import { CRASH_MESSAGE, Instance, InstanceGone } from './browser-instance.js';
+import { CRASH_MESSAGE, type DiscardReason, Instance, InstanceGone } from './browser-instance.js';
 import { launchChromium, processGroupRss, shutdownChromium } from './chromium.js';
 import { FairQueue } from './fair-queue.js';
 import type { PrintParams } from './options.js';
 import { renderInSlot } from './renderer.js';
-import { type RenderSlot, closeSlot, createSlot, resetSlot } from './slot.js';
+import type { RenderSlot } from './slot.js';
 
 /** The logging the pool needs (pino and Fastify loggers fit). */
 export interface PoolLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
+}
+
+/** Why Chromium was replaced: it crashed or disconnected, or it was recycled (render count, memory). */
+export type RestartReason = 'crash' | 'renders' | 'memory';
+
+/** What the pool reports as it works (the render app turns it into metrics). */
+export interface PoolEvents {
+  /** A render ended: `outcome` is 'ok' or its error code; `renderS` is null when it never got a turn. */
+  rendered(outcome: string, renderS: number | null): void;
+  chromiumRestarted(reason: RestartReason): void;
+  slotDiscarded(reason: DiscardReason): void;
 }
 
 /** How the pool is sized and bounded. */
@@ -38,6 +49,7 @@ export interface BrowserPoolOptions {
   /** JavaScript heap cap of each renderer, in MiB (0: Chromium's default): a runaway document crashes its own renderer (422). */
   jsHeapMb?: number;
   log?: PoolLog;
+  events?: PoolEvents;
 }
 
 /** Longest wait for a free slot (e.g. while Chromium restarts) before the render is refused with 503. */
@@ -55,7 +67,8 @@ export class BrowserPool {
   private recycling = false;
   private avgRenderMs = 500;
   private readonly memoryTimer: NodeJS.Timeout;
-  private readonly opts: Required<Omit<BrowserPoolOptions, 'executablePath' | 'log'>> & Pick<BrowserPoolOptions, 'executablePath' | 'log'>;
+  private readonly opts: Required<Omit<BrowserPoolOptions, 'executablePath' | 'log' | 'events'>> &
+    Pick<BrowserPoolOptions, 'executablePath' | 'log' | 'events'>;
 
   private constructor(options: BrowserPoolOptions) {
     this.opts = {
@@ -92,18 +105,45 @@ export class BrowserPool {
     return this.current?.launched.pid;
   }
 
+  /** Renders running now (each holds a turn of the queue). */
+  get inFlight(): number {
+    return this.queue.active;
+  }
+
+  /** Renders waiting for a turn. */
+  get queueDepth(): number {
+    return this.queue.waiting;
+  }
+
+  /** Why renders cannot be served right now (no Chromium connected), or undefined when they can. */
+  get unavailable(): string | undefined {
+    if (this.closing) return 'shutting down';
+    const instance = this.current;
+    if (instance && !instance.dead && instance.launched.browser.connected) return undefined;
+    return this.launching ? 'chromium is starting' : 'chromium is not running';
+  }
+
   /** Renders once it is this account's turn; the render timeout starts when the turn comes. */
   async render(accountId: string, html: string, params: PrintParams, signal?: AbortSignal): Promise<Buffer> {
-    if (this.closing) throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
-    const release = await this.queue.acquire(accountId, signal);
-    const started = Date.now();
+    let turnAt: number | undefined;
+    let outcome = 'ok';
     try {
-      // Waiting for a slot (a Chromium restart, a slot being replaced) is queue time, not render time.
-      const [instance, slot] = await this.takeSlot(started + Math.max(this.opts.timeoutMs, SLOT_WAIT_MS));
-      return await this.runInSlot(instance, slot, html, params, Date.now() + this.opts.timeoutMs);
+      if (this.closing) throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
+      const release = await this.queue.acquire(accountId, signal);
+      turnAt = Date.now();
+      try {
+        // Waiting for a slot (a Chromium restart, a slot being replaced) is queue time, not render time.
+        const [instance, slot] = await this.takeSlot(turnAt + Math.max(this.opts.timeoutMs, SLOT_WAIT_MS));
+        return await this.runInSlot(instance, slot, html, params, Date.now() + this.opts.timeoutMs);
+      } finally {
+        release();
+        this.avgRenderMs = this.avgRenderMs * 0.8 + (Date.now() - turnAt) * 0.2;
+      }
+    } catch (err) {
+      outcome = err instanceof RenderError ? err.code : 'INTERNAL_ERROR';
+      throw err;
     } finally {
-      release();
-      this.avgRenderMs = this.avgRenderMs * 0.8 + (Date.now() - started) * 0.2;
+      this.opts.events?.rendered(outcome, turnAt === undefined ? null : (Date.now() - turnAt) / 1000);
     }
   }
 
@@ -129,10 +169,17 @@ export class BrowserPool {
   private async launchInstance(): Promise<Instance> {
     const heapFlag = this.opts.jsHeapMb > 0 ? [`--js-flags=--max-old-space-size=${this.opts.jsHeapMb}`] : [];
     const launched = await launchChromium(this.opts.executablePath, heapFlag);
-    const instance = new Instance(launched);
+    const instance = new Instance(launched, {
+      egress: { policy: this.opts.policy, maxRequests: this.opts.maxRequestsPerRender, maxBytes: this.opts.maxBytesPerRender },
+      maxRendersPerSlot: this.opts.maxRendersPerSlot,
+      closing: () => this.closing,
+      onRetiredIdle: (retired) => void this.shutdown(retired),
+      onDiscard: (reason) => this.opts.events?.slotDiscarded(reason),
+      warn: (obj, msg) => this.opts.log?.warn(obj, msg),
+    });
     launched.browser.once('disconnected', () => this.onDisconnected(instance));
     try {
-      await Promise.all(Array.from({ length: this.opts.concurrency + SPARE_SLOTS }, () => this.addSlot(instance)));
+      await Promise.all(Array.from({ length: this.opts.concurrency + SPARE_SLOTS }, () => instance.addSlot()));
     } catch (err) {
       await this.shutdown(instance);
       throw err;
@@ -151,45 +198,10 @@ export class BrowserPool {
     instance.markDead();
     if (!unexpected) return;
     this.opts.log?.error({ pid: instance.launched.pid }, 'chromium disconnected; restarting');
+    this.opts.events?.chromiumRestarted('crash');
     void this.shutdown(instance);
     if (this.current === instance) this.current = undefined;
     this.ensureInstance().catch((err) => this.opts.log?.error({ err }, 'chromium restart failed'));
-  }
-
-  private async addSlot(instance: Instance): Promise<void> {
-    const slot = await createSlot(instance.launched.browser, {
-      policy: this.opts.policy,
-      maxRequests: this.opts.maxRequestsPerRender,
-      maxBytes: this.opts.maxBytesPerRender,
-    });
-    instance.all.add(slot);
-    this.offer(instance, slot);
-  }
-
-  /** Replaces a slot in the background; a failure is retried once Chromium is known to be alive. */
-  private replaceSlot(instance: Instance): void {
-    if (instance.dead || instance.retiring || this.closing) return;
-    this.addSlot(instance).catch((err) => {
-      if (instance.dead || this.closing) return;
-      this.opts.log?.warn({ err }, 'render slot creation failed; retrying');
-      setTimeout(() => this.replaceSlot(instance), 250).unref();
-    });
-  }
-
-  private offer(instance: Instance, slot: RenderSlot): void {
-    if (instance.dead || instance.retiring || this.closing) {
-      void this.dropSlot(instance, slot);
-      return;
-    }
-    const waiter = instance.waiters.shift();
-    if (waiter) waiter.resolve(slot);
-    else instance.idle.push(slot);
-  }
-
-  private async dropSlot(instance: Instance, slot: RenderSlot): Promise<void> {
-    instance.all.delete(slot);
-    await closeSlot(slot);
-    if (instance.retiring && instance.busy === 0) void this.shutdown(instance);
   }
 
   private async takeSlot(deadline: number): Promise<[Instance, RenderSlot]> {
@@ -243,8 +255,8 @@ export class BrowserPool {
       throw this.classify(err, instance, slot);
     } finally {
       instance.busy -= 1;
-      this.giveBack(instance, slot, clean);
-      if (instance.renders >= this.opts.maxRendersPerBrowser) this.recycle('render count');
+      instance.giveBack(slot, clean);
+      if (instance.renders >= this.opts.maxRendersPerBrowser) this.recycle('renders');
     }
   }
 
@@ -256,41 +268,23 @@ export class BrowserPool {
     return new RenderError('INTERNAL_ERROR', 'the render failed unexpectedly', undefined, { cause: err });
   }
 
-  private giveBack(instance: Instance, slot: RenderSlot, clean: boolean): void {
-    if (instance.dead) {
-      instance.all.delete(slot);
-      void slot.egress.close();
-      return;
-    }
-    const discard = (): void => {
-      void this.dropSlot(instance, slot);
-      this.replaceSlot(instance);
-    };
-    if (!clean || slot.renders >= this.opts.maxRendersPerSlot || instance.retiring) return discard();
-    resetSlot(slot, 5000).then(
-      (ok) => (ok ? this.offer(instance, slot) : discard()),
-      () => discard(),
-    );
-  }
-
   private checkMemory(): void {
     const instance = this.current;
     if (!instance || instance.dead) return;
     const rss = processGroupRss(instance.launched.pid);
-    if (rss > this.opts.memoryLimitBytes) this.recycle(`memory ${Math.round(rss / 1048576)} MiB`);
+    if (rss > this.opts.memoryLimitBytes) this.recycle('memory', Math.round(rss / 1048576));
   }
 
   /** Starts a new Chromium, switches new renders to it, and retires the old one once its renders finish. */
-  private recycle(reason: string): void {
+  private recycle(reason: Exclude<RestartReason, 'crash'>, rssMiB?: number): void {
     const old = this.current;
     if (!old || this.recycling || this.closing || old.retiring) return;
     this.recycling = true;
-    this.opts.log?.info({ pid: old.launched.pid, reason }, 'recycling chromium');
+    this.opts.log?.info({ pid: old.launched.pid, reason, rssMiB }, 'recycling chromium');
+    this.opts.events?.chromiumRestarted(reason);
     this.launchInstance()
       .then(() => {
-        old.retiring = true;
-        for (const w of old.waiters.splice(0)) w.reject(new InstanceGone());
-        for (const slot of old.idle.splice(0)) void this.dropSlot(old, slot);
+        old.retire();
         if (old.busy === 0) void this.shutdown(old);
       })
       .catch((err) => this.opts.log?.error({ err }, 'chromium recycle failed; keeping the current one'))

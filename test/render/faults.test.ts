@@ -2,7 +2,6 @@
  * Faults with one render slot and a queue of two: a script that never ends, a renderer out of memory,
  * Chromium killed mid-render, a burst beyond capacity, and shutdown without orphan processes.
  */
-import fs from 'node:fs';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
@@ -10,6 +9,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { processGroupMembers } from '../../src/render/chromium.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { pdfText } from './pdf-tools.js';
+import { chromiumChildren } from './processes.js';
 
 const TIMEOUT_MS = 2000;
 let core: CoreDeps;
@@ -51,23 +51,6 @@ async function expectRenders(text: string): Promise<void> {
   const res = await render(`<p>${text}</p>`);
   expect(res.statusCode).toBe(200);
   expect(pdfText(res.rawPayload)).toContain(text);
-}
-
-/** The Chromium main processes this test process launched (children whose command is chromium). */
-function chromiumChildren(): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((e) => /^\d+$/.test(e))
-    .filter((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === process.pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chrom');
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 describe('render faults', () => {
