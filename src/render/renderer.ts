@@ -32,15 +32,18 @@ function sleep(ms: number): Promise<void> {
 async function loadDocument(slot: RenderSlot, html: string): Promise<void> {
   try {
     await slot.page.evaluate(async (source: string) => {
+      // The document's scripts run inside document.write and may replace these globals; the waits below
+      // use the built-ins of the fresh window, taken before it runs anything.
+      const [PromiseCtor, wait, listen] = [Promise, window.setTimeout.bind(window), window.addEventListener.bind(window)];
+      const readyState = Object.getOwnPropertyDescriptor(Document.prototype, 'readyState')?.get?.bind(document);
+      const fontsReady = Object.getOwnPropertyDescriptor(FontFaceSet.prototype, 'ready')?.get?.bind(document.fonts);
       window.name = '';
       document.open();
       document.write(source);
       document.close();
-      if (document.readyState !== 'complete') {
-        await new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
-      }
-      await document.fonts.ready;
-      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setTimeout(resolve, 0));
+      if (readyState?.() !== 'complete') await new PromiseCtor((resolve) => listen('load', resolve, { once: true }));
+      await fontsReady?.();
+      for (let turn = 0; turn < 2; turn++) await new PromiseCtor((resolve) => wait(resolve, 0));
     }, html);
   } catch (err) {
     // The document navigated itself (meta refresh, location=…): print wherever it ended up, once loaded.

@@ -70,3 +70,14 @@ it('a scripted document that loads nothing prints what its scripts wrote by load
   </script>`);
   expect(text).toContain('written during parse and at load and in the next task');
 });
+
+it('a document that replaces the globals the wait uses (setTimeout, addEventListener, Promise, readyState) still prints', async () => {
+  const text = await render(`<p>shimmed</p><script>
+  window.setTimeout = () => 0;
+  window.addEventListener = () => undefined;
+  window.Promise = function Broken() {};
+  Object.defineProperty(document, 'readyState', { get: () => 'loading' });
+  Object.defineProperty(document, 'fonts', { get: () => ({ ready: new Promise(() => {}) }) });
+  </script>`);
+  expect(text).toContain('shimmed');
+});
