@@ -6,7 +6,7 @@
  */
 import type { RenderEgressOptions } from '../net/render-egress.js';
 import { RenderError } from '../errors.js';
-import type { LaunchedChromium } from './chromium.js';
+import { type LaunchedChromium, shutdownChromium } from './chromium.js';
 import { type RenderSlot, closeSlot, createSlot, resetSlot } from './slot.js';
 
 /** The message of a render cut short by a browser crash (a 500, the next render gets a new browser). */
@@ -40,7 +40,7 @@ export class Instance {
   renders = 0;
   dead = false;
   retiring = false;
-  closed?: Promise<void>;
+  private closed?: Promise<void>;
   readonly died: Promise<never>;
   private kill!: (err: unknown) => void;
 
@@ -93,6 +93,20 @@ export class Instance {
     this.retiring = true;
     for (const w of this.waiters.splice(0)) w.reject(new InstanceGone());
     for (const slot of this.idle.splice(0)) void this.dropSlot(slot);
+  }
+
+  /** Closes every slot's proxy and the whole Chromium process group (once, however often it is asked). */
+  shutdown(): Promise<void> {
+    this.closed ??= (async () => {
+      this.retiring = true;
+      for (const w of this.waiters.splice(0)) w.reject(new InstanceGone());
+      this.idle.length = 0;
+      await Promise.all([...this.all].map((slot) => slot.egress.close()));
+      this.all.clear();
+      this.markDead();
+      await shutdownChromium(this.launched);
+    })();
+    return this.closed;
   }
 
   private offer(slot: RenderSlot): void {

@@ -6,7 +6,7 @@
 import type { EgressPolicy } from '../net/policy.js';
 import { RenderError } from '../errors.js';
 import { CRASH_MESSAGE, type DiscardReason, Instance, InstanceGone } from './browser-instance.js';
-import { launchChromium, processGroupRss, shutdownChromium } from './chromium.js';
+import { launchChromium, processGroupRss } from './chromium.js';
 import { FairQueue } from './fair-queue.js';
 import type { PrintParams } from './options.js';
 import { renderInSlot } from './renderer.js';
@@ -291,17 +291,8 @@ export class BrowserPool {
       .finally(() => (this.recycling = false));
   }
 
-  private shutdown(instance: Instance): Promise<void> {
-    instance.closed ??= (async () => {
-      instance.retiring = true;
-      for (const w of instance.waiters.splice(0)) w.reject(new InstanceGone());
-      instance.idle.length = 0;
-      await Promise.all([...instance.all].map((slot) => slot.egress.close()));
-      instance.all.clear();
-      instance.markDead();
-      await shutdownChromium(instance.launched);
-      if (this.current === instance) this.current = undefined;
-    })();
-    return instance.closed;
+  private async shutdown(instance: Instance): Promise<void> {
+    await instance.shutdown();
+    if (this.current === instance) this.current = undefined;
   }
 }
