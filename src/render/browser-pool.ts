@@ -201,7 +201,16 @@ export class BrowserPool {
     this.opts.events?.chromiumRestarted('crash');
     void this.shutdown(instance);
     if (this.current === instance) this.current = undefined;
-    this.ensureInstance().catch((err) => this.opts.log?.error({ err }, 'chromium restart failed'));
+    this.restart();
+  }
+
+  /** Starts a replacement Chromium, retrying in the background (not ready meanwhile) until one runs. */
+  private restart(attempt = 1): void {
+    if (this.closing) return;
+    this.ensureInstance().catch((err) => {
+      this.opts.log?.error({ err, attempt }, 'chromium restart failed; retrying');
+      setTimeout(() => this.restart(attempt + 1), Math.min(30_000, 250 * 2 ** attempt)).unref();
+    });
   }
 
   private async takeSlot(deadline: number): Promise<[Instance, RenderSlot]> {
