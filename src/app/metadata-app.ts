@@ -5,14 +5,17 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { MetadataError } from '../errors.js';
 import { registerMetadataRoutes, sendMetadataError } from '../metadata/routes.js';
+import { createMetadataMetrics } from '../metadata/metrics.js';
+import { outageLog } from '../metadata/outage-log.js';
 import { createMetadataService } from '../metadata/service.js';
 import type { LookupFn } from '../net/policy.js';
 import type { CoreDeps } from './core.js';
 import { createServiceApp } from './service-app.js';
 
-/** Test seams: a resolver for the egress policy (tests must never ask real DNS). */
+/** Test seams: a resolver for the egress policy (tests must never ask real DNS), a Redis key prefix. */
 export interface MetadataAppOptions {
   lookup?: LookupFn;
+  redisPrefix?: string;
 }
 
 /** Builds the metadata service; its onClose releases the outbound connection pool. */
@@ -34,10 +37,14 @@ export async function buildMetadataApp(core: CoreDeps, opts: MetadataAppOptions 
   const service = createMetadataService(config, {
     lookup: opts.lookup,
     redis: core.redis,
+    redisPrefix: opts.redisPrefix,
     cache: true,
-    onCacheError: (err) => cacheLog.warn({ err: (err as Error).message }, 'metadata cache unavailable; treated as a miss'),
+    // Logged when Redis goes away, every 30 s while it stays away, and when it is back; not per request.
+    redisHealth: outageLog(cacheLog, { down: 'metadata cache unavailable; treated as a miss', up: 'metadata cache available again' }),
+    metrics: createMetadataMetrics(app.metrics.registry),
   });
   app.addHook('onClose', async () => service.close());
+  await service.ready();
 
   registerMetadataRoutes(app, service);
 

@@ -3,11 +3,15 @@
  *
  * Successful results live for METADATA_CACHE_TTL_S (0 disables caching): in an in-process LRU, or in
  * Redis (JSON values with EX) when the core has one, so every instance shares them. Concurrent requests
- * for the same URL in one process share one upstream fetch whether or not caching is on. A cache that
- * fails (Redis down) is a miss, never a failed request.
+ * for the same URL in one process share one upstream fetch whether or not caching is on; with Redis, the
+ * instances also share fetches (shared-coalescing.ts). A cache that fails (Redis down) is a miss, never a
+ * failed request.
  */
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { type MetadataMetrics, NO_METRICS } from './metrics.js';
+import { type DependencyHealth, UNWATCHED } from './outage-log.js';
+import type { SharedCoalescer } from './shared-coalescing.js';
 import type { Metadata } from './types.js';
 
 /** Where successful results are kept. */
@@ -37,32 +41,39 @@ export function createMemoryCache(ttlS: number, maxEntries = 10_000): MetadataCa
 }
 
 /** Redis-backed cache shared by every instance; keys are hashed so a 2 KB URL stays a short key. */
-export function createRedisCache(redis: Redis, ttlS: number, onError: (err: unknown) => void = () => {}, prefix = 'pageworks:metadata:'): MetadataCache {
+export function createRedisCache(redis: Redis, ttlS: number, health: DependencyHealth = UNWATCHED, prefix = DEFAULT_PREFIX): MetadataCache {
   const keyOf = (key: string): string => prefix + crypto.createHash('sha256').update(key).digest('base64url');
   return {
     async get(key) {
+      if (health.available?.() === false) return undefined;
       try {
         const raw = await redis.get(keyOf(key));
+        health.ok();
         return raw === null ? undefined : (JSON.parse(raw) as Metadata);
       } catch (err) {
-        onError(err);
+        health.failed(err);
         return undefined;
       }
     },
     async set(key, value) {
+      if (health.available?.() === false) return;
       try {
         await redis.set(keyOf(key), JSON.stringify(value), 'EX', ttlS);
+        health.ok();
       } catch (err) {
-        onError(err);
+        health.failed(err);
       }
     },
   };
 }
 
+/** Where the metadata service keeps its Redis keys unless told otherwise. */
+export const DEFAULT_PREFIX = 'pageworks:metadata:';
+
 /** The cache for a configuration: none when the TTL is 0, Redis when there is one, else memory. */
-export function createMetadataCache(ttlS: number, redis: Redis | undefined, onError?: (err: unknown) => void): MetadataCache | null {
+export function createMetadataCache(ttlS: number, redis: Redis | undefined, health?: DependencyHealth, prefix?: string): MetadataCache | null {
   if (ttlS <= 0) return null;
-  return redis ? createRedisCache(redis, ttlS, onError) : createMemoryCache(ttlS);
+  return redis ? createRedisCache(redis, ttlS, health, prefix) : createMemoryCache(ttlS);
 }
 
 /** The cache key of a URL: its WHATWG serialisation without the fragment (never sent to the target). */
@@ -72,17 +83,38 @@ export function cacheKey(url: string): string {
   return parsed.href;
 }
 
-/** Wraps a fetch function with the cache and in-process coalescing of identical concurrent requests. */
+/** What else withCacheAndCoalescing uses. */
+export interface CoalescingOptions {
+  metrics?: MetadataMetrics;
+  /** Coalescing across instances (Redis). */
+  shared?: SharedCoalescer | null;
+}
+
+/** Wraps a fetch function with the cache and coalescing of identical concurrent requests (in process, and shared). */
 export function withCacheAndCoalescing(
   fetch: (url: string) => Promise<Metadata>,
   cache: MetadataCache | null,
+  opts: CoalescingOptions = {},
 ): (url: string) => Promise<Metadata> {
+  const metrics = opts.metrics ?? NO_METRICS;
+  const { shared } = opts;
   const inFlight = new Map<string, Promise<Metadata>>();
   const load = async (key: string): Promise<Metadata> => {
-    const cached = cache ? await cache.get(key) : undefined;
-    if (cached) return cached;
+    if (cache) {
+      const cached = await cache.get(key);
+      if (cached) {
+        metrics.cacheHit();
+        return cached;
+      }
+      metrics.cacheMiss();
+    }
     // The fragment-less URL is fetched, so a result depends on its key alone.
-    const value = await fetch(key);
+    if (!shared) return store(key, await fetch(key));
+    const { value, waited } = await shared.run(key, () => fetch(key));
+    // What another instance fetched, it stored.
+    return waited ? value : store(key, value);
+  };
+  const store = (key: string, value: Metadata): Metadata => {
     // Not awaited: the caller need not wait for the store; a failed store only costs a later miss.
     if (cache) void cache.set(key, value);
     return value;
@@ -90,7 +122,10 @@ export function withCacheAndCoalescing(
   return (url) => {
     const key = cacheKey(url);
     const pending = inFlight.get(key);
-    if (pending) return pending;
+    if (pending) {
+      metrics.coalesced('local');
+      return pending;
+    }
     const promise = load(key).finally(() => inFlight.delete(key));
     inFlight.set(key, promise);
     return promise;

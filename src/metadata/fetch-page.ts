@@ -14,6 +14,7 @@ import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 import { isHtmlContentType } from './encoding.js';
 import { MetadataExtractor, nonHtmlMetadata } from './extract.js';
+import type { FetchOutcome } from './metrics.js';
 import type { Metadata } from './types.js';
 
 /** What fetchPageMetadata needs; built once per service. */
@@ -24,6 +25,8 @@ export interface PageFetcherOptions {
   maxBytes: number;
   userAgent: string;
   maxRedirects?: number;
+  /** Told how each fetch ended (metrics). */
+  onOutcome?: (outcome: FetchOutcome) => void;
 }
 
 const MAX_REDIRECTS = 5;
@@ -136,6 +139,7 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new FetchTimeout()), opts.timeoutMs);
   let body: PushBody | undefined;
+  let outcome: FetchOutcome = 'ok';
   try {
     const res = await egressGet(opts.policy, opts.agent, url, {
       maxRedirects: opts.maxRedirects ?? MAX_REDIRECTS,
@@ -147,6 +151,7 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
     body = res.body;
     const finalUrl = res.url.href;
     if (res.statusCode < 200 || res.statusCode > 299) {
+      outcome = 'http_error';
       throw new MetadataError(502, `target answered HTTP ${res.statusCode}`);
     }
     const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null;
@@ -157,23 +162,33 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
     else await readDecoded(body, codings, extractor, opts.maxBytes);
     return extractor.finish();
   } catch (err) {
-    throw toMetadataError(err, controller.signal, opts.timeoutMs);
+    const failure = toFailure(err, controller.signal, opts.timeoutMs);
+    if (outcome === 'ok') outcome = failure.outcome;
+    throw failure.error;
   } finally {
     clearTimeout(timer);
+    opts.onOutcome?.(outcome);
     // Whatever was not read is dropped with its connection (cap, error, non-HTML); a no-op after an early stop.
     body?.destroy();
   }
 }
 
-function toMetadataError(err: unknown, signal: AbortSignal, timeoutMs: number): MetadataError {
-  if (err instanceof MetadataError) return err;
+/** The client-facing error of a failed fetch, and the outcome it counts as. */
+function toFailure(err: unknown, signal: AbortSignal, timeoutMs: number): { error: MetadataError; outcome: FetchOutcome } {
+  if (err instanceof MetadataError) return { error: err, outcome: 'bad_response' };
   const name = (err as { name?: string; code?: string }).name;
-  const code = (err as { code?: string }).code;
+  const code = (err as { code?: string }).code ?? '';
   if (signal.aborted || name === 'HeadersTimeoutError' || name === 'BodyTimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new MetadataError(504, `target did not answer within ${timeoutMs} ms`, { cause: err });
+    return { error: new MetadataError(504, `target did not answer within ${timeoutMs} ms`, { cause: err }), outcome: 'timeout' };
   }
-  if (err instanceof EgressDenied) return new MetadataError(400, `url not allowed: ${err.message}`, { cause: err });
-  if (err instanceof TooManyRedirects) return new MetadataError(502, `target redirected more than ${err.limit} times`, { cause: err });
-  if (err instanceof BadRedirect) return new MetadataError(502, `target answered a redirect (HTTP ${err.status}) without a valid Location`, { cause: err });
-  return new MetadataError(502, describeTransportError(err), { cause: err });
+  if (err instanceof EgressDenied) return { error: new MetadataError(400, `url not allowed: ${err.message}`, { cause: err }), outcome: 'refused' };
+  if (err instanceof TooManyRedirects) {
+    return { error: new MetadataError(502, `target redirected more than ${err.limit} times`, { cause: err }), outcome: 'too_many_redirects' };
+  }
+  if (err instanceof BadRedirect) {
+    return { error: new MetadataError(502, `target answered a redirect (HTTP ${err.status}) without a valid Location`, { cause: err }), outcome: 'bad_redirect' };
+  }
+  const detail = describeTransportError(err);
+  const unreadable = code.startsWith('Z_') || code.startsWith('HPE_');
+  return { error: new MetadataError(502, detail, { cause: err }), outcome: unreadable ? 'bad_response' : 'connection_error' };
 }

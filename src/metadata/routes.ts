@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { ServiceApp } from '../app/service-app.js';
-import { MAX_URL_LENGTH, type MetadataService, checkTargetUrl } from './service.js';
+import { MAX_URL_LENGTH, type MetadataService } from './service.js';
 
 /** Sends the metadata service's error shape `{"detail": "…"}`. */
 export function sendMetadataError(reply: FastifyReply, status: number, _code: string, message: string): FastifyReply {
@@ -58,6 +58,6 @@ export function registerMetadataRoutes(app: ServiceApp, service: MetadataService
         },
       },
     },
-    async (request) => service.fetch(checkTargetUrl((request.query as { url?: unknown }).url)),
+    async (request) => service.fetch((request.query as { url?: unknown }).url),
   );
 }

@@ -7,16 +7,21 @@ import type { Config } from '../config.js';
 import { MetadataError } from '../errors.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import { type LookupFn, createEgressPolicy } from '../net/policy.js';
-import { createMetadataCache, withCacheAndCoalescing } from './cache.js';
+import { DEFAULT_PREFIX, createMetadataCache, withCacheAndCoalescing } from './cache.js';
 import { fetchPageMetadata } from './fetch-page.js';
+import { type MetadataMetrics, NO_METRICS } from './metrics.js';
+import { type DependencyHealth, UNWATCHED, withPause } from './outage-log.js';
+import { createSharedCoalescer } from './shared-coalescing.js';
 import type { Metadata } from './types.js';
 
 /** Longest `url` accepted. */
 export const MAX_URL_LENGTH = 2048;
 
-/** Fetches metadata for a checked URL; `close` releases the connection pool. */
+/** Fetches metadata for a URL (checked by checkTargetUrl first); `close` releases connections. */
 export interface MetadataService {
-  fetch(url: string): Promise<Metadata>;
+  fetch(url: unknown): Promise<Metadata>;
+  /** Resolves once shared coalescing listens (at once without Redis). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,12 +33,17 @@ export interface MetadataServiceOptions {
   redis?: Redis;
   /** Cache and coalesce (the server); the one-off CLI does neither. */
   cache?: boolean;
-  onCacheError?: (err: unknown) => void;
+  /** Told of every Redis success and failure (an outage log). */
+  redisHealth?: DependencyHealth;
+  metrics?: MetadataMetrics;
+  /** Prefix of the Redis keys and channel (tests use their own). */
+  redisPrefix?: string;
 }
 
 /**
  * Validates the `url` parameter: present, a single string, at most 2048 characters, starting with
  * http:// or https://, and a well-formed URL. Returns the URL to fetch; throws MetadataError(400).
+ * `fetch` runs it: routes pass the raw parameter.
  */
 export function checkTargetUrl(raw: unknown): string {
   if (raw === undefined || raw === '') throw new MetadataError(400, 'url: required (the address of the page, http:// or https://)');
@@ -58,6 +68,8 @@ export function checkTargetUrl(raw: unknown): string {
 export function createMetadataService(config: Config, opts: MetadataServiceOptions = {}): MetadataService {
   const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
   const agent = createPinnedAgent({ connectTimeoutMs: config.metadataTimeoutMs });
+  const metrics = opts.metrics ?? NO_METRICS;
+  const onOutcome = opts.metrics ? metrics.upstream : undefined;
   const fetchOne = (url: string): Promise<Metadata> =>
     fetchPageMetadata(url, {
       policy,
@@ -65,11 +77,31 @@ export function createMetadataService(config: Config, opts: MetadataServiceOptio
       timeoutMs: config.metadataTimeoutMs,
       maxBytes: config.metadataMaxBytes,
       userAgent: config.metadataUserAgent,
+      onOutcome,
     });
-  const cache = opts.cache ? createMetadataCache(config.metadataCacheTtlS, opts.redis, opts.onCacheError) : null;
-  const fetch = opts.cache ? withCacheAndCoalescing(fetchOne, cache) : fetchOne;
+  if (!opts.cache) {
+    return { fetch: (url) => fetchOne(checkTargetUrl(url)), ready: async () => {}, close: () => agent.close() };
+  }
+  const prefix = opts.redisPrefix ?? DEFAULT_PREFIX;
+  // After a Redis failure the cache and the coalescer leave Redis alone for a few seconds.
+  const redisHealth = withPause(opts.redisHealth ?? UNWATCHED);
+  const cache = createMetadataCache(config.metadataCacheTtlS, opts.redis, redisHealth, prefix);
+  const shared = opts.redis
+    ? createSharedCoalescer(opts.redis, {
+        prefix,
+        fetchTimeoutMs: config.metadataTimeoutMs,
+        cache,
+        health: redisHealth,
+        onWait: () => metrics.coalesced('shared'),
+      })
+    : null;
+  const fetch = withCacheAndCoalescing(fetchOne, cache, { metrics, shared });
   return {
     fetch: (url) => fetch(checkTargetUrl(url)),
-    close: () => agent.close(),
+    ready: async () => shared?.ready(),
+    close: async () => {
+      await shared?.close();
+      await agent.close();
+    },
   };
 }

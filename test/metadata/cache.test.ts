@@ -37,7 +37,7 @@ cacheContract('memory', async (ttl) => ({ cache: createMemoryCache(ttl), cleanup
 describe.skipIf(!REDIS_URL)('redis', () => {
   cacheContract('redis', async (ttl) => {
     const redis = new Redis(REDIS_URL!);
-    return { cache: createRedisCache(redis, ttl, () => {}, `${uniqueName('pwtest')}:`), cleanup: async () => void (await redis.quit()) };
+    return { cache: createRedisCache(redis, ttl, undefined, `${uniqueName('pwtest')}:`), cleanup: async () => void (await redis.quit()) };
   });
 });
 
@@ -58,7 +58,7 @@ describe('memory cache eviction', () => {
   it('a Redis that fails is a miss, not an error', async () => {
     const broken = { get: async () => Promise.reject(new Error('down')), set: async () => Promise.reject(new Error('down')) } as unknown as Redis;
     const errors: unknown[] = [];
-    const cache = createRedisCache(broken, 60, (e) => errors.push(e));
+    const cache = createRedisCache(broken, 60, { failed: (e) => errors.push(e), ok: () => {} });
     await cache.set('a', sample('A'));
     expect(await cache.get('a')).toBeUndefined();
     expect(errors).toHaveLength(2);
