@@ -189,7 +189,7 @@ export class BrowserPool {
       throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
     }
     this.current = instance;
-    this.opts.log?.info({ pid: launched.pid, slots: this.opts.concurrency + SPARE_SLOTS }, 'chromium ready');
+    this.opts.log?.info({ chromiumPid: launched.pid, slots: this.opts.concurrency + SPARE_SLOTS }, 'chromium ready');
     return instance;
   }
 
@@ -197,7 +197,7 @@ export class BrowserPool {
     const unexpected = !instance.dead && !instance.retiring && !this.closing;
     instance.markDead();
     if (!unexpected) return;
-    this.opts.log?.error({ pid: instance.launched.pid }, 'chromium disconnected; restarting');
+    this.opts.log?.error({ chromiumPid: instance.launched.pid }, 'chromium disconnected; restarting');
     this.opts.events?.chromiumRestarted('crash');
     void this.shutdown(instance);
     if (this.current === instance) this.current = undefined;
@@ -289,7 +289,7 @@ export class BrowserPool {
     const old = this.current;
     if (!old || this.recycling || this.closing || old.retiring) return;
     this.recycling = true;
-    this.opts.log?.info({ pid: old.launched.pid, reason, rssMiB }, 'recycling chromium');
+    this.opts.log?.info({ chromiumPid: old.launched.pid, reason, rssMiB }, 'recycling chromium');
     this.opts.events?.chromiumRestarted(reason);
     this.launchInstance()
       .then(() => {
