@@ -50,5 +50,5 @@ export function displayPrefixOf(key: string): string {
 
 /** SHA-256 of the full key, hex: the only form of a key the store keeps. */
 export function hashKey(key: string): string {
-  return crypto.createHash('sha256').update(key).digest('hex');
+  return crypto.hash('sha256', key, 'hex');
 }

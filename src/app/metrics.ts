@@ -52,13 +52,24 @@ export function installMetrics(
     });
   }
 
-  app.addHook('onResponse', async (request, reply) => {
+  // The children of one route, method and status, kept: prom-client would otherwise hash the label object
+  // twice per request. Few keys: route patterns (not raw URLs), the methods and the statuses the app sends.
+  const children = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<'route' | 'method' | 'status'> }>();
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the raw URL, so label values stay few; unknown routes share one label.
     const route = request.routeOptions.url ?? 'unmatched';
-    if (route === '/metrics') return;
-    const labels = { route, method: request.method, status: String(reply.statusCode) };
-    requests.inc(labels);
-    latency.observe(labels, reply.elapsedTime / 1000);
+    if (route !== '/metrics') {
+      const key = `${route} ${request.method} ${reply.statusCode}`;
+      let child = children.get(key);
+      if (child === undefined) {
+        const labels = { route, method: request.method, status: String(reply.statusCode) };
+        child = { count: requests.labels(labels), duration: latency.labels(labels) };
+        children.set(key, child);
+      }
+      child.count.inc();
+      child.duration.observe(reply.elapsedTime / 1000);
+    }
+    done();
   });
 
   app.get('/metrics', { schema: { hide: true } as object }, async (_request, reply) => {

@@ -9,6 +9,7 @@ import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { MetadataError } from '../errors.js';
+import { Cancellation } from '../net/cancellation.js';
 import { BadRedirect, TooManyRedirects, egressGet } from '../net/follow.js';
 import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
@@ -136,14 +137,14 @@ function readDecoded(body: PushBody, codings: string[], extractor: MetadataExtra
 
 /** Fetches `url` and returns its metadata, or throws MetadataError (400, 502, 504). */
 export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): Promise<Metadata> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new FetchTimeout()), opts.timeoutMs);
+  const cancel = new Cancellation();
+  const timer = setTimeout(() => cancel.abort(new FetchTimeout()), opts.timeoutMs);
   let body: PushBody | undefined;
   let outcome: FetchOutcome = 'ok';
   try {
     const res = await egressGet(opts.policy, opts.agent, url, {
       maxRedirects: opts.maxRedirects ?? MAX_REDIRECTS,
-      signal: controller.signal,
+      cancel,
       headersTimeoutMs: opts.timeoutMs,
       bodyTimeoutMs: opts.timeoutMs,
       headers: requestHeaders(opts.userAgent),
@@ -162,7 +163,7 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
     else await readDecoded(body, codings, extractor, opts.maxBytes);
     return extractor.finish();
   } catch (err) {
-    const failure = toFailure(err, controller.signal, opts.timeoutMs);
+    const failure = toFailure(err, cancel, opts.timeoutMs);
     if (outcome === 'ok') outcome = failure.outcome;
     throw failure.error;
   } finally {
@@ -174,11 +175,11 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
 }
 
 /** The client-facing error of a failed fetch, and the outcome it counts as. */
-function toFailure(err: unknown, signal: AbortSignal, timeoutMs: number): { error: MetadataError; outcome: FetchOutcome } {
+function toFailure(err: unknown, cancel: Cancellation, timeoutMs: number): { error: MetadataError; outcome: FetchOutcome } {
   if (err instanceof MetadataError) return { error: err, outcome: 'bad_response' };
   const name = (err as { name?: string; code?: string }).name;
   const code = (err as { code?: string }).code ?? '';
-  if (signal.aborted || name === 'HeadersTimeoutError' || name === 'BodyTimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (cancel.aborted || name === 'HeadersTimeoutError' || name === 'BodyTimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return { error: new MetadataError(504, `target did not answer within ${timeoutMs} ms`, { cause: err }), outcome: 'timeout' };
   }
   if (err instanceof EgressDenied) return { error: new MetadataError(400, `url not allowed: ${err.message}`, { cause: err }), outcome: 'refused' };

@@ -3,6 +3,7 @@
  * before a single packet is sent to it.
  */
 import type { Dispatcher } from 'undici';
+import type { Cancellation } from './cancellation.js';
 import { type PinnedRequestOptions, type PushedResponse, pinnedDispatch } from './pinned-agent.js';
 import type { EgressPolicy } from './policy.js';
 
@@ -24,20 +25,19 @@ export class BadRedirect extends Error {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Rejects with the signal's reason as soon as it aborts (a DNS lookup itself cannot be cancelled). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
+/** Rejects with the cancellation's reason as soon as it aborts (a DNS lookup itself cannot be cancelled). */
+function abortable<T>(promise: Promise<T>, cancel: Cancellation | undefined): Promise<T> {
+  if (!cancel) return promise;
+  if (cancel.aborted) return Promise.reject(cancel.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    cancel.onAbort(reject);
     promise.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        cancel.offAbort(reject);
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        cancel.offAbort(reject);
         reject(e);
       },
     );
@@ -67,7 +67,7 @@ export async function egressGet(
 ): Promise<FollowedResponse> {
   let current: string | URL = url;
   for (let redirects = 0; ; redirects++) {
-    const target = await abortable(policy.checkUrl(current), opts.signal);
+    const target = await abortable(policy.checkUrl(current), opts.cancel);
     const res = await pinnedDispatch(agent, target, { ...opts, method: 'GET' });
     if (!REDIRECTS.has(res.statusCode)) return { ...res, url: target.url, redirects };
     // A small redirect body is read so the socket can be reused; a large one is dropped with the socket.

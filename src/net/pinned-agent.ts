@@ -9,6 +9,7 @@
 import net from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
+import type { Cancellation } from './cancellation.js';
 import { EgressDenied } from './policy.js';
 
 /** Options of the pinned agent. */
@@ -51,7 +52,7 @@ export interface PinnedTarget {
 export interface PinnedRequestOptions {
   method?: 'GET' | 'HEAD';
   headers?: Record<string, string>;
-  signal?: AbortSignal;
+  cancel?: Cancellation;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
 }
@@ -178,22 +179,21 @@ export class PushBody {
 
 /**
  * Sends one GET/HEAD (no redirect following) to a checked target over the pinned agent and resolves at
- * the response headers with a pushed body. `signal` aborts the request and its body.
+ * the response headers with a pushed body. `cancel` aborts the request and its body.
  */
 export function pinnedDispatch(agent: Dispatcher, target: PinnedTarget, opts: PinnedRequestOptions = {}): Promise<PushedResponse> {
   const { origin, path } = pinnedOrigin(target);
-  const { signal } = opts;
+  const { cancel } = opts;
   return new Promise<PushedResponse>((resolve, reject) => {
     let controller: Dispatcher.DispatchController | null = null;
     let body: PushBody | null = null;
-    const onAbort = (): void => {
-      const reason = signal!.reason as Error;
+    const onAbort = (reason: Error): void => {
       if (controller) controller.abort(reason);
       else reject(reason);
     };
-    const done = (): void => signal?.removeEventListener('abort', onAbort);
-    if (signal?.aborted) return reject(signal.reason as Error);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = (): void => cancel?.offAbort(onAbort);
+    if (cancel?.aborted) return reject(cancel.reason);
+    cancel?.onAbort(onAbort);
     agent.dispatch(
       {
         origin,
@@ -207,7 +207,7 @@ export function pinnedDispatch(agent: Dispatcher, target: PinnedTarget, opts: Pi
       {
         onRequestStart(c) {
           controller = c;
-          if (signal?.aborted) c.abort(signal.reason as Error);
+          if (cancel?.aborted) c.abort(cancel.reason!);
         },
         onResponseStart(c, statusCode, headers) {
           if (statusCode < 200) return; // 1xx: the real answer follows
