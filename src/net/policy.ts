@@ -159,9 +159,6 @@ function connectForm(addr: Addr): { address: string; family: 4 | 6 } {
   return { address: addr.toString(), family: addr.kind() === 'ipv4' ? 4 : 6 };
 }
 
-/** Allowed IP literals whose verdict a policy keeps. */
-const MAX_REMEMBERED_LITERALS = 1024;
-
 /** Builds the egress policy from EGRESS_ALLOW entries and an optional resolver (tests stub it). */
 export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: LookupFn }): EgressPolicy {
   const allow = parseAllow(opts.allow);
@@ -179,20 +176,9 @@ export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: Lo
     return connectForm(addr);
   };
 
-  // An IP literal's verdict depends on its spelling and EGRESS_ALLOW only: allowed ones are remembered, so a
-  // busy target is not parsed and classified again on every request. Refusals are not kept (they throw).
-  const allowedLiterals = new Map<string, { address: string; family: 4 | 6 }>();
-
   const resolve = async (hostname: string): Promise<{ address: string; family: 4 | 6 }> => {
-    const known = allowedLiterals.get(hostname);
-    if (known) return { ...known };
     const literal = parseIp(hostname);
-    if (literal) {
-      const target = checkAddress(literal);
-      if (allowedLiterals.size >= MAX_REMEMBERED_LITERALS) allowedLiterals.clear();
-      allowedLiterals.set(hostname, target);
-      return { ...target };
-    }
+    if (literal) return checkAddress(literal);
     const normalised = normaliseHost(hostname);
     if (normalised === null) throw new EgressDenied(`host "${hostname}" is not a valid host name`);
     const host = stripDot(normalised);
