@@ -110,9 +110,9 @@ export function withCacheAndCoalescing(
     }
     // The fragment-less URL is fetched, so a result depends on its key alone.
     if (!shared) return store(key, await fetch(key));
-    const { value, waited } = await shared.run(key, () => fetch(key));
-    // What another instance fetched, it stored.
-    return waited ? value : store(key, value);
+    const { value, stored } = await shared.run(key, () => fetch(key));
+    // What came through the coalescer is in the cache already, or on its way there.
+    return stored ? value : store(key, value);
   };
   const store = (key: string, value: Metadata): Metadata => {
     // Not awaited: the caller need not wait for the store; a failed store only costs a later miss.

@@ -2,11 +2,13 @@
  * Request coalescing across instances through Redis: of the instances that miss the same URL at the same
  * time, one fetches it and the others wait for its answer.
  *
- * The fetching instance holds a short lock (`SET <prefix>lock:<hash> <token> NX PX`) and, when done,
- * publishes the result on `<prefix>coalesce` (every instance has one subscriber connection for it). A waiter
- * also looks in the cache once, in case the result landed between its own miss and its lock attempt. A
- * waiter that hears of a failure, or nothing within the fetch timeout, fetches the URL itself. Any Redis
- * error means a plain fetch: coalescing is an optimisation, never a reason to fail a request.
+ * The fetching instance holds a short lock (`SET <prefix>lock:<hash> <token> NX PX`) and, when done, stores
+ * the result in the cache, releases the lock, then publishes the result on `<prefix>coalesce` (every instance
+ * has one subscriber connection for it). A waiter listens before it tries the lock and looks in the cache
+ * after failing to get it, so whenever it arrives it finds the result in the cache, the lock free, or a
+ * publication still to come; never a wait for nothing. A waiter that hears of a failure, or nothing within
+ * the fetch timeout, fetches the URL itself. Any Redis error means a plain fetch: coalescing is an
+ * optimisation, never a reason to fail a request.
  */
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -17,10 +19,10 @@ import type { Metadata } from './types.js';
 /** Runs a fetch for a URL unless another instance is fetching it already. */
 export interface SharedCoalescer {
   /**
-   * Resolves with the result for `key`: fetched here through `fetch`, or by another instance (`waited`
-   * then says so, and the caller need not store it again).
+   * Resolves with the result for `key`: fetched here through `fetch`, or by another instance. `stored` says
+   * the cache has it or is being given it by the coalescer, so the caller need not store it again.
    */
-  run(key: string, fetch: () => Promise<Metadata>): Promise<{ value: Metadata; waited: boolean }>;
+  run(key: string, fetch: () => Promise<Metadata>): Promise<{ value: Metadata; stored: boolean }>;
   /** Resolves once the subscriber listens (or could not: then every call just fetches). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -31,7 +33,7 @@ export interface SharedCoalescerOptions {
   prefix: string;
   /** Longest a fetch may take: the lock's lifetime and the longest wait. */
   fetchTimeoutMs: number;
-  /** Where the fetching instance stores results (if caching is on). */
+  /** Where the fetching instance stores results before it tells the others (if caching is on). */
   cache: MetadataCache | null;
   health?: DependencyHealth;
   /** Called when a request waits for another instance. */
@@ -106,25 +108,33 @@ export function createSharedCoalescer(redis: Redis, opts: SharedCoalescerOptions
     redis.publish(channel, `${id} ${value === null ? 'failed' : JSON.stringify(value)}`).catch((err: unknown) => health.failed(err));
   };
 
+  const release = (lock: string, token: string): Promise<unknown> => redis.eval(RELEASE, 1, lock, token).catch((err: unknown) => health.failed(err));
+
+  /** Fetches under the lock; the caller gets the result at once, the others once it is stored and the lock is free. */
   const lead = async (key: string, lock: string, token: string, id: string, fetch: () => Promise<Metadata>) => {
+    let value: Metadata | undefined;
+    let fetched = false;
     try {
       // The result may have been stored between this instance's miss and its lock.
-      const cached = await opts.cache?.get(key);
-      if (cached) return { value: cached, waited: true };
-      const value = await fetch();
-      publish(id, value);
-      return { value, waited: false };
-    } catch (err) {
-      publish(id, null);
-      throw err;
+      value = await opts.cache?.get(key);
+      if (value) return { value, stored: true };
+      value = await fetch();
+      fetched = true;
+      return { value, stored: true };
     } finally {
-      redis.eval(RELEASE, 1, lock, token).catch((err: unknown) => health.failed(err));
+      const result = value ?? null;
+      // In this order: a request that finds the lock taken then finds the result in the cache, or hears it.
+      void (async () => {
+        if (fetched && result) await opts.cache?.set(key, result);
+        await release(lock, token);
+        publish(id, result);
+      })();
     }
   };
 
   return {
     async run(key, fetch) {
-      if (sub.status !== 'ready' || health.available?.() === false) return { value: await fetch(), waited: false };
+      if (sub.status !== 'ready' || health.available?.() === false) return { value: await fetch(), stored: false };
       const id = crypto.createHash('sha256').update(key).digest('base64url');
       const lock = `${opts.prefix}lock:${id}`;
       const token = crypto.randomBytes(9).toString('base64url');
@@ -136,7 +146,7 @@ export function createSharedCoalescer(redis: Redis, opts: SharedCoalescerOptions
       } catch (err) {
         wait.cancel();
         health.failed(err);
-        return { value: await fetch(), waited: false };
+        return { value: await fetch(), stored: false };
       }
       if (acquired) {
         wait.cancel();
@@ -146,12 +156,12 @@ export function createSharedCoalescer(redis: Redis, opts: SharedCoalescerOptions
       const cached = await opts.cache?.get(key);
       if (cached) {
         wait.cancel();
-        return { value: cached, waited: true };
+        return { value: cached, stored: true };
       }
       const value = await wait.result;
-      if (value) return { value, waited: true };
+      if (value) return { value, stored: true };
       // The other instance failed or took too long: fetch here.
-      return { value: await fetch(), waited: false };
+      return { value: await fetch(), stored: false };
     },
     ready: () => subscribed,
     async close() {
