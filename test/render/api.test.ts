@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { postRender } from '../helpers/render.js';
 import { firstWordBox, pdfInfo, pixel } from './pdf-tools.js';
 
 const noDns = async (): Promise<never> => {
@@ -31,12 +32,7 @@ afterAll(async () => {
 });
 
 function render(body: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return app.inject({
-    method: 'POST',
-    url: '/v1/render',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
-    payload: typeof body === 'string' ? body : JSON.stringify(body),
-  });
+  return postRender(app, key, body, headers);
 }
 
 function expectError(res: LightMyRequestResponse, status: number, code: string, message?: string | RegExp): void {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { postRender } from '../helpers/render.js';
 import { pdfInfo, pdfText } from './pdf-tools.js';
 
 const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus/render');
@@ -51,12 +52,7 @@ it('every corpus document renders with its page count', async () => {
   const names = Object.keys(EXPECTED);
   const results = await Promise.all(
     names.map((name) =>
-      app.inject({
-        method: 'POST',
-        url: '/v1/render',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        payload: JSON.stringify({ html: fs.readFileSync(path.join(CORPUS, name), 'utf8') }),
-      }),
+      postRender(app, key, { html: fs.readFileSync(path.join(CORPUS, name), 'utf8') }),
     ),
   );
   results.forEach((res, i) => {

@@ -8,6 +8,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { processGroupMembers } from '../../src/render/chromium.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { postRender } from '../helpers/render.js';
 import { pdfText } from './pdf-tools.js';
 import { chromiumChildren } from './processes.js';
 
@@ -33,12 +34,7 @@ afterAll(async () => {
 });
 
 function render(html: string, key = keys[0]): Promise<LightMyRequestResponse> {
-  return app.inject({
-    method: 'POST',
-    url: '/v1/render',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    payload: JSON.stringify({ html }),
-  });
+  return postRender(app, key, { html });
 }
 
 function expectError(res: LightMyRequestResponse, status: number, code: string): void {

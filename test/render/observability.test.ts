@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { postRender } from '../helpers/render.js';
 import { parseMetrics, sample } from '../helpers/prometheus.js';
 import { chromiumChildren } from './processes.js';
 
@@ -27,12 +28,7 @@ afterAll(async () => {
 });
 
 function render(html: string, key = keys[0]): Promise<LightMyRequestResponse> {
-  return app.inject({
-    method: 'POST',
-    url: '/v1/render',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    payload: JSON.stringify({ html }),
-  });
+  return postRender(app, key, { html });
 }
 
 async function scrape(): Promise<(name: string, labels?: Record<string, string>) => number> {

@@ -9,6 +9,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import type { LookupFn } from '../../src/net/policy.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { postRender } from '../helpers/render.js';
 import { CANARY_TEXT, type Canary, startCanary } from './canary.js';
 import { pdfText, pixel } from './pdf-tools.js';
 
@@ -51,12 +52,7 @@ afterAll(async () => {
 });
 
 function render(s: Service, html: string, keyIndex = 0, options: Record<string, unknown> = {}): Promise<LightMyRequestResponse> {
-  return s.app.inject({
-    method: 'POST',
-    url: '/v1/render',
-    headers: { authorization: `Bearer ${s.keys[keyIndex]}`, 'content-type': 'application/json' },
-    payload: JSON.stringify({ html, options }),
-  });
+  return postRender(s.app, s.keys[keyIndex]!, { html, options });
 }
 
 /** A document that tries every kind of request a page can make against `base` (and file:). */
