@@ -10,7 +10,7 @@ import { type LookupFn, createEgressPolicy } from '../net/policy.js';
 import { DEFAULT_PREFIX, createMetadataCache, withCacheAndCoalescing } from './cache.js';
 import { fetchPageMetadata } from './fetch-page.js';
 import { type MetadataMetrics, NO_METRICS } from './metrics.js';
-import { type DependencyHealth, UNWATCHED, withPause } from './outage-log.js';
+import { type DependencyHealth, UNWATCHED, withPause } from '../outage-log.js';
 import { createSharedCoalescer } from './shared-coalescing.js';
 import type { Metadata } from './types.js';
 

@@ -13,7 +13,7 @@
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { MetadataCache } from './cache.js';
-import { type DependencyHealth, UNWATCHED } from './outage-log.js';
+import { type DependencyHealth, UNWATCHED } from '../outage-log.js';
 import type { Metadata } from './types.js';
 
 /** Runs a fetch for a URL unless another instance is fetching it already. */

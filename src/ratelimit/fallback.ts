@@ -1,43 +1,42 @@
+import { type OutageLog, type OutageLogger, outageLog } from '../outage-log.js';
 import { type RateDecision, type RateLimiter } from './limiter.js';
 
 /**
  * Uses the shared limiter and, while it fails (Redis down), a per-instance one: the API keeps
- * serving with per-instance limits instead of refusing everyone. The switch is logged loudly.
+ * serving with per-instance limits instead of refusing everyone. The switch is logged loudly, once
+ * each way.
  */
 export class FallbackRateLimiter implements RateLimiter {
-  private degraded = false;
+  private readonly health: OutageLog;
 
   constructor(
     private readonly primary: RateLimiter,
     private readonly fallback: RateLimiter,
-    private readonly log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void },
-  ) {}
+    log: OutageLogger,
+  ) {
+    this.health = outageLog(
+      log,
+      { down: 'shared rate limiter unavailable; falling back to per-instance limits', up: 'shared rate limiter is back; limits hold across instances again' },
+      Infinity,
+    );
+  }
 
   get kind(): string {
-    return this.degraded ? `${this.primary.kind} (degraded: ${this.fallback.kind})` : this.primary.kind;
+    return this.health.down ? `${this.primary.kind} (degraded: ${this.fallback.kind})` : this.primary.kind;
   }
 
   /** Whether the shared limiter is currently unavailable. */
   get isDegraded(): boolean {
-    return this.degraded;
+    return this.health.down;
   }
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
     try {
       const decision = await this.primary.hit(key, limit, windowMs);
-      if (this.degraded) {
-        this.degraded = false;
-        this.log.info({ limiter: this.primary.kind }, 'shared rate limiter is back; limits hold across instances again');
-      }
+      this.health.ok();
       return decision;
     } catch (err) {
-      if (!this.degraded) {
-        this.degraded = true;
-        this.log.warn(
-          { limiter: this.primary.kind, err: (err as Error).message },
-          'shared rate limiter unavailable; falling back to per-instance limits',
-        );
-      }
+      this.health.failed(err);
       return this.fallback.hit(key, limit, windowMs);
     }
   }

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
-import { outageLog } from '../../src/metadata/outage-log.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { parseMetrics, sample } from '../helpers/prometheus.js';
 import { type Origin, startOrigin } from './origin.js';
@@ -61,26 +60,5 @@ describe('metadata metrics on /metrics', () => {
     expect(delta('pageworks_metadata_upstream_fetches_total', { outcome: 'ok' })).toBe(2);
     expect(delta('pageworks_metadata_upstream_fetches_total', { outcome: 'http_error' })).toBe(1);
     expect(delta('pageworks_metadata_upstream_fetches_total', { outcome: 'refused' })).toBe(1);
-  });
-});
-
-describe('outage log', () => {
-  it('warns once when a dependency goes away, again at most every 30 s, and once when it is back', () => {
-    const lines: string[] = [];
-    const log = { warn: (_: object, msg: string) => lines.push(`warn ${msg}`), info: (_: object, msg: string) => lines.push(`info ${msg}`) };
-    let now = 0;
-    const health = outageLog(log, { down: 'down', up: 'up' }, 30_000, () => now);
-    health.ok();
-    for (let i = 0; i < 50; i++, now += 100) health.failed(new Error('ECONNREFUSED'));
-    expect(lines).toEqual(['warn down']);
-    now += 30_000;
-    health.failed(new Error('ECONNREFUSED'));
-    health.failed(new Error('ECONNREFUSED'));
-    expect(lines).toEqual(['warn down', 'warn down']);
-    health.ok();
-    health.ok();
-    expect(lines).toEqual(['warn down', 'warn down', 'info up']);
-    health.failed(new Error('again'));
-    expect(lines).toEqual(['warn down', 'warn down', 'info up', 'warn down']);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Logs the outage of a shared dependency (Redis) by state, not by request: a warning when it starts,
- * a reminder at most every `repeatMs` while it lasts, and one line when it ends.
+ * a reminder at most every `repeatMs` while it lasts, and one line when it ends. Used by the metadata
+ * cache and coalescer and by the rate limiter's per-instance fallback.
  */
 
 /** Where a cache or coalescer reports each Redis command's success or failure. */
@@ -20,13 +21,19 @@ export interface OutageLogger {
   info(obj: object, msg: string): void;
 }
 
-/** A DependencyHealth that logs outages; `now` is a test seam. */
+/** A DependencyHealth that logs outages and knows whether one is under way. */
+export interface OutageLog extends DependencyHealth {
+  /** True from a failure until the next success. */
+  readonly down: boolean;
+}
+
+/** An OutageLog; `repeatMs` Infinity warns once per outage; `now` is a test seam. */
 export function outageLog(
   log: OutageLogger,
   messages: { down: string; up: string },
   repeatMs = 30_000,
   now: () => number = Date.now,
-): DependencyHealth {
+): OutageLog {
   let down = false;
   let downSince = 0;
   let lastWarned = 0;
@@ -47,6 +54,9 @@ export function outageLog(
       log.info({ failures, downForMs: now() - downSince }, messages.up);
       down = false;
       failures = 0;
+    },
+    get down() {
+      return down;
     },
   };
 }
