@@ -42,7 +42,7 @@ export function createMemoryCache(ttlS: number, maxEntries = 10_000): MetadataCa
 
 /** Redis-backed cache shared by every instance; keys are hashed so a 2 KB URL stays a short key. */
 export function createRedisCache(redis: Redis, ttlS: number, health: DependencyHealth = UNWATCHED, prefix = DEFAULT_PREFIX): MetadataCache {
-  const keyOf = (key: string): string => prefix + crypto.createHash('sha256').update(key).digest('base64url');
+  const keyOf = (key: string): string => prefix + redisKeyId(key);
   return {
     async get(key) {
       if (health.available?.() === false) return undefined;
@@ -65,6 +65,11 @@ export function createRedisCache(redis: Redis, ttlS: number, health: DependencyH
       }
     },
   };
+}
+
+/** The short id of a cache key in Redis names (cache entries, coalescing locks and messages). */
+export function redisKeyId(key: string): string {
+  return crypto.hash('sha256', key, 'base64url');
 }
 
 /** Where the metadata service keeps its Redis keys unless told otherwise. */

@@ -12,7 +12,7 @@
  */
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { MetadataCache } from './cache.js';
+import { type MetadataCache, redisKeyId } from './cache.js';
 import { type DependencyHealth, UNWATCHED } from '../outage-log.js';
 import type { Metadata } from './types.js';
 
@@ -135,7 +135,7 @@ export function createSharedCoalescer(redis: Redis, opts: SharedCoalescerOptions
   return {
     async run(key, fetch) {
       if (sub.status !== 'ready' || health.available?.() === false) return { value: await fetch(), stored: false };
-      const id = crypto.createHash('sha256').update(key).digest('base64url');
+      const id = redisKeyId(key);
       const lock = `${opts.prefix}lock:${id}`;
       const token = crypto.randomBytes(9).toString('base64url');
       const wait = listen(id);
