@@ -7,10 +7,10 @@ import type { Config } from '../config.js';
 import { MetadataError } from '../errors.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import { type LookupFn, createEgressPolicy } from '../net/policy.js';
+import { type DependencyHealth, UNWATCHED, withPause } from '../outage-log.js';
 import { DEFAULT_PREFIX, createMetadataCache, withCacheAndCoalescing } from './cache.js';
 import { fetchPageMetadata } from './fetch-page.js';
 import { type MetadataMetrics, NO_METRICS } from './metrics.js';
-import { type DependencyHealth, UNWATCHED, withPause } from '../outage-log.js';
 import { createSharedCoalescer } from './shared-coalescing.js';
 import type { Metadata } from './types.js';
 
@@ -69,7 +69,6 @@ export function createMetadataService(config: Config, opts: MetadataServiceOptio
   const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
   const agent = createPinnedAgent({ connectTimeoutMs: config.metadataTimeoutMs });
   const metrics = opts.metrics ?? NO_METRICS;
-  const onOutcome = opts.metrics ? metrics.upstream : undefined;
   const fetchOne = (url: string): Promise<Metadata> =>
     fetchPageMetadata(url, {
       policy,
@@ -77,7 +76,7 @@ export function createMetadataService(config: Config, opts: MetadataServiceOptio
       timeoutMs: config.metadataTimeoutMs,
       maxBytes: config.metadataMaxBytes,
       userAgent: config.metadataUserAgent,
-      onOutcome,
+      onOutcome: metrics.upstream,
     });
   if (!opts.cache) {
     return { fetch: (url) => fetchOne(checkTargetUrl(url)), ready: async () => {}, close: () => agent.close() };
