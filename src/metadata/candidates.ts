@@ -38,6 +38,8 @@ export class Candidates implements ScanSink {
   buf: Buffer = Buffer.alloc(0);
   private readonly starts = new Int32Array(SLOTS).fill(UNSET);
   private readonly ends = new Int32Array(SLOTS);
+  /** Where in the document the element of each value begins. */
+  private readonly ats = new Float64Array(SLOTS);
   /** The window each value was found in (kept alive by reference, never copied). */
   private readonly bufs: Array<Buffer | null> = new Array<Buffer | null>(SLOTS).fill(null);
   /** Required fields not found yet. */
@@ -82,16 +84,33 @@ export class Candidates implements ScanSink {
     return collapseWhitespace(attr ? decodeHTMLAttribute(v) : decodeHTML(v)) === '';
   }
 
-  private fill(slot: number, s: number, e: number): void {
+  private fill(slot: number, s: number, e: number, at: number): void {
     if (this.starts[slot] !== UNSET) return;
     this.starts[slot] = s;
     this.ends[slot] = e;
+    this.ats[slot] = at;
     this.bufs[slot] = this.buf;
     if (REQUIRED.has(slot)) this.missing--;
   }
 
+  /** ScanSink: a `<frameset>` replaced the body that began at `at`; what was found in it is gone. */
+  dropFrom(at: number): void {
+    for (let slot = 0; slot < SLOTS; slot++) {
+      if (this.starts[slot] === UNSET || this.ats[slot] < at) continue;
+      this.starts[slot] = UNSET;
+      this.bufs[slot] = null;
+      if (REQUIRED.has(slot)) this.missing++;
+    }
+  }
+
+  /** Whether a value was found in an element that begins at or after `at`. */
+  foundFrom(at: number): boolean {
+    for (let slot = 0; slot < SLOTS; slot++) if (this.starts[slot] !== UNSET && this.ats[slot] >= at) return true;
+    return false;
+  }
+
   /** ScanSink: a `<meta>` element. */
-  meta(attrs: TagAttrs, inTemplate: boolean): void {
+  meta(attrs: TagAttrs, inTemplate: boolean, at: number): void {
     if (inTemplate) return;
     const b = this.buf;
     const c = attrs.find(b, 'content');
@@ -103,15 +122,15 @@ export class Candidates implements ScanSink {
     const name = n >= 0 ? this.attrText(attrs, n).toLowerCase() : '';
     const p = attrs.find(b, 'property');
     const prop = p >= 0 ? this.attrText(attrs, p).toLowerCase() : '';
-    if (name === 'description') this.fill(DESC, s, e);
+    if (name === 'description') this.fill(DESC, s, e, at);
     for (let i = 0; i < 4; i++) {
-      if (prop === OG_TAGS[i]) this.fill(OG_PROP + i, s, e);
-      if (name === OG_TAGS[i]) this.fill(OG_NAME + i, s, e);
+      if (prop === OG_TAGS[i]) this.fill(OG_PROP + i, s, e, at);
+      if (name === OG_TAGS[i]) this.fill(OG_NAME + i, s, e, at);
     }
   }
 
   /** ScanSink: a `<link>` element. */
-  link(attrs: TagAttrs): void {
+  link(attrs: TagAttrs, at: number): void {
     const b = this.buf;
     const r = attrs.find(b, 'rel');
     const h = attrs.find(b, 'href');
@@ -120,22 +139,22 @@ export class Candidates implements ScanSink {
     const e = attrs.pos[h * 4 + 3];
     if (s < 0 || this.blank(s, e, true)) return;
     const tokens = this.attrText(attrs, r).toLowerCase().split(/[\t\n\f\r ]+/);
-    if (tokens.includes('canonical')) this.fill(CANONICAL, s, e);
-    if (tokens.includes('icon')) this.fill(ICON, s, e);
-    if (tokens.includes('apple-touch-icon') || tokens.includes('apple-touch-icon-precomposed')) this.fill(APPLE, s, e);
+    if (tokens.includes('canonical')) this.fill(CANONICAL, s, e, at);
+    if (tokens.includes('icon')) this.fill(ICON, s, e, at);
+    if (tokens.includes('apple-touch-icon') || tokens.includes('apple-touch-icon-precomposed')) this.fill(APPLE, s, e, at);
   }
 
   /** ScanSink: a `<base>` element; the first one with an `href` (even empty) sets the base URL. */
-  base(attrs: TagAttrs): void {
+  base(attrs: TagAttrs, at: number): void {
     const h = attrs.find(this.buf, 'href');
     if (h < 0 || this.starts[BASE] !== UNSET) return;
     const s = attrs.pos[h * 4 + 2];
-    this.fill(BASE, s < 0 ? NO_VALUE : s, s < 0 ? NO_VALUE : attrs.pos[h * 4 + 3]);
+    this.fill(BASE, s < 0 ? NO_VALUE : s, s < 0 ? NO_VALUE : attrs.pos[h * 4 + 3], at);
   }
 
   /** ScanSink: the text of an HTML `<title>`. */
-  title(start: number, end: number): void {
-    if (this.starts[TITLE] === UNSET && !this.blank(start, end, false)) this.fill(TITLE, start, end);
+  title(start: number, end: number, at: number): void {
+    if (this.starts[TITLE] === UNSET && !this.blank(start, end, false)) this.fill(TITLE, start, end, at);
   }
 
   /** The eight fields, decoding values with `decoder` and resolving URLs like a document in `encoding`. */

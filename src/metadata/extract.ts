@@ -260,7 +260,13 @@ export class MetadataExtractor {
 
   private isSettled(): boolean {
     const sc = this.scanner!;
-    return this.found.missing === 0 && sc.charsetDone && (this.found.hasBase || !sc.inHead);
+    if (!sc.charsetDone) return false;
+    // After a <frameset> took over, no element counts any more.
+    const frameset = sc.frameset;
+    if (frameset.taken) return true;
+    if (this.found.missing > 0 || (!this.found.hasBase && sc.inHead)) return false;
+    // A later <frameset> would take away what was found in the body.
+    return !(frameset.ok && frameset.bodyAt >= 0 && this.found.foundFrom(frameset.bodyAt));
   }
 
   /** Blink's meta-charset rule over this `<meta>`'s attributes; remembers a declared encoding. */

@@ -2,8 +2,10 @@
  * The incremental document scanner: walks the bytes once, tag by tag, tracking just enough tree state
  * (foreign SVG/MathML content and its integration points, `<template>` contents, raw-text elements) to
  * know which `<title>`, `<meta>`, `<link>` and `<base>` elements a browser would put in the document.
- * Each relevant element is handed to a `ScanSink`. It also runs Blink's meta-charset pre-scan rules.
+ * Each relevant element is handed to a `ScanSink`. It also runs Blink's meta-charset pre-scan rules, and
+ * follows what decides whether a `<frameset>` takes the document over (`FramesetWatch`).
  */
+import { decodeHTMLAttribute } from 'entities';
 import {
   EOF_IN_TAG,
   NEED_MORE,
@@ -19,15 +21,24 @@ import {
   skipAttributes,
   skipToGt,
 } from './html-scan.js';
+import { BLANK, FramesetWatch, textKind, textUndecided } from './frameset.js';
 
-/** Receives the elements that count; `attrs` positions refer to the scanner's byte buffer. */
+/**
+ * Receives the elements that count; `attrs` positions refer to the scanner's byte buffer, `at` is where the
+ * element's start tag begins in the document.
+ */
 export interface ScanSink {
-  meta(attrs: TagAttrs, inTemplate: boolean): void;
-  link(attrs: TagAttrs): void;
-  base(attrs: TagAttrs): void;
+  meta(attrs: TagAttrs, inTemplate: boolean, at: number): void;
+  link(attrs: TagAttrs, at: number): void;
+  base(attrs: TagAttrs, at: number): void;
   /** Text bytes [start, end) of an HTML `<title>` outside templates. */
-  title(start: number, end: number): void;
+  title(start: number, end: number, at: number): void;
+  /** A `<frameset>` replaced the body that began at `at`: the elements found from there on are gone. */
+  dropFrom(at: number): void;
 }
+
+/** What the scanner reports to once a `<frameset>` took over: nothing counts any more. */
+const NO_SINK: ScanSink = { meta() {}, link() {}, base() {}, title() {}, dropFrom() {} };
 
 interface ForeignFrame {
   name: string;
@@ -101,11 +112,13 @@ export class DocumentScanner {
   /** Everything after `<plaintext>` is text. */
   private plaintext = false;
   private templateDepth = 0;
+  /** Whether a `<frameset>` could still take over, and where the body began. */
+  readonly frameset = new FramesetWatch();
   private readonly foreign: ForeignFrame[] = [];
   private readonly attrs = new TagAttrs();
 
   constructor(
-    private readonly sink: ScanSink,
+    private sink: ScanSink,
     charsetKnown: boolean,
     private readonly onCharsetMeta: (attrs: TagAttrs) => boolean,
   ) {
@@ -130,9 +143,15 @@ export class DocumentScanner {
       // Tags often follow each other directly: no search needed then.
       const j = b[p] === LT ? p : b.indexOf(LT, p);
       if (j < 0 || j >= len) {
+        if (this.frameset.open && p < len) {
+          // A character reference at the end of the window may go on in the next one.
+          if (!final && textUndecided(b, p, len)) break;
+          this.text(p, len, true);
+        }
         p = len;
         break;
       }
+      if (j > p && this.frameset.open) this.text(p, j, true);
       if (j >= this.stopAt) {
         p = j;
         break;
@@ -149,6 +168,8 @@ export class DocumentScanner {
       else if (c === BANG) next = this.markup(j, final);
       else if (c === QMARK) next = skipToGt(b, j + 2, len, final);
       else {
+        // A "<" that starts nothing is text.
+        if (this.frameset.open) this.text(j, j + 1, true);
         p = j + 1;
         continue;
       }
@@ -164,6 +185,12 @@ export class DocumentScanner {
       if (stop()) break;
     }
     this.pos = this.plaintext ? len : p;
+  }
+
+  /** Text [s, e) outside tags, for the frameset watch; `references` is false in a CDATA section. */
+  private text(s: number, e: number, references: boolean): void {
+    const kind = textKind(this.buf, s, e, references);
+    if (kind !== BLANK) this.frameset.text(kind, this.offset + s, this.templateDepth > 0);
   }
 
   /** The end of a raw-text element's content from `from`, NEED_MORE, or `len` at the end of the input. */
@@ -213,7 +240,7 @@ export class DocumentScanner {
     const ns = j + 1;
     const ne = k;
     // Past the head and outside SVG/MathML only a few names matter; the others need just their end.
-    if (!this.inHead && this.foreign.length === 0 && !isSpecial(b, ns, ne)) {
+    if (!this.inHead && this.foreign.length === 0 && !this.frameset.open && !isSpecial(b, ns, ne)) {
       const skipped = skipAttributes(b, k, len, final);
       return skipped === EOF_IN_TAG ? len : skipped;
     }
@@ -223,10 +250,12 @@ export class DocumentScanner {
     if (end === EOF_IN_TAG) return len;
     const n = ne - ns;
 
-    // Names are only materialised where they matter: in the head pre-scan and inside SVG/MathML.
+    // Names are only materialised where they matter: in the head pre-scan, inside SVG/MathML and while a
+    // frameset could take over.
+    let headName = '';
     if (this.inHead) {
-      const name = n <= 8 ? lowerName(b, ns, ne) : '';
-      if (!HEAD_TAGS.has(name) && name !== 'html' && name !== 'head') this.inHead = false;
+      headName = n <= 8 ? lowerName(b, ns, ne) : '';
+      if (!HEAD_TAGS.has(headName) && headName !== 'html' && headName !== 'head') this.inHead = false;
     }
     if (this.inForeign()) {
       const name = lowerName(b, ns, ne);
@@ -240,6 +269,8 @@ export class DocumentScanner {
     }
 
     // HTML content.
+    const at = this.offset + j;
+    if (this.frameset.open && this.framesetTag(headName || lowerName(b, ns, ne), at)) return end;
     const c0 = b[ns] | 0x20;
     switch (n) {
       case 3:
@@ -250,18 +281,18 @@ export class DocumentScanner {
         if (c0 === 0x6d /* m */) {
           if (eqLower(b, ns, ne, 'meta')) {
             if (!this.charsetDone && this.onCharsetMeta(attrs)) this.charsetDone = true;
-            this.sink.meta(attrs, this.templateDepth > 0);
+            this.sink.meta(attrs, this.templateDepth > 0, at);
           } else if (eqLower(b, ns, ne, 'math')) return this.openForeign('math', end);
         } else if (this.templateDepth === 0) {
-          if (c0 === 0x6c /* l */ && eqLower(b, ns, ne, 'link')) this.sink.link(attrs);
-          else if (c0 === 0x62 /* b */ && eqLower(b, ns, ne, 'base')) this.sink.base(attrs);
+          if (c0 === 0x6c /* l */ && eqLower(b, ns, ne, 'link')) this.sink.link(attrs, at);
+          else if (c0 === 0x62 /* b */ && eqLower(b, ns, ne, 'base')) this.sink.base(attrs, at);
         }
         return end;
       case 5:
         if (c0 === 0x74 /* t */ && eqLower(b, ns, ne, 'title')) {
           const close = findEndTag(b, end, len, 'title', final);
           if (close === NEED_MORE) return NEED_MORE;
-          if (this.templateDepth === 0) this.sink.title(end, close);
+          if (this.templateDepth === 0) this.sink.title(end, close, at);
           return close;
         }
         if (c0 === 0x73 /* s */ && eqLower(b, ns, ne, 'style')) return this.rawText('style', end, final);
@@ -282,6 +313,30 @@ export class DocumentScanner {
       default:
         return end;
     }
+  }
+
+  /**
+   * Tells the frameset watch about an HTML start tag; true when it is a `<frameset>` (no element for the
+   * extractor, whether it took the document over or was ignored). A frameset that takes over removes the
+   * body found so far, and nothing after it counts.
+   */
+  private framesetTag(name: string, at: number): boolean {
+    const watch = this.frameset;
+    if (!watch.startTag(name, at, this.templateDepth > 0, name === 'input' && this.isHiddenInput())) return false;
+    if (watch.taken) {
+      if (watch.bodyAt >= 0) this.sink.dropFrom(watch.bodyAt);
+      this.sink = NO_SINK;
+    }
+    return true;
+  }
+
+  /** Whether the current tag has `type=hidden` (entities decoded, case-insensitive). */
+  private isHiddenInput(): boolean {
+    const t = this.attrs.find(this.buf, 'type');
+    const p = this.attrs.pos;
+    if (t < 0 || p[t * 4 + 2] < 0) return false;
+    const raw = this.buf.toString('latin1', p[t * 4 + 2], p[t * 4 + 3]);
+    return (raw.includes('&') ? decodeHTMLAttribute(raw) : raw).toLowerCase() === 'hidden';
   }
 
   private openForeign(name: string, end: number): number {
@@ -318,6 +373,11 @@ export class DocumentScanner {
     if (end === NEED_MORE) return NEED_MORE;
     if (end === EOF_IN_TAG) return len;
     if (this.inHead && (e - k > 8 || !HEAD_TAGS.has(lowerName(b, k, e)))) this.inHead = false;
+    // The end tags the frameset watch acts on: </br> (also in SVG/MathML, where it breaks out), </head>,
+    // </body> and </html>.
+    if (this.frameset.open && (e - k === 2 || (e - k === 4 && !this.inForeign()))) {
+      this.frameset.endTag(lowerName(b, k, e), this.offset + j, this.templateDepth > 0);
+    }
     if (this.foreign.length > 0) {
       const name = lowerName(b, k, e);
       if (this.inForeign() && (name === 'p' || name === 'br')) this.popToIntegrationPoint();
@@ -342,7 +402,12 @@ export class DocumentScanner {
     if (b[k] === DASH && b[k + 1] === DASH) return findCommentEnd(b, k + 2, len, final);
     if (this.inForeign() && eqLower(b, k, k + 7, '[cdata[')) {
       const close = b.indexOf(']]>', k + 7);
-      if (close < 0 || close >= len) return final ? len : NEED_MORE;
+      if (close < 0 || close >= len) {
+        if (!final) return NEED_MORE;
+        if (this.frameset.open) this.text(k + 7, len, false);
+        return len;
+      }
+      if (this.frameset.open) this.text(k + 7, close, false);
       return close + 3;
     }
     // DOCTYPE and bogus comments both end at the next '>'.

@@ -87,6 +87,35 @@ describe('streaming', () => {
     expect(x.finish().canonical_url).toBe('https://news.example/late');
   });
 
+  it('does not settle on fields found in a body a later frameset can still remove', () => {
+    const inBody =
+      '<div><title>T</title><meta name="description" content="D"><meta property="og:title" content="OT"><meta property="og:description" content="OD">' +
+      '<meta property="og:image" content="/i.png"><meta property="og:url" content="/u"><link rel="canonical" href="/c"><link rel="icon" href="/f.ico"></div>';
+    const page = Buffer.from(inBody + ' '.repeat(10_000) + '<frameset><frame src="a.html"></frameset>');
+    const x = new MetadataExtractor('text/html', url);
+    for (let i = 0; i < page.length; i += 1000) expect(x.push(page.subarray(i, i + 1000))).toBe(i + 1000 >= page.length);
+    expect(x.finish()).toEqual({ ...Object.fromEntries(METADATA_FIELDS.map((f) => [f, null])), favicon_url: 'https://news.example/favicon.ico' });
+    // With text in the body the frameset is ignored, and reading stops once the fields are there (and the
+    // charset pre-scan is over: 1024 bytes).
+    const prefix = inBody + 'text '.repeat(300) + '<p>';
+    const withText = Buffer.from(prefix + ' '.repeat(10_000) + '<frameset></frameset>');
+    const y = new MetadataExtractor('text/html', url);
+    expect(y.push(withText.subarray(0, prefix.length))).toBe(true);
+    expect(y.finish().title).toBe('T');
+  });
+
+  it('a character reference cut by a chunk boundary is read whole', () => {
+    const page = Buffer.from('<div>&#32;<meta name="description" content="Removed"></div><frameset></frameset>');
+    const whole = extractMetadata(page, 'text/html', url);
+    expect(whole.description).toBeNull();
+    for (const cut of [6, 7, 8, 9]) {
+      const x = new MetadataExtractor('text/html', url);
+      x.push(page.subarray(0, cut));
+      x.push(page.subarray(cut));
+      expect(x.finish()).toEqual(whole);
+    }
+  });
+
   it('a tag cut by the end of input is dropped, as the tokenizer does', () => {
     expect(extractMetadata(Buffer.from('<title>Cut</title><meta name="description" content="never closed"'), 'text/html', url).description).toBeNull();
     expect(extractMetadata(Buffer.from('<title>Unclosed title text'), 'text/html', url).title).toBe('Unclosed title text');

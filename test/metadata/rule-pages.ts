@@ -139,5 +139,36 @@ export const RULE_PAGES: RulePage[] = [
     title: 'Ïð',
   }),
   page('undeclared UTF-8 reads as windows-1252 (as Chromium does)', bytes('<title>Caf', 'hex:C3 A9', '</title>'), { title: 'CafÃ©' }),
+  page(
+    'a frameset before the body: nothing after it counts',
+    '<title>Head title</title><meta name="description" content="In the head"><frameset cols="50%"><frame src="a.html">' +
+      '<noframes><meta property="og:title" content="In noframes"></noframes></frameset><meta property="og:title" content="After it"><link rel="icon" href="/late.ico">',
+    { title: 'Head title', description: 'In the head', og_title: null, favicon_url: 'https://www.example.com/favicon.ico' },
+  ),
+  page(
+    'a frameset in a body without text removes the body',
+    '<title>Head title</title><div><meta name="description" content="In the removed body"><link rel="canonical" href="/gone"></div><frameset><frame src="a.html"></frameset>',
+    { title: 'Head title', description: null, canonical_url: null },
+  ),
+  page('a frameset after body text is ignored', '<title>T</title><p>Some text</p><frameset><meta name="description" content="Still counts"></frameset>', {
+    description: 'Still counts',
+  }),
+  page('a frameset after an image is ignored', '<div><img src="x.png"><meta name="description" content="After the image"></div><frameset></frameset>', {
+    description: 'After the image',
+  }),
+  page(
+    'whitespace references and a hidden input leave a frameset free to remove the body',
+    '<div>&#32;&Tab;<input type="HIDDEN"><meta name="description" content="Removed"></div><frameset></frameset>',
+    { description: null },
+  ),
+  page(
+    'a template in the head does not stop a frameset (Chromium)',
+    '<template></template><div><meta name="description" content="Removed"></div><frameset></frameset>',
+    { description: null },
+  ),
+  page('a frameset inside a template is ignored', '<div><template><frameset></template><meta name="description" content="Kept"></div>', { description: 'Kept' }),
+  page('CDATA text in SVG stops a later frameset', '<svg><![CDATA[text]]></svg><meta name="description" content="Kept"><frameset></frameset>', {
+    description: 'Kept',
+  }),
   page('meta refresh does not navigate away', '<meta http-equiv="refresh" content="0; url=https://elsewhere.example/"><title>Stay</title>', { title: 'Stay' }),
 ];
