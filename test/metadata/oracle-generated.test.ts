@@ -1,0 +1,37 @@
+import type { Browser } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MetadataExtractor, extractMetadata } from '../../src/metadata/extract.js';
+import { generatedPages } from './generated-pages.js';
+import { compareWithOracle, formatMismatches } from './oracle-compare.js';
+import { launchOracleBrowser } from './oracle.js';
+
+const PAGES = generatedPages(20261123, 100);
+
+describe('generated pages: tokenizer and tree-building corners', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchOracleBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('Chromium agrees with the extractor on every field of every generated page', { timeout: 300_000 }, async () => {
+    const result = await compareWithOracle(browser, PAGES);
+    if (result.mismatches.length) console.log(`generated-page mismatches:\n${formatMismatches(result.mismatches)}`);
+    expect(result.urlProblems).toEqual([]);
+    expect(result.mismatches).toEqual([]);
+    expect(result.fields).toBe(PAGES.length * 8);
+  });
+
+  it('any chunking gives the answer of the whole page', () => {
+    for (const page of PAGES) {
+      const whole = extractMetadata(page.bytes, 'text/html', page.url);
+      for (const size of [1, 3, 17]) {
+        const x = new MetadataExtractor('text/html', page.url);
+        for (let i = 0; i < page.bytes.length && !x.settled; i += size) x.push(page.bytes.subarray(i, i + size));
+        expect(x.finish(), `${page.name}, chunks of ${size}`).toEqual(whole);
+      }
+    }
+  });
+});
