@@ -2,12 +2,17 @@
  * URL resolution as the DOM does it (`link.href`): WHATWG URL parsing against a base, with the query of
  * http(s)/ftp/file URLs percent-encoded in the document's encoding (a windows-1251 page's `?q=…` is
  * encoded in windows-1251, not UTF-8). Node's URL always uses UTF-8, so the query is redone here.
+ *
+ * Where Chromium's URL canonicalizer, the reference, differs from WHATWG's (and Node's), it is followed:
+ * it also percent-encodes `|` and `^` in the paths of http(s), ws(s) and ftp URLs, and `*` in their hosts.
  */
 import { decoderFor } from './encoding.js';
 
 // ISO-2022-JP is stateful; its query encoding is approximated with UTF-8.
 const UTF8_QUERY = new Set(['utf-8', 'utf-16le', 'utf-16be', 'replacement', 'iso-2022-jp']);
 const SPECIAL = new Set(['http:', 'https:', 'ftp:', 'file:']);
+/** Schemes whose paths and hosts Chromium escapes beyond WHATWG's sets (file: has its own rules for `|`). */
+const NETWORK = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:']);
 const SINGLE_BYTE_RANGE = 0x80;
 
 const encoders = new Map<string, Map<number, number[]>>();
@@ -74,6 +79,16 @@ function encodeQuery(raw: string, encoding: string): string {
   return out;
 }
 
+/** `url.href` with the path and host escaping Chromium adds for network schemes (see the module comment). */
+function chromiumHref(url: URL): string {
+  const href = url.href;
+  if (!NETWORK.has(url.protocol) || (!/[|^]/.test(url.pathname) && !url.host.includes('*'))) return href;
+  const auth = url.username || url.password ? `${url.username}${url.password ? `:${url.password}` : ''}@` : '';
+  const host = url.host.replace(/\*/g, '%2A');
+  const path = url.pathname.replace(/[|^]/g, (c) => (c === '|' ? '%7C' : '%5E'));
+  return `${url.protocol}//${auth}${host}${path}${url.search}${url.hash}`;
+}
+
 /** Resolves `value` against `base` like the DOM of a document in `encoding`; null when it does not parse. */
 export function resolveUrl(value: string, base: string | URL, encoding: string): string | null {
   let url: URL;
@@ -83,15 +98,15 @@ export function resolveUrl(value: string, base: string | URL, encoding: string):
     return null;
   }
   if (UTF8_QUERY.has(encoding) || url.search === '' || !SPECIAL.has(url.protocol) || !/[^\x00-\x7f]/.test(value)) {
-    return url.href;
+    return chromiumHref(url);
   }
   // Recover the raw query of the input as the URL parser saw it (tabs and newlines removed, ends trimmed).
   const input = value.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, '').replace(/[\t\n\r]/g, '');
   const q = input.indexOf('?');
   const h = input.indexOf('#');
-  if (q < 0 || (h >= 0 && h < q)) return url.href;
+  if (q < 0 || (h >= 0 && h < q)) return chromiumHref(url);
   const raw = h < 0 ? input.slice(q + 1) : input.slice(q + 1, h);
-  const href = url.href;
+  const href = chromiumHref(url);
   const prefix = href.slice(0, href.length - url.hash.length - url.search.length);
   return `${prefix}?${encodeQuery(raw, encoding)}${url.hash}`;
 }

@@ -170,5 +170,10 @@ export const RULE_PAGES: RulePage[] = [
   page('CDATA text in SVG stops a later frameset', '<svg><![CDATA[text]]></svg><meta name="description" content="Kept"><frameset></frameset>', {
     description: 'Kept',
   }),
+  page(
+    'URLs escaped as Chromium does: | and ^ in paths, * in hosts',
+    '<link rel="canonical" href="/a|b^c?q=|^#|^"><meta property="og:image" content="http://e*x.example/i|.png">',
+    { canonical_url: 'https://www.example.com/a%7Cb%5Ec?q=|^#|^', og_image: 'http://e%2Ax.example/i%7C.png' },
+  ),
   page('meta refresh does not navigate away', '<meta http-equiv="refresh" content="0; url=https://elsewhere.example/"><title>Stay</title>', { title: 'Stay' }),
 ];
