@@ -1,7 +1,7 @@
 /**
  * Character encodings per WHATWG Encoding: label resolution, BOM sniffing, Content-Type charset,
  * and cached decoders. Node's TextDecoder (full ICU) knows every WHATWG label except the
- * "replacement" and "x-user-defined" encodings, which are handled here.
+ * "replacement", "x-user-defined" and "iso-8859-16" encodings, which are handled here.
  */
 
 /** Labels that WHATWG maps to the "replacement" encoding (the document decodes to one U+FFFD). */
@@ -25,6 +25,8 @@ export function resolveEncodingLabel(label: string): string | null {
   if (REPLACEMENT_LABELS.has(key)) name = 'replacement';
   // x-user-defined maps 0x80-0xFF to the private-use area; browsers treat a declared one as windows-1252.
   else if (key === 'x-user-defined') name = 'windows-1252';
+  // Node's ICU has no ISO-8859-16; its decoder is below.
+  else if (key === 'iso-8859-16') name = 'iso-8859-16';
   else {
     try {
       name = new TextDecoder(key).encoding;
@@ -97,7 +99,27 @@ const windows1252: Decoder = {
   },
 };
 
-const decoders = new Map<string, Decoder>([['windows-1252', windows1252]]);
+/** ISO-8859-16 (Romanian) code points of bytes 0xA0–0xFF; below that it is ISO-8859-1. Node's ICU lacks it. */
+const ISO_8859_16_HIGH = [
+  0xa0, 0x104, 0x105, 0x141, 0x20ac, 0x201e, 0x160, 0xa7, 0x161, 0xa9, 0x218, 0xab, 0x179, 0xad, 0x17a, 0x17b,
+  0xb0, 0xb1, 0x10c, 0x142, 0x17d, 0x201d, 0xb6, 0xb7, 0x17e, 0x10d, 0x219, 0xbb, 0x152, 0x153, 0x178, 0x17c,
+  0xc0, 0xc1, 0xc2, 0x102, 0xc4, 0x106, 0xc6, 0xc7, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
+  0x110, 0x143, 0xd2, 0xd3, 0xd4, 0x150, 0xd6, 0x15a, 0x170, 0xd9, 0xda, 0xdb, 0xdc, 0x118, 0x21a, 0xdf,
+  0xe0, 0xe1, 0xe2, 0x103, 0xe4, 0x107, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+  0x111, 0x144, 0xf2, 0xf3, 0xf4, 0x151, 0xf6, 0x15b, 0x171, 0xf9, 0xfa, 0xfb, 0xfc, 0x119, 0x21b, 0xff,
+];
+
+const iso885916: Decoder = {
+  decode(bytes) {
+    const s = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    return /[\xa0-\xff]/.test(s) ? s.replace(/[\xa0-\xff]/g, (c) => String.fromCharCode(ISO_8859_16_HIGH[c.charCodeAt(0) - 0xa0])) : s;
+  },
+};
+
+const decoders = new Map<string, Decoder>([
+  ['windows-1252', windows1252],
+  ['iso-8859-16', iso885916],
+]);
 
 /** A shared non-streaming decoder that keeps U+FEFF (snippets from mid-document must not lose one). */
 export function decoderFor(encoding: string): Decoder {

@@ -127,6 +127,14 @@ export const RULE_PAGES: RulePage[] = [
     bytes('<meta charset="windows-1251"><link rel="canonical" href="/search?q=', 'hex:CF F0 E8 E2 E5 F2', '&amp;x=1#', 'hex:CF', '">'),
     { canonical_url: 'https://www.example.com/search?q=%CF%F0%E8%E2%E5%F2&x=1#%D0%9F' },
   ),
+  page(
+    'ISO-8859-16, which Node lacks',
+    bytes('<meta charset="iso-8859-16"><title>', `hex:${Array.from({ length: 96 }, (_, i) => (0xa0 + i).toString(16)).join('')}`, '</title>'),
+    {
+      title:
+        '\u00a0ĄąŁ€„Š§š©Ș«Ź\u00adźŻ°±ČłŽ”¶·žčș»ŒœŸżÀÁÂĂÄĆÆÇÈÉÊËÌÍÎÏĐŃÒÓÔŐÖŚŰÙÚÛÜĘȚßàáâăäćæçèéêëìíîïđńòóôőöśűùúûüęțÿ',
+    },
+  ),
   page('UTF-8 BOM beats a meta charset', bytes('hex:EF BB BF', '<meta charset="windows-1252"><title>', 'hex:E2 80 94', '</title>'), { title: '—' }),
   page(
     'UTF-16LE BOM',
