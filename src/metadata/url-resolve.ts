@@ -8,8 +8,7 @@
  */
 import { decoderFor } from './encoding.js';
 
-// ISO-2022-JP is stateful; its query encoding is approximated with UTF-8.
-const UTF8_QUERY = new Set(['utf-8', 'utf-16le', 'utf-16be', 'replacement', 'iso-2022-jp']);
+const UTF8_QUERY = new Set(['utf-8', 'utf-16le', 'utf-16be', 'replacement']);
 const SPECIAL = new Set(['http:', 'https:', 'ftp:', 'file:']);
 /** Schemes whose paths and hosts Chromium escapes beyond WHATWG's sets (file: has its own rules for `|`). */
 const NETWORK = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:']);
@@ -56,14 +55,20 @@ function hex(b: number): string {
   return '%' + (b < 16 ? '0' : '') + b.toString(16).toUpperCase();
 }
 
+/** A query byte after the special-query percent-encode set. */
+function queryByte(b: number): string {
+  return b < 0x21 || b > 0x7e || b === 0x22 || b === 0x23 || b === 0x27 || b === 0x3c || b === 0x3e ? hex(b) : String.fromCharCode(b);
+}
+
 /** Percent-encodes a raw query in `encoding` with the special-query percent-encode set. */
 function encodeQuery(raw: string, encoding: string): string {
+  if (encoding === 'iso-2022-jp') return iso2022jpQuery(raw);
   const table = encoderTable(encoding);
   let out = '';
   for (const ch of raw) {
     const cp = ch.codePointAt(0)!;
     if (cp < 0x80) {
-      out += cp <= 0x20 || cp === 0x22 || cp === 0x23 || cp === 0x27 || cp === 0x3c || cp === 0x3e || cp === 0x7f ? hex(cp) : ch;
+      out += queryByte(cp);
       continue;
     }
     const bytes = table.get(cp);
@@ -72,10 +77,75 @@ function encodeQuery(raw: string, encoding: string): string {
       out += `%26%23${cp}%3B`;
       continue;
     }
-    for (const b of bytes) {
-      out += b < 0x21 || b > 0x7e || b === 0x22 || b === 0x23 || b === 0x27 || b === 0x3c || b === 0x3e ? hex(b) : String.fromCharCode(b);
-    }
+    for (const b of bytes) out += queryByte(b);
   }
+  return out;
+}
+
+const ESC = 0x1b;
+/** Half-width katakana U+FF61–U+FF9F as the ISO-2022-JP encoder writes them: full width (WHATWG's katakana index). */
+const FULL_WIDTH_KATAKANA = Array.from({ length: 0x3f }, (_, i) =>
+  i === 0x3d ? 0x309b : i === 0x3e ? 0x309c : String.fromCharCode(0xff61 + i).normalize('NFKC').charCodeAt(0),
+);
+
+/**
+ * A query encoded by WHATWG's ISO-2022-JP encoder: ASCII, JIS X 0201 Roman (for ¥ and ‾) and JIS X 0208
+ * runs, each opened by its escape sequence, ending in ASCII; an unmappable character becomes `&#N;`,
+ * percent-encoded whole as for the other encodings. The JIS X 0208 pairs are EUC-JP's two-byte
+ * characters without their high bits.
+ */
+function iso2022jpQuery(raw: string): string {
+  const jis = encoderTable('euc-jp');
+  const queue = Array.from(raw, (ch) => ch.codePointAt(0)!);
+  let out = '';
+  const bytes = (...bs: number[]): void => {
+    for (const b of bs) out += queryByte(b);
+  };
+  let state: 'ascii' | 'roman' | 'jis0208' = 'ascii';
+  for (let i = 0; i < queue.length; i++) {
+    let cp = queue[i]!;
+    if (state !== 'jis0208' && (cp === 0x0e || cp === 0x0f || cp === ESC)) {
+      out += '%26%2365533%3B';
+      continue;
+    }
+    if (state === 'ascii' && cp < 0x80) {
+      bytes(cp);
+      continue;
+    }
+    if (state === 'roman' && ((cp < 0x80 && cp !== 0x5c && cp !== 0x7e) || cp === 0xa5 || cp === 0x203e)) {
+      bytes(cp === 0xa5 ? 0x5c : cp === 0x203e ? 0x7e : cp);
+      continue;
+    }
+    if (cp < 0x80 || cp === 0xa5 || cp === 0x203e) {
+      // Switch to ASCII or Roman and take the character again.
+      const roman = cp >= 0x80;
+      bytes(ESC, 0x28, roman ? 0x4a : 0x42);
+      state = roman ? 'roman' : 'ascii';
+      i--;
+      continue;
+    }
+    if (cp === 0x2212) cp = 0xff0d;
+    if (cp >= 0xff61 && cp <= 0xff9f) cp = FULL_WIDTH_KATAKANA[cp - 0xff61]!;
+    const pair = jis.get(cp);
+    if (!pair || pair.length !== 2 || pair[0]! < 0xa1) {
+      if (state === 'jis0208') {
+        // Back to ASCII first; the character is then an error there.
+        queue[i] = cp;
+        bytes(ESC, 0x28, 0x42);
+        state = 'ascii';
+        i--;
+        continue;
+      }
+      out += `%26%23${cp}%3B`;
+      continue;
+    }
+    if (state !== 'jis0208') {
+      bytes(ESC, 0x24, 0x42);
+      state = 'jis0208';
+    }
+    bytes(pair[0]! - 0x80, pair[1]! - 0x80);
+  }
+  if (state !== 'ascii') bytes(ESC, 0x28, 0x42);
   return out;
 }
 

@@ -135,6 +135,22 @@ export const RULE_PAGES: RulePage[] = [
         '\u00a0ĄąŁ€„Š§š©Ș«Ź\u00adźŻ°±ČłŽ”¶·žčș»ŒœŸżÀÁÂĂÄĆÆÇÈÉÊËÌÍÎÏĐŃÒÓÔŐÖŚŰÙÚÛÜĘȚßàáâăäćæçèéêëìíîïđńòóôőöśűùúûüęțÿ',
     },
   ),
+  page(
+    'ISO-2022-JP query encoding',
+    bytes(
+      '<meta charset="iso-2022-jp"><link rel="canonical" href="/s?q=',
+      'hex:1B 24 42 46 7C 4B 5C 1B 28 42',
+      '-',
+      'hex:1B 28 4A 5C 7E 1B 28 42',
+      '&amp;h=&#xFF76;&#x2212;&#xE9;&#x1B;x#',
+      'hex:1B 24 42 46 7C 1B 28 42',
+      '">',
+    ),
+    {
+      canonical_url:
+        'https://www.example.com/s?q=%1B$BF|K\\%1B(B-%1B(J\\~&h=%1B$B%+!]%1B(B%26%23233%3B%26%2365533%3Bx#%E6%97%A5',
+    },
+  ),
   page('UTF-8 BOM beats a meta charset', bytes('hex:EF BB BF', '<meta charset="windows-1252"><title>', 'hex:E2 80 94', '</title>'), { title: '—' }),
   page(
     'UTF-16LE BOM',
