@@ -4,6 +4,8 @@
  * "replacement", "x-user-defined" and "iso-8859-16" encodings, which are handled here.
  */
 
+import { legacyMultiByteDecoder } from './cjk-decoders.js';
+
 /** Labels that WHATWG maps to the "replacement" encoding (the document decodes to one U+FFFD). */
 const REPLACEMENT_LABELS = new Set([
   'csiso2022kr',
@@ -125,7 +127,7 @@ const decoders = new Map<string, Decoder>([
 export function decoderFor(encoding: string): Decoder {
   let d = decoders.get(encoding);
   if (!d) {
-    d = new TextDecoder(encoding, { ignoreBOM: true });
+    d = legacyMultiByteDecoder(encoding) ?? new TextDecoder(encoding, { ignoreBOM: true });
     decoders.set(encoding, d);
   }
   return d;

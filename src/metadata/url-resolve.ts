@@ -6,6 +6,7 @@
  * Where Chromium's URL canonicalizer, the reference, differs from WHATWG's (and Node's), it is followed:
  * it also percent-encodes `|` and `^` in the paths of http(s), ws(s) and ftp URLs, and `*` in their hosts.
  */
+import iconv from 'iconv-lite';
 import { decoderFor } from './encoding.js';
 
 const UTF8_QUERY = new Set(['utf-8', 'utf-16le', 'utf-16be', 'replacement']);
@@ -16,10 +17,14 @@ const SINGLE_BYTE_RANGE = 0x80;
 
 const encoders = new Map<string, Map<number, number[]>>();
 
+/** Code points the WHATWG Big5 encoder writes with their last pointer, not the first. */
+const BIG5_LAST = new Set([0x2550, 0x255e, 0x2561, 0x256a, 0x5341, 0x5345]);
+
 /**
  * Code point → bytes table of a legacy encoding, built once by decoding every single- and double-byte
  * sequence; the first sequence wins, as with WHATWG's "index pointer" lookups. Shift_JIS pointers
- * 8272–8835 are excluded from encoding by WHATWG (they duplicate NEC selections).
+ * 8272–8835 are excluded from encoding by WHATWG (they duplicate NEC selections), and so are Big5's
+ * HKSCS lead bytes below 0xA1.
  */
 function encoderTable(encoding: string): Map<number, number[]> {
   let table = encoders.get(encoding);
@@ -28,13 +33,14 @@ function encoderTable(encoding: string): Map<number, number[]> {
   const dec = decoderFor(encoding);
   for (let b = SINGLE_BYTE_RANGE; b <= 0xff; b++) {
     const s = dec.decode(Uint8Array.of(b));
-    if (s.length > 0 && s !== '\uFFFD') {
+    // gb18030 writes € as A2 E3; only GBK uses the single byte 0x80.
+    if (s.length > 0 && s !== '\uFFFD' && !(encoding === 'gb18030' && b === 0x80)) {
       const cp = s.codePointAt(0)!;
       if (!table.has(cp)) table.set(cp, [b]);
     }
   }
   if (!encoding.startsWith('windows-') && !encoding.startsWith('iso-8859') && !encoding.startsWith('koi8') && encoding !== 'ibm866' && encoding !== 'macintosh' && encoding !== 'x-mac-cyrillic') {
-    for (let lead = 0x81; lead <= 0xfe; lead++) {
+    for (let lead = encoding === 'big5' ? 0xa1 : 0x81; lead <= 0xfe; lead++) {
       for (let trail = 0x40; trail <= 0xfe; trail++) {
         if (encoding === 'shift_jis') {
           const pointer = (lead < 0xa0 ? lead - 0x81 : lead - 0xc1) * 188 + (trail < 0x7f ? trail - 0x40 : trail - 0x41);
@@ -43,7 +49,9 @@ function encoderTable(encoding: string): Map<number, number[]> {
         const s = dec.decode(Uint8Array.of(lead, trail));
         if (s.length === 0 || s.includes('\uFFFD')) continue;
         const cp = s.codePointAt(0)!;
-        if (s.length === (cp > 0xffff ? 2 : 1) && !table.has(cp)) table.set(cp, [lead, trail]);
+        // Shift_JIS's end-user-defined area (private use) is decoded but never encoded.
+        if (encoding === 'shift_jis' && cp >= 0xe000 && cp <= 0xf8ff) continue;
+        if (s.length === (cp > 0xffff ? 2 : 1) && (!table.has(cp) || (encoding === 'big5' && BIG5_LAST.has(cp)))) table.set(cp, [lead, trail]);
       }
     }
   }
@@ -64,14 +72,24 @@ function queryByte(b: number): string {
 function encodeQuery(raw: string, encoding: string): string {
   if (encoding === 'iso-2022-jp') return iso2022jpQuery(raw);
   const table = encoderTable(encoding);
+  const japanese = encoding === 'shift_jis' || encoding === 'euc-jp';
   let out = '';
   for (const ch of raw) {
-    const cp = ch.codePointAt(0)!;
+    let cp = ch.codePointAt(0)!;
     if (cp < 0x80) {
       out += queryByte(cp);
       continue;
     }
-    const bytes = table.get(cp);
+    if (japanese) {
+      // The Shift_JIS and EUC-JP encoders write ¥ and ‾ as their JIS X 0201 bytes and − as the full-width minus.
+      if (cp === 0xa5 || cp === 0x203e) {
+        out += queryByte(cp === 0xa5 ? 0x5c : 0x7e);
+        continue;
+      }
+      if (cp === 0x2212) cp = 0xff0d;
+    }
+    // gb18030 has a four-byte form for every code point its two-byte table lacks (but U+E5E5).
+    const bytes = table.get(cp) ?? (encoding === 'gb18030' && cp !== 0xe5e5 ? gb18030FourBytes(cp) : undefined);
     if (!bytes) {
       // The encoder's "html" error mode: an unmappable character becomes &#N;.
       out += `%26%23${cp}%3B`;
@@ -80,6 +98,12 @@ function encodeQuery(raw: string, encoding: string): string {
     for (const b of bytes) out += queryByte(b);
   }
   return out;
+}
+
+/** The four-byte gb18030 sequence of a code point (iconv-lite implements the ranges index). */
+function gb18030FourBytes(cp: number): number[] | undefined {
+  const bytes = [...iconv.encode(String.fromCodePoint(cp), 'gb18030')];
+  return bytes.length === 4 ? bytes : undefined;
 }
 
 const ESC = 0x1b;

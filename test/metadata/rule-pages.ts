@@ -151,6 +151,19 @@ export const RULE_PAGES: RulePage[] = [
         'https://www.example.com/s?q=%1B$BF|K\\%1B(B-%1B(J\\~&h=%1B$B%+!]%1B(B%26%23233%3B%26%2365533%3Bx#%E6%97%A5',
     },
   ),
+  page('EUC-JP bytes that form no character become U+FFFD, as in browsers', bytes('<meta charset="euc-jp"><title>', 'hex:93 71 94 20 E8 20 A4 A2', '</title>'), {
+    title: '\uFFFDq\uFFFD \uFFFD あ',
+  }),
+  page('EUC-KR is windows-949 (UHC Hangul)', bytes('<meta charset="euc-kr"><title>', 'hex:81 71 B0 A1', '</title>'), { title: '걉가' }),
+  page('Big5 is Big5-HKSCS', bytes('<meta charset="big5"><title>', 'hex:87 40 A4 A4', '</title>'), { title: '䏰中' }),
+  page(
+    'legacy query encoders: gb18030 four-byte forms, ¥ in Shift_JIS',
+    '<meta charset="gb18030"><link rel="canonical" href="/p?q=&#xAC00;&#x20AC;"><meta property="og:url" content="/u?q=&#x1F600;">',
+    { canonical_url: 'https://www.example.com/p?q=%827%CF5%A2%E3', og_url: 'https://www.example.com/u?q=%949%FC6' },
+  ),
+  page('Shift_JIS query: ¥ and − as JIS X 0201 and full-width', '<meta charset="shift_jis"><link rel="canonical" href="/p?q=&#xA5;&#x2212;">', {
+    canonical_url: 'https://www.example.com/p?q=\\%81|',
+  }),
   page('UTF-8 BOM beats a meta charset', bytes('hex:EF BB BF', '<meta charset="windows-1252"><title>', 'hex:E2 80 94', '</title>'), { title: '—' }),
   page(
     'UTF-16LE BOM',
