@@ -67,8 +67,12 @@ function run(bytes: Uint8Array, step: Step): string {
   return out + step.end();
 }
 
-function shiftJis(): Decoder {
-  const unit = icuUnit('shift_jis');
+/**
+ * A decoder of one-byte characters and lead + trail pairs (Shift_JIS, EUC-KR, Big5): `single` gives the text
+ * of a byte on its own, or undefined for a lead byte; `pair` the text of a lead and the next byte, or null
+ * when they form no character (then a trail that is ASCII is read again on its own).
+ */
+function leadTrail(single: (byte: number) => string | undefined, pair: (lead: number, byte: number) => string | null): Decoder {
   return {
     decode(bytes) {
       let lead = 0;
@@ -77,29 +81,39 @@ function shiftJis(): Decoder {
           if (lead !== 0) {
             const l = lead;
             lead = 0;
-            if (in_(byte, 0x40, 0x7e) || in_(byte, 0x80, 0xfc)) {
-              const pointer = (l - (l < 0xa0 ? 0x81 : 0xc1)) * 188 + byte - (byte < 0x7f ? 0x40 : 0x41);
-              // End-user-defined characters map to the private use area.
-              if (pointer >= 8836 && pointer <= 10715) return String.fromCharCode(0xe000 - 8836 + pointer);
-              const text = unit(l, byte);
-              if (text !== null) return text;
-            }
+            const text = pair(l, byte);
+            if (text !== null) return text;
             if (isAscii(byte)) again(byte);
             return ERROR;
           }
-          if (isAscii(byte) || byte === 0x80) return String.fromCharCode(byte);
-          if (in_(byte, 0xa1, 0xdf)) return String.fromCharCode(0xff61 - 0xa1 + byte);
-          if (in_(byte, 0x81, 0x9f) || in_(byte, 0xe0, 0xfc)) {
-            lead = byte;
-            return null;
-          }
-          return ERROR;
+          const text = single(byte);
+          if (text !== undefined) return text;
+          lead = byte;
+          return null;
         },
         { end: () => (lead !== 0 ? ((lead = 0), ERROR) : '') },
       );
       return run(bytes, step);
     },
   };
+}
+
+function shiftJis(): Decoder {
+  const unit = icuUnit('shift_jis');
+  return leadTrail(
+    (byte) => {
+      if (isAscii(byte) || byte === 0x80) return String.fromCharCode(byte);
+      if (in_(byte, 0xa1, 0xdf)) return String.fromCharCode(0xff61 - 0xa1 + byte);
+      return in_(byte, 0x81, 0x9f) || in_(byte, 0xe0, 0xfc) ? undefined : ERROR;
+    },
+    (lead, byte) => {
+      if (!in_(byte, 0x40, 0x7e) && !in_(byte, 0x80, 0xfc)) return null;
+      const pointer = (lead - (lead < 0xa0 ? 0x81 : 0xc1)) * 188 + byte - (byte < 0x7f ? 0x40 : 0x41);
+      // End-user-defined characters map to the private use area.
+      if (pointer >= 8836 && pointer <= 10715) return String.fromCharCode(0xe000 - 8836 + pointer);
+      return unit(lead, byte);
+    },
+  );
 }
 
 function eucJp(): Decoder {
@@ -145,31 +159,10 @@ function eucJp(): Decoder {
 
 /** EUC-KR and Big5: one lead byte 0x81–0xFE, then a trail byte in `trail`. */
 function doubleByte(unit: UnitDecoder, trail: (byte: number) => boolean): Decoder {
-  return {
-    decode(bytes) {
-      let lead = 0;
-      const step = Object.assign(
-        (byte: number, again: (...bytes: number[]) => void): string | null => {
-          if (lead !== 0) {
-            const l = lead;
-            lead = 0;
-            const text = trail(byte) ? unit(l, byte) : null;
-            if (text !== null) return text;
-            if (isAscii(byte)) again(byte);
-            return ERROR;
-          }
-          if (isAscii(byte)) return String.fromCharCode(byte);
-          if (in_(byte, 0x81, 0xfe)) {
-            lead = byte;
-            return null;
-          }
-          return ERROR;
-        },
-        { end: () => (lead !== 0 ? ((lead = 0), ERROR) : '') },
-      );
-      return run(bytes, step);
-    },
-  };
+  return leadTrail(
+    (byte) => (isAscii(byte) ? String.fromCharCode(byte) : in_(byte, 0x81, 0xfe) ? undefined : ERROR),
+    (lead, byte) => (trail(byte) ? unit(lead, byte) : null),
+  );
 }
 
 /** gb18030, which WHATWG also uses for GBK: two-byte and four-byte sequences, 0x80 is €. */

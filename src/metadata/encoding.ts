@@ -90,16 +90,22 @@ const CP1252_HIGH = [
   0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
 ];
 
+/** A single-byte encoding that is ISO-8859-1 but for the bytes from `first` on, which map through `high`. */
+function latin1With(first: number, high: readonly number[]): Decoder {
+  const differs = new RegExp(`[\\x${first.toString(16)}-\\x${(first + high.length - 1).toString(16)}]`, 'g');
+  return {
+    decode(bytes) {
+      const s = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+      return s.replace(differs, (c) => String.fromCharCode(high[c.charCodeAt(0) - first]!));
+    },
+  };
+}
+
 /**
  * Node 20's TextDecoder decodes "windows-1252" as ISO-8859-1 (0x80–0x9F become C1 controls instead of
  * € ‚ ƒ „ … † ‡ ˆ ‰ Š ‹ Œ Ž ‘ ’ “ ” • – — ˜ ™ š › œ ž Ÿ), so that one is done here.
  */
-const windows1252: Decoder = {
-  decode(bytes) {
-    const s = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-    return /[\x80-\x9f]/.test(s) ? s.replace(/[\x80-\x9f]/g, (c) => String.fromCharCode(CP1252_HIGH[c.charCodeAt(0) - 0x80])) : s;
-  },
-};
+const windows1252 = latin1With(0x80, CP1252_HIGH);
 
 /** ISO-8859-16 (Romanian) code points of bytes 0xA0–0xFF; below that it is ISO-8859-1. Node's ICU lacks it. */
 const ISO_8859_16_HIGH = [
@@ -111,12 +117,7 @@ const ISO_8859_16_HIGH = [
   0x111, 0x144, 0xf2, 0xf3, 0xf4, 0x151, 0xf6, 0x15b, 0x171, 0xf9, 0xfa, 0xfb, 0xfc, 0x119, 0x21b, 0xff,
 ];
 
-const iso885916: Decoder = {
-  decode(bytes) {
-    const s = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-    return /[\xa0-\xff]/.test(s) ? s.replace(/[\xa0-\xff]/g, (c) => String.fromCharCode(ISO_8859_16_HIGH[c.charCodeAt(0) - 0xa0])) : s;
-  },
-};
+const iso885916 = latin1With(0xa0, ISO_8859_16_HIGH);
 
 const decoders = new Map<string, Decoder>([
   ['windows-1252', windows1252],
