@@ -24,23 +24,41 @@ function in_(b: number, lo: number, hi: number): boolean {
 /** Decodes one complete byte sequence, or returns null when it maps to no character. */
 type UnitDecoder = (...bytes: number[]) => string | null;
 
+/**
+ * Remembers the answers for two-byte sequences (at most 65,536 per encoding): a converter call costs about
+ * a microsecond, a lookup a few tens of nanoseconds, and a page repeats its characters.
+ */
+function remembered(decode: (bytes: number[]) => string | null): UnitDecoder {
+  const pairs = new Map<number, string | null>();
+  return (...bytes) => {
+    if (bytes.length !== 2) return decode(bytes);
+    const key = (bytes[0]! << 8) | bytes[1]!;
+    let text = pairs.get(key);
+    if (text === undefined) {
+      text = decode(bytes);
+      pairs.set(key, text);
+    }
+    return text;
+  };
+}
+
 function icuUnit(name: string): UnitDecoder {
   const icu = new TextDecoder(name, { fatal: true, ignoreBOM: true });
-  return (...bytes) => {
+  return remembered((bytes) => {
     try {
       const s = icu.decode(Uint8Array.from(bytes));
       return s === '' || s.includes(ERROR) ? null : s;
     } catch {
       return null;
     }
-  };
+  });
 }
 
 function iconvUnit(name: string): UnitDecoder {
-  return (...bytes) => {
+  return remembered((bytes) => {
     const s = iconv.decode(Buffer.from(bytes), name);
     return s === '' || s.includes(ERROR) ? null : s;
-  };
+  });
 }
 
 /**
