@@ -21,6 +21,7 @@ import {
   skipAttributes,
   skipToGt,
 } from './html-scan.js';
+import { ForeignContent } from './foreign-content.js';
 import { BLANK, FramesetWatch, textKind, textUndecided } from './frameset.js';
 
 /**
@@ -40,12 +41,6 @@ export interface ScanSink {
 /** What the scanner reports to once a `<frameset>` took over: nothing counts any more. */
 const NO_SINK: ScanSink = { meta() {}, link() {}, base() {}, title() {}, dropFrom() {} };
 
-interface ForeignFrame {
-  name: string;
-  /** HTML integration point: its children are parsed as HTML. */
-  ip: boolean;
-}
-
 const LT = 0x3c;
 const SLASH = 0x2f;
 const BANG = 0x21;
@@ -56,11 +51,6 @@ const DASH = 0x2d;
 
 /** Start/end tags that keep Blink's charset pre-scan "in the head section". */
 const HEAD_TAGS = new Set(['script', 'noscript', 'style', 'link', 'meta', 'object', 'title', 'base']);
-/** Start tags that break out of SVG/MathML content back into HTML (HTML "parsing in foreign content"). */
-const BREAKOUT = new Set(
-  ('b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu meta ' +
-    'nobr ol p pre ruby s small span strong strike sub sup table tt u ul var').split(' '),
-);
 const RAWTEXT = new Set(['style', 'xmp', 'iframe', 'noembed', 'noframes']);
 /** Blink stops looking for a meta charset outside the head only after this many bytes. */
 const CHARSET_SCAN_MIN = 1024;
@@ -114,7 +104,7 @@ export class DocumentScanner {
   private templateDepth = 0;
   /** Whether a `<frameset>` could still take over, and where the body began. */
   readonly frameset = new FramesetWatch();
-  private readonly foreign: ForeignFrame[] = [];
+  private readonly foreign = new ForeignContent();
   private readonly attrs = new TagAttrs();
 
   constructor(
@@ -218,15 +208,6 @@ export class DocumentScanner {
     return RAW_OPEN;
   }
 
-  private inForeign(): boolean {
-    const n = this.foreign.length;
-    return n > 0 && !this.foreign[n - 1].ip;
-  }
-
-  private popToIntegrationPoint(): void {
-    while (this.foreign.length > 0 && !this.foreign[this.foreign.length - 1].ip) this.foreign.pop();
-  }
-
   private startTag(j: number, final: boolean): number {
     const b = this.buf;
     const len = this.len;
@@ -240,7 +221,7 @@ export class DocumentScanner {
     const ns = j + 1;
     const ne = k;
     // Past the head and outside SVG/MathML only a few names matter; the others need just their end.
-    if (!this.inHead && this.foreign.length === 0 && !this.frameset.open && !isSpecial(b, ns, ne)) {
+    if (!this.inHead && this.foreign.depth === 0 && !this.frameset.open && !isSpecial(b, ns, ne)) {
       const skipped = skipAttributes(b, k, len, final);
       return skipped === EOF_IN_TAG ? len : skipped;
     }
@@ -257,16 +238,7 @@ export class DocumentScanner {
       headName = n <= 8 ? lowerName(b, ns, ne) : '';
       if (!HEAD_TAGS.has(headName) && headName !== 'html' && headName !== 'head') this.inHead = false;
     }
-    if (this.inForeign()) {
-      const name = lowerName(b, ns, ne);
-      const breakout =
-        BREAKOUT.has(name) || (name === 'font' && (attrs.find(b, 'color') >= 0 || attrs.find(b, 'face') >= 0 || attrs.find(b, 'size') >= 0));
-      if (!breakout) {
-        if (!attrs.selfClosing) this.foreign.push({ name, ip: this.isIntegrationPoint(name) });
-        return end;
-      }
-      this.popToIntegrationPoint();
-    }
+    if (this.foreign.inside() && this.foreign.startTag(lowerName(b, ns, ne), b, attrs)) return end;
 
     // HTML content.
     const at = this.offset + j;
@@ -274,7 +246,10 @@ export class DocumentScanner {
     const c0 = b[ns] | 0x20;
     switch (n) {
       case 3:
-        if (eqLower(b, ns, ne, 'svg')) return this.openForeign('svg', end);
+        if (eqLower(b, ns, ne, 'svg')) {
+          this.foreign.open('svg', attrs.selfClosing);
+          return end;
+        }
         if (eqLower(b, ns, ne, 'xmp')) return this.rawText('xmp', end, final);
         return end;
       case 4:
@@ -282,7 +257,7 @@ export class DocumentScanner {
           if (eqLower(b, ns, ne, 'meta')) {
             if (!this.charsetDone && this.onCharsetMeta(attrs)) this.charsetDone = true;
             this.sink.meta(attrs, this.templateDepth > 0, at);
-          } else if (eqLower(b, ns, ne, 'math')) return this.openForeign('math', end);
+          } else if (eqLower(b, ns, ne, 'math')) this.foreign.open('math', attrs.selfClosing);
         } else if (this.templateDepth === 0) {
           if (c0 === 0x6c /* l */ && eqLower(b, ns, ne, 'link')) this.sink.link(attrs, at);
           else if (c0 === 0x62 /* b */ && eqLower(b, ns, ne, 'base')) this.sink.base(attrs, at);
@@ -339,22 +314,6 @@ export class DocumentScanner {
     return (raw.includes('&') ? decodeHTMLAttribute(raw) : raw).toLowerCase() === 'hidden';
   }
 
-  private openForeign(name: string, end: number): number {
-    if (!this.attrs.selfClosing) this.foreign.push({ name, ip: false });
-    return end;
-  }
-
-  private isIntegrationPoint(name: string): boolean {
-    const ns = this.foreign.length > 0 ? this.foreign[0].name : '';
-    if (ns === 'svg') return name === 'foreignobject' || name === 'desc' || name === 'title';
-    if (name === 'mi' || name === 'mo' || name === 'mn' || name === 'ms' || name === 'mtext') return true;
-    if (name !== 'annotation-xml') return false;
-    const enc = this.attrs.find(this.buf, 'encoding');
-    if (enc < 0) return false;
-    const p = this.attrs.pos;
-    return eqLower(this.buf, p[enc * 4 + 2], p[enc * 4 + 3], 'text/html') || eqLower(this.buf, p[enc * 4 + 2], p[enc * 4 + 3], 'application/xhtml+xml');
-  }
-
   private endTag(j: number, final: boolean): number {
     const b = this.buf;
     const len = this.len;
@@ -375,21 +334,11 @@ export class DocumentScanner {
     if (this.inHead && (e - k > 8 || !HEAD_TAGS.has(lowerName(b, k, e)))) this.inHead = false;
     // The end tags the frameset watch acts on: </br> (also in SVG/MathML, where it breaks out), </head>,
     // </body> and </html>.
-    if (this.frameset.open && (e - k === 2 || (e - k === 4 && !this.inForeign()))) {
+    if (this.frameset.open && (e - k === 2 || (e - k === 4 && !this.foreign.inside()))) {
       this.frameset.endTag(lowerName(b, k, e), this.offset + j, this.templateDepth > 0);
     }
-    if (this.foreign.length > 0) {
-      const name = lowerName(b, k, e);
-      if (this.inForeign() && (name === 'p' || name === 'br')) this.popToIntegrationPoint();
-      else {
-        for (let i = this.foreign.length - 1; i >= 0; i--) {
-          if (this.foreign[i].name === name) {
-            this.foreign.length = i;
-            break;
-          }
-        }
-      }
-    } else if (this.templateDepth > 0 && eqLower(b, k, e, 'template')) this.templateDepth--;
+    if (this.foreign.depth > 0) this.foreign.endTag(lowerName(b, k, e));
+    else if (this.templateDepth > 0 && eqLower(b, k, e, 'template')) this.templateDepth--;
     return end;
   }
 
@@ -400,7 +349,7 @@ export class DocumentScanner {
     // Enough bytes to tell "--", "doctype" and "[CDATA[" apart.
     if (len - k < 7 && !final) return NEED_MORE;
     if (b[k] === DASH && b[k + 1] === DASH) return findCommentEnd(b, k + 2, len, final);
-    if (this.inForeign() && eqLower(b, k, k + 7, '[cdata[')) {
+    if (this.foreign.inside() && eqLower(b, k, k + 7, '[cdata[')) {
       const close = b.indexOf(']]>', k + 7);
       if (close < 0 || close >= len) {
         if (!final) return NEED_MORE;
