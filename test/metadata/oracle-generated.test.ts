@@ -1,23 +1,16 @@
-import type { Browser } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MetadataExtractor, extractMetadata } from '../../src/metadata/extract.js';
 import { generatedPages } from './generated-pages.js';
 import { compareWithOracle, formatMismatches } from './oracle-compare.js';
-import { launchOracleBrowser } from './oracle.js';
+import { oracleBrowserForSuite } from './oracle.js';
 
 const PAGES = generatedPages(20261123, 100);
 
 describe('generated pages: tokenizer and tree-building corners', () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchOracleBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = oracleBrowserForSuite();
 
   it('Chromium agrees with the extractor on every field of every generated page', { timeout: 300_000 }, async () => {
-    const result = await compareWithOracle(browser, PAGES);
+    const result = await compareWithOracle(browser(), PAGES);
     if (result.mismatches.length) console.log(`generated-page mismatches:\n${formatMismatches(result.mismatches)}`);
     expect(result.urlProblems).toEqual([]);
     expect(result.mismatches).toEqual([]);

@@ -1,26 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareWithOracle, formatMismatches } from './oracle-compare.js';
-import { launchOracleBrowser } from './oracle.js';
+import { oracleBrowserForSuite } from './oracle.js';
 
 const CORPUS = process.env.METADATA_CORPUS_DIR ?? '/work/shared/corpus/metadata';
 const TARGET = 0.995;
 
 describe('browser oracle: corpus', () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchOracleBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = oracleBrowserForSuite();
 
   it(`agrees with Chromium's DOM on at least ${TARGET * 100}% of fields`, { timeout: 600_000 }, async () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{ name: string; url: string }>;
     const pages = manifest.map((m) => ({ ...m, bytes: fs.readFileSync(path.join(CORPUS, 'pages', `${m.name}.html`)) }));
-    const result = await compareWithOracle(browser, pages);
+    const result = await compareWithOracle(browser(), pages);
     const rate = result.agreeing / result.fields;
     console.log(
       `oracle agreement: ${result.agreeing}/${result.fields} fields = ${(rate * 100).toFixed(2)}% over ${pages.length} pages` +

@@ -5,6 +5,7 @@
  * document stays), and every other request fails in Chromium's resolver, which maps every name to nothing.
  */
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { afterAll, beforeAll } from 'vitest';
 import type { Metadata } from '../../src/metadata/types.js';
 
 /** Chromium's path: CHROMIUM_PATH or Debian's. */
@@ -31,6 +32,18 @@ export async function launchOracleBrowser(): Promise<Browser> {
       '--host-resolver-rules=MAP * ~NOTFOUND',
     ],
   });
+}
+
+/** The oracle's Chromium for the tests of one describe block: launched before them, closed after them. */
+export function oracleBrowserForSuite(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchOracleBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => browser!;
 }
 
 /** What the DOM says, plus the document's URL and encoding for diagnostics. */
