@@ -4,11 +4,11 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { MetadataError } from '../errors.js';
-import { registerMetadataRoutes, sendMetadataError } from '../metadata/routes.js';
 import { createMetadataMetrics } from '../metadata/metrics.js';
-import { outageLog } from '../outage-log.js';
+import { registerMetadataRoutes, sendMetadataError } from '../metadata/routes.js';
 import { createMetadataService } from '../metadata/service.js';
 import type { LookupFn } from '../net/policy.js';
+import { outageLog } from '../outage-log.js';
 import type { CoreDeps } from './core.js';
 import { createServiceApp } from './service-app.js';
 

@@ -9,8 +9,8 @@
  */
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type MetadataMetrics, NO_METRICS } from './metrics.js';
 import { type DependencyHealth, UNWATCHED } from '../outage-log.js';
+import { type MetadataMetrics, NO_METRICS } from './metrics.js';
 import type { SharedCoalescer } from './shared-coalescing.js';
 import type { Metadata } from './types.js';
 

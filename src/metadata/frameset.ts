@@ -119,7 +119,7 @@ export class FramesetWatch {
     return false;
   }
 
-  /** An end tag `name` (lower case) at `at` outside foreign content. */
+  /** An end tag `name` (lower case) at `at` that reaches the HTML rules (in SVG/MathML only `</br>` does). */
   endTag(name: string, at: number, inTemplate: boolean): void {
     if (inTemplate || this.bodyAt >= 0) {
       // </br> is a <br> start tag to the tree builder.

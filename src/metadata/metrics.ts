@@ -1,18 +1,10 @@
 /** The metadata service's own Prometheus counters, on the service app's registry. */
 import { Counter, type Registry } from 'prom-client';
 
-/** How one upstream fetch ended. */
-export type FetchOutcome =
-  | 'ok'
-  | 'http_error'
-  | 'timeout'
-  | 'refused'
-  | 'too_many_redirects'
-  | 'bad_redirect'
-  | 'connection_error'
-  | 'bad_response';
+const OUTCOMES = ['ok', 'http_error', 'timeout', 'refused', 'too_many_redirects', 'bad_redirect', 'connection_error', 'bad_response'] as const;
 
-const OUTCOMES: readonly FetchOutcome[] = ['ok', 'http_error', 'timeout', 'refused', 'too_many_redirects', 'bad_redirect', 'connection_error', 'bad_response'];
+/** How one upstream fetch ended. */
+export type FetchOutcome = (typeof OUTCOMES)[number];
 
 /** What the service counts; each is a one-call method so the hot path does no label lookup. */
 export interface MetadataMetrics {

@@ -12,8 +12,8 @@
  */
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type MetadataCache, redisKeyId } from './cache.js';
 import { type DependencyHealth, UNWATCHED } from '../outage-log.js';
+import { type MetadataCache, redisKeyId } from './cache.js';
 import type { Metadata } from './types.js';
 
 /** Runs a fetch for a URL unless another instance is fetching it already. */

@@ -159,7 +159,7 @@ function connectForm(addr: Addr): { address: string; family: 4 | 6 } {
   return { address: addr.toString(), family: addr.kind() === 'ipv4' ? 4 : 6 };
 }
 
-/** Builds the egress policy from EGRESS_ALLOW entries and an optional resolver (tests stub it). */
+/** Builds the egress policy from EGRESS_ALLOW entries and an optional resolver (tests pass their own). */
 export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: LookupFn }): EgressPolicy {
   const allow = parseAllow(opts.allow);
   const lookup = opts.lookup ?? defaultLookup;
