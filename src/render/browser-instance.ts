@@ -62,7 +62,7 @@ export class Instance {
 
   /** Opens one more slot and offers it. */
   async addSlot(): Promise<void> {
-    const slot = await createSlot(this.launched.browser, this.settings.egress);
+    const slot = await createSlot(this.launched, this.settings.egress);
     this.all.add(slot);
     this.offer(slot);
   }

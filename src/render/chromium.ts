@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
 
 /** Where Debian installs Chromium; CHROMIUM_PATH overrides it. */
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -13,6 +13,8 @@ export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 /** A launched Chromium with the process id of its group leader and its private profile directory. */
 export interface LaunchedChromium {
   browser: Browser;
+  /** A DevTools session on the browser itself, for what puppeteer's Browser does not offer (render-slot pages). */
+  client: CDPSession;
   pid: number;
   userDataDir: string;
 }
@@ -97,7 +99,7 @@ export async function launchChromium(executablePath = DEFAULT_CHROMIUM_PATH, ext
     });
     const pid = browser.process()?.pid;
     if (pid === undefined) throw new Error('Chromium started without a process id');
-    return { browser, pid, userDataDir };
+    return { browser, client: await browser.target().createCDPSession(), pid, userDataDir };
   } catch (err) {
     fs.rmSync(userDataDir, { recursive: true, force: true });
     throw err;

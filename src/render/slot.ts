@@ -10,24 +10,31 @@
  * newly navigated about:blank document, so no global survives; `window.name`, the one value that
  * survives a same-tab navigation, is reset. Any other outcome discards the whole context.
  */
-import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
+import type { BrowserContext, CDPSession, Target } from 'puppeteer-core';
 import { RenderError } from '../errors.js';
 import { type RenderEgress, type RenderEgressOptions, startRenderEgress } from '../net/render-egress.js';
+import { withTimeout } from './cdp.js';
+import type { LaunchedChromium } from './chromium.js';
 
 /** One isolated place to render, used by one render at a time. */
 export interface RenderSlot {
   readonly context: BrowserContext;
-  readonly page: Page;
+  /** The context's one page, driven over a DevTools session of its own (cdp.ts says why not a puppeteer Page). */
+  readonly target: Target;
+  readonly session: CDPSession;
   readonly egress: RenderEgress;
   /** Renders done in this slot. */
   renders: number;
-  /** Document requests (any scheme, as the page reports them) not finished yet. */
-  inflight: number;
+  /**
+   * Document requests (any scheme, as the page reports them) not finished yet, by request id, each with
+   * whether it is a main-frame navigation.
+   */
+  readonly requests: Map<string, boolean>;
   /** Set when the page's renderer crashed. */
   crashed: boolean;
   /** A main-frame navigation started by the document has not committed yet. */
   navigating: boolean;
-  /** Main-frame navigations committed since the render started (the document moved itself). */
+  /** Main-frame navigations committed since the render started (the document moved itself), history changes included. */
   navigations: number;
   /**
    * When (epoch ms) a frame of the document last asked to navigate (script, meta refresh, form), 0 if
@@ -37,31 +44,32 @@ export interface RenderSlot {
   navigationRequestedAt: number;
   /** The main frame asked to navigate since the render started (whether or not it got anywhere). */
   mainNavigationRequested: boolean;
-  /** Rejects with RENDER_FAILED when the renderer crashes (puppeteer's own calls hang for a minute then). */
+  /** Rejects with RENDER_FAILED when the renderer crashes (calls into the page would hang until the deadline). */
   readonly crash: Promise<never>;
 }
 
 /** Opens a context routed through a new egress proxy, with one page ready on about:blank. */
-export async function createSlot(browser: Browser, egressOptions: RenderEgressOptions): Promise<RenderSlot> {
+export async function createSlot(launched: LaunchedChromium, egressOptions: RenderEgressOptions): Promise<RenderSlot> {
   const egress = await startRenderEgress(egressOptions);
   let context: BrowserContext | undefined;
   try {
-    context = await browser.createBrowserContext({
+    context = await launched.browser.createBrowserContext({
       proxyServer: egress.proxyUrl,
       // Chromium bypasses proxies for loopback by default; "<-loopback>" removes that exception.
       proxyBypassList: ['<-loopback>'],
       downloadBehavior: { policy: 'deny' },
     });
-    const page = await context.newPage();
+    const target = await openPage(launched.client, context);
     let onCrash!: (err: unknown) => void;
     const crash = new Promise<never>((_, reject) => (onCrash = reject));
     crash.catch(() => undefined);
     const slot: RenderSlot = {
       context,
-      page,
+      target,
+      session: await target.createCDPSession(),
       egress,
       renders: 0,
-      inflight: 0,
+      requests: new Map(),
       crashed: false,
       navigating: false,
       navigations: 0,
@@ -69,8 +77,7 @@ export async function createSlot(browser: Browser, egressOptions: RenderEgressOp
       mainNavigationRequested: false,
       crash,
     };
-    watchPage(slot, onCrash);
-    await watchNavigationRequests(slot, await page.createCDPSession());
+    await watchPage(slot, onCrash);
     return slot;
   } catch (err) {
     await context?.close().catch(() => undefined);
@@ -79,51 +86,58 @@ export async function createSlot(browser: Browser, egressOptions: RenderEgressOp
   }
 }
 
-/** Keeps the slot's counters (requests, navigations, crash) up to date from the page's events. */
-function watchPage(slot: RenderSlot, onCrash: (err: unknown) => void): void {
-  const { page } = slot;
-  const settled = new WeakSet<HTTPRequest>();
-  const isMainNavigation = (request: HTTPRequest): boolean => request.isNavigationRequest() && request.frame() === page.mainFrame();
-  page.on('request', (request) => {
-    slot.inflight += 1;
-    if (isMainNavigation(request)) slot.navigating = true;
-  });
-  page.on('framenavigated', (frame) => {
-    if (frame !== page.mainFrame()) return;
-    slot.navigating = false;
-    slot.navigations += 1;
-  });
-  const done = (request: HTTPRequest): void => {
-    if (settled.has(request)) return;
-    settled.add(request);
-    slot.inflight = Math.max(0, slot.inflight - 1);
-    // A refused navigation never commits; a successful one clears the flag in framenavigated.
-    if (isMainNavigation(request) && request.failure()) slot.navigating = false;
-  };
-  page.on('requestfinished', done);
-  page.on('requestfailed', done);
-  page.on('error', () => {
-    slot.crashed = true;
-    onCrash(new RenderError('RENDER_FAILED', 'the document crashed the renderer (out of memory or a Chromium fault)'));
-  });
-  // alert/confirm/prompt/beforeunload would block the document forever.
-  page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+/** Creates the context's page target, without a puppeteer Page around it. */
+async function openPage(client: CDPSession, context: BrowserContext): Promise<Target> {
+  await client.send('Target.createTarget', { url: 'about:blank', browserContextId: context.id });
+  // The context is new: its only page is the one just created.
+  return context.waitForTarget((t) => t.type() === 'page', { timeout: 10_000 });
 }
 
 /**
- * Navigation requests as the renderer reports them (Page.frameRequestedNavigation), on a session of our
- * own: puppeteer does not surface them. A subframe's navigation to the network is a pending load too.
+ * Keeps the slot's requests, navigations and crash flag up to date from the page's events, and dismisses
+ * dialogs (alert/confirm/prompt/beforeunload would block the document forever).
  */
-async function watchNavigationRequests(slot: RenderSlot, session: CDPSession): Promise<void> {
+async function watchPage(slot: RenderSlot, onCrash: (err: unknown) => void): Promise<void> {
+  const { session, requests } = slot;
   // The main frame keeps its id across navigations.
   const mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
+  session.on('Network.requestWillBeSent', (event) => {
+    // A redirect keeps the request id: the same request, still pending.
+    const mainNavigation = event.requestId === event.loaderId && event.type === 'Document' && event.frameId === mainFrameId;
+    requests.set(event.requestId, mainNavigation);
+    if (mainNavigation) slot.navigating = true;
+  });
+  const done = (requestId: string, failed: boolean): void => {
+    const mainNavigation = requests.get(requestId);
+    requests.delete(requestId);
+    // A refused navigation never commits; a successful one clears the flag in frameNavigated.
+    if (mainNavigation && failed) slot.navigating = false;
+  };
+  session.on('Network.loadingFinished', (event) => done(event.requestId, false));
+  session.on('Network.loadingFailed', (event) => done(event.requestId, true));
+  session.on('Page.frameNavigated', (event) => {
+    if (event.frame.parentId !== undefined) return;
+    slot.navigating = false;
+    slot.navigations += 1;
+  });
+  // pushState, replaceState and fragment changes leave a history entry the next render must not see.
+  session.on('Page.navigatedWithinDocument', (event) => {
+    if (event.frameId === mainFrameId) slot.navigations += 1;
+  });
   session.on('Page.frameRequestedNavigation', (event) => {
     const main = event.frameId === mainFrameId;
     if (main) slot.mainNavigationRequested = true;
     // A subframe's about:srcdoc, blob: or data: document has nothing left to load once it is reported.
     if (main || /^https?:/i.test(event.url)) slot.navigationRequestedAt = Date.now();
   });
-  await session.send('Page.enable');
+  session.on('Page.javascriptDialogOpening', () => {
+    session.send('Page.handleJavaScriptDialog', { accept: false }).catch(() => undefined);
+  });
+  session.on('Inspector.targetCrashed', () => {
+    slot.crashed = true;
+    onCrash(new RenderError('RENDER_FAILED', 'the document crashed the renderer (out of memory or a Chromium fault)'));
+  });
+  await Promise.all([session.send('Page.enable'), session.send('Network.enable')]);
 }
 
 /**
@@ -131,8 +145,7 @@ async function watchNavigationRequests(slot: RenderSlot, session: CDPSession): P
  * (chrome:// pages, which a document cannot open) does not count.
  */
 export function hasForeignTargets(slot: RenderSlot): boolean {
-  const own = slot.page.target();
-  return slot.context.targets().some((t) => t !== own && !/^chrome(-untrusted)?:/.test(t.url()));
+  return slot.context.targets().some((t) => t !== slot.target && !/^chrome(-untrusted)?:/.test(t.url()));
 }
 
 /** Whether the last render did anything that could leave state behind in the context (see the file comment). */
@@ -143,8 +156,13 @@ export function leftState(slot: RenderSlot): boolean {
 /** Navigates the page to a fresh about:blank document; resolves to false when the slot is no longer clean. */
 export async function resetSlot(slot: RenderSlot, timeoutMs: number): Promise<boolean> {
   if (leftState(slot)) return false;
-  await slot.page.goto('about:blank', { waitUntil: 'load', timeout: timeoutMs });
-  slot.inflight = 0;
+  const loaded = new Promise<void>((resolve) => slot.session.once('Page.loadEventFired', () => resolve()));
+  const navigated = slot.session.send('Page.navigate', { url: 'about:blank' }).then(({ errorText }) => {
+    if (errorText) throw new Error(`about:blank did not load: ${errorText}`);
+    return loaded;
+  });
+  await withTimeout(navigated, timeoutMs, () => new Error(`about:blank did not load within ${timeoutMs} ms`));
+  slot.requests.clear();
   slot.navigating = false;
   slot.navigations = 0;
   slot.navigationRequestedAt = 0;

@@ -69,7 +69,7 @@ describe('one slot, render after render', () => {
   });
 
   async function withSlot(fn: (slot: RenderSlot) => Promise<void>): Promise<void> {
-    const slot = await createSlot(browser, { policy, maxRequests: 50, maxBytes: 1 << 20 });
+    const slot = await createSlot(launched, { policy, maxRequests: 50, maxBytes: 1 << 20 });
     try {
       await fn(slot);
     } finally {
