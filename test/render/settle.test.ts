@@ -81,3 +81,19 @@ it('a document that replaces the globals the wait uses (setTimeout, addEventList
   </script>`);
   expect(text).toContain('shimmed');
 });
+
+it('a document that opens dialogs while it loads (alert, confirm, prompt, beforeunload) prints without waiting for an answer', async () => {
+  const started = Date.now();
+  const text = await render(`<p id="out"></p><script>
+  window.addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'stay'; });
+  alert('one');
+  const answers = [confirm('two'), prompt('three', 'default')];
+  out.textContent = 'after dialogs: ' + JSON.stringify(answers);
+  </script>`);
+  // Dismissed: confirm answers false, prompt null.
+  expect(text).toContain('after dialogs: [false,null]');
+  expect(Date.now() - started).toBeLessThan(5000);
+  // The slot's reset (a navigation that asks beforeunload) still leaves a working slot for the next render.
+  expect(await render('<p>next render</p>')).toContain('next render');
+  expect(await render('<p>and the one after</p>')).toContain('and the one after');
+});
