@@ -78,6 +78,9 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       crash,
     };
     await watchPage(slot, onCrash);
+    // Documents lay out in a window of this size before they print (scripts that measure it at load see
+    // it): puppeteer's default viewport, which a bare page target does not get by itself.
+    await slot.session.send('Emulation.setDeviceMetricsOverride', { width: 800, height: 600, deviceScaleFactor: 1, mobile: false });
     return slot;
   } catch (err) {
     await context?.close().catch(() => undefined);

@@ -97,3 +97,9 @@ it('a document that opens dialogs while it loads (alert, confirm, prompt, before
   expect(await render('<p>next render</p>')).toContain('next render');
   expect(await render('<p>and the one after</p>')).toContain('and the one after');
 });
+
+it('a document lays out in an 800×600 window before it prints, render after render', async () => {
+  const measure = `<p id="out"></p><script>out.textContent = 'window ' + innerWidth + 'x' + innerHeight + ' dpr ' + devicePixelRatio;</script>`;
+  expect(await render(measure)).toContain('window 800x600 dpr 1');
+  expect(await render(measure)).toContain('window 800x600 dpr 1');
+});
