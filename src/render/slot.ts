@@ -80,7 +80,13 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
     await watchPage(slot, onCrash);
     // Documents lay out in a window of this size before they print (scripts that measure it at load see
     // it): puppeteer's default viewport, which a bare page target does not get by itself.
-    await slot.session.send('Emulation.setDeviceMetricsOverride', { width: 800, height: 600, deviceScaleFactor: 1, mobile: false });
+    await slot.session.send('Emulation.setDeviceMetricsOverride', {
+      width: 800,
+      height: 600,
+      deviceScaleFactor: 1,
+      mobile: false,
+      screenOrientation: { angle: 0, type: 'portraitPrimary' },
+    });
     return slot;
   } catch (err) {
     await context?.close().catch(() => undefined);
