@@ -8,7 +8,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { postRender } from '../helpers/render.js';
-import { firstWordBox, pdfInfo, pixel } from './pdf-tools.js';
+import { firstWordBox, pdfInfo, pdfStructure, pixel } from './pdf-tools.js';
 
 const noDns = async (): Promise<never> => {
   throw new Error('tests never resolve names');
@@ -103,6 +103,15 @@ describe('successful renders', () => {
     expect(r).toBeGreaterThan(240);
     expect(g).toBeLessThan(20);
     expect(b).toBeLessThan(20);
+  });
+
+  it('prints a tagged PDF whose structure tree holds the heading and the paragraph', async () => {
+    const res = await render({ html: '<h1>Quarterly report</h1><p>Revenue grew.</p>' });
+    expect(res.statusCode).toBe(200);
+    expect(pdfInfo(res.rawPayload).tagged).toBe(true);
+    const structure = pdfStructure(res.rawPayload);
+    expect(structure).toMatch(/^\s*H1\b/m);
+    expect(structure).toMatch(/^\s*P\b/m);
   });
 
   it('a 1in margin moves the first text by 1in (±2 pt)', async () => {

@@ -17,13 +17,19 @@ function withFile<T>(pdf: Buffer, fn: (file: string) => T): T {
   }
 }
 
-/** Page count and the first page's MediaBox width/height in points. */
-export function pdfInfo(pdf: Buffer): { pages: number; width: number; height: number } {
+/** Page count, the first page's MediaBox width/height in points, and whether the PDF is tagged. */
+export function pdfInfo(pdf: Buffer): { pages: number; width: number; height: number; tagged: boolean } {
   const out = withFile(pdf, (file) => execFileSync('pdfinfo', ['-box', '-f', '1', '-l', '1', file], { encoding: 'utf8' }));
   const pages = Number(/^Pages:\s+(\d+)/m.exec(out)?.[1]);
   const box = /MediaBox:\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)/.exec(out);
   if (!box) throw new Error(`no MediaBox in pdfinfo output:\n${out}`);
-  return { pages, width: Number(box[3]) - Number(box[1]), height: Number(box[4]) - Number(box[2]) };
+  const tagged = /^Tagged:\s+yes/m.test(out);
+  return { pages, width: Number(box[3]) - Number(box[1]), height: Number(box[4]) - Number(box[2]), tagged };
+}
+
+/** The logical structure of a tagged PDF as pdfinfo prints it: one element per line, indented by depth. */
+export function pdfStructure(pdf: Buffer): string {
+  return withFile(pdf, (file) => execFileSync('pdfinfo', ['-struct', file], { encoding: 'utf8' }));
 }
 
 /** All text of the PDF. */
