@@ -1,6 +1,7 @@
 /**
  * `pageworks render` goes through the same validation, options and renderer as the API.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { parseRenderArgs, runRenderCli } from '../../src/render/cli.js';
 import { pdfInfo, pdfText } from './pdf-tools.js';
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
 let dir: string;
 const config = loadConfig({ LOG_LEVEL: 'silent' });
 
@@ -61,4 +63,24 @@ describe('pageworks render', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/^pageworks render: --format needs a value\n/);
   });
+
+  it('as a process, exits as soon as the PDF is written (nothing of the browser keeps it alive)', async () => {
+    const out = path.join(dir, 'process.pdf');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'render', path.join(dir, 'in.html'), '-o', out], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+    });
+    let stderr = '';
+    let wroteAt = 0;
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (!wroteAt && stderr.includes('wrote ')) wroteAt = Date.now();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(stderr).toContain(`wrote ${out}`);
+    expect(pdfText(fs.readFileSync(out))).toContain('from the command line');
+    // Closing Chromium takes a few hundred ms; a leftover timer showed up as a 5 s wait here.
+    expect(Date.now() - wroteAt).toBeLessThan(3000);
+  }, 60_000);
 });
