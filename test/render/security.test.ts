@@ -161,6 +161,15 @@ describe('egress with EGRESS_ALLOW=127.0.0.1/32', () => {
     const [r, g, b] = pixel(res.rawPayload, 60, 80);
     expect([r > 240, g < 20, b < 20]).toEqual([true, true, true]);
   });
+
+  it('a loopback iframe loads and is printed with the page (the control for the refused iframes above)', async () => {
+    const res = await render(open, `<p>outer page</p><iframe src="http://127.0.0.1:${canary.port}/framed"></iframe>`);
+    expect(res.statusCode).toBe(200);
+    expect(canary.requests.some((r) => r.url.includes('/framed'))).toBe(true);
+    const text = pdfText(res.rawPayload);
+    expect(text).toContain('outer page');
+    expect(text).toContain(CANARY_TEXT);
+  });
 });
 
 describe('isolation between renders', () => {
