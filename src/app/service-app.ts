@@ -18,6 +18,7 @@ import type { KeyCheck } from '../accounts/keys.js';
 import { outcomeOf } from '../accounts/usage.js';
 import type { ApiService } from '../config.js';
 import { VERSION } from '../version.js';
+import { withTimeout } from '../with-timeout.js';
 import { type CoreDeps, defaultLimit } from './core.js';
 import { type ServiceMetrics, installMetrics } from './metrics.js';
 
@@ -92,14 +93,6 @@ const HealthSchema = Type.Object(
 const RATE_WINDOW_MS = 60_000;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const READY_TIMEOUT_MS = 2000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 const BEARER = /^bearer ([!-~]+)$/i;
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { EgressPolicy } from '../net/policy.js';
 import { RenderError } from '../errors.js';
+import { withTimeout } from '../with-timeout.js';
 import { CRASH_MESSAGE, type DiscardReason, Instance, InstanceGone } from './browser-instance.js';
 import { launchChromium, processGroupRss } from './chromium.js';
 import { FairQueue } from './fair-queue.js';
@@ -240,14 +241,11 @@ export class BrowserPool {
   }
 
   private withDeadline<T>(work: Promise<T>, deadline: number, expiry?: () => RenderError): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(expiry?.() ?? new RenderError('RENDER_TIMEOUT', `render exceeded ${this.opts.timeoutMs} ms`)),
-        Math.max(0, deadline - Date.now()),
-      );
-    });
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+    return withTimeout(
+      work,
+      deadline - Date.now(),
+      expiry ?? (() => new RenderError('RENDER_TIMEOUT', `render exceeded ${this.opts.timeoutMs} ms`)),
+    );
   }
 
   private async runInSlot(instance: Instance, slot: RenderSlot, html: string, params: PrintParams, deadline: number): Promise<Buffer> {

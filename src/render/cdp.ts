@@ -30,13 +30,3 @@ export async function readStream(session: CDPSession, handle: string): Promise<B
     await session.send('IO.close', { handle }).catch(() => undefined);
   }
 }
-
-/**
- * Resolves with `work`, or rejects with `onTimeout()` once `ms` passed. The timer does not keep the process
- * alive: a wait cut short by the browser closing (no event will ever come) must not delay an exit.
- */
-export function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms).unref()));
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
-}

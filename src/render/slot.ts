@@ -13,7 +13,7 @@
 import type { BrowserContext, CDPSession, Target } from 'puppeteer-core';
 import { RenderError } from '../errors.js';
 import { type RenderEgress, type RenderEgressOptions, startRenderEgress } from '../net/render-egress.js';
-import { withTimeout } from './cdp.js';
+import { withTimeout } from '../with-timeout.js';
 import type { LaunchedChromium } from './chromium.js';
 
 /** One isolated place to render, used by one render at a time. */
