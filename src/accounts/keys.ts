@@ -58,8 +58,9 @@ export class KeyService {
 
   /**
    * Verifies a presented key for a service: format and checksum first (garbage never reaches the
-   * store), then lookup by hash, service match, not revoked. Every request does the lookup, so a
-   * revocation by any process or instance takes effect on the very next request.
+   * store), then lookup by hash, service match, not revoked. The store answers every lookup as of now
+   * (SQLite's cache of found keys ends at any write), so a revocation by any process or instance takes
+   * effect on the very next request.
    */
   async verify(presented: string, service: ApiService): Promise<KeyCheck> {
     const parsed = parseKey(presented);

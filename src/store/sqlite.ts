@@ -20,10 +20,15 @@ export async function openSqliteStore(dataDir: string, fileName = 'pageworks.sql
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   await migrateToLatest(db as Kysely<unknown>);
   fs.chmodSync(file, 0o600);
+  // This connection's own writes move total_changes(); a commit by any other connection (another
+  // process on the same file) moves data_version.
+  const ownChanges = sqlite.prepare('SELECT total_changes()').pluck();
+  const otherCommits = sqlite.prepare('PRAGMA data_version').pluck();
   return new KyselyStore('sqlite', db, {
     prepare: (text) => {
       const statement = sqlite.prepare(text);
       return (params) => statement.all(...params);
     },
+    changeStamp: () => [ownChanges.get() as number, otherCommits.get() as number],
   });
 }

@@ -1,6 +1,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
 import type { AccountsTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
+import { type ChangeStamp, UnchangedCache } from './unchanged-cache.js';
 
 /** An account as the application sees it. */
 export interface Account {
@@ -130,14 +131,17 @@ export class KyselyStore implements Store {
   // parameter, and on SQLite run as a prepared statement of that same SQL (no async driver hops).
   private readonly keyLookup: CompiledQuery<KeyLookupRow>;
   private readonly runKeyLookup: ((params: readonly unknown[]) => KeyLookupRow[]) | undefined;
+  /** Found keys, kept while the database is unchanged (only where the store can tell that per request). */
+  private readonly foundKeys: UnchangedCache<KeyLookup> | undefined;
 
   constructor(
     readonly kind: 'sqlite' | 'postgres',
     private readonly db: Kysely<Database>,
-    opts: { prepare?: SyncPrepare; onClose?: () => Promise<void> } = {},
+    opts: { prepare?: SyncPrepare; changeStamp?: ChangeStamp; onClose?: () => Promise<void> } = {},
   ) {
     this.keyLookup = keyLookupQuery(db).compile() as CompiledQuery<KeyLookupRow>;
     this.runKeyLookup = opts.prepare?.(this.keyLookup.sql) as typeof this.runKeyLookup;
+    this.foundKeys = opts.changeStamp ? new UnchangedCache(opts.changeStamp) : undefined;
     this.onClose = opts.onClose ?? (async () => {});
   }
 
@@ -204,13 +208,18 @@ export class KyselyStore implements Store {
     return toKey(row);
   }
 
-  async findKeyByHash(keyHash: string) {
+  async findKeyByHash(keyHash: string): Promise<KeyLookup | undefined> {
+    const cached = this.foundKeys?.get(keyHash);
+    if (cached) return cached;
     const row = this.runKeyLookup
       ? this.runKeyLookup([keyHash])[0]
       : (await this.db.executeQuery<KeyLookupRow>({ ...this.keyLookup, parameters: [keyHash] })).rows[0];
     if (!row) return undefined;
     const limit = row.service === 'render' ? row.render_limit : row.metadata_limit;
-    return { ...toKey(row), limitOverride: limit === null ? null : Number(limit) };
+    // Frozen: the cache hands the same object to every later caller.
+    const found = Object.freeze({ ...toKey(row), limitOverride: limit === null ? null : Number(limit) });
+    this.foundKeys?.set(keyHash, found);
+    return found;
   }
 
   async listKeys(accountId: string, service?: ApiService) {

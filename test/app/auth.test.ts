@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -119,6 +120,32 @@ describe('authentication and rate limits', () => {
     const res = await render.inject({ url: '/noop', headers: bearer(`Bearer ${key}`) });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'API key revoked' } });
+  });
+
+  it('sees a revocation and a limit change made by another process (the CLI) on the very next request', async () => {
+    // Verified keys are cached while the SQLite file is unchanged: a commit by another process must end that.
+    const { key } = await createKey(core, 'metadata', 'other-process@example.com');
+    const headers = { 'x-api-key': key };
+    for (let i = 0; i < 3; i++) expect((await metadata.inject({ url: '/noop', headers })).headers.ratelimit).toMatch(/^"metadata";r=\d+;t=\d+$/);
+
+    const cli = (args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+        cwd: path.resolve(import.meta.dirname, '../..'),
+        env: { ...process.env, PAGEWORKS_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const limited = cli(['accounts', 'set-limit', '--email', 'other-process@example.com', '--service', 'metadata', '--limit', '100']);
+    expect(limited.status).toBe(0);
+    const afterLimit = await metadata.inject({ url: '/noop', headers });
+    expect(afterLimit.statusCode).toBe(200);
+    expect(afterLimit.headers['ratelimit-policy']).toBe('"metadata";q=100;w=60');
+
+    const revoked = cli(['keys', 'revoke', '--key', key]);
+    expect(revoked.status).toBe(0);
+    const res = await metadata.inject({ url: '/noop', headers });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ detail: 'API key revoked' });
   });
 
   it('limits per account across its keys, with Retry-After on 429, and counts usage by outcome', async () => {
