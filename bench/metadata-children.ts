@@ -14,6 +14,11 @@ import path from 'node:path';
 import { request } from 'undici';
 
 const CORPUS = process.env.METADATA_CORPUS_DIR ?? '/work/shared/corpus/metadata';
+/**
+ * The service runs from the tsc build, as `npm start` does (setup builds it before the bench);
+ * BENCH_BUILD=src runs the TypeScript sources through tsx instead.
+ */
+const BUILD = process.env.BENCH_BUILD === 'src' ? '../src' : '../dist';
 
 async function origin(): Promise<void> {
   const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{ name: string }>;
@@ -56,9 +61,9 @@ async function bareProxy(): Promise<void> {
  */
 async function serviceCore(env: Record<string, string>) {
   const { default: pino } = await import('pino');
-  const { createCore } = await import('../src/app/core.js');
-  const { loggerOptions } = await import('../src/app/logger.js');
-  const { loadConfig } = await import('../src/config.js');
+  const { createCore } = (await import(`${BUILD}/app/core.js`)) as typeof import('../src/app/core.js');
+  const { loggerOptions } = (await import(`${BUILD}/app/logger.js`)) as typeof import('../src/app/logger.js');
+  const { loadConfig } = (await import(`${BUILD}/config.js`)) as typeof import('../src/config.js');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-bench-'));
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const config = loadConfig({ LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', PAGEWORKS_DATA_DIR: dir, ...env });
@@ -66,7 +71,7 @@ async function serviceCore(env: Record<string, string>) {
 }
 
 async function service(): Promise<void> {
-  const { buildMetadataApp } = await import('../src/app/metadata-app.js');
+  const { buildMetadataApp } = (await import(`${BUILD}/app/metadata-app.js`)) as typeof import('../src/app/metadata-app.js');
   const { createKey } = await import('../test/helpers/core.js');
   const core = await serviceCore({ EGRESS_ALLOW: '127.0.0.1/32', METADATA_CACHE_TTL_S: '0', METADATA_RATE_LIMIT: '1000000' });
   const app = await buildMetadataApp(core);
