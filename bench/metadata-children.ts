@@ -3,6 +3,7 @@
  * - `origin`: serves the corpus pages from memory at /<name> as text/html without charset;
  * - `bare-proxy`: GET /?url= fetches the URL with undici, discards the body, answers fixed JSON —
  *   the I/O limit of this request shape;
+ * - `bare-extract`: the same proxy running our extractor over the body (no auth, limits or policy);
  * - `service`: the real metadata service (cache off, limit out of the way, production logging) on a real port.
  * Each prints one line `READY <port> [<key>]` on stdout when it listens.
  */
@@ -11,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 
 const CORPUS = process.env.METADATA_CORPUS_DIR ?? '/work/shared/corpus/metadata';
 /**
@@ -37,15 +38,17 @@ async function origin(): Promise<void> {
   server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
 }
 
-async function bareProxy(): Promise<void> {
-  const answer = Buffer.from('{"ok":true}');
+/**
+ * A minimal proxy on node:http: GET /?url= fetches the URL with undici and answers what `answer` makes of
+ * the response (it must read the body to its end), 502 when the fetch fails.
+ */
+function proxyServer(answer: (upstream: Dispatcher.ResponseData, target: string) => Promise<Buffer>): void {
   const server = http.createServer(async (req, res) => {
-    const target = new URL(req.url ?? '/', 'http://proxy').searchParams.get('url');
+    const target = new URL(req.url ?? '/', 'http://proxy').searchParams.get('url') ?? '';
     try {
-      const upstream = await request(target ?? '');
-      await upstream.body.dump({ limit: Number.MAX_SAFE_INTEGER });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
-      res.end(answer);
+      const body = await answer(await request(target), target);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+      res.end(body);
     } catch {
       res.writeHead(502);
       res.end();
@@ -53,6 +56,30 @@ async function bareProxy(): Promise<void> {
   });
   server.keepAliveTimeout = 30_000;
   server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
+}
+
+/** The bare proxy: discards the body, answers a fixed JSON. */
+function bareProxy(): void {
+  const fixed = Buffer.from('{"ok":true}');
+  proxyServer(async (upstream) => {
+    await upstream.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+    return fixed;
+  });
+}
+
+/**
+ * The bare proxy plus our extractor on the same bytes, answering the eight fields: what extraction alone
+ * costs on top of the proxy, so the bench can show what the service adds besides it.
+ */
+async function bareExtractProxy(): Promise<void> {
+  const { MetadataExtractor } = (await import(`${BUILD}/metadata/extract.js`)) as typeof import('../src/metadata/extract.js');
+  proxyServer(async (upstream, target) => {
+    const contentType = upstream.headers['content-type'];
+    const extractor = new MetadataExtractor(typeof contentType === 'string' ? contentType : null, target);
+    // Read to the end (no early stop): the connection stays reusable, as the bare proxy's does.
+    for await (const chunk of upstream.body) extractor.push(chunk as Buffer);
+    return Buffer.from(JSON.stringify(extractor.finish()));
+  });
 }
 
 /**
@@ -83,7 +110,8 @@ async function service(): Promise<void> {
 
 const role = process.argv[2];
 if (role === 'origin') await origin();
-else if (role === 'bare-proxy') await bareProxy();
+else if (role === 'bare-proxy') bareProxy();
+else if (role === 'bare-extract') await bareExtractProxy();
 else if (role === 'service') await service();
 else {
   console.error(`unknown role ${role}`);
