@@ -13,16 +13,15 @@ import {
   eqLower,
   findCommentEnd,
   findEndTag,
-  findScriptEnd,
   isAlpha,
   lowerName,
-  type ScriptCarry,
-  scriptStart,
   skipAttributes,
   skipToGt,
 } from './html-scan.js';
 import { ForeignContent } from './foreign-content.js';
 import { BLANK, FramesetWatch, textKind, textUndecided } from './frameset.js';
+import { RawTextSearch } from './raw-text.js';
+import { HEAD_TAGS, RAWTEXT, isSpecial } from './tag-names.js';
 
 /**
  * Receives the elements that count; `attrs` positions refer to the scanner's byte buffer, `at` is where the
@@ -49,31 +48,8 @@ const QMARK = 0x3f;
 const RAW_OPEN = -3;
 const DASH = 0x2d;
 
-/** Start/end tags that keep Blink's charset pre-scan "in the head section". */
-const HEAD_TAGS = new Set(['script', 'noscript', 'style', 'link', 'meta', 'object', 'title', 'base']);
-const RAWTEXT = new Set(['style', 'xmp', 'iframe', 'noembed', 'noframes']);
 /** Blink stops looking for a meta charset outside the head only after this many bytes. */
 const CHARSET_SCAN_MIN = 1024;
-
-/** Whether a start tag name is one `startTag` acts on outside the head and foreign content. */
-function isSpecial(b: Buffer, s: number, e: number): boolean {
-  switch (e - s) {
-    case 3:
-      return eqLower(b, s, e, 'svg') || eqLower(b, s, e, 'xmp');
-    case 4:
-      return eqLower(b, s, e, 'meta') || eqLower(b, s, e, 'link') || eqLower(b, s, e, 'base') || eqLower(b, s, e, 'math');
-    case 5:
-      return eqLower(b, s, e, 'title') || eqLower(b, s, e, 'style');
-    case 6:
-      return eqLower(b, s, e, 'script') || eqLower(b, s, e, 'iframe');
-    case 7:
-    case 8:
-    case 9:
-      return RAWTEXT.has(lowerName(b, s, e)) || eqLower(b, s, e, 'textarea') || eqLower(b, s, e, 'template') || eqLower(b, s, e, 'plaintext');
-    default:
-      return false;
-  }
-}
 
 /**
  * Scans a document window by window: the caller sets `buf`, `len`, `offset` and `pos`, calls `run`, and hands
@@ -88,13 +64,8 @@ export class DocumentScanner {
   pos = 0;
   /** `run` stops before the first construct that starts at or after this position of `buf`. */
   stopAt = Infinity;
-  /**
-   * The raw-text element (script, style …) whose start tag was consumed but whose end tag has not arrived
-   * yet ('' when none): `pos` is then inside its content, and the search for the end goes on from there.
-   */
-  private rawEnd = '';
-  private rawFrom = 0;
-  private readonly carry: ScriptCarry = scriptStart();
+  /** A raw-text element (script, style …) left open at the end of a window: `pos` is then inside its content. */
+  private readonly raw = new RawTextSearch();
   /** True once the charset pre-scan is over (found one, or left the head after 1024 bytes). */
   charsetDone: boolean;
   /** Blink's "in head section": false after the first tag that cannot stand in a head. */
@@ -120,13 +91,12 @@ export class DocumentScanner {
     const b = this.buf;
     const len = this.len;
     let p = this.pos;
-    if (this.rawEnd !== '') {
-      const close = this.findRawEnd(this.rawEnd, p, final);
+    if (this.raw.open) {
+      const close = this.raw.resume(b, p, len, final);
       if (close === NEED_MORE) {
-        this.pos = this.rawResume(this.rawEnd, p);
+        this.pos = this.raw.resumeAt(len, p);
         return;
       }
-      this.rawEnd = '';
       p = close;
     }
     while (!this.plaintext) {
@@ -168,7 +138,7 @@ export class DocumentScanner {
         break;
       }
       if (next === RAW_OPEN) {
-        p = this.rawResume(this.rawEnd, this.rawFrom);
+        p = this.raw.resumeAt(len);
         break;
       }
       p = next;
@@ -183,29 +153,10 @@ export class DocumentScanner {
     if (kind !== BLANK) this.frameset.text(kind, this.offset + s, this.templateDepth > 0);
   }
 
-  /** The end of a raw-text element's content from `from`, NEED_MORE, or `len` at the end of the input. */
-  private findRawEnd(name: string, from: number, final: boolean): number {
-    return name === 'script' ? findScriptEnd(this.buf, from, this.len, final, this.carry) : findEndTag(this.buf, from, this.len, name, final);
-  }
-
-  /** Where the search for the end of raw text that started at `from` resumes with more bytes. */
-  private rawResume(name: string, from: number): number {
-    // findEndTag has decided every "<" before the last name.length + 2 bytes.
-    return name === 'script' ? this.carry.at : Math.max(from, this.len - name.length - 2);
-  }
-
-  /**
-   * The content of a raw-text element (script, style, xmp, iframe, noembed, noframes, textarea) from `from`:
-   * the index of its end tag, or RAW_OPEN when the input so far ends inside it (the start tag is consumed,
-   * so a long script is not rescanned, nor copied, from its start when the next chunk comes).
-   */
+  /** A raw-text element's content from `from`: the index of its end tag, or RAW_OPEN when the window ends inside it. */
   private rawText(name: string, from: number, final: boolean): number {
-    if (name === 'script') Object.assign(this.carry, scriptStart());
-    const close = this.findRawEnd(name, from, final);
-    if (close !== NEED_MORE) return close;
-    this.rawEnd = name;
-    this.rawFrom = from;
-    return RAW_OPEN;
+    const close = this.raw.start(name, this.buf, from, this.len, final);
+    return close === NEED_MORE ? RAW_OPEN : close;
   }
 
   private startTag(j: number, final: boolean): number {
