@@ -170,8 +170,8 @@ async function endToEndBench(pages: Page[]): Promise<void> {
     const typical = [...pages].sort((a, b) => a.bytes.length - b.bytes.length)[Math.floor(pages.length / 2)];
     // Warm-up (JIT, connection pools), the same for both. The extractor's time per request goes on falling
     // for its first ~10,000 requests (370 → 210 µs measured in the service): 2 s at c=4 measured a cold JIT.
-    for (const [origin, paths, headers] of [[ours, ourPaths, auth], [proxy, barePaths, {}], [proxyExtract, barePaths, {}]] as const) {
-      await load(origin, paths, headers, 16, E2E_WARMUP_SECONDS);
+    for (const [base, paths, headers] of [[ours, ourPaths, auth], [proxy, barePaths, {}], [proxyExtract, barePaths, {}]] as const) {
+      await load(base, paths, headers, 16, E2E_WARMUP_SECONDS);
     }
     const cells: Record<string, LoadResult[]> = {};
     const add = (k: string, r: LoadResult) => (cells[k] ??= []).push(r);
