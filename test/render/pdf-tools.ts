@@ -55,3 +55,17 @@ export function pixel(pdf: Buffer, x: number, y: number, dpi = 20): [number, num
   const offset = header[0].length + (y * width + x) * 3;
   return [ppm[offset], ppm[offset + 1], ppm[offset + 2]];
 }
+
+/** The text of each page, in order (pdftotext -layout, split at its form feeds). */
+export function pdfPageTexts(pdf: Buffer): string[] {
+  const pages = pdfText(pdf).split('\f');
+  // pdftotext ends the last page with a form feed too.
+  if (pages.at(-1)?.trim() === '') pages.pop();
+  return pages;
+}
+
+/** Width and height in points of every page, in order. */
+export function pdfPageSizes(pdf: Buffer): Array<[number, number]> {
+  const out = withFile(pdf, (file) => execFileSync('pdfinfo', ['-f', '1', '-l', '9999', file], { encoding: 'utf8' }));
+  return [...out.matchAll(/^Page\s+\d+\s+size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => [Number(m[1]), Number(m[2])]);
+}
