@@ -1,6 +1,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
 import type { AccountsTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
+import type { UsageDailyKeysTable, UsageHourlyKeysTable } from './schema.js';
 import { type ChangeStamp, UnchangedCache } from './unchanged-cache.js';
 
 /** An account as the application sees it. */
@@ -46,8 +47,47 @@ export interface UsageIncrement {
   count: number;
 }
 
+// ---- per-key usage and one-time key display (issue 16, part 2 and 6) ----
+
+/** One per-key usage counter increment, for a UTC day (YYYY-MM-DD) or hour (YYYY-MM-DDTHH) bucket. */
+export interface KeyUsageIncrement {
+  keyId: string;
+  accountId: string;
+  service: ApiService;
+  /** The day or the hour, as the table counts. */
+  bucket: string;
+  outcome: UsageOutcome;
+  count: number;
+}
+
+/** One flush of the usage recorder: every table's increments, already summed per row. */
+export interface UsageBatch {
+  daily: UsageIncrement[];
+  keyDaily: KeyUsageIncrement[];
+  keyHourly: KeyUsageIncrement[];
+  /** Hourly rows before this hour are deleted in the same write (the 48-hour retention). */
+  pruneHoursBefore?: string;
+}
+
+/** Store methods for per-key usage and the sealed one-time display of a new key. */
+export interface KeyUsageStore {
+  /**
+   * Writes one usage batch in one transaction (upserts, so instances add up). Rows of keys that no
+   * longer exist (account deleted meanwhile) are dropped, so a batch can never fail forever.
+   */
+  recordUsage(batch: UsageBatch): Promise<void>;
+  /** The account's per-key daily counters from `fromDay` on. */
+  keyUsageSince(accountId: string, fromDay: string): Promise<KeyUsageIncrement[]>;
+  /** The account's per-key hourly counters from `fromHour` on. */
+  keyHourlyUsageSince(accountId: string, fromHour: string): Promise<KeyUsageIncrement[]>;
+  /** Keeps a sealed new key for one display to this session (replacing one for the same key). */
+  putKeyReveal(sessionHash: string, keyId: string, sealed: string, at: number): Promise<void>;
+  /** Takes (deletes and returns) the sealed key if it was put at or after `notBefore`; a second take finds nothing. */
+  takeKeyReveal(sessionHash: string, keyId: string, notBefore: number): Promise<string | undefined>;
+}
+
 /** The persistence interface; both adapters (SQLite, PostgreSQL) implement it with the same queries. */
-export interface Store {
+export interface Store extends KeyUsageStore {
   readonly kind: 'sqlite' | 'postgres';
   createAccount(input: { id: string; email: string; passwordHash: string | null; createdAt: number }): Promise<Account>;
   findAccountByEmail(email: string): Promise<Account | undefined>;
@@ -326,6 +366,112 @@ export class KyselyStore implements Store {
       .execute();
     return rows.map((r) => ({ accountId: r.account_id, service: r.service, day: r.day, outcome: r.outcome, count: Number(r.count) }));
   }
+
+  // ---- per-key usage and one-time key display (issue 16, part 2 and 6) ----
+
+  async recordUsage(batch: UsageBatch) {
+    if (batch.daily.length + batch.keyDaily.length + batch.keyHourly.length === 0 && !batch.pruneHoursBefore) return;
+    await this.db.transaction().execute(async (trx) => {
+      const keyIds = [...new Set([...batch.keyDaily, ...batch.keyHourly].map((i) => i.keyId))];
+      const live = new Set<string>();
+      for (let i = 0; i < keyIds.length; i += 500) {
+        const rows = await trx.selectFrom('api_keys').select('id').where('id', 'in', keyIds.slice(i, i + 500)).execute();
+        for (const r of rows) live.add(r.id);
+      }
+      const liveAccounts = new Set<string>();
+      const accountIds = [...new Set(batch.daily.map((i) => i.accountId))];
+      for (let i = 0; i < accountIds.length; i += 500) {
+        const rows = await trx.selectFrom('accounts').select('id').where('id', 'in', accountIds.slice(i, i + 500)).execute();
+        for (const r of rows) liveAccounts.add(r.id);
+      }
+      const daily: UsageDailyTable[] = batch.daily
+        .filter((i) => liveAccounts.has(i.accountId))
+        .map((i) => ({ account_id: i.accountId, service: i.service, day: i.day, outcome: i.outcome, count: i.count }));
+      if (daily.length > 0) {
+        await trx
+          .insertInto('usage_daily')
+          .values(daily)
+          .onConflict((oc) =>
+            oc
+              .columns(['account_id', 'service', 'day', 'outcome'])
+              .doUpdateSet((eb) => ({ count: eb(eb.ref('usage_daily.count'), '+', eb.ref('excluded.count')) })),
+          )
+          .execute();
+      }
+      const keyDaily: UsageDailyKeysTable[] = batch.keyDaily
+        .filter((i) => live.has(i.keyId))
+        .map((i) => ({ key_id: i.keyId, account_id: i.accountId, service: i.service, day: i.bucket, outcome: i.outcome, count: i.count }));
+      if (keyDaily.length > 0) {
+        await trx
+          .insertInto('usage_daily_keys')
+          .values(keyDaily)
+          .onConflict((oc) =>
+            oc
+              .columns(['key_id', 'day', 'outcome'])
+              .doUpdateSet((eb) => ({ count: eb(eb.ref('usage_daily_keys.count'), '+', eb.ref('excluded.count')) })),
+          )
+          .execute();
+      }
+      const keyHourly: UsageHourlyKeysTable[] = batch.keyHourly
+        .filter((i) => live.has(i.keyId))
+        .map((i) => ({ key_id: i.keyId, account_id: i.accountId, service: i.service, hour: i.bucket, outcome: i.outcome, count: i.count }));
+      if (keyHourly.length > 0) {
+        await trx
+          .insertInto('usage_hourly_keys')
+          .values(keyHourly)
+          .onConflict((oc) =>
+            oc
+              .columns(['key_id', 'hour', 'outcome'])
+              .doUpdateSet((eb) => ({ count: eb(eb.ref('usage_hourly_keys.count'), '+', eb.ref('excluded.count')) })),
+          )
+          .execute();
+      }
+      if (batch.pruneHoursBefore) await trx.deleteFrom('usage_hourly_keys').where('hour', '<', batch.pruneHoursBefore).execute();
+    });
+  }
+
+  async keyUsageSince(accountId: string, fromDay: string) {
+    const rows = await this.db
+      .selectFrom('usage_daily_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('day', '>=', fromDay)
+      .orderBy('day')
+      .execute();
+    return rows.map((r) => ({ keyId: r.key_id, accountId: r.account_id, service: r.service, bucket: r.day, outcome: r.outcome, count: Number(r.count) }));
+  }
+
+  async keyHourlyUsageSince(accountId: string, fromHour: string) {
+    const rows = await this.db
+      .selectFrom('usage_hourly_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('hour', '>=', fromHour)
+      .orderBy('hour')
+      .execute();
+    return rows.map((r) => ({ keyId: r.key_id, accountId: r.account_id, service: r.service, bucket: r.hour, outcome: r.outcome, count: Number(r.count) }));
+  }
+
+  async putKeyReveal(sessionHash: string, keyId: string, sealed: string, at: number) {
+    await this.db
+      .insertInto('key_reveals')
+      .values({ session_hash: sessionHash, key_id: keyId, sealed, created_at: at })
+      .onConflict((oc) => oc.columns(['session_hash', 'key_id']).doUpdateSet({ sealed, created_at: at }))
+      .execute();
+  }
+
+  async takeKeyReveal(sessionHash: string, keyId: string, notBefore: number) {
+    // One statement: of two concurrent takes only one gets the row back.
+    const row = await this.db
+      .deleteFrom('key_reveals')
+      .where('session_hash', '=', sessionHash)
+      .where('key_id', '=', keyId)
+      .returning(['sealed', 'created_at'])
+      .executeTakeFirst();
+    return row && Number(row.created_at) >= notBefore ? row.sealed : undefined;
+  }
+
+  // ---- end of per-key usage ----
 
   async ping() {
     await this.db.selectFrom('accounts').select('id').limit(1).execute();
