@@ -85,7 +85,7 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('two metadata and two render instan
     const dashboard = await buildDashboardApp(core);
     try {
       const client = await signUp(dashboard, `scale-${process.pid}@example.com`);
-      const created = await client.submit('/keys', '/keys', { service: 'metadata', name: 'scale' });
+      const created = await client.createKey({ service: 'metadata', name: 'scale' });
       const key = createdKey(created.body);
       expect((await call(metadata[0]!, key, target.url)).status).toBe(200);
       expect((await call(metadata[1]!, key, target.url)).status).toBe(200);
