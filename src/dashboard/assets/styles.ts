@@ -80,8 +80,9 @@ table { width: 100%; border-collapse: collapse; font-size: 14px; }
 table.keys { table-layout: fixed; }
 table.keys td.name { overflow-wrap: anywhere; }
 table.keys td.date { white-space: nowrap; }
-table.keys th:nth-child(1) { width: 27%; } table.keys th:nth-child(2) { width: 18%; }
-table.keys th:nth-child(3) { width: 16%; } table.keys th:nth-child(4) { width: 16%; } table.keys th:nth-child(5) { width: 12%; }
+table.keys th:nth-child(1) { width: 25%; } table.keys th:nth-child(2) { width: 17%; }
+table.keys th:nth-child(3) { width: 15%; } table.keys th:nth-child(4) { width: 15%; } table.keys th:nth-child(5) { width: 16%; }
+table.keys th { white-space: nowrap; }
 table.revoked-keys td, table.revoked-keys td a { color: var(--muted); }
 th { text-align: left; font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); font-weight: 600; padding: 8px 12px; border-bottom: 1px solid var(--border); }
 td { padding: 12px; border-bottom: 1px solid #eceef2; vertical-align: middle; }
@@ -174,6 +175,10 @@ form.filter { margin-bottom: 24px; }
   table.keys td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; text-align: left; flex: none; }
   table.keys td.actions { justify-content: flex-end; padding-top: 8px; }
   form.inline { align-items: stretch; }
-  form.inline .field { flex: 1 1 100%; }
+  form.inline .field { flex: 1 1 100%; min-width: 0; }
+  form.inline select { width: 100%; }
+  /* The chart scales down about threefold here: larger axis text stays readable (it may use the card's padding). */
+  .chart { overflow: visible; }
+  .chart .axis { font-size: 24px; }
 }
 `;

@@ -23,7 +23,7 @@ export const OUTCOME_HINTS: Record<UsageOutcome, string> = {
 
 const W = 960;
 const H = 220;
-const LEFT = 44;
+const LEFT = 56;
 const RIGHT = 8;
 const TOP = 10;
 const BOTTOM = 26;
