@@ -69,6 +69,15 @@ export interface UsageBatch {
   pruneHoursBefore?: string;
 }
 
+// Rows per INSERT: at 6 parameters a row, well under SQLite's 32,766 and PostgreSQL's 65,535.
+const ROWS_PER_INSERT = 1000;
+
+function chunks<T>(rows: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) out.push(rows.slice(i, i + ROWS_PER_INSERT));
+  return out;
+}
+
 /** Store methods for per-key usage and the sealed one-time display of a new key. */
 export interface KeyUsageStore {
   /**
@@ -372,25 +381,23 @@ export class KyselyStore implements Store {
   async recordUsage(batch: UsageBatch) {
     if (batch.daily.length + batch.keyDaily.length + batch.keyHourly.length === 0 && !batch.pruneHoursBefore) return;
     await this.db.transaction().execute(async (trx) => {
-      const keyIds = [...new Set([...batch.keyDaily, ...batch.keyHourly].map((i) => i.keyId))];
-      const live = new Set<string>();
-      for (let i = 0; i < keyIds.length; i += 500) {
-        const rows = await trx.selectFrom('api_keys').select('id').where('id', 'in', keyIds.slice(i, i + 500)).execute();
-        for (const r of rows) live.add(r.id);
-      }
-      const liveAccounts = new Set<string>();
-      const accountIds = [...new Set(batch.daily.map((i) => i.accountId))];
-      for (let i = 0; i < accountIds.length; i += 500) {
-        const rows = await trx.selectFrom('accounts').select('id').where('id', 'in', accountIds.slice(i, i + 500)).execute();
-        for (const r of rows) liveAccounts.add(r.id);
-      }
+      // Rows of a key or account deleted since the requests were counted would break the foreign keys.
+      const existing = async (table: 'api_keys' | 'accounts', ids: Iterable<string>) => {
+        const found = new Set<string>();
+        for (const part of chunks([...new Set(ids)])) {
+          for (const r of await trx.selectFrom(table).select('id').where('id', 'in', part).execute()) found.add(r.id);
+        }
+        return found;
+      };
+      const live = await existing('api_keys', [...batch.keyDaily, ...batch.keyHourly].map((i) => i.keyId));
+      const liveAccounts = await existing('accounts', batch.daily.map((i) => i.accountId));
       const daily: UsageDailyTable[] = batch.daily
         .filter((i) => liveAccounts.has(i.accountId))
         .map((i) => ({ account_id: i.accountId, service: i.service, day: i.day, outcome: i.outcome, count: i.count }));
-      if (daily.length > 0) {
+      for (const rows of chunks(daily)) {
         await trx
           .insertInto('usage_daily')
-          .values(daily)
+          .values(rows)
           .onConflict((oc) =>
             oc
               .columns(['account_id', 'service', 'day', 'outcome'])
@@ -401,10 +408,10 @@ export class KyselyStore implements Store {
       const keyDaily: UsageDailyKeysTable[] = batch.keyDaily
         .filter((i) => live.has(i.keyId))
         .map((i) => ({ key_id: i.keyId, account_id: i.accountId, service: i.service, day: i.bucket, outcome: i.outcome, count: i.count }));
-      if (keyDaily.length > 0) {
+      for (const rows of chunks(keyDaily)) {
         await trx
           .insertInto('usage_daily_keys')
-          .values(keyDaily)
+          .values(rows)
           .onConflict((oc) =>
             oc
               .columns(['key_id', 'day', 'outcome'])
@@ -415,10 +422,10 @@ export class KyselyStore implements Store {
       const keyHourly: UsageHourlyKeysTable[] = batch.keyHourly
         .filter((i) => live.has(i.keyId))
         .map((i) => ({ key_id: i.keyId, account_id: i.accountId, service: i.service, hour: i.bucket, outcome: i.outcome, count: i.count }));
-      if (keyHourly.length > 0) {
+      for (const rows of chunks(keyHourly)) {
         await trx
           .insertInto('usage_hourly_keys')
-          .values(keyHourly)
+          .values(rows)
           .onConflict((oc) =>
             oc
               .columns(['key_id', 'hour', 'outcome'])

@@ -128,6 +128,19 @@ for (const backend of backends) {
       expect(await store.keyUsageSince('acc_a', '2026-01-02')).toHaveLength(2);
     });
 
+    it('writes a batch larger than one INSERT may carry', async () => {
+      const many = Array.from({ length: 12_000 }, (_, i) => ({
+        keyId: 'key_b1',
+        accountId: 'acc_b',
+        service: 'metadata' as const,
+        bucket: `2027-01-01T${String(i).padStart(5, '0')}`,
+        outcome: 'ok' as const,
+        count: 1,
+      }));
+      await store.recordUsage({ daily: [], keyDaily: [], keyHourly: many });
+      expect(await store.keyHourlyUsageSince('acc_b', '2027-01-01')).toHaveLength(12_000);
+    });
+
     it('hands a held new key out once, only to its session, only while fresh', async () => {
       await store.createSession('sess_1', { accountId: 'acc_a', csrfToken: 'c', createdAt: t0, lastSeenAt: t0 });
       await store.createSession('sess_2', { accountId: 'acc_a', csrfToken: 'c', createdAt: t0, lastSeenAt: t0 });
