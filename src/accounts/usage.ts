@@ -7,7 +7,7 @@ import { BatchedWrites } from './batched-writes.js';
  * The usage outcome of a service's HTTP status. A metadata 502/504 means the page the user asked for
  * failed (DNS, refused, non-2xx, timeout): a target error, not ours.
  */
-export function outcomeOf(status: number, service?: ApiService): UsageOutcome {
+export function outcomeOf(status: number, service: ApiService): UsageOutcome {
   if (status === 429) return 'rate_limited';
   if (service === 'metadata' && (status === 502 || status === 504)) return 'target_error';
   if (status >= 500) return 'server_error';

@@ -229,6 +229,13 @@ describe('dashboard screens (real Chromium)', () => {
       expect(await horizontalOverflow(page), url).toEqual({ scrollWidth: 375, innerWidth: 375 });
       expect(await inView(page, 'header button[type="submit"]'), `Log out on ${url}`).toBe(true);
     }
+    // The narrowest phone the dashboard supports.
+    await page.setViewportSize({ width: 360, height: 640 });
+    for (const url of [...signedIn, '/usage?range=24h']) {
+      await page.goto(url);
+      expect(await horizontalOverflow(page), `${url} at 360 px`).toEqual({ scrollWidth: 360, innerWidth: 360 });
+    }
+    await page.setViewportSize(PHONE);
 
     await page.goto('/keys');
     const row = rowFor(page, key);
