@@ -183,6 +183,7 @@ describe('dashboard screens (real Chromium)', () => {
     const advice = page.locator('.alert');
     expect(await advice.getAttribute('class')).toContain('alert-ok');
     expect(await advice.textContent()).toContain('No requests in the last 7 days (never used): nothing seems to depend on this key.');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'revoke-idle-1366.png') });
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.waitForURL(/\/keys\?revoked=/);
     expect((await fetch(`${metadataUrl}/v1/fetch?url=${encodeURIComponent(targetUrl)}`, { headers: { 'x-api-key': busyKey } })).status).toBe(200);
