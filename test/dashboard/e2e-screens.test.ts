@@ -230,11 +230,19 @@ describe('dashboard screens (real Chromium)', () => {
       expect(await horizontalOverflow(page), url).toEqual({ scrollWidth: 375, innerWidth: 375 });
       expect(await inView(page, 'header button[type="submit"]'), `Log out on ${url}`).toBe(true);
     }
-    // The narrowest phone the dashboard supports.
-    await page.setViewportSize({ width: 360, height: 640 });
-    for (const url of [...signedIn, '/usage?range=24h']) {
-      await page.goto(url);
-      expect(await horizontalOverflow(page), `${url} at 360 px`).toEqual({ scrollWidth: 360, innerWidth: 360 });
+    // The narrowest phone the dashboard supports, and tablet widths where the header has to share its row.
+    for (const width of [360, 768, 901, 1024]) {
+      await page.setViewportSize({ width, height: 700 });
+      for (const url of [...signedIn, '/usage?range=24h']) {
+        await page.goto(url);
+        expect(await horizontalOverflow(page), `${url} at ${width} px`).toEqual({ scrollWidth: width, innerWidth: width });
+        expect(await inView(page, 'header button[type="submit"]'), `Log out on ${url} at ${width} px`).toBe(true);
+      }
+      await page.goto('/keys');
+      // No key prefix spills out of its cell into the next column.
+      const spilled = await page.locator('td.prefix').evaluateAll((tds) => tds.filter((td) => td.scrollWidth > td.clientWidth).length);
+      expect(spilled, `prefixes spilling at ${width} px`).toBe(0);
+      await page.screenshot({ path: path.join(ARTIFACTS, `keys-${width}.png`) });
     }
     await page.setViewportSize(PHONE);
 

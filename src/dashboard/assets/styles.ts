@@ -28,7 +28,7 @@ code { font-family: var(--mono); font-size: 0.92em; background: #eceef2; padding
 .topbar-inner { max-width: 1080px; margin: 0 auto; padding: 0 24px; min-height: 60px; display: flex; align-items: center; gap: 28px; }
 .brand { display: flex; align-items: center; gap: 9px; font-weight: 700; font-size: 17px; color: var(--text); text-decoration: none; }
 .brand svg { display: block; }
-.nav { display: flex; gap: 4px; flex: 1; flex-wrap: wrap; }
+.nav { display: flex; gap: 4px; flex: 1; }
 .nav a { color: var(--muted); text-decoration: none; padding: 7px 12px; border-radius: 7px; font-weight: 500; white-space: nowrap; }
 .nav a:hover { background: var(--bg); color: var(--text); }
 .nav a[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
@@ -80,8 +80,9 @@ table { width: 100%; border-collapse: collapse; font-size: 14px; }
 table.keys { table-layout: fixed; }
 table.keys td.name { overflow-wrap: anywhere; }
 table.keys td.date { white-space: nowrap; }
-table.keys th:nth-child(1) { width: 25%; } table.keys th:nth-child(2) { width: 17%; }
-table.keys th:nth-child(3) { width: 15%; } table.keys th:nth-child(4) { width: 15%; } table.keys th:nth-child(5) { width: 16%; }
+/* The name takes what is left; the key prefix, dates and counts never wrap, so their columns are fixed. */
+table.keys th:nth-child(2) { width: 150px; } table.keys th:nth-child(3), table.keys th:nth-child(4) { width: 125px; }
+table.keys th:nth-child(5) { width: 135px; } table.keys th:nth-child(6) { width: 100px; }
 table.keys th { white-space: nowrap; }
 table.revoked-keys td, table.revoked-keys td a { color: var(--muted); }
 th { text-align: left; font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); font-weight: 600; padding: 8px 12px; border-bottom: 1px solid var(--border); }
@@ -159,21 +160,23 @@ form.filter { margin-bottom: 24px; }
   .who { margin-left: auto; }
   .who span { display: none; }
   /* The navigation takes a row of its own under the brand and "Log out". */
-  .nav { order: 3; flex-basis: 100%; margin: 0 -12px; }
+  .nav { order: 3; flex-basis: 100%; margin: 0 -12px; flex-wrap: wrap; }
   input[type="text"], input[type="email"], input[type="password"], select { min-width: 0; max-width: 100%; }
   main { padding: 20px 12px 48px; }
   .card { padding: 16px; }
   .page-head { flex-wrap: wrap; }
   .footer { padding: 0 12px 24px; }
 }
-/* Phones: each key is a small card of labelled lines instead of a table row. */
-@media (max-width: 640px) {
+/* Phones and tablets: each key is a small card of labelled lines instead of a table row. */
+@media (max-width: 900px) {
   table.keys, table.keys tbody, table.keys tr, table.keys td { display: block; width: auto; }
   table.keys thead { position: absolute; left: -9999px; }
   table.keys tr { border: 1px solid var(--border); border-radius: 8px; padding: 8px 12px; margin-bottom: 10px; }
   table.keys td { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; padding: 4px 0; border: none; text-align: right; }
   table.keys td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; text-align: left; flex: none; }
   table.keys td.actions { justify-content: flex-end; padding-top: 8px; }
+}
+@media (max-width: 640px) {
   form.inline { align-items: stretch; }
   form.inline .field { flex: 1 1 100%; min-width: 0; }
   form.inline select { width: 100%; }
