@@ -186,6 +186,8 @@ describe('dashboard screens (real Chromium)', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'revoke-idle-1366.png') });
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.waitForURL(/\/keys\?revoked=/);
+    expect(await page.locator('details.revoked[open] tr[data-revoked-key-id]').count()).toBe(1);
+    await page.locator('#metadata-keys').screenshot({ path: path.join(ARTIFACTS, 'keys-rotated-1366.png') });
     expect((await fetch(`${metadataUrl}/v1/fetch?url=${encodeURIComponent(targetUrl)}`, { headers: { 'x-api-key': busyKey } })).status).toBe(200);
 
     // The busy key's confirmation warns instead.

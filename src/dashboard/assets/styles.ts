@@ -175,6 +175,7 @@ form.filter { margin-bottom: 24px; }
   table.keys td { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; padding: 4px 0; border: none; text-align: right; }
   table.keys td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; text-align: left; flex: none; }
   table.keys td.actions { justify-content: flex-end; padding-top: 8px; }
+  table.keys td.actions:empty { display: none; }
 }
 @media (max-width: 640px) {
   form.inline { align-items: stretch; }

@@ -79,12 +79,12 @@ function revokedList(keys: ApiKeyRecord[], model: KeysPageModel): SafeHtml {
   const rows = keys.map(
     (k) => html`<tr data-revoked-key-id="${k.id}">
 <td class="name" data-label="Name">${keyName(k)}</td><td class="prefix" data-label="Key">${k.displayPrefix}…</td><td class="date" data-label="Revoked">${when(k.revokedAt!)}</td><td class="date" data-label="Last used">${lastUsed(k.lastUsedAt, model.now)}</td>
-<td class="num" data-label="${REQUESTS_HEAD}">${requests(k, model.activity.get(k.id))}</td></tr>`,
+<td class="num" data-label="${REQUESTS_HEAD}">${requests(k, model.activity.get(k.id))}</td><td class="actions"></td></tr>`,
   );
   // Open while a rotation is recent: its history is what tells whether the old key is still called.
   const recent = keys.some((k) => model.now - k.revokedAt! < ACTIVITY_DAYS * 86_400_000);
   return html`<details class="revoked"${recent ? html` open` : ''}><summary>Revoked keys (${keys.length})</summary>
-<table class="keys revoked-keys" aria-label="Revoked ${keys[0]!.service} keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Revoked</th><th scope="col">Last used</th><th scope="col" class="num">${REQUESTS_HEAD}</th></tr></thead>
+<table class="keys revoked-keys" aria-label="Revoked ${keys[0]!.service} keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Revoked</th><th scope="col">Last used</th><th scope="col" class="num">${REQUESTS_HEAD}</th><th scope="col"></th></tr></thead>
 <tbody>${rows}</tbody></table></details>`;
 }
 
