@@ -62,11 +62,11 @@ export class UsageRecorder {
         const batch = usageBatchOf(entries);
         // Old hourly rows go at most once an hour, with a write that happens anyway.
         const current = utcHour(this.now());
-        if (current !== this.prunedHour) {
-          batch.pruneHoursBefore = utcHour(this.now() - HOURLY_RETENTION_MS);
+        if (current === this.prunedHour) return store.recordUsage(batch);
+        batch.pruneHoursBefore = utcHour(this.now() - HOURLY_RETENTION_MS);
+        return store.recordUsage(batch).then(() => {
           this.prunedHour = current;
-        }
-        return store.recordUsage(batch);
+        });
       },
       intervalMs,
       onError,

@@ -128,6 +128,17 @@ for (const backend of backends) {
       expect(await store.keyUsageSince('acc_a', '2026-01-02')).toHaveLength(2);
     });
 
+    it('the recorder drops hourly counters older than 48 hours with its next write', async () => {
+      const later = t0 + 3 * 86_400_000; // 2026-01-05T10:30
+      const recorder = new UsageRecorder(store, 0, undefined, () => later);
+      recorder.record('acc_a', 'render', 'ok', 'key_a1');
+      await recorder.close();
+      expect(await store.keyHourlyUsageSince('acc_a', '2026-01-01T00')).toEqual([
+        { keyId: 'key_a1', accountId: 'acc_a', service: 'render', bucket: '2026-01-05T10', outcome: 'ok', count: 1 },
+      ]);
+      expect((await store.keyUsageSince('acc_a', '2026-01-01')).length).toBe(3); // daily counters stay
+    });
+
     it('writes a batch larger than one INSERT may carry', async () => {
       const many = Array.from({ length: 12_000 }, (_, i) => ({
         keyId: 'key_b1',
