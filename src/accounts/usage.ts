@@ -1,39 +1,88 @@
 import type { ApiService } from '../config.js';
-import { utcDay } from '../ids.js';
 import type { UsageOutcome } from '../store/schema.js';
-import type { Store } from '../store/store.js';
+import type { KeyUsageIncrement, Store, UsageBatch, UsageIncrement } from '../store/store.js';
 import { BatchedWrites } from './batched-writes.js';
 
-/** The usage outcome of an HTTP status. */
-export function outcomeOf(status: number): UsageOutcome {
+/**
+ * The usage outcome of a service's HTTP status. A metadata 502/504 means the page the user asked for
+ * failed (DNS, refused, non-2xx, timeout): a target error, not ours.
+ */
+export function outcomeOf(status: number, service: ApiService): UsageOutcome {
   if (status === 429) return 'rate_limited';
+  if (service === 'metadata' && (status === 502 || status === 504)) return 'target_error';
   if (status >= 500) return 'server_error';
   if (status >= 400) return 'client_error';
   return 'ok';
 }
 
-/** Counts authenticated requests per account, service, UTC day and outcome; written in batches. */
+const HOUR_MS = 3_600_000;
+/** Hourly counters are kept this long: enough for a "last 24 hours" view whatever the time of day. */
+export const HOURLY_RETENTION_MS = 48 * HOUR_MS;
+
+/** The UTC hour of a timestamp as YYYY-MM-DDTHH. */
+export function utcHour(ms: number): string {
+  return new Date(Math.floor(ms / HOUR_MS) * HOUR_MS).toISOString().slice(0, 13);
+}
+
+function sumInto<T extends { count: number }>(map: Map<string, T>, key: string, row: T): void {
+  const prev = map.get(key);
+  if (prev) prev.count += row.count;
+  else map.set(key, { ...row });
+}
+
+/**
+ * Turns the recorder's pending counts (keyed by account, key, service, hour, outcome) into one row
+ * per table row: per account and day, per key and day, per key and hour (pure).
+ */
+export function usageBatchOf(entries: ReadonlyArray<[string, number]>): UsageBatch {
+  const daily = new Map<string, UsageIncrement>();
+  const keyDaily = new Map<string, KeyUsageIncrement>();
+  const keyHourly = new Map<string, KeyUsageIncrement>();
+  for (const [key, count] of entries) {
+    const [accountId, keyId, service, hour, outcome] = key.split('\t') as [string, string, ApiService, string, UsageOutcome];
+    const day = hour.slice(0, 10);
+    sumInto(daily, `${accountId}\t${service}\t${day}\t${outcome}`, { accountId, service, day, outcome, count });
+    sumInto(keyDaily, `${keyId}\t${day}\t${outcome}`, { keyId, accountId, service, bucket: day, outcome, count });
+    sumInto(keyHourly, key, { keyId, accountId, service, bucket: hour, outcome, count });
+  }
+  return { daily: [...daily.values()], keyDaily: [...keyDaily.values()], keyHourly: [...keyHourly.values()] };
+}
+
+/** Counts authenticated requests per account and key, service, UTC hour and outcome; written in batches. */
 export class UsageRecorder {
   private readonly batch: BatchedWrites<number>;
+  private hourNumber = Number.NaN;
+  private hour = '';
+  private prunedHour = '';
 
   constructor(store: Store, intervalMs = 10_000, onError?: (err: unknown) => void, private readonly now = Date.now) {
     this.batch = new BatchedWrites<number>(
       (a, b) => a + b,
-      (entries) =>
-        store.addUsage(
-          entries.map(([key, count]) => {
-            const [accountId, service, day, outcome] = key.split('\t') as [string, ApiService, string, UsageOutcome];
-            return { accountId, service, day, outcome, count };
-          }),
-        ),
+      (entries) => {
+        const batch = usageBatchOf(entries);
+        // Old hourly rows go at most once an hour, with a write that happens anyway.
+        const current = utcHour(this.now());
+        if (current === this.prunedHour) return store.recordUsage(batch);
+        batch.pruneHoursBefore = utcHour(this.now() - HOURLY_RETENTION_MS);
+        return store.recordUsage(batch).then(() => {
+          this.prunedHour = current;
+        });
+      },
       intervalMs,
       onError,
     );
   }
 
-  /** Counts one request. */
-  record(accountId: string, service: ApiService, outcome: UsageOutcome): void {
-    this.batch.add(`${accountId}\t${service}\t${utcDay(this.now())}\t${outcome}`, 1);
+  /** Counts one request made with the key `keyId`. */
+  record(accountId: string, service: ApiService, outcome: UsageOutcome, keyId: string): void {
+    const at = this.now();
+    // Formatted once an hour, not once a request.
+    const hourNumber = Math.floor(at / HOUR_MS);
+    if (hourNumber !== this.hourNumber) {
+      this.hour = utcHour(at);
+      this.hourNumber = hourNumber;
+    }
+    this.batch.add(`${accountId}\t${keyId}\t${service}\t${this.hour}\t${outcome}`, 1);
   }
 
   /** Writes pending counts now. */

@@ -176,7 +176,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
   });
 
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.auth) core.usage.record(request.auth.accountId, service, outcomeOf(reply.statusCode));
+    if (request.auth) core.usage.record(request.auth.accountId, service, outcomeOf(reply.statusCode, service), request.auth.keyId);
     done();
   });
 

@@ -41,8 +41,40 @@ export interface UsageDailyTable {
   count: number;
 }
 
-/** How an authenticated request ended, for the usage counters. */
-export type UsageOutcome = 'ok' | 'client_error' | 'server_error' | 'rate_limited';
+/**
+ * How an authenticated request ended, for the usage counters. `target_error`: the page a metadata
+ * request asked for failed (502/504), not our service.
+ */
+export type UsageOutcome = 'ok' | 'client_error' | 'server_error' | 'rate_limited' | 'target_error';
+
+/** Requests of one key per UTC day and outcome (kept like usage_daily). */
+export interface UsageDailyKeysTable {
+  key_id: string;
+  account_id: string;
+  service: ApiService;
+  day: string;
+  outcome: UsageOutcome;
+  count: number;
+}
+
+/** Requests of one key per UTC hour and outcome, for the "last 24 hours" view; pruned after 48 hours. */
+export interface UsageHourlyKeysTable {
+  key_id: string;
+  account_id: string;
+  service: ApiService;
+  /** UTC hour, YYYY-MM-DDTHH. */
+  hour: string;
+  outcome: UsageOutcome;
+  count: number;
+}
+
+/** A just-created API key waiting for its one display, sealed with the session's own id (see key-reveal.ts). */
+export interface KeyRevealsTable {
+  session_hash: string;
+  key_id: string;
+  sealed: string;
+  created_at: number;
+}
 
 /** Kysely's view of the whole database. */
 export interface Database {
@@ -50,4 +82,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   sessions: SessionsTable;
   usage_daily: UsageDailyTable;
+  usage_daily_keys: UsageDailyKeysTable;
+  usage_hourly_keys: UsageHourlyKeysTable;
+  key_reveals: KeyRevealsTable;
 }

@@ -1,5 +1,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
+import * as keyUsage from './key-usage-queries.js';
+import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 import type { AccountsTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
 import { type ChangeStamp, UnchangedCache } from './unchanged-cache.js';
 
@@ -46,8 +48,11 @@ export interface UsageIncrement {
   count: number;
 }
 
+// Per-key usage and the one-time display of a new key: queries in key-usage-queries.ts.
+export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-queries.js';
+
 /** The persistence interface; both adapters (SQLite, PostgreSQL) implement it with the same queries. */
-export interface Store {
+export interface Store extends KeyUsageStore {
   readonly kind: 'sqlite' | 'postgres';
   createAccount(input: { id: string; email: string; passwordHash: string | null; createdAt: number }): Promise<Account>;
   findAccountByEmail(email: string): Promise<Account | undefined>;
@@ -326,6 +331,30 @@ export class KyselyStore implements Store {
       .execute();
     return rows.map((r) => ({ accountId: r.account_id, service: r.service, day: r.day, outcome: r.outcome, count: Number(r.count) }));
   }
+
+  // ---- per-key usage and one-time key display (issue 16, part 2 and 6): see key-usage-queries.ts ----
+
+  recordUsage(batch: UsageBatch) {
+    return keyUsage.recordUsage(this.db, batch);
+  }
+
+  keyUsageSince(accountId: string, fromDay: string) {
+    return keyUsage.keyUsageSince(this.db, accountId, fromDay);
+  }
+
+  keyHourlyUsageSince(accountId: string, fromHour: string) {
+    return keyUsage.keyHourlyUsageSince(this.db, accountId, fromHour);
+  }
+
+  putKeyReveal(sessionHash: string, keyId: string, sealed: string, at: number) {
+    return keyUsage.putKeyReveal(this.db, sessionHash, keyId, sealed, at);
+  }
+
+  takeKeyReveal(sessionHash: string, keyId: string, notBefore: number) {
+    return keyUsage.takeKeyReveal(this.db, sessionHash, keyId, notBefore);
+  }
+
+  // ---- end of per-key usage ----
 
   async ping() {
     await this.db.selectFrom('accounts').select('id').limit(1).execute();

@@ -148,7 +148,7 @@ describe('keys across accounts', () => {
 
   it('revokes its own key after the confirmation step; the key stops verifying', async () => {
     const client = await signUp(app, email());
-    const created = await client.submit('/keys', '/keys', { service: 'metadata', name: 'ci' });
+    const created = await client.createKey({ service: 'metadata', name: 'ci' });
     const key = createdKey(created.body);
     expect(key).toMatch(/^pwm_live_[0-9a-f]{32}$/);
     const id = keyIdOf(created.body, key);
@@ -167,8 +167,8 @@ describe('keys across accounts', () => {
 
   it('refuses an unknown service and an over-long name', async () => {
     const client = await signUp(app, email());
-    expect((await client.submit('/keys', '/keys', { service: 'billing' })).statusCode).toBe(400);
-    const long = await client.submit('/keys', '/keys', { service: 'render', name: 'n'.repeat(101) });
+    expect((await client.createKey({ service: 'billing' })).statusCode).toBe(400);
+    const long = await client.createKey({ service: 'render', name: 'n'.repeat(101) });
     expect(long.statusCode).toBe(400);
     expect(long.body).toContain('at most 100 characters');
     expect(long.body).not.toContain('id="new-key-value"');

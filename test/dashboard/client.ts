@@ -46,6 +46,13 @@ export class FormClient {
     return match[1]!;
   }
 
+  /** Submits the "Create key" form and follows its redirect to the one view that shows the new key. */
+  async createKey(form: Record<string, string>): Promise<LightMyRequestResponse> {
+    const res = await this.submit('/keys', '/keys', form);
+    if (res.statusCode !== 303) return res;
+    return this.get(String(res.headers.location).split('#')[0]!);
+  }
+
   /** Loads a page, then submits a form on it with its CSRF token. */
   async submit(pageUrl: string, action: string, form: Record<string, string>): Promise<LightMyRequestResponse> {
     await this.get(pageUrl);
@@ -84,7 +91,7 @@ export function keyIdOf(body: string, key: string): string {
   const prefix = key.slice(0, 'pwr_live_'.length + 4);
   for (const chunk of body.split('<tr data-key-id="').slice(1)) {
     const row = chunk.slice(0, chunk.indexOf('</tr>'));
-    if (row.includes(`<td class="prefix">${prefix}…`)) return row.slice(0, row.indexOf('"'));
+    if (row.includes(`data-label="Key">${prefix}…`)) return row.slice(0, row.indexOf('"'));
   }
   throw new Error(`no row for ${prefix}`);
 }

@@ -27,7 +27,7 @@ function rowOf(body: string, id: string): string {
 describe('keys page', () => {
   it('shows a new key once, with a curl example on the public address, then only its prefix', async () => {
     const client = await signUp(app, email());
-    const created = await client.submit('/keys', '/keys', { service: 'render', name: 'production' });
+    const created = await client.createKey({ service: 'render', name: 'production' });
     const key = createdKey(created.body);
     expect(key).toMatch(/^pwr_live_[0-9a-f]{32}$/);
     expect(created.body).toContain('it will not be shown again');
@@ -43,7 +43,7 @@ describe('keys page', () => {
 
   it('shows the last-used time as soon as the key was used in this process', async () => {
     const client = await signUp(app, email());
-    const key = createdKey((await client.submit('/keys', '/keys', { service: 'metadata' })).body);
+    const key = createdKey((await client.createKey({ service: 'metadata' })).body);
     const check = await core.keys.verify(key, 'metadata');
     if (!check.ok) throw new Error('key does not verify');
     core.lastUsed.record(check.keyId, Date.now());
@@ -70,9 +70,10 @@ describe('usage page', () => {
     const address = email();
     const client = await signUp(app, address);
     const account = (await core.accounts.findByEmail(address))!;
-    for (let i = 0; i < 7; i++) core.usage.record(account.id, 'render', 'ok');
-    core.usage.record(account.id, 'render', 'rate_limited');
-    core.usage.record(account.id, 'render', 'server_error');
+    const { record } = await core.keys.create(account.id, 'render', 'charted');
+    for (let i = 0; i < 7; i++) core.usage.record(account.id, 'render', 'ok', record.id);
+    core.usage.record(account.id, 'render', 'rate_limited', record.id);
+    core.usage.record(account.id, 'render', 'server_error', record.id);
     await core.accounts.setLimit(account.id, 'metadata', 1234);
     const res = await client.get('/usage');
     expect(res.body).toContain('<svg class="chart"');
@@ -94,7 +95,7 @@ describe('docs page', () => {
 
   it('every input on every page has a label', async () => {
     const client = await signUp(app, email());
-    const key = createdKey((await client.submit('/keys', '/keys', { service: 'render' })).body);
+    const key = createdKey((await client.createKey({ service: 'render' })).body);
     const id = keyIdOf(client.body, key);
     const anon = await app.inject({ method: 'GET', url: '/signup' });
     const bodies = [anon.body, (await app.inject({ method: 'GET', url: '/login' })).body, client.body];

@@ -45,7 +45,7 @@ describe('CSRF', () => {
 
   it('refuses revocation without a valid token; the key keeps working', async () => {
     const client = await signUp(app, email());
-    const created = await client.submit('/keys', '/keys', { service: 'render', name: 'keep' });
+    const created = await client.createKey({ service: 'render', name: 'keep' });
     const key = createdKey(created.body);
     const id = keyIdOf(created.body, key);
     expect((await client.post(`/keys/${id}/revoke`, {})).statusCode).toBe(403);
@@ -76,7 +76,7 @@ describe('CSRF', () => {
 
   it('GET requests never change state', async () => {
     const client = await signUp(app, email());
-    const created = await client.submit('/keys', '/keys', { service: 'render' });
+    const created = await client.createKey({ service: 'render' });
     const key = createdKey(created.body);
     const id = keyIdOf(created.body, key);
     const confirm = await client.get(`/keys/${id}/revoke`);
@@ -157,7 +157,7 @@ describe('escaping', () => {
   it('renders a key named <script>alert(1)</script> as text on every page that shows it', async () => {
     const client = await signUp(app, email());
     const name = '<script>alert(1)</script>';
-    const created = await client.submit('/keys', '/keys', { service: 'metadata', name });
+    const created = await client.createKey({ service: 'metadata', name });
     const escaped = '&lt;script&gt;alert(1)&lt;/script&gt;';
     expect(created.body).toContain(escaped);
     expect(created.body).not.toContain(name);

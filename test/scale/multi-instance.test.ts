@@ -85,7 +85,7 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('two metadata and two render instan
     const dashboard = await buildDashboardApp(core);
     try {
       const client = await signUp(dashboard, `scale-${process.pid}@example.com`);
-      const created = await client.submit('/keys', '/keys', { service: 'metadata', name: 'scale' });
+      const created = await client.createKey({ service: 'metadata', name: 'scale' });
       const key = createdKey(created.body);
       expect((await call(metadata[0]!, key, target.url)).status).toBe(200);
       expect((await call(metadata[1]!, key, target.url)).status).toBe(200);
@@ -133,6 +133,11 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('two metadata and two render instan
     expect(await Promise.all(metadata.map((i) => i.stop('SIGTERM')))).toEqual([0, 0]);
     const usage = await db.query<{ outcome: string; count: string }>('select outcome, count from usage_daily where account_id = $1', [accountId]);
     expect(usage.map((u) => [u.outcome, Number(u.count)])).toEqual([['ok', 10]]);
+    // Per key too, by day and by hour (both instances' batches upserted into the same rows).
+    for (const table of ['usage_daily_keys', 'usage_hourly_keys']) {
+      const perKey = await db.query<{ total: string }>(`select coalesce(sum(count), 0) as total from ${table} where account_id = $1`, [accountId]);
+      expect(Number(perKey[0]!.total), table).toBe(10);
+    }
     const [lastUsed] = await db.query<{ last_used_at: string }>('select last_used_at from api_keys where account_id = $1', [accountId]);
     expect(Number(lastUsed!.last_used_at)).toBeGreaterThanOrEqual(startedAt);
     expect(Number(lastUsed!.last_used_at)).toBeLessThanOrEqual(lastCall);

@@ -25,21 +25,22 @@ code { font-family: var(--mono); font-size: 0.92em; background: #eceef2; padding
 .skip:focus { left: 12px; top: 12px; background: var(--surface); padding: 8px 12px; z-index: 10; }
 
 .topbar { background: var(--surface); border-bottom: 1px solid var(--border); }
-.topbar-inner { max-width: 1080px; margin: 0 auto; padding: 0 24px; height: 60px; display: flex; align-items: center; gap: 28px; }
+.topbar-inner { max-width: 1080px; margin: 0 auto; padding: 0 24px; min-height: 60px; display: flex; align-items: center; gap: 28px; }
 .brand { display: flex; align-items: center; gap: 9px; font-weight: 700; font-size: 17px; color: var(--text); text-decoration: none; }
 .brand svg { display: block; }
 .nav { display: flex; gap: 4px; flex: 1; }
-.nav a { color: var(--muted); text-decoration: none; padding: 7px 12px; border-radius: 7px; font-weight: 500; }
+.nav a { color: var(--muted); text-decoration: none; padding: 7px 12px; border-radius: 7px; font-weight: 500; white-space: nowrap; }
 .nav a:hover { background: var(--bg); color: var(--text); }
 .nav a[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
-.who { display: flex; align-items: center; gap: 12px; color: var(--muted); font-size: 14px; }
+.who { display: flex; align-items: center; gap: 12px; color: var(--muted); font-size: 14px; min-width: 0; }
+.who span { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .who form { margin: 0; }
 
 main { max-width: 1080px; width: 100%; margin: 0 auto; padding: 32px 24px 64px; flex: 1; }
 .page-head { display: flex; align-items: flex-end; justify-content: space-between; gap: 16px; margin-bottom: 24px; }
 .lead { color: var(--muted); margin: 0; }
 .card { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); padding: 24px; margin-bottom: 24px; box-shadow: 0 1px 2px rgba(16, 24, 40, 0.04); }
-.card-head { display: flex; align-items: center; justify-content: space-between; gap: 16px; margin-bottom: 16px; }
+.card-head { display: flex; align-items: center; justify-content: space-between; gap: 8px 16px; margin-bottom: 16px; flex-wrap: wrap; }
 .card > h2 { margin-bottom: 10px; }
 .card-head p { margin: 2px 0 0; color: var(--muted); font-size: 14px; }
 .service-title { display: flex; align-items: center; gap: 10px; }
@@ -70,22 +71,26 @@ form.inline { display: flex; align-items: flex-end; gap: 10px; flex-wrap: wrap; 
 form.inline .field { margin-bottom: 0; }
 label { font-weight: 600; font-size: 14px; }
 .hint { font-size: 13px; color: var(--muted); }
-input[type="text"], input[type="email"], input[type="password"] {
+input[type="text"], input[type="email"], input[type="password"], select {
   font: inherit; padding: 8px 11px; border: 1px solid #868e9b; border-radius: 7px; background: var(--surface); color: var(--text); min-width: 260px;
 }
 input:focus-visible { border-color: var(--accent); outline-offset: 0; }
 
 table { width: 100%; border-collapse: collapse; font-size: 14px; }
 table.keys { table-layout: fixed; }
-table.keys td { overflow-wrap: anywhere; }
-table.keys th:nth-child(1) { width: 32%; } table.keys th:nth-child(2) { width: 20%; }
-table.keys th:nth-child(3) { width: 17%; } table.keys th:nth-child(4) { width: 17%; }
+table.keys td.name { overflow-wrap: anywhere; }
+table.keys td.date { white-space: nowrap; }
+/* The name takes what is left; the key prefix, dates and counts never wrap, so their columns are fixed. */
+table.keys th:nth-child(2) { width: 150px; } table.keys th:nth-child(3), table.keys th:nth-child(4) { width: 125px; }
+table.keys th:nth-child(5) { width: 135px; } table.keys th:nth-child(6) { width: 100px; }
+table.keys th { white-space: nowrap; }
+table.revoked-keys td, table.revoked-keys td a { color: var(--muted); }
 th { text-align: left; font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); font-weight: 600; padding: 8px 12px; border-bottom: 1px solid var(--border); }
 td { padding: 12px; border-bottom: 1px solid #eceef2; vertical-align: middle; }
 tr:last-child td { border-bottom: none; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.actions { text-align: right; }
-.prefix { font-family: var(--mono); font-size: 13px; }
+.prefix { font-family: var(--mono); font-size: 13px; white-space: nowrap; }
 .empty { text-align: center; color: var(--muted); padding: 28px 12px; border: 1px dashed var(--border); border-radius: 8px; }
 details.revoked { margin-top: 14px; font-size: 14px; }
 details.revoked summary { cursor: pointer; color: var(--muted); }
@@ -95,12 +100,12 @@ details.revoked summary { cursor: pointer; color: var(--muted); }
 .alert-error { background: var(--danger-soft); border-color: #fecdca; color: var(--danger); }
 .alert-warn { background: var(--warn-soft); border-color: #fedf89; color: var(--warn); }
 
-.new-key { border: 1px solid #abefc6; background: var(--ok-soft); border-radius: 10px; padding: 18px 20px; margin-bottom: 20px; }
+.new-key { border: 1px solid #abefc6; background: var(--ok-soft); border-radius: 10px; padding: 18px 20px; margin-bottom: 20px; scroll-margin-top: 12px; }
 .new-key h3 { margin-top: 0; color: var(--ok); }
 .new-key .warning { color: var(--text); }
 .new-key .warning strong { color: var(--warn); }
 .key-row { display: flex; gap: 8px; margin: 10px 0 14px; }
-.key-row input { flex: 1; font-family: var(--mono); font-size: 15px; background: var(--surface); }
+.key-row input { flex: 1; min-width: 0; font-family: var(--mono); font-size: 15px; background: var(--surface); }
 
 .code { position: relative; margin: 8px 0 16px; }
 .code pre { margin: 0; background: var(--code-bg); color: var(--code-text); padding: 14px 88px 14px 16px; border-radius: 8px; overflow-x: auto; font: 13px/1.6 var(--mono); }
@@ -128,14 +133,20 @@ details.revoked summary { cursor: pointer; color: var(--muted); }
 .chart { width: 100%; height: auto; display: block; }
 .chart .grid { stroke: #e6e8ec; stroke-width: 1; }
 .chart .axis { fill: var(--muted); font: 11px system-ui, sans-serif; }
+.chart .hit { fill: transparent; }
+.chart g:hover .hit { fill: #f0f2f6; }
+.card.revoked .chart, .card.revoked .totals { opacity: 0.6; }
+option.revoked { color: var(--muted); }
+form.filter { margin-bottom: 24px; }
 .o-ok { fill: #2f6fde; background: #2f6fde; }
 .o-client_error { fill: #c27c0e; background: #c27c0e; }
 .o-rate_limited { fill: #7a5af8; background: #7a5af8; }
 .o-server_error { fill: #d92d20; background: #d92d20; }
+.o-target_error { fill: #0e9384; background: #0e9384; }
 .legend { display: flex; gap: 18px; flex-wrap: wrap; list-style: none; padding: 0; margin: 12px 0 0; font-size: 13px; color: var(--muted); }
 .legend li { display: flex; align-items: center; gap: 6px; }
 .swatch { width: 10px; height: 10px; border-radius: 2px; display: inline-block; }
-.totals { display: flex; gap: 28px; margin: 0 0 12px; }
+.totals { display: flex; flex-wrap: wrap; gap: 8px 28px; margin: 0 0 12px; }
 .totals div dt { font-size: 12px; color: var(--muted); }
 .totals div dd { margin: 0; font-weight: 700; font-size: 18px; font-variant-numeric: tabular-nums; }
 .steps { counter-reset: step; list-style: none; padding: 0; margin: 0; }
@@ -144,8 +155,34 @@ details.revoked summary { cursor: pointer; color: var(--muted); }
 .footer { max-width: 1080px; width: 100%; margin: 0 auto; padding: 0 24px 32px; color: var(--muted); font-size: 13px; }
 @media (max-width: 760px) {
   .limits-card, .limits { flex-direction: column; align-items: stretch; }
-  .topbar-inner { gap: 12px; }
+  .limit { min-width: 0; }
+  .topbar-inner { gap: 4px 12px; flex-wrap: wrap; padding: 8px 16px; }
+  .who { margin-left: auto; }
   .who span { display: none; }
-  input[type="text"], input[type="email"], input[type="password"] { min-width: 0; }
+  /* The navigation takes a row of its own under the brand and "Log out". */
+  .nav { order: 3; flex-basis: 100%; margin: 0 -12px; flex-wrap: wrap; }
+  input[type="text"], input[type="email"], input[type="password"], select { min-width: 0; max-width: 100%; }
+  main { padding: 20px 12px 48px; }
+  .card { padding: 16px; }
+  .page-head { flex-wrap: wrap; }
+  .footer { padding: 0 12px 24px; }
+}
+/* Phones and tablets: each key is a small card of labelled lines instead of a table row. */
+@media (max-width: 900px) {
+  table.keys, table.keys tbody, table.keys tr, table.keys td { display: block; width: auto; }
+  table.keys thead { position: absolute; left: -9999px; }
+  table.keys tr { border: 1px solid var(--border); border-radius: 8px; padding: 8px 12px; margin-bottom: 10px; }
+  table.keys td { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; padding: 4px 0; border: none; text-align: right; }
+  table.keys td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; text-align: left; flex: none; }
+  table.keys td.actions { justify-content: flex-end; padding-top: 8px; }
+  table.keys td.actions:empty { display: none; }
+}
+@media (max-width: 640px) {
+  form.inline { align-items: stretch; }
+  form.inline .field { flex: 1 1 100%; min-width: 0; }
+  form.inline select { width: 100%; }
+  /* The chart scales down about threefold here: larger axis text stays readable (it may use the card's padding). */
+  .chart { overflow: visible; }
+  .chart .axis { font-size: 24px; }
 }
 `;

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiService } from '../../config.js';
 import { type DashboardContext, field, requireCsrf, requireSignedIn, sendPage, viewerOf } from '../context.js';
+import { KeyReveals } from '../key-reveal.js';
+import { keyActivity, windowStart } from '../usage-series.js';
 import { errorPage } from '../views/error-view.js';
-import { type KeysPageModel, MAX_KEY_NAME, keysPage, revokePage } from '../views/keys-view.js';
+import { ACTIVITY_DAYS, type KeysPageModel, MAX_KEY_NAME, keysPage, revokePage } from '../views/keys-view.js';
 
 // Control characters in a name would only confuse lists and logs.
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -10,13 +12,22 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** The API keys page: list, create (full key shown once), revoke with a confirmation step. */
 export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext): void {
   const { core, urls } = ctx;
+  const reveals = new KeyReveals(core.store);
+  // The raw session id (the sealing secret of a new key) is in the cookie; the store has only its hash.
+  const sessionOf = (request: FastifyRequest) => ({ id: request.cookies[ctx.cookies.session]!, idHash: request.signedIn!.session.idHash });
+
+  const activityOf = async (accountId: string, now: number) => {
+    // Usage and last-used times are batched in memory; write this process's pending ones so the list is current.
+    await Promise.all([core.lastUsed.flush(), core.usage.flush()]);
+    return keyActivity(await core.store.keyUsageSince(accountId, windowStart(now, ACTIVITY_DAYS)));
+  };
 
   const model = async (request: FastifyRequest, extra: Partial<KeysPageModel> = {}): Promise<KeysPageModel> => {
     const signedIn = request.signedIn!;
-    // last-used times are batched in memory; write this process's pending ones so the list is current.
-    await core.lastUsed.flush();
+    const now = Date.now();
+    const activity = await activityOf(signedIn.account.id, now);
     const keys = await core.keys.list(signedIn.account.id);
-    return { viewer: viewerOf(signedIn), keys, urls, now: Date.now(), ...extra };
+    return { viewer: viewerOf(signedIn), keys, urls, now, activity, ...extra };
   };
 
   const notFound = (request: FastifyRequest) =>
@@ -29,7 +40,11 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
     if (query.welcome !== undefined) notice = 'Welcome to Pageworks! Create a key below, then follow the example to send your first request.';
     const revoked = query.revoked && m.keys.find((k) => k.id === query.revoked && k.revokedAt !== null);
     if (revoked) notice = `Key ${revoked.displayPrefix}… was revoked. Requests that use it are now refused.`;
-    return sendPage(reply, 200, keysPage({ ...m, notice }));
+    // Right after "Create key": the new key, held sealed for this one view. A reload finds it gone.
+    const fresh = query.created ? m.keys.find((k) => k.id === query.created && k.revokedAt === null) : undefined;
+    const secret = fresh && (await reveals.take(sessionOf(request), fresh.id));
+    if (fresh && secret) return sendPage(reply, 200, keysPage({ ...m, notice, created: { service: fresh.service, key: secret, record: fresh } }));
+    return sendPage(reply, 200, keysPage({ ...m, notice, shownBefore: fresh }));
   });
 
   app.post('/keys', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
@@ -41,16 +56,21 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
     const invalid = name.length > MAX_KEY_NAME ? `Use a name of at most ${MAX_KEY_NAME} characters.` : CONTROL.test(name) ? 'The name cannot contain control characters.' : undefined;
     if (invalid) return sendPage(reply, 400, keysPage(await model(request, { error: { service: service as ApiService, message: invalid } })));
     const created = await core.keys.create(request.signedIn!.account.id, service, name || null);
-    // The full key is in this response only: no-store keeps it out of caches, nothing keeps it server-side.
-    return sendPage(reply, 200, keysPage(await model(request, { created: { service, key: created.key, record: created.record } })));
+    // POST → redirect → GET: a reload shows the list and never creates a second key. The full key waits,
+    // sealed with the session id, for that one GET (key-reveal.ts); the fragment scrolls it into view.
+    await reveals.hold(sessionOf(request), created.record.id, created.key);
+    return reply.redirect(`/keys?created=${encodeURIComponent(created.record.id)}#new-key`, 303);
   });
 
   app.get<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: requireSignedIn }, async (request, reply) => {
-    const keys = await core.keys.list(request.signedIn!.account.id);
+    const accountId = request.signedIn!.account.id;
+    const now = Date.now();
+    const activity = await activityOf(accountId, now);
+    const keys = await core.keys.list(accountId);
     const key = keys.find((k) => k.id === request.params.id && k.revokedAt === null);
     // Someone else's key and no key at all look the same: 404.
     if (!key) return sendPage(reply, 404, notFound(request));
-    return sendPage(reply, 200, revokePage(viewerOf(request.signedIn!), key));
+    return sendPage(reply, 200, revokePage(viewerOf(request.signedIn!), key, activity.get(key.id), now));
   });
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {

@@ -1,8 +1,10 @@
 import type { ApiService } from '../../config.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { type SafeHtml, html } from '../html.js';
+import { type KeyActivity, OUTCOMES } from '../usage-series.js';
 import { type PublicUrls, docsUrl, metadataCurl, renderCurl } from './examples.js';
-import { formatAgo, formatDate, formatDateTime } from './format.js';
+import { formatAgo, formatCount, formatDate, formatDateTime } from './format.js';
+import { OUTCOME_LABELS } from './usage-chart.js';
 import { type Viewer, alert, codeBlock, copyButton, csrfField, page } from './layout.js';
 
 /** Everything the API keys page shows. */
@@ -11,14 +13,21 @@ export interface KeysPageModel {
   keys: ApiKeyRecord[];
   urls: PublicUrls;
   now: number;
-  /** A key created by this very request: shown in full, this once. */
+  /** Requests per key over the last ACTIVITY_DAYS days (keys without requests are absent). */
+  activity: Map<string, KeyActivity>;
+  /** A key created just before this view: shown in full, this once. */
   created?: { service: ApiService; key: string; record: ApiKeyRecord };
   notice?: string;
+  /** A key whose one display has passed (the page was reloaded): it is not shown again. */
+  shownBefore?: ApiKeyRecord;
   error?: { service: ApiService; message: string };
 }
 
 /** Longest key name accepted. */
 export const MAX_KEY_NAME = 100;
+
+/** The keys page counts each key's requests over this many days. */
+export const ACTIVITY_DAYS = 7;
 
 const SERVICES: Array<{ id: ApiService; title: string; what: string; prefix: string }> = [
   { id: 'render', title: 'Render', what: 'HTML to PDF · POST /v1/render', prefix: 'pwr_live_' },
@@ -38,28 +47,44 @@ function keyName(record: ApiKeyRecord): SafeHtml {
   return record.name === null ? html`<span class="muted">unnamed</span>` : html`${record.name}`;
 }
 
-function activeTable(service: ApiService, keys: ApiKeyRecord[], now: number): SafeHtml {
+/** "12", titled with the split by outcome; a muted 0 for an idle key; links to the key's chart. */
+function requests(record: ApiKeyRecord, activity: KeyActivity | undefined): SafeHtml {
+  if (!activity || activity.total === 0) return html`<span class="muted idle">0</span>`;
+  const split = OUTCOMES.filter((o) => activity.counts[o] > 0)
+    .map((o) => `${OUTCOME_LABELS[o]}: ${formatCount(activity.counts[o])}`)
+    .join(', ');
+  return html`<a href="/usage?key=${record.id}" title="${split}">${formatCount(activity.total)}</a>`;
+}
+
+const REQUESTS_HEAD = `Requests (${ACTIVITY_DAYS} d)`;
+
+function activeTable(service: ApiService, keys: ApiKeyRecord[], model: KeysPageModel): SafeHtml {
   if (keys.length === 0) {
     return html`<p class="empty">No active ${service} keys. Create one to start sending requests.</p>`;
   }
   const rows = keys.map(
     (k) => html`<tr data-key-id="${k.id}">
-<td>${keyName(k)}</td><td class="prefix">${k.displayPrefix}…</td><td>${when(k.createdAt)}</td><td>${lastUsed(k.lastUsedAt, now)}</td>
+<td class="name" data-label="Name">${keyName(k)}</td><td class="prefix" data-label="Key">${k.displayPrefix}…</td><td class="date" data-label="Created">${when(k.createdAt)}</td><td class="date" data-label="Last used">${lastUsed(k.lastUsedAt, model.now)}</td>
+<td class="num" data-label="${REQUESTS_HEAD}">${requests(k, model.activity.get(k.id))}</td>
 <td class="actions"><a class="btn btn-danger-outline btn-small" href="/keys/${k.id}/revoke" aria-label="Revoke key ${k.displayPrefix}… ${k.name ?? ''}">Revoke</a></td>
 </tr>`,
   );
   return html`<table class="keys" aria-label="Active ${service} keys">
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col" class="num">${REQUESTS_HEAD}</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
 <tbody>${rows}</tbody></table>`;
 }
 
-function revokedList(keys: ApiKeyRecord[]): SafeHtml {
+function revokedList(keys: ApiKeyRecord[], model: KeysPageModel): SafeHtml {
   if (keys.length === 0) return html``;
   const rows = keys.map(
-    (k) => html`<tr><td>${keyName(k)}</td><td class="prefix">${k.displayPrefix}…</td><td>${when(k.createdAt)}</td><td>${when(k.revokedAt!)}</td></tr>`,
+    (k) => html`<tr data-revoked-key-id="${k.id}">
+<td class="name" data-label="Name">${keyName(k)}</td><td class="prefix" data-label="Key">${k.displayPrefix}…</td><td class="date" data-label="Revoked">${when(k.revokedAt!)}</td><td class="date" data-label="Last used">${lastUsed(k.lastUsedAt, model.now)}</td>
+<td class="num" data-label="${REQUESTS_HEAD}">${requests(k, model.activity.get(k.id))}</td><td class="actions"></td></tr>`,
   );
-  return html`<details class="revoked"><summary>Revoked keys (${keys.length})</summary>
-<table class="keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Revoked</th></tr></thead>
+  // Open while a rotation is recent: its history is what tells whether the old key is still called.
+  const recent = keys.some((k) => model.now - k.revokedAt! < ACTIVITY_DAYS * 86_400_000);
+  return html`<details class="revoked"${recent ? html` open` : ''}><summary>Revoked keys (${keys.length})</summary>
+<table class="keys revoked-keys" aria-label="Revoked ${keys[0]!.service} keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Revoked</th><th scope="col">Last used</th><th scope="col" class="num">${REQUESTS_HEAD}</th><th scope="col"></th></tr></thead>
 <tbody>${rows}</tbody></table></details>`;
 }
 
@@ -94,9 +119,14 @@ ${csrfField(model.viewer.csrfToken)}<input type="hidden" name="service" value="$
 <button class="btn" type="submit">Create ${s.id} key</button>
 </form>
 <h3>Active keys</h3>
-${activeTable(s.id, active, model.now)}
-${revokedList(revoked)}
+${activeTable(s.id, active, model)}
+${revokedList(revoked, model)}
 </section>`;
+}
+
+function shownBeforeMessage(key: ApiKeyRecord): SafeHtml {
+  return html`Key <span class="prefix">${key.displayPrefix}…</span> was shown once, when it was created, and is not shown again.
+If you did not copy it, revoke it and create a new one.`;
 }
 
 /** The API keys page: one section per service. */
@@ -104,15 +134,31 @@ export function keysPage(model: KeysPageModel): string {
   const body = html`<div class="page-head"><div><h1>API keys</h1>
 <p class="lead">Keys authenticate your requests; each service has its own. Keep them out of source control and client-side code.</p></div></div>
 ${model.notice ? alert('ok', model.notice) : ''}
+${model.shownBefore ? alert('warn', shownBeforeMessage(model.shownBefore)) : ''}
 ${SERVICES.map((s) => serviceCard(model, s))}`;
   return page({ title: 'API keys', viewer: model.viewer, current: 'keys', body });
 }
 
-/** The confirmation step before a key is revoked. */
-export function revokePage(viewer: Viewer, key: ApiKeyRecord): string {
+/** Whether revoking looks safe: a sentence about the key's recent use, for the confirmation step. */
+function revokeAdvice(key: ApiKeyRecord, activity: KeyActivity | undefined, now: number): SafeHtml {
+  const total = activity?.total ?? 0;
+  const last = key.lastUsedAt === null ? 'never used' : `last used ${formatAgo(key.lastUsedAt, now)}`;
+  if (total === 0 && (key.lastUsedAt === null || now - key.lastUsedAt >= ACTIVITY_DAYS * 86_400_000)) {
+    return alert('ok', html`<strong>No requests in the last ${ACTIVITY_DAYS} days</strong> (${last}): nothing seems to depend on this key.`);
+  }
+  return alert(
+    'warn',
+    html`<strong>${formatCount(total)} request${total === 1 ? '' : 's'} in the last ${ACTIVITY_DAYS} days</strong> (${last}).
+Whatever still sends this key will get 401: deploy its replacement first.`,
+  );
+}
+
+/** The confirmation step before a key is revoked, with the key's recent use. */
+export function revokePage(viewer: Viewer, key: ApiKeyRecord, activity: KeyActivity | undefined, now: number): string {
   const body = html`<div class="auth"><div class="card">
 <h1>Revoke this key?</h1>
 <p class="lead"><span class="prefix">${key.displayPrefix}…</span> ${key.name ? html`“${key.name}”` : ''} · ${key.service} · created ${formatDate(key.createdAt)}</p>
+${revokeAdvice(key, activity, now)}
 <p>Requests that use it will be refused with 401 from the very next one. This cannot be undone.</p>
 <form method="post" action="/keys/${key.id}/revoke">${csrfField(viewer.csrfToken)}
 <button class="btn btn-danger" type="submit">Revoke key</button></form>

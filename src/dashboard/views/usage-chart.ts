@@ -9,44 +9,78 @@ export const OUTCOME_LABELS: Record<UsageOutcome, string> = {
   client_error: 'Client error',
   rate_limited: 'Rate limited',
   server_error: 'Server error',
+  target_error: 'Target error',
+};
+
+/** What each outcome means, for the legend's tooltips. */
+export const OUTCOME_HINTS: Record<UsageOutcome, string> = {
+  ok: '2xx and 3xx answers',
+  client_error: '4xx answers: the request was refused as sent',
+  rate_limited: '429: over the per-minute limit',
+  server_error: '5xx: something failed on our side',
+  target_error: 'metadata 502/504: the page you asked for failed or timed out',
 };
 
 const W = 960;
 const H = 220;
-const LEFT = 44;
+const LEFT = 56;
 const RIGHT = 8;
 const TOP = 10;
 const BOTTOM = 26;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** The smallest "nice" number (1, 2, 2.5, 5 × 10^n) at or above n, so gridlines fall on round values. */
-export function niceCeil(n: number): number {
-  if (n <= 4) return 4;
-  const exp = 10 ** Math.floor(Math.log10(n));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * exp >= n) return m * exp;
-  return 10 * exp;
+// Integer steps only (1, 2, 2.5 × 10^n that are whole numbers): request counts have no fractions.
+function* integerSteps(): Generator<number> {
+  for (let exp = 1; ; exp *= 10) for (const m of [1, 2, 2.5, 5]) if (Number.isInteger(m * exp)) yield m * exp;
+}
+
+/** The y-axis gridline values for a highest bar of `max`: whole numbers from 0, at most 6 lines, 0–4 at least. */
+export function integerTicks(max: number): number[] {
+  let best: { step: number; top: number } | undefined;
+  for (const step of integerSteps()) {
+    const intervals = Math.max(1, Math.ceil(Math.max(max, 4) / step));
+    if (intervals <= 5 && (!best || step * intervals < best.top)) best = { step, top: step * intervals };
+    if (step >= Math.max(max, 4)) break;
+  }
+  const { step, top } = best!;
+  const ticks: number[] = [];
+  for (let v = 0; v <= top; v += step) ticks.push(v);
+  return ticks;
 }
 
 function dayLabel(day: string): string {
   return `${MONTHS[Number(day.slice(5, 7)) - 1]} ${Number(day.slice(8, 10))}`;
 }
 
-/** A stacked bar chart of requests per day by outcome, as inline SVG (no script, no inline style). */
+function hourLabel(hour: string): string {
+  return `${hour.slice(11, 13)}:00`;
+}
+
+function bucketTitle(unit: 'day' | 'hour', bucket: string): string {
+  if (unit === 'day') return dayLabel(bucket);
+  const next = (Number(bucket.slice(11, 13)) + 1) % 24;
+  return `${dayLabel(bucket)}, ${hourLabel(bucket)}–${String(next).padStart(2, '0')}:00 UTC`;
+}
+
+/** A stacked bar chart of requests per day (or hour) by outcome, as inline SVG (no script, no inline style). */
 export function usageChart(usage: ServiceUsage): SafeHtml {
-  const max = niceCeil(Math.max(...usage.days.map((d) => d.total)));
+  const buckets = usage.buckets;
+  const ticks = integerTicks(Math.max(...buckets.map((d) => d.total)));
+  const max = ticks[ticks.length - 1]!;
   const plotW = W - LEFT - RIGHT;
   const plotH = H - TOP - BOTTOM;
-  const slot = plotW / usage.days.length;
+  const slot = plotW / buckets.length;
   const barW = Math.max(2, slot * 0.68);
   const y = (v: number) => TOP + plotH - (v / max) * plotH;
+  // A label every 5 days or every 3 hours, the newest bucket always labelled.
+  const every = usage.unit === 'day' ? 5 : 3;
 
-  const grid = [0, 0.25, 0.5, 0.75, 1].map((f) => {
-    const v = max * f;
-    return html`<line class="grid" x1="${LEFT}" x2="${W - RIGHT}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/>
-<text class="axis" x="${LEFT - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${formatCount(v)}</text>`;
-  });
+  const grid = ticks.map(
+    (v) => html`<line class="grid" x1="${LEFT}" x2="${W - RIGHT}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/>
+<text class="axis" x="${LEFT - 8}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${formatCount(v)}</text>`,
+  );
 
-  const bars = usage.days.map((d, i) => {
+  const bars = buckets.map((d, i) => {
     const x = LEFT + i * slot + (slot - barW) / 2;
     let base = 0;
     const parts = OUTCOMES.filter((o) => d.counts[o] > 0).map((o) => {
@@ -58,15 +92,19 @@ export function usageChart(usage: ServiceUsage): SafeHtml {
     const detail = OUTCOMES.filter((o) => d.counts[o] > 0)
       .map((o) => `${OUTCOME_LABELS[o]}: ${formatCount(d.counts[o])}`)
       .join(', ');
-    const label = `${dayLabel(d.day)}: ${formatCount(d.total)} request${d.total === 1 ? '' : 's'}${detail ? ` (${detail})` : ''}`;
+    const label = `${bucketTitle(usage.unit, d.bucket)}: ${formatCount(d.total)} request${d.total === 1 ? '' : 's'}${detail ? ` (${detail})` : ''}`;
+    const text = usage.unit === 'day' ? dayLabel(d.bucket) : hourLabel(d.bucket);
     const tick =
-      i % 5 === (usage.days.length - 1) % 5
-        ? html`<text class="axis" x="${(x + barW / 2).toFixed(1)}" y="${H - 8}" text-anchor="middle">${dayLabel(d.day)}</text>`
+      i % every === (buckets.length - 1) % every
+        ? html`<text class="axis" x="${(x + barW / 2).toFixed(1)}" y="${H - 8}" text-anchor="middle">${text}</text>`
         : '';
-    return html`<g><title>${label}</title>${parts}</g>${tick}`;
+    // The whole column (not only the drawn bar) carries the title, so hovering a short bar works too.
+    const hit = html`<rect class="hit" x="${(LEFT + i * slot).toFixed(1)}" y="${TOP}" width="${slot.toFixed(1)}" height="${plotH}"/>`;
+    return html`<g><title>${label}</title>${hit}${parts}</g>${tick}`;
   });
 
-  const summary = `Requests per day over the last ${usage.days.length} days for the ${usage.service} service: ${formatCount(usage.total)} in total.`;
+  const span = usage.unit === 'day' ? `per day over the last ${buckets.length} days` : `per hour over the last ${buckets.length} hours`;
+  const summary = `Requests ${span} for the ${usage.service} service: ${formatCount(usage.total)} in total.`;
   return html`<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary}" preserveAspectRatio="xMidYMid meet">
 ${grid}${bars}
 </svg>`;
@@ -74,5 +112,5 @@ ${grid}${bars}
 
 /** The colour key of the chart. */
 export function legend(): SafeHtml {
-  return html`<ul class="legend">${OUTCOMES.map((o) => html`<li><span class="swatch o-${o}"></span>${OUTCOME_LABELS[o]}</li>`)}</ul>`;
+  return html`<ul class="legend">${OUTCOMES.map((o) => html`<li title="${OUTCOME_HINTS[o]}"><span class="swatch o-${o}"></span>${OUTCOME_LABELS[o]}</li>`)}</ul>`;
 }
