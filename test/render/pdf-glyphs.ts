@@ -215,6 +215,8 @@ export function glyphReport(pdf: Buffer): GlyphReport {
       const fontRefs = reader.entries(resources, 'Font');
       const xobjects = reader.entries(resources, 'XObject');
       let font: FontDecoder | undefined;
+      // The text font is graphics state: Q restores the one saved by the matching q.
+      const saved: Array<FontDecoder | undefined> = [];
       let operands: Token[] = [];
       const show = (t: Token) => {
         if (t.kind !== 'string') return;
@@ -230,7 +232,9 @@ export function glyphReport(pdf: Buffer): GlyphReport {
           continue;
         }
         const last = operands[operands.length - 1];
-        if (t.text === 'Tf') {
+        if (t.text === 'q') saved.push(font);
+        else if (t.text === 'Q') font = saved.pop();
+        else if (t.text === 'Tf') {
           const name = operands[operands.length - 2];
           const ref = name?.kind === 'name' ? fontRefs.get(name.text) : undefined;
           if (!ref) throw new Error(`Tf names an unknown font resource`);
