@@ -10,7 +10,7 @@ import { CRASH_MESSAGE, type DiscardReason, Instance, InstanceGone } from './bro
 import { launchChromium, processGroupRss } from './chromium.js';
 import { FairQueue } from './fair-queue.js';
 import type { PrintParams } from './options.js';
-import { renderInSlot } from './renderer.js';
+import { type RenderLog, renderInSlot } from './renderer.js';
 import type { RenderSlot } from './slot.js';
 
 /** The logging the pool needs (pino and Fastify loggers fit). */
@@ -124,8 +124,11 @@ export class BrowserPool {
     return this.launching ? 'chromium is starting' : 'chromium is not running';
   }
 
-  /** Renders once it is this account's turn; the render timeout starts when the turn comes. */
-  async render(accountId: string, html: string, params: PrintParams, signal?: AbortSignal): Promise<Buffer> {
+  /**
+   * Renders once it is this account's turn; the render timeout starts when the turn comes. `log` hears what
+   * the document got wrong without failing the render (the request's logger, with its render id).
+   */
+  async render(accountId: string, html: string, params: PrintParams, signal?: AbortSignal, log?: RenderLog): Promise<Buffer> {
     let turnAt: number | undefined;
     let outcome = 'ok';
     try {
@@ -135,7 +138,7 @@ export class BrowserPool {
       try {
         // Waiting for a slot (a Chromium restart, a slot being replaced) is queue time, not render time.
         const [instance, slot] = await this.takeSlot(turnAt + Math.max(this.opts.timeoutMs, SLOT_WAIT_MS));
-        return await this.runInSlot(instance, slot, html, params, Date.now() + this.opts.timeoutMs);
+        return await this.runInSlot(instance, slot, html, params, Date.now() + this.opts.timeoutMs, log);
       } finally {
         release();
         this.avgRenderMs = this.avgRenderMs * 0.8 + (Date.now() - turnAt) * 0.2;
@@ -248,11 +251,18 @@ export class BrowserPool {
     );
   }
 
-  private async runInSlot(instance: Instance, slot: RenderSlot, html: string, params: PrintParams, deadline: number): Promise<Buffer> {
+  private async runInSlot(
+    instance: Instance,
+    slot: RenderSlot,
+    html: string,
+    params: PrintParams,
+    deadline: number,
+    log?: RenderLog,
+  ): Promise<Buffer> {
     instance.busy += 1;
     instance.renders += 1;
     let clean = false;
-    const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs);
+    const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs, log);
     work.catch(() => undefined);
     try {
       const pdf = await this.withDeadline(Promise.race([work, instance.died, slot.crash]), deadline);

@@ -39,9 +39,8 @@ export function chromiumArgs(): string[] {
     '--proxy-bypass-list=<-loopback>',
     // Chromium never resolves a host name itself: only the egress proxy does (pinned, through net/policy).
     '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    // Screen frames of a print-only page: composited on the main thread, not a compositor thread plus
-    // raster workers (~20 ms less CPU per render; printing has its own paint path, rAF still runs).
-    '--disable-threaded-compositing',
+    // No --disable-threaded-compositing: it saves CPU per render, but headless Chromium then produces no
+    // frames, so requestAnimationFrame callbacks never run and a chart drawn in one never prints.
     // No mDNS announcements for WebRTC host candidates (UDP is off anyway, see writeProfile). The omnibox
     // popups are browser UI that headless Chromium still builds per context: two renderers, twice the cost.
     // RenderDocument gives every cross-document navigation a new RenderFrameHost (new frame, widget and

@@ -20,6 +20,7 @@ export type PageFormat = keyof typeof PAGE_FORMATS;
 export const DIMENSION_PATTERN = '^\\d+(\\.\\d+)?(mm|cm|in|px)$';
 const DIMENSION_RE = new RegExp(DIMENSION_PATTERN);
 const INCHES_PER_UNIT = { in: 1, cm: 1 / 2.54, mm: 1 / 25.4, px: 1 / 96 } as const;
+const MARGIN_SIDES = ['top', 'right', 'bottom', 'left'] as const;
 
 /** Largest page side accepted, in inches. */
 export const MAX_PAGE_SIDE_IN = 200;
@@ -45,6 +46,10 @@ export interface PrintParams {
   margin: { top: number; right: number; bottom: number; left: number };
   scale: number;
   printBackground: boolean;
+  /** The request sets no size (format, landscape, width, height): the document's `@page size` decides. */
+  preferCssPageSize: boolean;
+  /** What of the request's page box must win over the document's `@page` rules, as CSS ('' for nothing): pageBoxCss. */
+  pageCss: string;
 }
 
 function invalid(message: string): RenderError {
@@ -111,7 +116,7 @@ export function toPrintParams(options: RenderOptions = {}): PrintParams {
   }
 
   const m = options.margin ?? {};
-  const margin = {
+  const margin: PrintParams['margin'] = {
     top: m.top === undefined ? 0 : parseDimension('options.margin.top', m.top),
     right: m.right === undefined ? 0 : parseDimension('options.margin.right', m.right),
     bottom: m.bottom === undefined ? 0 : parseDimension('options.margin.bottom', m.bottom),
@@ -129,5 +134,36 @@ export function toPrintParams(options: RenderOptions = {}): PrintParams {
       `options.margin: top + bottom (${round(margin.top + margin.bottom)}) leave no printable height on a ${round(heightIn)} tall page`,
     );
   }
-  return { widthIn, heightIn, margin, scale, printBackground: options.printBackground === true };
+  const sizeSet = options.format !== undefined || options.landscape !== undefined || width !== undefined || height !== undefined;
+  const setSides = MARGIN_SIDES.filter((side) => m[side] !== undefined);
+  const pageCss = pageBoxCss(
+    sizeSet ? { widthIn, heightIn } : undefined,
+    Object.fromEntries(setSides.map((side) => [side, margin[side]])),
+  );
+  return { widthIn, heightIn, margin, scale, printBackground: options.printBackground === true, preferCssPageSize: !sizeSet, pageCss };
+}
+
+/**
+ * What the request sets of the page box, as CSS that wins over the document's `@page` rules ('' when it
+ * sets nothing). Without it Chromium lays pages out at the document's `@page size` (and takes its
+ * orientation) although the paper size is given, then centres that page on the paper; and a document's
+ * `@page` margins beat the print parameters'. The rule sits in a cascade layer that the renderer declares
+ * before any of the document's (page-script.ts): Chromium then lets its important declarations win over
+ * the document's, whatever their selector (`@page :first`, named pages) or their own importance.
+ * What the request leaves out is not pinned: a size set by none of format/landscape/width/height is the
+ * document's `@page size` (A4 where it has none, see preferCssPageSize), and a margin side left out is the
+ * document's `@page` margin (where its margin boxes, e.g. page numbers, are drawn), 0 where it has none.
+ */
+export function pageBoxCss(
+  size: { widthIn: number; heightIn: number } | undefined,
+  margins: Partial<Record<(typeof MARGIN_SIDES)[number], number>>,
+): string {
+  const inches = (value: number) => `${Number(value.toFixed(6))}in`;
+  const declarations: string[] = [];
+  if (size) declarations.push(`size:${inches(size.widthIn)} ${inches(size.heightIn)} !important`, 'page-orientation:upright !important');
+  for (const side of MARGIN_SIDES) {
+    const value = margins[side];
+    if (value !== undefined) declarations.push(`margin-${side}:${inches(value)} !important`);
+  }
+  return declarations.length === 0 ? '' : `@layer pageworks-page{@page{${declarations.join(';')}}}`;
 }

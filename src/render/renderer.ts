@@ -1,11 +1,13 @@
 /**
- * One render in a slot: load the HTML into the fresh document, wait until it is ready to print
- * (load event, fonts, no pending subresource), print with the computed page parameters.
+ * One render in a slot: load the HTML into the fresh document, wait until it is ready to print (load
+ * event, fonts, no pending subresource, `window.pageworksReady`, animations at their end: page-script.ts),
+ * print with the computed page parameters.
  * The caller (the pool) enforces the wall-clock deadline and discards the slot when it is not clean.
  */
 import { RenderError } from '../errors.js';
 import { callExpression, evaluate, readStream } from './cdp.js';
 import type { PrintParams } from './options.js';
+import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
 import type { RenderSlot } from './slot.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
@@ -14,42 +16,27 @@ const PRINT_RESERVE_MAX_MS = 5000;
 const QUIET_MS = 50;
 /** A navigation asked for by the document has this long to show up as a request before it is given up on. */
 const NAVIGATION_START_MS = 100;
+/** How a call into the page fails when the document navigated away under it. */
+const NAVIGATED = /context was destroyed|navigat/i;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**
- * Writes the HTML into the page's current (fresh) document and waits for its load event and fonts, then
- * lets two task turns pass so what the document starts at load (a meta refresh, a zero-delay timer) has
- * started. Runs in the page because a navigation-free document.write keeps the opaque about:blank origin,
- * and one round trip does the whole wait: what the renderer reported before its answer (requests,
- * navigation requests) is known when it arrives.
+ * Writes the HTML into the page's current (fresh) document and prepares it for printing (preparePage).
+ * One round trip does the whole wait: what the renderer reported before its answer (requests, navigation
+ * requests) is known when it arrives. Returns the reason a `pageworksReady` promise rejected, if it did.
  */
-async function loadDocument(slot: RenderSlot, html: string, until: number): Promise<void> {
+async function loadDocument(slot: RenderSlot, html: string, pageCss: string, until: number): Promise<string | undefined> {
   try {
-    await evaluate(slot.session, callExpression(writeAndWait, html));
+    return (await evaluate(slot.session, callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS))) as string | undefined;
   } catch (err) {
     // The document navigated itself (meta refresh, location=…): print wherever it ended up, once loaded.
-    if (!/context was destroyed|navigat/i.test(String((err as Error)?.message))) throw err;
+    if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
     await waitUntilLoaded(slot, until);
+    return undefined;
   }
-}
-
-/** Runs in the page: see loadDocument. */
-async function writeAndWait(source: string): Promise<void> {
-  // The document's scripts run inside document.write and may replace these globals; the waits below
-  // use the built-ins of the fresh window, taken before it runs anything.
-  const [PromiseCtor, wait, listen] = [Promise, window.setTimeout.bind(window), window.addEventListener.bind(window)];
-  const readyState = Object.getOwnPropertyDescriptor(Document.prototype, 'readyState')?.get?.bind(document);
-  const fontsReady = Object.getOwnPropertyDescriptor(FontFaceSet.prototype, 'ready')?.get?.bind(document.fonts);
-  window.name = '';
-  document.open();
-  document.write(source);
-  document.close();
-  if (readyState?.() !== 'complete') await new PromiseCtor((resolve) => listen('load', resolve, { once: true }));
-  await fontsReady?.();
-  for (let turn = 0; turn < 2; turn++) await new PromiseCtor((resolve) => wait(resolve, 0));
 }
 
 /**
@@ -108,13 +95,31 @@ async function settleNavigation(slot: RenderSlot, until: number): Promise<void> 
   await networkIdle(slot, until);
 }
 
+/** Where a render reports what the document got wrong without failing the render. */
+export interface RenderLog {
+  warn(obj: object, msg: string): void;
+}
+
 /** Renders `html` in `slot` and returns the PDF bytes; `deadline` is epoch ms. Throws RenderError. */
-export async function renderInSlot(slot: RenderSlot, html: string, params: PrintParams, deadline: number, timeoutMs: number): Promise<Buffer> {
+export async function renderInSlot(
+  slot: RenderSlot,
+  html: string,
+  params: PrintParams,
+  deadline: number,
+  timeoutMs: number,
+  log?: RenderLog,
+): Promise<Buffer> {
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
-  await loadDocument(slot, html, deadline - reserve);
+  let rejected = await loadDocument(slot, html, params.pageCss, deadline - reserve);
   await networkIdle(slot, deadline - reserve);
   await settleNavigation(slot, deadline - reserve);
+  // What the document loaded or navigated to since it was prepared may animate, or wait to be ready, too.
+  if (slot.egress.requests > 0 || slot.navigations > 0) {
+    const again = await prepareAgain(slot, params.pageCss);
+    rejected ??= again;
+  }
+  if (rejected !== undefined) log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
   try {
     return await print(slot, params);
@@ -123,6 +128,16 @@ export async function renderInSlot(slot: RenderSlot, html: string, params: Print
     if (slot.navigations === 0 && !slot.navigating) throw err;
     await settleNavigation(slot, deadline - reserve);
     return print(slot, params);
+  }
+}
+
+/** preparePage on the document as it is now (no HTML to write); a navigation racing it is left to the print's retry. */
+async function prepareAgain(slot: RenderSlot, pageCss: string): Promise<string | undefined> {
+  try {
+    return (await evaluate(slot.session, callExpression(preparePage, null, pageCss, ANIMATION_ROUNDS))) as string | undefined;
+  } catch (err) {
+    if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
+    return undefined;
   }
 }
 
@@ -137,10 +152,11 @@ async function print(slot: RenderSlot, params: PrintParams): Promise<Buffer> {
       marginLeft: params.margin.left,
       scale: params.scale,
       printBackground: params.printBackground,
-      // Page size comes from the request; `landscape` is already applied to width/height (never passed:
-      // Chromium would swap a custom size again).
+      // `landscape` is already applied to width/height (never passed: Chromium would swap a custom size
+      // again). A request that sets the size pins it with pageCss; one that does not lets the document's
+      // `@page size` decide, page by page (named pages may differ).
       landscape: false,
-      preferCSSPageSize: false,
+      preferCSSPageSize: params.preferCssPageSize,
       displayHeaderFooter: false,
       // Tagged (accessible) PDF, as puppeteer prints by default.
       generateTaggedPDF: true,

@@ -66,7 +66,7 @@ export function registerRenderRoutes(app: ServiceApp, pool: BrowserPool): void {
         if (!reply.raw.writableFinished) gone.abort(new RenderError('INTERNAL_ERROR', 'client closed the connection'));
       });
       const started = Date.now();
-      const pdf = await pool.render(auth.accountId, body.html, params, gone.signal);
+      const pdf = await pool.render(auth.accountId, body.html, params, gone.signal, request.log);
       request.log.info({ renderMs: Date.now() - started, pdfBytes: pdf.length }, 'rendered');
       return reply
         .code(200)

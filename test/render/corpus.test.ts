@@ -21,7 +21,7 @@ const EXPECTED: Record<string, { pages: number; text: string; landscape?: boolea
   'invoice-simple.html': { pages: 1, text: 'Invoice #: 123' },
   'letter.html': { pages: 1, text: 'Cher Aurélien Leno' },
   'report.html': { pages: 6, text: 'Report example' },
-  // The document's own `@page { size: landscape }` turns the A4 sheet (Chromium honours it).
+  // The document's own `@page { size: landscape }` turns the A4 sheet: the request sets no size.
   'ticket.html': { pages: 1, text: 'THÉODORE MARCELIN', landscape: true },
 };
 

@@ -24,6 +24,22 @@ describe('toPrintParams', () => {
     expect(p.printBackground).toBe(false);
   });
 
+  it("pins only what the request sets of the page box, so the document's @page rules decide the rest", () => {
+    expect(toPrintParams({})).toMatchObject({ preferCssPageSize: true, pageCss: '' });
+    expect(toPrintParams({ scale: 0.5, printBackground: true })).toMatchObject({ preferCssPageSize: true, pageCss: '' });
+    expect(toPrintParams({ format: 'Letter' })).toMatchObject({
+      preferCssPageSize: false,
+      pageCss: '@layer pageworks-page{@page{size:8.5in 11in !important;page-orientation:upright !important}}',
+    });
+    expect(toPrintParams({ landscape: false }).preferCssPageSize).toBe(false);
+    expect(toPrintParams({ width: '100mm' }).preferCssPageSize).toBe(false);
+    expect(toPrintParams({ margin: { top: '1in', left: '96px' } })).toMatchObject({
+      preferCssPageSize: true,
+      margin: { top: 1, right: 0, bottom: 0, left: 1 },
+      pageCss: '@layer pageworks-page{@page{margin-top:1in !important;margin-left:1in !important}}',
+    });
+  });
+
   it.each([
     ['A3', 297 * MM, 420 * MM],
     ['A4', 210 * MM, 297 * MM],

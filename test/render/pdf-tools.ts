@@ -56,11 +56,18 @@ export function pixel(pdf: Buffer, x: number, y: number, dpi = 20): [number, num
   return [ppm[offset], ppm[offset + 1], ppm[offset + 2]];
 }
 
-/** The text of each page (pdftotext separates pages with form feeds). */
-export function pdfPages(pdf: Buffer): string[] {
+/** The text of each page, in order (pdftotext -layout, split at its form feeds). */
+export function pdfPageTexts(pdf: Buffer): string[] {
   const pages = pdfText(pdf).split('\f');
-  if (pages[pages.length - 1].trim() === '') pages.pop();
+  // pdftotext ends the last page with a form feed too.
+  if (pages.at(-1)?.trim() === '') pages.pop();
   return pages;
+}
+
+/** Width and height in points of every page, in order. */
+export function pdfPageSizes(pdf: Buffer): Array<[number, number]> {
+  const out = withFile(pdf, (file) => execFileSync('pdfinfo', ['-f', '1', '-l', '9999', file], { encoding: 'utf8' }));
+  return [...out.matchAll(/^Page\s+\d+\s+size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => [Number(m[1]), Number(m[2])]);
 }
 
 /** pdffonts' table: every font the PDF uses, its type, encoding and whether it is embedded. */

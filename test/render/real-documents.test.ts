@@ -14,7 +14,7 @@ import { annexLabel, reportDocument, rowLabel, tableDocument } from '../fixtures
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { postRender } from '../helpers/render.js';
 import { glyphReport } from './pdf-glyphs.js';
-import { darkestIn, pdfInfo, pdfPages, pdfText, wordBoxes } from './pdf-tools.js';
+import { darkestIn, pdfFonts, pdfInfo, pdfPageTexts, pdfText, wordBoxes } from './pdf-tools.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/render');
 const noDns = async (): Promise<never> => {
@@ -108,6 +108,11 @@ describe('every script', () => {
       'Total due 6,875.00',
       'Ευχαριστώ Спасибо ありがとう 谢谢 謝謝 감사합니다 תודה धन्यवाद நன்றி ขอบคุณ 🙏',
     ]);
+    // pdffonts: every font embedded (rows: name, type, [type], encoding, emb, sub, uni, id); the TrueType
+    // Noto fonts by name (CFF and bitmap fonts are Type 3 there, named only in their descriptors: glyphReport).
+    const table = pdfFonts(pdf).split('\n').slice(2).filter((l) => l.trim() !== '');
+    expect(table.filter((row) => !/ yes (yes|no) (yes|no) +\d+ +\d+$/.test(row))).toEqual([]);
+    for (const name of ['NotoSansDevanagari', 'NotoSansBengali', 'NotoSansTamil', 'NotoSansThai']) expect(table.join('\n')).toContain(name);
     const { fonts } = expectNoEmptyBoxes(pdf, 800);
     for (const family of [/NotoSansCJK/, /NotoColorEmoji/, /NotoSansDevanagari/, /NotoSansBengali/, /NotoSansTamil/, /NotoSansThai/]) {
       expect(fonts.some((f) => family.test(f)), `${family} in ${fonts.join(', ')}`).toBe(true);
@@ -172,7 +177,7 @@ describe('animations and late content', () => {
 describe('long documents', () => {
   it('300-row table: the header row on every page, every row once, no row split across pages', async () => {
     const pdf = await render(tableDocument(300));
-    const pages = pdfPages(pdf).map(visible);
+    const pages = pdfPageTexts(pdf).map(visible);
     expect(pages.length).toBe(pdfInfo(pdf).pages);
     expect(pages.length).toBeGreaterThanOrEqual(6);
     pages.forEach((page, i) => expect(page, `page ${i + 1}`).toMatch(/Line\s+Description\s+Qty\s+Amount/));
@@ -189,7 +194,7 @@ describe('long documents', () => {
     const pdf = await render(reportDocument(100));
     const ms = Date.now() - started;
     expect(ms).toBeLessThan(core.config.renderTimeoutMs);
-    const pages = pdfPages(pdf);
+    const pages = pdfPageTexts(pdf);
     expect(pdfInfo(pdf).pages).toBe(100);
     expect(pages).toHaveLength(100);
     pages.forEach((page, i) => {

@@ -1,0 +1,150 @@
+/**
+ * What runs inside the page before it prints (DESIGN.md, "Documents print as written"). One function, so
+ * a render needs one round trip into the page when the document loads nothing from the network: it is
+ * serialised with callExpression and must not refer to anything outside itself.
+ */
+
+/** Most rounds of "finish every animation, let the document react" before printing regardless. */
+export const ANIMATION_ROUNDS = 10;
+
+/**
+ * Runs in the page. With `source`, first writes it into the fresh document: a navigation-free
+ * document.write keeps the opaque about:blank origin. Beforehand, `window.pageworksReady` is made an
+ * accessor, so that a document setting it to true wakes the wait below at once instead of being polled,
+ * and requestAnimationFrame counts the frames the document asks for.
+ * Then, on the document as it is now:
+ * 1. waits for its load event and fonts, and lets two task turns pass so what it starts at load (a meta
+ *    refresh, a zero-delay timer) has started;
+ * 2. late content: a thenable `pageworksReady` is awaited; `false` is waited on until it turns truthy
+ *    (woken by the accessor, or polled every 50 ms in a document that navigated away from it). A rejected
+ *    promise does not stop printing: its reason is returned for the log. The caller's deadline bounds it;
+ * 3. fonts again (late content may use new ones), then every CSS animation, CSS transition and Web
+ *    Animation is brought to its end state: a finite one is finished, an infinite one (which has no end)
+ *    is cancelled, so its element shows its own style. Frames the document asked for are let run first,
+ *    and it may start new animations as old ones end, so this repeats, at most `rounds` frames;
+ * 4. adds `pageCss` (the request's page box, see pageBoxCss) ahead of the document's own styles.
+ * The document's scripts run inside document.write and may replace globals: the waits use built-ins taken
+ * from the fresh window before it runs anything.
+ */
+export async function preparePage(source: string | null, pageCss: string, rounds: number): Promise<string | undefined> {
+  const PromiseCtor = Promise;
+  const wait = window.setTimeout.bind(window);
+  const nextFrame = window.requestAnimationFrame.bind(window);
+  // (frame() below: the timer covers a frame that never comes.)
+  const listen = window.addEventListener.bind(window);
+  const readyState = Object.getOwnPropertyDescriptor(Document.prototype, 'readyState')?.get?.bind(document);
+  const fonts = document.fonts;
+  const fontsReady = Object.getOwnPropertyDescriptor(FontFaceSet.prototype, 'ready')?.get?.bind(fonts);
+  let wake: () => void = () => undefined;
+  // requestAnimationFrame callbacks not run yet, as far as this call saw them being asked for.
+  const framesAsked = new Set<number>();
+  if (source !== null) {
+    const request = window.requestAnimationFrame.bind(window);
+    const cancel = window.cancelAnimationFrame.bind(window);
+    window.requestAnimationFrame = (callback: FrameRequestCallback): number => {
+      const id = request((time) => {
+        framesAsked.delete(id);
+        callback(time);
+      });
+      framesAsked.add(id);
+      return id;
+    };
+    window.cancelAnimationFrame = (id: number): void => {
+      framesAsked.delete(id);
+      cancel(id);
+    };
+    let signal: unknown;
+    Object.defineProperty(window, 'pageworksReady', {
+      configurable: true,
+      enumerable: true,
+      get: () => signal,
+      set: (value: unknown) => {
+        signal = value;
+        wake();
+      },
+    });
+    window.name = '';
+    document.open();
+    document.write(source);
+    document.close();
+  }
+  if (readyState?.() !== 'complete') await new PromiseCtor((resolve) => listen('load', resolve, { once: true }));
+  await fontsReady?.();
+  for (let turn = 0; turn < 2; turn++) await new PromiseCtor((resolve) => wait(resolve, 0));
+
+  let rejected: string | undefined;
+  for (;;) {
+    const signal = (window as { pageworksReady?: unknown }).pageworksReady;
+    const then = signal !== null && (typeof signal === 'object' || typeof signal === 'function') ? (signal as { then?: unknown }).then : undefined;
+    if (typeof then === 'function') {
+      try {
+        await (signal as PromiseLike<unknown>);
+      } catch (reason) {
+        rejected = String(reason instanceof Error ? reason.message : reason).slice(0, 300);
+      }
+      break;
+    }
+    if (signal !== false) break;
+    await new PromiseCtor<void>((resolve) => {
+      wake = resolve;
+      wait(resolve, 50);
+    });
+  }
+  await fontsReady?.();
+
+  // Same-origin frames (srcdoc, about:blank) animate too; a cross-origin one throws and is left alone.
+  const documents = (): Document[] => {
+    const found = [document];
+    for (let i = 0; i < found.length; i++) {
+      for (const frame of Array.from(found[i].querySelectorAll('iframe, frame'))) {
+        try {
+          const inner = (frame as HTMLIFrameElement).contentDocument;
+          if (inner) found.push(inner);
+        } catch {
+          // cross-origin: not ours to change
+        }
+      }
+    }
+    return found;
+  };
+  const frame = (): Promise<unknown> =>
+    new PromiseCtor((resolve) => {
+      nextFrame(resolve);
+      wait(resolve, 50);
+    });
+  // What a script does in its next frames (add a class that starts a transition, draw a chart) has to
+  // have happened before animations are looked for, and what ends an animation may start another: each
+  // round finishes what runs and lets a frame pass, until nothing runs and no frame is asked for (in a
+  // document that navigated away from the counting above: one frame if it has scripts).
+  for (let round = 0; round < rounds; round++) {
+    const framePending = source === null ? round === 0 && document.scripts.length > 0 : framesAsked.size > 0;
+    const running = documents()
+      .flatMap((doc) => doc.getAnimations())
+      .filter((animation) => animation.playState === 'running');
+    if (running.length === 0 && !framePending) break;
+    for (const animation of running) {
+      try {
+        animation.finish();
+      } catch {
+        // An infinite (or zero-rate) animation cannot finish.
+        animation.cancel();
+      }
+    }
+    // animationend/transitionend handlers and requestAnimationFrame callbacks run with the next frame.
+    await frame();
+  }
+
+  if (pageCss !== '') {
+    const style = document.createElement('style');
+    style.textContent = pageCss;
+    document.head?.prepend(style);
+    try {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(pageCss);
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    } catch {
+      // A document that froze adoptedStyleSheets keeps the style element alone.
+    }
+  }
+  return rejected;
+}
