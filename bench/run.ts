@@ -6,7 +6,10 @@ import { runAuthBench } from './auth.js';
  */
 const sections: Record<string, () => Promise<void>> = {
   auth: runAuthBench,
-  render: async () => (await import('./render.js')).runRenderBench(),
+  render: async () => {
+    await (await import('./render.js')).runRenderBench();
+    await (await import('./render-pages.js')).runRenderPagesBench();
+  },
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),
 };

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Brings a fresh checkout to a runnable state: dependencies, build, Chromium (and, for tests,
-// poppler-utils). Uses only Node built-ins, so it runs before `npm install` ever did.
+// Brings a fresh checkout to a runnable state: dependencies, build, Chromium and the fonts documents
+// print with (and, for tests, poppler-utils). Uses only Node built-ins, so it runs before `npm install` ever did.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -68,6 +68,22 @@ if (forTests) {
     }
   }
 }
+// Fonts: without them CJK, Indic, Thai and emoji print as empty boxes, but the service still runs, so
+// not root means a hint, not a stop. The Dockerfile's set, so a checkout prints what the image prints.
+const FONT_PACKAGES = ['fonts-noto-core', 'fonts-noto-cjk', 'fonts-noto-color-emoji', 'fonts-liberation', 'fontconfig'];
+function missingPackages(packages) {
+  // dpkg-query exits 1 when any package is unknown, but still prints the known ones' status.
+  const res = spawnSync('dpkg-query', ['-W', '-f=${Package} ${Status}\n', ...packages], { encoding: 'utf8' });
+  if (res.error) return undefined; // not Debian: nothing to install with apt
+  const installed = new Set(res.stdout.split('\n').filter((l) => l.endsWith(' install ok installed')).map((l) => l.split(' ')[0]));
+  return packages.filter((p) => !installed.has(p));
+}
+const fonts = forTests || services.includes('render') ? (missingPackages(FONT_PACKAGES) ?? []) : [];
+if (fonts.length > 0 && !isRoot) {
+  log(`missing font packages: ${fonts.join(' ')} (documents in CJK, Indic, Thai scripts or with emoji print empty boxes)`);
+  log(`install them with:  sudo apt-get install -y ${FONT_PACKAGES.join(' ')}`);
+}
+if (isRoot) needed.push(...fonts.filter((p) => !needed.includes(p)));
 // nginx only for the suite that runs deploy/nginx.conf; without it that suite skips loudly, so it is
 // installed when we can (root) and never demanded.
 const optional = forTests && isRoot && spawnSync('sh', ['-c', 'command -v nginx']).status !== 0 ? ['nginx-light'] : [];

@@ -6,15 +6,17 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { RenderError } from '../errors.js';
 import { type LookupFn, createEgressPolicy } from '../net/policy.js';
 import { BrowserPool } from '../render/browser-pool.js';
+import { checkFontCoverage, describeCoverage, fcListRunner } from '../render/font-coverage.js';
 import { createRenderMetrics } from '../render/metrics.js';
 import { registerRenderRoutes, sendRenderError } from '../render/routes.js';
 import { MAX_BODY_BYTES } from '../render/schema.js';
 import type { CoreDeps } from './core.js';
 import { createServiceApp } from './service-app.js';
 
-/** Test seams: a resolver for the egress policy (tests must never ask real DNS). */
+/** Test seams: a resolver for the egress policy (tests must never ask real DNS), the `fc-list` executable. */
 export interface RenderAppOptions {
   lookup?: LookupFn;
+  fcList?: string;
 }
 
 /** Maps Fastify's own errors (body parsing, limits) onto the render error table. */
@@ -58,6 +60,8 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
 
   const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
   const renderMetrics = createRenderMetrics(app.metrics.registry);
+  // Asked while Chromium starts; the installed fonts do not change under a running service.
+  const fontCoverage = checkFontCoverage(fcListRunner(opts.fcList));
   const pool = await BrowserPool.start({
     policy,
     concurrency: config.renderConcurrency,
@@ -74,6 +78,13 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
     const reason = pool.unavailable;
     if (reason !== undefined) throw new Error(reason);
   });
+
+  // A script without a font still renders (as empty boxes): worth a warning and a line in /v1/ready, not a 503.
+  const fonts = await fontCoverage;
+  const fontLog = core.log.child({ service: 'render', component: 'fonts' });
+  if (fonts.missing.length === 0) fontLog.info({ missing: [] }, describeCoverage(fonts));
+  else fontLog.warn({ missing: fonts.missing }, describeCoverage(fonts));
+  app.addReadinessDetail('fonts', () => fonts);
 
   registerRenderRoutes(app, pool);
 

@@ -35,6 +35,8 @@ declare module 'fastify' {
     metrics: ServiceMetrics;
     /** Adds a named check to `GET /v1/ready` (liveness stays `GET /v1/health`). */
     addReadinessCheck: (name: string, check: () => Promise<void>) => void;
+    /** Adds a field to `GET /v1/ready`'s body that informs without deciding readiness (the render service's `fonts`). */
+    addReadinessDetail: (name: string, detail: () => unknown) => void;
     /** onRequest hook: key check, rate limit, usage; runs before the body is read. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
   }
@@ -207,6 +209,8 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
 
   const readinessChecks = new Map<string, () => Promise<void>>([['store', () => core.store.ping()]]);
   app.decorate('addReadinessCheck', (name: string, check: () => Promise<void>) => void readinessChecks.set(name, check));
+  const readinessDetails = new Map<string, () => unknown>();
+  app.decorate('addReadinessDetail', (name: string, detail: () => unknown) => void readinessDetails.set(name, detail));
   app.get('/v1/ready', { schema: { hide: true } as object }, async (_request, reply) => {
     const results = await Promise.all(
       [...readinessChecks].map(async ([name, check]) => {
@@ -219,7 +223,8 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
       }),
     );
     const ready = results.every(([, state]) => state === 'ok');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results) });
+    const details = Object.fromEntries([...readinessDetails].map(([name, detail]) => [name, detail()]));
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results), ...details });
   });
 
   app.setNotFoundHandler(async (request, reply) => {

@@ -99,7 +99,7 @@ describe('readiness and Chromium restarts', () => {
   it('ready with "chromium":"ok" while Chromium serves', async () => {
     const ready = await app.inject({ url: '/v1/ready' });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ready', checks: { store: 'ok', chromium: 'ok' } });
+    expect(ready.json()).toEqual({ status: 'ready', checks: { store: 'ok', chromium: 'ok' }, fonts: { missing: [] } });
   });
 
   it('a killed Chromium: 503 not ready while it is replaced, the restart is counted, then ready and rendering again', async () => {

@@ -1,5 +1,5 @@
 /**
- * Reading produced PDFs the way a user would check them: poppler's pdfinfo, pdftotext and pdftoppm.
+ * Reading produced PDFs the way a user would check them: poppler's pdfinfo, pdftotext, pdffonts and pdftoppm.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -68,4 +68,49 @@ export function pdfPageTexts(pdf: Buffer): string[] {
 export function pdfPageSizes(pdf: Buffer): Array<[number, number]> {
   const out = withFile(pdf, (file) => execFileSync('pdfinfo', ['-f', '1', '-l', '9999', file], { encoding: 'utf8' }));
   return [...out.matchAll(/^Page\s+\d+\s+size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => [Number(m[1]), Number(m[2])]);
+}
+
+/** pdffonts' table: every font the PDF uses, its type, encoding and whether it is embedded. */
+export function pdfFonts(pdf: Buffer): string {
+  return withFile(pdf, (file) => execFileSync('pdffonts', [file], { encoding: 'utf8' }));
+}
+
+/** A word and its bounding box in points from the page's top-left corner. */
+export interface WordBox {
+  word: string;
+  xMin: number;
+  yMin: number;
+  xMax: number;
+  yMax: number;
+}
+
+/** Every word on a page (1-based) with its box, in reading order. */
+export function wordBoxes(pdf: Buffer, page = 1): WordBox[] {
+  const html = withFile(pdf, (file) => execFileSync('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), file, '-'], { encoding: 'utf8' }));
+  return [...html.matchAll(/<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+    word: m[5],
+    xMin: Number(m[1]),
+    yMin: Number(m[2]),
+    xMax: Number(m[3]),
+    yMax: Number(m[4]),
+  }));
+}
+
+/** The darkest grey level (0 black … 255 white) inside a box (points) of a page rasterised at `dpi`. */
+export function darkestIn(pdf: Buffer, page: number, box: Omit<WordBox, 'word'>, dpi = 72): number {
+  const ppm = withFile(pdf, (file) =>
+    execFileSync('pdftoppm', ['-r', String(dpi), '-f', String(page), '-l', String(page), file], { maxBuffer: 64 << 20 }),
+  );
+  const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(ppm.subarray(0, 64).toString('latin1'));
+  if (!header) throw new Error('pdftoppm did not produce a binary PPM');
+  const [width, height] = [Number(header[1]), Number(header[2])];
+  const scale = dpi / 72;
+  let darkest = 255;
+  for (let y = Math.max(0, Math.floor(box.yMin * scale)); y < Math.min(height, Math.ceil(box.yMax * scale)); y++) {
+    for (let x = Math.max(0, Math.floor(box.xMin * scale)); x < Math.min(width, Math.ceil(box.xMax * scale)); x++) {
+      const o = header[0].length + (y * width + x) * 3;
+      darkest = Math.min(darkest, Math.round((ppm[o] + ppm[o + 1] + ppm[o + 2]) / 3));
+    }
+  }
+  return darkest;
 }
