@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiService } from '../../config.js';
-import { type DashboardContext, field, requireCsrf, requireSignedIn, sendPage, viewerOf } from '../context.js';
+import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, viewerOf } from '../context.js';
 import { errorPage } from '../views/error-view.js';
 import { type KeysPageModel, MAX_KEY_NAME, keysPage, revokePage } from '../views/keys-view.js';
 
@@ -41,6 +41,7 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
     const invalid = name.length > MAX_KEY_NAME ? `Use a name of at most ${MAX_KEY_NAME} characters.` : CONTROL.test(name) ? 'The name cannot contain control characters.' : undefined;
     if (invalid) return sendPage(reply, 400, keysPage(await model(request, { error: { service: service as ApiService, message: invalid } })));
     const created = await core.keys.create(request.signedIn!.account.id, service, name || null);
+    await core.activity.record(created.record.accountId, 'key_created', 'dashboard', { client: clientOf(request), detail: `${created.record.displayPrefix}… (${service})` });
     // The full key is in this response only: no-store keeps it out of caches, nothing keeps it server-side.
     return sendPage(reply, 200, keysPage(await model(request, { created: { service, key: created.key, record: created.record } })));
   });
@@ -56,6 +57,7 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const revoked = await core.keys.revoke(request.params.id, request.signedIn!.account.id);
     if (!revoked) return sendPage(reply, 404, notFound(request));
+    await core.activity.record(request.signedIn!.account.id, 'key_revoked', 'dashboard', { client: clientOf(request), detail: `key ${request.params.id}` });
     request.log.info({ keyId: request.params.id, accountId: request.signedIn!.account.id }, 'API key revoked');
     return reply.redirect(`/keys?revoked=${encodeURIComponent(request.params.id)}`, 303);
   });
