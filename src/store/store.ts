@@ -398,6 +398,9 @@ export class KyselyStore implements Store {
   }
 
   async addUsage(increments: ReadonlyArray<UsageIncrement>) {
+    // Counts of an account deleted while they waited in a batch (on any instance) are dropped: their
+    // foreign key would fail the whole batch, and the batch is retried forever (issue 16a).
+    increments = await this.ofLiveAccounts(increments);
     if (increments.length === 0) return;
     const rows: UsageDailyTable[] = increments.map((i) => ({
       account_id: i.accountId,
@@ -520,6 +523,7 @@ export class KyselyStore implements Store {
 
   async deleteAccount(accountId: string, tombstone: ActivityEntry) {
     return this.db.transaction().execute(async (trx) => {
+      if (!(await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst())) return false;
       // Children first, explicitly: the foreign keys cascade too, but SQLite enforces them only per connection setting.
       await trx.deleteFrom('api_keys').where('account_id', '=', accountId).execute();
       await trx.deleteFrom('sessions').where('account_id', '=', accountId).execute();
@@ -527,10 +531,18 @@ export class KyselyStore implements Store {
       await trx.deleteFrom('usage_daily').where('account_id', '=', accountId).execute();
       await trx.deleteFrom('activity_log').where('account_id', '=', accountId).execute();
       const result = await trx.deleteFrom('accounts').where('id', '=', accountId).executeTakeFirst();
+      // Deleted meanwhile by another transaction: that one wrote the tombstone.
       if (Number(result.numDeletedRows) === 0) return false;
       await trx.insertInto('activity_log').values(activityRow(tombstone)).execute();
       return true;
     });
+  }
+
+  private async ofLiveAccounts(increments: ReadonlyArray<UsageIncrement>): Promise<ReadonlyArray<UsageIncrement>> {
+    if (increments.length === 0) return increments;
+    const ids = [...new Set(increments.map((i) => i.accountId))];
+    const live = new Set((await this.db.selectFrom('accounts').select('id').where('id', 'in', ids).execute()).map((r) => r.id));
+    return live.size === ids.length ? increments : increments.filter((i) => live.has(i.accountId));
   }
 
   // ---- end of issue 16a's block ----
