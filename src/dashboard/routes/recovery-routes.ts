@@ -55,8 +55,11 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
       return fail(429, `Too many reset requests. Try again in ${Math.ceil(wait / 60_000)} minutes.`);
     }
     resetThrottle.fail(email, request.ip);
-    void sendResetMail(email, clientOf(request), request.log);
-    return sendPage(reply, 200, forgotSentPage(email));
+    // Started only after this reply is on the wire (setImmediate runs after the current I/O phase), so
+    // not even the account lookup happens before the answer: it cannot take longer for a known email.
+    const client = clientOf(request);
+    setImmediate(() => void sendResetMail(email, client, request.log));
+    return sendPage(reply, 200, forgotSentPage());
   });
 
   app.get('/reset-password', async (request, reply) => {

@@ -18,11 +18,12 @@ ${csrfField(state.csrfToken)}
  * The answer to a reset request: the same page whether the address has an account or not, so the
  * page does not tell who has one.
  */
-export function forgotSentPage(email: string): string {
-  const body = html`<div class="alert alert-ok" role="status">If an account exists for <strong>${email}</strong>, a link to reset
-its password is on its way. It works once, for 30 minutes.</div>
+export function forgotSentPage(): string {
+  // The address is not echoed either: the page is byte for byte the same for every request.
+  const body = html`<div class="alert alert-ok" role="status">If an account exists for that address, a link to reset its
+password is on its way. It works once, for 30 minutes.</div>
 <p>Nothing arriving? Check the spam folder, or ask the administrator of this server.</p>`;
-  return authCard('Check your mail', '', { csrfToken: '', signupOpen: false }, body, html`<a href="/login">Back to log in</a>`);
+  return authCard('Check your mail', 'Password reset requested.', { csrfToken: '', signupOpen: false }, body, html`<a href="/login">Back to log in</a>`);
 }
 
 /** Without SMTP_URL: no mail can be sent, the administrator hands out reset links. */
@@ -50,6 +51,6 @@ ${csrfField(state.csrfToken)}
 /** A reset link that is unknown, expired or already used. */
 export function resetInvalidPage(byMail: boolean): string {
   const next = byMail ? html`<a href="/forgot-password">Ask for a new link</a>` : html`Ask the administrator for a new link.`;
-  const form = html`<p>This reset link has expired or has been used already. Links work once, for 30 minutes.</p>`;
-  return authCard('This link no longer works', '', { csrfToken: '', signupOpen: false }, form, next);
+  const form = html`<p>This reset link has expired, has been used already, or was replaced by a password change.</p>`;
+  return authCard('This link no longer works', 'Reset links work once, for 30 minutes.', { csrfToken: '', signupOpen: false }, form, next);
 }
