@@ -158,7 +158,7 @@ pre.command { font-family: var(--mono); font-size: 13px; background: #eceef2; pa
 .session-row:first-child, .activity-row:first-child { border-top: none; }
 .session-what { flex: 1 1 240px; min-width: 0; overflow-wrap: anywhere; }
 .session-what .muted, .activity-row .muted { display: block; font-size: 13px; margin-top: 2px; }
-.activity-agent { overflow-wrap: anywhere; }
+.activity-detail { color: var(--muted); overflow-wrap: anywhere; }
 .danger-zone { border-color: #f1b5af; }
 .pager { display: flex; gap: 12px; margin-top: 16px; }
 @media (max-width: 760px) {

@@ -2,6 +2,7 @@ import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
 import { type SafeHtml, html } from '../html.js';
 import { formatAgo, formatDate, formatDateTime } from './format.js';
 import { type Viewer, alert, csrfField, page } from './layout.js';
+import { describeAgent } from './user-agent.js';
 
 /** Everything the account page shows. */
 export interface AccountPageModel {
@@ -50,7 +51,7 @@ ${deleteSection(model)}`;
 function sessionsSection(model: AccountPageModel): SafeHtml {
   const rows = model.sessions.map(
     (s) => html`<li class="session-row"${s.current ? html` data-current` : ''}>
-<div class="session-what"><strong>${s.userAgent ?? 'Unknown browser'}</strong>${s.current ? html` <span class="badge">This session</span>` : ''}
+<div class="session-what"><strong title="${s.userAgent ?? ''}">${describeAgent(s.userAgent)}</strong>${s.current ? html` <span class="badge">This session</span>` : ''}
 <span class="muted">${s.ip ?? 'unknown address'} · signed in <time datetime="${new Date(s.createdAt).toISOString()}">${formatDateTime(s.createdAt)}</time>
 · last seen ${formatAgo(s.lastSeenAt, model.now)}</span></div>
 ${s.current ? '' : html`<form method="post" action="/account/sessions/end">${csrfField(model.viewer.csrfToken)}

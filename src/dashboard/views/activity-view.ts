@@ -2,6 +2,7 @@ import type { ActivityEntry, ActivityKind } from '../../store/store.js';
 import { html } from '../html.js';
 import { formatDateTime } from './format.js';
 import { type Viewer, page } from './layout.js';
+import { describeAgent } from './user-agent.js';
 
 /** Everything the activity page shows. */
 export interface ActivityPageModel {
@@ -31,9 +32,10 @@ const BY: Record<ActivityEntry['actor'], string> = { dashboard: 'dashboard', cli
 export function activityPage(model: ActivityPageModel): string {
   const rows = model.entries.map(
     (e) => html`<li class="activity-row activity-${e.kind}">
-<div><strong>${WHAT[e.kind] ?? e.kind}</strong>${e.detail ? html` <span class="muted">· ${e.detail}</span>` : ''}</div>
-<div class="muted"><time datetime="${new Date(e.at).toISOString()}">${formatDateTime(e.at)}</time> · by ${BY[e.actor] ?? e.actor}${e.ip ? html` · ${e.ip}` : ''}</div>
-${e.userAgent ? html`<div class="muted activity-agent">${e.userAgent}</div>` : ''}
+<div><strong>${WHAT[e.kind] ?? e.kind}</strong>${e.detail ? html` <span class="activity-detail">· ${e.detail}</span>` : ''}</div>
+<div class="muted"><time datetime="${new Date(e.at).toISOString()}">${formatDateTime(e.at)}</time> · by ${BY[e.actor] ?? e.actor}${e.ip ? html` · ${e.ip}` : ''}${
+      e.userAgent ? html` · <span class="activity-agent" title="${e.userAgent}">${describeAgent(e.userAgent)}</span>` : ''
+    }</div>
 </li>`,
   );
   const pager = html`<nav class="pager" aria-label="Pages">
