@@ -2,7 +2,9 @@ import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordResets, RESET_TOKEN_TTL_MS } from '../../src/accounts/password-reset.js';
-import type { CoreDeps } from '../../src/app/core.js';
+import pino from 'pino';
+import { type CoreDeps, closeCore, createCore } from '../../src/app/core.js';
+import { loadConfig } from '../../src/config.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { MailCatcher, resetLinkIn } from '../helpers/smtp.js';
@@ -212,6 +214,24 @@ describe('password reset by mail (SMTP_URL set)', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) statuses.push((await client.submit('/forgot-password', '/forgot-password', { email: `ip${i}@example.com` })).statusCode);
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
+  });
+});
+
+describe('the reset token stays out of the logs', () => {
+  it('the request log line of /reset-password carries the path without the token', async () => {
+    const lines: string[] = [];
+    const logged = await createCore(loadConfig({ PAGEWORKS_DATA_DIR: core.config.dataDir, LOG_LEVEL: 'info' }), pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }));
+    const logApp = await buildDashboardApp(logged);
+    try {
+      const account = await logged.accounts.create('logged@example.com', PASSWORD);
+      const token = await logged.resets.issue(account.id);
+      expect((await logApp.inject({ url: `/reset-password?token=${token}` })).statusCode).toBe(200);
+      expect(lines.join('\n')).toContain('"url":"/reset-password?token=[redacted]"');
+      expect(lines.join('\n')).not.toContain(token);
+    } finally {
+      await logApp.close();
+      await closeCore(logged);
+    }
   });
 });
 

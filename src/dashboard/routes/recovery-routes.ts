@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { AccountError } from '../../accounts/accounts.js';
 import type { ClientInfo } from '../../accounts/activity.js';
 import { RESET_TOKEN_TTL_MS, resetLink } from '../../accounts/password-reset.js';
@@ -62,7 +62,12 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
     return sendPage(reply, 200, forgotSentPage());
   });
 
-  app.get('/reset-password', async (request, reply) => {
+  // The token is a password for 30 minutes: the request log gets the path without it.
+  const logSerializers = {
+    req: (req: FastifyRequest) => ({ method: req.method, url: req.url.replace(/token=[^&]*/, 'token=[redacted]'), remoteAddress: req.ip }),
+  };
+
+  app.get('/reset-password', { logSerializers }, async (request, reply) => {
     const token = String((request.query as Record<string, unknown>).token ?? '');
     if (!(await core.resets.usable(token))) return sendPage(reply, 400, resetInvalidPage(byMail));
     return sendPage(reply, 200, resetPasswordPage({ csrfToken: forms.token(request, reply), signupOpen: false, token }));
