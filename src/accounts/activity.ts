@@ -7,6 +7,18 @@ export interface ClientInfo {
   userAgent: string | null;
 }
 
+let sequence = 0;
+
+/**
+ * Ids sort like the entries were written (time, then this process's sequence), so entries of the same
+ * millisecond keep their order in the log (it is ordered by time, then id); the random tail keeps ids
+ * of several processes apart.
+ */
+function activityId(at: number): string {
+  sequence = (sequence + 1) % 0x1000000;
+  return `act_${at.toString(16).padStart(12, '0')}${sequence.toString(16).padStart(6, '0')}${newId('').slice(1, 15)}`;
+}
+
 /** Longest user agent kept: enough to tell browsers apart, not a place to store megabytes. */
 const MAX_USER_AGENT = 300;
 
@@ -37,10 +49,11 @@ export class ActivityLog {
 
   /** Builds an entry without writing it (the deletion tombstone is written in the deletion's transaction). */
   entry(accountId: string, kind: ActivityKind, actor: ActivityEntry['actor'], opts: { client?: ClientInfo; detail?: string } = {}): ActivityEntry {
+    const at = this.now();
     return {
-      id: newId('act'),
+      id: activityId(at),
       accountId,
-      at: this.now(),
+      at,
       kind,
       actor,
       ip: opts.client?.ip ?? null,

@@ -57,7 +57,8 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const revoked = await core.keys.revoke(request.params.id, request.signedIn!.account.id);
     if (!revoked) return sendPage(reply, 404, notFound(request));
-    await core.activity.record(request.signedIn!.account.id, 'key_revoked', 'dashboard', { client: clientOf(request), detail: `key ${request.params.id}` });
+    const gone = (await core.keys.list(request.signedIn!.account.id)).find((k) => k.id === request.params.id);
+    await core.activity.record(request.signedIn!.account.id, 'key_revoked', 'dashboard', { client: clientOf(request), detail: `${gone?.displayPrefix}… (${gone?.service})` });
     request.log.info({ keyId: request.params.id, accountId: request.signedIn!.account.id }, 'API key revoked');
     return reply.redirect(`/keys?revoked=${encodeURIComponent(request.params.id)}`, 303);
   });
