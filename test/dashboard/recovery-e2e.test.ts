@@ -79,7 +79,7 @@ async function checkNarrow(page: Page, name: string, scope: 'document' | 'main' 
   }, scope);
   expect(widths.wide, `${name}: elements past the right edge`).toEqual([]);
   expect(widths.scrollWidth, `${name} scrolls sideways`).toBeLessThanOrEqual(widths.innerWidth);
-  await page.screenshot({ path: path.join(ARTIFACTS, `recovery-${name}-375.png`), fullPage: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `recovery-${name}.png`), fullPage: true });
 }
 
 describe('password reset in Chromium (real SMTP exchange)', () => {
@@ -135,21 +135,22 @@ describe('password reset in Chromium (real SMTP exchange)', () => {
     for (const b of [first, second, user, withOld]) expect(b.errors).toEqual([]);
   });
 
-  it('the new pages fit a 375 px phone without horizontal scroll', async () => {
-    const { page, errors } = await newBrowser({ width: 375, height: 667 });
+  it.each([360, 375])('the new pages fit a %i px phone without horizontal scroll', async (width) => {
+    const { page, errors } = await newBrowser({ width, height: 667 });
+    const check = (name: string, scope?: 'main') => checkNarrow(page, `${name}-${width}`, scope);
     await page.goto('/login');
-    await checkNarrow(page, 'login');
+    await check('login');
     await page.goto('/forgot-password');
-    await checkNarrow(page, 'forgot');
+    await check('forgot');
     const account = (await core.accounts.findByEmail(EMAIL))!;
     await page.goto(`/reset-password?token=${await core.resets.issue(account.id)}`);
-    await checkNarrow(page, 'reset');
+    await check('reset');
     await logIn(page, NEW_PASSWORD);
     await page.waitForURL('**/keys');
     await page.goto('/account');
-    await checkNarrow(page, 'account', 'main');
+    await check('account', 'main');
     await page.goto('/activity');
-    await checkNarrow(page, 'activity', 'main');
+    await check('activity', 'main');
     expect(errors).toEqual([]);
   });
 
