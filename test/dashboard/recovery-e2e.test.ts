@@ -154,6 +154,17 @@ describe('password reset in Chromium (real SMTP exchange)', () => {
     expect(errors).toEqual([]);
   });
 
+  it('the account and activity pages at 1366 px', async () => {
+    const { page, errors } = await newBrowser({ width: 1366, height: 768 });
+    await logIn(page, NEW_PASSWORD);
+    await page.waitForURL('**/keys');
+    for (const name of ['account', 'activity']) {
+      await page.goto(`/${name}`);
+      await checkNarrow(page, `${name}-1366`);
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('deletes the account from the browser after the password is entered again', async () => {
     const { page, errors } = await newBrowser();
     await logIn(page, NEW_PASSWORD);
