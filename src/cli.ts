@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { AccountError, AccountService } from './accounts/accounts.js';
+import { ActivityLog } from './accounts/activity.js';
 import { KeyService } from './accounts/keys.js';
+import { PasswordResets, RESET_TOKEN_TTL_MS, resetLink } from './accounts/password-reset.js';
 import { type ApiService, type Config, ConfigError, loadConfig, parseServices } from './config.js';
 import { serve } from './main.js';
 import { openStore } from './store/open-store.js';
@@ -17,6 +19,8 @@ Usage:
   pageworks keys create --email E --service render|metadata [--name N]        (prints the full key alone on stdout)
   pageworks keys list --email E [--json]
   pageworks keys revoke --key FULL_KEY_OR_DISPLAY_PREFIX
+  pageworks accounts reset-password --email E                                (prints a one-time reset link, valid 30 minutes)
+  pageworks accounts delete --email E                                        (keys refused at once, sessions ended, data removed)
   pageworks render IN.html [-o OUT.pdf] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
   pageworks fetch URL [--json]
 
@@ -70,7 +74,24 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
       if (raw !== 'default' && !/^\d+$/.test(raw)) throw new UsageError('--limit must be a whole number or "default"');
       const account = await accountByEmail(store, email);
       await accounts.setLimit(account.id, svc, raw === 'default' ? null : Number(raw));
+      await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'limit_changed', 'cli', { detail: `${svc}: ${raw === 'default' ? 'default' : `${raw} per minute`}` });
       console.log(`${account.email}: ${svc} limit ${raw === 'default' ? 'reset to the default' : `set to ${raw} requests per minute`}`);
+      return 0;
+    }
+    if (sub === 'reset-password') {
+      const account = await accountByEmail(store, email);
+      const token = await new PasswordResets(store, accounts).issue(account.id);
+      await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'password_reset_requested', 'cli', { detail: 'link printed by the CLI' });
+      // The link alone on stdout (like `keys create`), so a script can pass it on.
+      process.stdout.write(`${resetLink(config.dashboardPublicUrl, token)}\n`);
+      console.error(`one-time link for ${account.email}, valid ${RESET_TOKEN_TTL_MS / 60_000} minutes; using it ends every session of the account`);
+      return 0;
+    }
+    if (sub === 'delete') {
+      const account = await accountByEmail(store, email);
+      const tombstone = new ActivityLog(store, config.activityRetentionDays).entry(account.id, 'account_deleted', 'cli');
+      await accounts.delete(account.id, tombstone);
+      console.log(`deleted account ${account.email} (${account.id}): its keys are refused from now on, its sessions ended, its usage removed`);
       return 0;
     }
     throw new UsageError(`unknown command "accounts ${sub ?? ''}"`);
@@ -94,7 +115,8 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
     if (sub === 'create') {
       const svc = service(values.service);
       const account = await accountByEmail(store, need(values.email, 'email'));
-      const { key } = await keys.create(account.id, svc, values.name);
+      const { key, record } = await keys.create(account.id, svc, values.name);
+      await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'key_created', 'cli', { detail: `${record.displayPrefix}… (${svc})` });
       process.stdout.write(`${key}\n`);
       return 0;
     }
@@ -120,6 +142,7 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
       if (found.length === 0) throw new AccountError(`no active key matches ${target}`);
       if (found.length > 1) throw new AccountError(`${target} matches ${found.length} active keys; pass the full key`);
       await keys.revoke(found[0]!.id);
+      await new ActivityLog(store, config.activityRetentionDays).record(found[0]!.accountId, 'key_revoked', 'cli', { detail: `${found[0]!.displayPrefix}… (${found[0]!.service})` });
       console.log(`revoked ${found[0]!.displayPrefix}… (${found[0]!.service})`);
       return 0;
     }

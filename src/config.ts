@@ -35,6 +35,14 @@ export interface Config {
   readonly renderPublicUrl: string;
   readonly metadataPublicUrl: string;
   readonly logLevel: string;
+  /** `smtp://` or `smtps://` server for the dashboard's mail (password reset); undefined: no mail. */
+  readonly smtpUrl: string | undefined;
+  /** Sender of the dashboard's mail. */
+  readonly mailFrom: string;
+  /** Base address of the dashboard in links that mail (and the CLI) hand out. */
+  readonly dashboardPublicUrl: string;
+  /** Days the activity log keeps an entry. */
+  readonly activityRetentionDays: number;
 }
 
 /** A configuration value that is not allowed; the message names the variable. */
@@ -132,6 +140,23 @@ function egressAllow(env: Env): string[] {
   return entries;
 }
 
+// A display name and an address in angle brackets, or a bare address; no line breaks (header injection).
+const MAIL_FROM = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
+
+function mailFrom(env: Env): string {
+  const raw = str(env, 'MAIL_FROM', 'Pageworks <no-reply@localhost>');
+  if (!MAIL_FROM.test(raw.trim())) {
+    throw new ConfigError('MAIL_FROM', `"${raw}" is not a sender (allowed: "Name <address@host>" or "address@host")`);
+  }
+  return raw.trim();
+}
+
+function publicBase(env: Env, name: string, fallback: string): string {
+  const raw = url(env, name, ['http:', 'https:']) ?? fallback;
+  // Links are built by appending paths: one base without a trailing slash.
+  return raw.replace(/\/+$/, '');
+}
+
 /** Reads and validates the whole configuration from the environment. Throws ConfigError. */
 export function loadConfig(env: Env = process.env): Config {
   const host = str(env, 'PAGEWORKS_HOST', '127.0.0.1');
@@ -165,6 +190,10 @@ export function loadConfig(env: Env = process.env): Config {
     renderPublicUrl: str(env, 'RENDER_PUBLIC_URL', `http://${publicHost}:${renderPort}`),
     metadataPublicUrl: str(env, 'METADATA_PUBLIC_URL', `http://${publicHost}:${metadataPort}`),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: mailFrom(env),
+    dashboardPublicUrl: publicBase(env, 'DASHBOARD_PUBLIC_URL', `http://${publicHost}:${port(env, 'DASHBOARD_PORT', 3000)}`),
+    activityRetentionDays: int(env, 'ACTIVITY_RETENTION_DAYS', 90, 1, 36_500),
   };
   return Object.freeze(config);
 }

@@ -1,6 +1,6 @@
 import type { ApiService } from '../config.js';
 import { newId } from '../ids.js';
-import type { Account, Store } from '../store/store.js';
+import type { Account, ActivityEntry, Store } from '../store/store.js';
 import { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from './password.js';
 
 /** A refused account operation, with a message fit for the user. */
@@ -74,6 +74,17 @@ export class AccountService {
       throw new AccountError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
     }
     await this.store.setPasswordHash(accountId, await hashPassword(password));
+    // Any reset link issued before this change dies with the old password.
+    await this.store.deleteResetTokensOf(accountId);
+  }
+
+  /**
+   * Deletes the account: keys (refused from the next request on, see KeyService.verify), sessions,
+   * reset tokens, usage and activity go with it in one transaction that leaves `tombstone` (no email)
+   * in the activity log. False when there was no such account.
+   */
+  delete(accountId: string, tombstone: ActivityEntry): Promise<boolean> {
+    return this.store.deleteAccount(accountId, tombstone);
   }
 }
 

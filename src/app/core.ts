@@ -1,7 +1,9 @@
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { AccountService } from '../accounts/accounts.js';
+import { ActivityLog } from '../accounts/activity.js';
 import { KeyService } from '../accounts/keys.js';
+import { PasswordResets } from '../accounts/password-reset.js';
 import { LastUsedRecorder, UsageRecorder } from '../accounts/usage.js';
 import type { ApiService, Config } from '../config.js';
 import { FallbackRateLimiter } from '../ratelimit/fallback.js';
@@ -23,6 +25,8 @@ export interface CoreDeps {
   limiter: RateLimiter;
   usage: UsageRecorder;
   lastUsed: LastUsedRecorder;
+  activity: ActivityLog;
+  resets: PasswordResets;
   /** Present when REDIS_URL is set. */
   redis?: Redis;
 }
@@ -86,13 +90,16 @@ export async function createCore(config: Config, log: Logger = pino(loggerOption
   const limiter = redis
     ? new FallbackRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter(), log)
     : new MemoryRateLimiter();
+  const accounts = new AccountService(store);
   return {
     config,
     log,
     store,
     redis,
     keys: new KeyService(store),
-    accounts: new AccountService(store),
+    accounts,
+    activity: new ActivityLog(store, config.activityRetentionDays),
+    resets: new PasswordResets(store, accounts),
     limiter,
     usage: new UsageRecorder(store, 10_000, onFlushError('usage counters')),
     lastUsed: new LastUsedRecorder(store, 30_000, onFlushError('key last-used times')),

@@ -3,12 +3,15 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import { createMailer } from '../accounts/mailer.js';
 import { registerAssets } from '../dashboard/assets.js';
 import { type DashboardContext, cookieNames, sendPage, viewerOf } from '../dashboard/context.js';
-import { LoginThrottle } from '../dashboard/login-throttle.js';
+import { LoginThrottle, type ThrottlePolicy } from '../dashboard/login-throttle.js';
+import { registerActivityRoutes } from '../dashboard/routes/activity-routes.js';
 import { registerAccountRoutes } from '../dashboard/routes/account-routes.js';
 import { registerAuthRoutes } from '../dashboard/routes/auth-routes.js';
 import { registerKeysRoutes } from '../dashboard/routes/keys-routes.js';
+import { registerRecoveryRoutes } from '../dashboard/routes/recovery-routes.js';
 import { registerUsageRoutes } from '../dashboard/routes/usage-routes.js';
 import { SessionManager } from '../dashboard/sessions.js';
 import { errorPage } from '../dashboard/views/error-view.js';
@@ -18,6 +21,15 @@ import type { CoreDeps } from './core.js';
 import { installMetrics } from './metrics.js';
 
 const PURGE_EVERY_MS = 15 * 60_000;
+
+/** Reset mails: 3 per email (10 per IP) before a back-off of 5 min, doubling up to an hour. */
+const RESET_THROTTLE: ThrottlePolicy = {
+  emailThreshold: 3,
+  ipThreshold: 10,
+  baseDelayMs: 5 * 60_000,
+  maxDelayMs: 60 * 60_000,
+  forgetAfterMs: 60 * 60_000,
+};
 
 /**
  * Builds the account dashboard: server-rendered pages for sign-up, log-in, API keys and usage,
@@ -38,6 +50,8 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
     core,
     sessions: new SessionManager(core.store),
     throttle: new LoginThrottle(),
+    resetThrottle: new LoginThrottle(RESET_THROTTLE),
+    mailer: createMailer(core.config),
     urls: { render: core.config.renderPublicUrl, metadata: core.config.metadataPublicUrl },
     cookies: cookieNames(secure),
     cookieOptions: { path: '/', httpOnly: true, sameSite: 'lax', secure },
@@ -76,7 +90,8 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
   });
 
   registerAssets(app);
-  registerAuthRoutes(app, ctx);
+  registerAuthRoutes(app, ctx, (forms) => registerRecoveryRoutes(app, ctx, forms));
+  registerActivityRoutes(app, ctx);
   registerKeysRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
   registerAccountRoutes(app, ctx);
@@ -112,8 +127,13 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
 
   const purge = setInterval(() => {
     ctx.sessions.purgeExpired().catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not purge expired sessions'));
+    core.resets.purgeExpired().catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not purge expired reset tokens'));
+    core.activity.prune().catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not prune the activity log'));
   }, PURGE_EVERY_MS);
   purge.unref();
-  app.addHook('onClose', async () => clearInterval(purge));
+  app.addHook('onClose', async () => {
+    clearInterval(purge);
+    ctx.mailer?.close();
+  });
   return app;
 }

@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ClientInfo } from '../accounts/activity.js';
+import type { Mailer } from '../accounts/mailer.js';
 import type { CoreDeps } from '../app/core.js';
 import type { Account } from '../store/store.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -25,6 +27,10 @@ export interface DashboardContext {
   core: CoreDeps;
   sessions: SessionManager;
   throttle: LoginThrottle;
+  /** Password reset requests, counted per email and per IP (each request is a "failure"). */
+  resetThrottle: LoginThrottle;
+  /** Present when SMTP_URL is set: password reset by mail. */
+  mailer?: Mailer;
   urls: PublicUrls;
   cookies: CookieNames;
   /** Cookie attributes shared by every dashboard cookie. */
@@ -81,4 +87,10 @@ export async function requireCsrf(request: FastifyRequest, reply: FastifyReply):
   const signedIn = request.signedIn;
   if (!signedIn) return reply.redirect('/login', 303);
   return sameSecret(field(request, '_csrf'), signedIn.session.csrfToken) ? undefined : sendCsrfFailure(reply, viewerOf(signedIn));
+}
+
+/** The client address and user agent of a request, for the activity log and the sessions list. */
+export function clientOf(request: FastifyRequest): ClientInfo {
+  const agent = request.headers['user-agent'];
+  return { ip: request.ip, userAgent: typeof agent === 'string' && agent !== '' ? agent : null };
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import type { Store } from '../store/store.js';
+import type { ClientInfo } from '../accounts/activity.js';
+import type { SessionListing, Store } from '../store/store.js';
 
 /** Session lifetimes: idle (no request for this long ends it) and absolute (from login). */
 export interface SessionTimeouts {
@@ -48,12 +49,38 @@ export class SessionManager {
   ) {}
 
   /** Starts a session; returns the id for the cookie (only its hash is stored). */
-  async create(accountId: string): Promise<{ id: string; session: ActiveSession }> {
+  async create(accountId: string, client?: ClientInfo): Promise<{ id: string; session: ActiveSession }> {
     const id = randomToken();
     const at = this.now();
     const session = { idHash: hashSessionId(id), accountId, csrfToken: randomToken(), createdAt: at };
-    await this.store.createSession(session.idHash, { accountId, csrfToken: session.csrfToken, createdAt: at, lastSeenAt: at });
+    await this.store.createSession(session.idHash, {
+      accountId,
+      csrfToken: session.csrfToken,
+      createdAt: at,
+      lastSeenAt: at,
+      // The sessions list names a session by this, never by its cookie or the cookie's hash.
+      publicId: crypto.randomBytes(16).toString('base64url'),
+      ip: client?.ip ?? null,
+      userAgent: client?.userAgent?.slice(0, 300) ?? null,
+    });
     return { id, session };
+  }
+
+  /** The account's live sessions, newest first. */
+  async list(accountId: string): Promise<SessionListing[]> {
+    const at = this.now();
+    const all = await this.store.listSessions(accountId);
+    return all.filter((s) => at - s.lastSeenAt <= this.timeouts.idleMs && at - s.createdAt <= this.timeouts.absoluteMs);
+  }
+
+  /** Ends the account's session with this public id; false when there is none. */
+  destroyByPublicId(accountId: string, publicId: string): Promise<boolean> {
+    return this.store.deleteSessionByPublicId(accountId, publicId);
+  }
+
+  /** Ends every session of the account but the one given. */
+  destroyOthers(accountId: string, keepIdHash: string): Promise<void> {
+    return this.store.deleteSessionsOf(accountId, keepIdHash);
   }
 
   /** The live session a cookie names; an expired one is deleted and treated as absent. */

@@ -30,6 +30,10 @@ export interface SessionsTable {
   csrf_token: string;
   created_at: number;
   last_seen_at: number;
+  /** Random id that names the session in forms (ending it from the sessions list); null only mid-migration. */
+  public_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
 }
 
 export interface UsageDailyTable {
@@ -76,6 +80,29 @@ export interface KeyRevealsTable {
   created_at: number;
 }
 
+export interface PasswordResetTokensTable {
+  /** SHA-256 of the token: a copy of the table does not hand out usable links. */
+  token_hash: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface ActivityLogTable {
+  id: string;
+  /** Not a foreign key: an account's deletion tombstone outlives the account. */
+  account_id: string;
+  at: number;
+  kind: string;
+  /** Who did it: 'dashboard', 'cli' or 'system'. */
+  actor: string;
+  ip: string | null;
+  user_agent: string | null;
+  /** A short human-readable detail (key prefix, service and limit, …); never a secret or an email. */
+  detail: string | null;
+}
+
 /** Kysely's view of the whole database. */
 export interface Database {
   accounts: AccountsTable;
@@ -85,4 +112,6 @@ export interface Database {
   usage_daily_keys: UsageDailyKeysTable;
   usage_hourly_keys: UsageHourlyKeysTable;
   key_reveals: KeyRevealsTable;
+  password_reset_tokens: PasswordResetTokensTable;
+  activity_log: ActivityLogTable;
 }

@@ -2,7 +2,7 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
 import * as keyUsage from './key-usage-queries.js';
 import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
-import type { AccountsTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
+import type { AccountsTable, ActivityLogTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
 import { type ChangeStamp, UnchangedCache } from './unchanged-cache.js';
 
 /** An account as the application sees it. */
@@ -37,6 +37,10 @@ export interface SessionRecord {
   csrfToken: string;
   createdAt: number;
   lastSeenAt: number;
+  /** Names the session in forms (the sessions list); never the cookie nor its hash. */
+  publicId?: string;
+  ip?: string | null;
+  userAgent?: string | null;
 }
 
 /** One usage counter increment. */
@@ -51,8 +55,79 @@ export interface UsageIncrement {
 // Per-key usage and the one-time display of a new key: queries in key-usage-queries.ts.
 export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 
+// ---- account recovery, activity log, sessions list, account deletion (issue 16a) ----
+
+/** One entry of an account's activity log. */
+export interface ActivityEntry {
+  id: string;
+  accountId: string;
+  at: number;
+  kind: ActivityKind;
+  /** Who did it: the dashboard (the account's user), the operator's CLI, or the server itself. */
+  actor: 'dashboard' | 'cli' | 'system';
+  ip: string | null;
+  userAgent: string | null;
+  detail: string | null;
+}
+
+/** What an activity log entry records. */
+export type ActivityKind =
+  | 'sign_in'
+  | 'sign_in_failed'
+  | 'password_changed'
+  | 'password_reset_requested'
+  | 'password_reset'
+  | 'key_created'
+  | 'key_revoked'
+  | 'limit_changed'
+  | 'session_ended'
+  | 'account_deleted';
+
+/** A live session as the sessions list shows it. */
+export interface SessionListing {
+  publicId: string;
+  createdAt: number;
+  lastSeenAt: number;
+  ip: string | null;
+  userAgent: string | null;
+  /** Only to mark "this session"; never sent to the browser. */
+  idHash: string;
+}
+
+/** The store methods of account recovery, the activity log, the sessions list and account deletion. */
+export interface RecoveryStore {
+  insertResetToken(input: { tokenHash: string; accountId: string; createdAt: number; expiresAt: number }): Promise<void>;
+  /** The account a reset token belongs to if it is unused and unexpired at `at`. */
+  findUsableResetToken(tokenHash: string, at: number): Promise<string | undefined>;
+  /** Marks the token used if it is usable at `at` (atomically: one caller wins); returns its account. */
+  consumeResetToken(tokenHash: string, at: number): Promise<string | undefined>;
+  /** Deletes every reset token of the account (a password change ends them all). */
+  deleteResetTokensOf(accountId: string): Promise<void>;
+  /** Deletes tokens that expired before `before`; returns how many. */
+  deleteExpiredResetTokens(before: number): Promise<number>;
+
+  addActivity(entry: ActivityEntry): Promise<void>;
+  /** The account's activity, newest first. */
+  listActivity(accountId: string, limit: number, offset: number): Promise<ActivityEntry[]>;
+  /** Deletes activity older than `before`; returns how many entries. */
+  pruneActivity(before: number): Promise<number>;
+
+  /** The account's sessions, newest first (expired ones included until purged: the caller filters). */
+  listSessions(accountId: string): Promise<SessionListing[]>;
+  /** Ends the account's session with this public id; false when there is none. */
+  deleteSessionByPublicId(accountId: string, publicId: string): Promise<boolean>;
+
+  /**
+   * Deletes the account with its keys, sessions, reset tokens, usage and activity, and writes the
+   * tombstone entry, in one transaction; false when there was no such account.
+   */
+  deleteAccount(accountId: string, tombstone: ActivityEntry): Promise<boolean>;
+}
+
+// ---- end of issue 16a's block ----
+
 /** The persistence interface; both adapters (SQLite, PostgreSQL) implement it with the same queries. */
-export interface Store extends KeyUsageStore {
+export interface Store extends KeyUsageStore, RecoveryStore {
   readonly kind: 'sqlite' | 'postgres';
   createAccount(input: { id: string; email: string; passwordHash: string | null; createdAt: number }): Promise<Account>;
   findAccountByEmail(email: string): Promise<Account | undefined>;
@@ -108,6 +183,23 @@ function toKey(row: ApiKeysTable): ApiKeyRecord {
     createdAt: Number(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+  };
+}
+
+function activityRow(e: ActivityEntry): ActivityLogTable {
+  return { id: e.id, account_id: e.accountId, at: e.at, kind: e.kind, actor: e.actor, ip: e.ip, user_agent: e.userAgent, detail: e.detail };
+}
+
+function toActivity(row: ActivityLogTable): ActivityEntry {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    at: Number(row.at),
+    kind: row.kind as ActivityKind,
+    actor: row.actor as ActivityEntry['actor'],
+    ip: row.ip,
+    userAgent: row.user_agent,
+    detail: row.detail,
   };
 }
 
@@ -263,7 +355,16 @@ export class KyselyStore implements Store {
   async createSession(idHash: string, s: SessionRecord) {
     await this.db
       .insertInto('sessions')
-      .values({ id_hash: idHash, account_id: s.accountId, csrf_token: s.csrfToken, created_at: s.createdAt, last_seen_at: s.lastSeenAt })
+      .values({
+        id_hash: idHash,
+        account_id: s.accountId,
+        csrf_token: s.csrfToken,
+        created_at: s.createdAt,
+        last_seen_at: s.lastSeenAt,
+        public_id: s.publicId ?? idHash.slice(0, 22),
+        ip: s.ip ?? null,
+        user_agent: s.userAgent ?? null,
+      })
       .execute();
   }
 
@@ -302,6 +403,9 @@ export class KyselyStore implements Store {
   }
 
   async addUsage(increments: ReadonlyArray<UsageIncrement>) {
+    // Counts of an account deleted while they waited in a batch (on any instance) are dropped: their
+    // foreign key would fail the whole batch, and the batch is retried forever (issue 16a).
+    increments = await this.ofLiveAccounts(increments);
     if (increments.length === 0) return;
     const rows: UsageDailyTable[] = increments.map((i) => ({
       account_id: i.accountId,
@@ -355,6 +459,122 @@ export class KyselyStore implements Store {
   }
 
   // ---- end of per-key usage ----
+
+  // ---- account recovery, activity log, sessions list, account deletion (issue 16a) ----
+
+  async insertResetToken(input: { tokenHash: string; accountId: string; createdAt: number; expiresAt: number }) {
+    await this.db
+      .insertInto('password_reset_tokens')
+      .values({ token_hash: input.tokenHash, account_id: input.accountId, created_at: input.createdAt, expires_at: input.expiresAt, used_at: null })
+      .execute();
+  }
+
+  async findUsableResetToken(tokenHash: string, at: number) {
+    const row = await this.db
+      .selectFrom('password_reset_tokens')
+      .select('account_id')
+      .where('token_hash', '=', tokenHash)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', at)
+      .executeTakeFirst();
+    return row?.account_id;
+  }
+
+  async consumeResetToken(tokenHash: string, at: number) {
+    const result = await this.db
+      .updateTable('password_reset_tokens')
+      .set({ used_at: at })
+      .where('token_hash', '=', tokenHash)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', at)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return undefined;
+    const row = await this.db.selectFrom('password_reset_tokens').select('account_id').where('token_hash', '=', tokenHash).executeTakeFirst();
+    return row?.account_id;
+  }
+
+  async deleteResetTokensOf(accountId: string) {
+    await this.db.deleteFrom('password_reset_tokens').where('account_id', '=', accountId).execute();
+  }
+
+  async deleteExpiredResetTokens(before: number) {
+    const result = await this.db.deleteFrom('password_reset_tokens').where('expires_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async addActivity(e: ActivityEntry) {
+    await this.db.insertInto('activity_log').values(activityRow(e)).execute();
+  }
+
+  async listActivity(accountId: string, limit: number, offset: number) {
+    const rows = await this.db
+      .selectFrom('activity_log')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return rows.map(toActivity);
+  }
+
+  async pruneActivity(before: number) {
+    const result = await this.db.deleteFrom('activity_log').where('at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async listSessions(accountId: string) {
+    const rows = await this.db
+      .selectFrom('sessions')
+      .select(['id_hash', 'public_id', 'created_at', 'last_seen_at', 'ip', 'user_agent'])
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map((r) => ({
+      publicId: r.public_id ?? r.id_hash.slice(0, 22),
+      idHash: r.id_hash,
+      createdAt: Number(r.created_at),
+      lastSeenAt: Number(r.last_seen_at),
+      ip: r.ip,
+      userAgent: r.user_agent,
+    }));
+  }
+
+  async deleteSessionByPublicId(accountId: string, publicId: string) {
+    const result = await this.db
+      .deleteFrom('sessions')
+      .where('account_id', '=', accountId)
+      .where('public_id', '=', publicId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async deleteAccount(accountId: string, tombstone: ActivityEntry) {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst())) return false;
+      // Children first, explicitly: the foreign keys cascade too, but SQLite enforces them only per connection setting.
+      await trx.deleteFrom('api_keys').where('account_id', '=', accountId).execute();
+      await trx.deleteFrom('sessions').where('account_id', '=', accountId).execute();
+      await trx.deleteFrom('password_reset_tokens').where('account_id', '=', accountId).execute();
+      await trx.deleteFrom('usage_daily').where('account_id', '=', accountId).execute();
+      await trx.deleteFrom('activity_log').where('account_id', '=', accountId).execute();
+      const result = await trx.deleteFrom('accounts').where('id', '=', accountId).executeTakeFirst();
+      // Deleted meanwhile by another transaction: that one wrote the tombstone.
+      if (Number(result.numDeletedRows) === 0) return false;
+      await trx.insertInto('activity_log').values(activityRow(tombstone)).execute();
+      return true;
+    });
+  }
+
+  private async ofLiveAccounts(increments: ReadonlyArray<UsageIncrement>): Promise<ReadonlyArray<UsageIncrement>> {
+    if (increments.length === 0) return increments;
+    const ids = [...new Set(increments.map((i) => i.accountId))];
+    const live = new Set((await this.db.selectFrom('accounts').select('id').where('id', 'in', ids).execute()).map((r) => r.id));
+    return live.size === ids.length ? increments : increments.filter((i) => live.has(i.accountId));
+  }
+
+  // ---- end of issue 16a's block ----
 
   async ping() {
     await this.db.selectFrom('accounts').select('id').limit(1).execute();

@@ -25,12 +25,13 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
     }
 
     const migrations = await db.query<{ name: string }>('select name from kysely_migration order by name');
-    expect(migrations.map((m) => m.name)).toEqual(['0001_initial', '0003_usage_per_key']);
+    expect(migrations.map((m) => m.name)).toEqual(['0001_initial', '0002_account_recovery', '0003_usage_per_key']);
     const tables = await db.query<{ table_name: string }>(
       "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
     );
     expect(tables.map((t) => t.table_name)).toEqual([
-      'accounts', 'api_keys', 'key_reveals', 'kysely_migration', 'kysely_migration_lock', 'sessions', 'usage_daily', 'usage_daily_keys', 'usage_hourly_keys',
+      'accounts', 'activity_log', 'api_keys', 'key_reveals', 'kysely_migration', 'kysely_migration_lock', 'password_reset_tokens', 'sessions',
+      'usage_daily', 'usage_daily_keys', 'usage_hourly_keys',
     ]);
     const columns = await db.query<{ column_name: string }>(
       "select column_name from information_schema.columns where table_name = 'api_keys' order by ordinal_position",
@@ -47,9 +48,9 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
     try {
       const stores = await Promise.all(Array.from({ length: 8 }, () => openPostgresStore(second.url)));
       await Promise.all(stores.map((s) => s.close()));
-      const migrations = await second.query<{ name: string }>('select name from kysely_migration');
-      expect(migrations.map((m) => m.name).sort()).toEqual(['0001_initial', '0003_usage_per_key']);
-      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(9);
+      const migrations = await second.query<{ name: string }>('select name from kysely_migration order by name');
+      expect(migrations.map((m) => m.name)).toEqual(['0001_initial', '0002_account_recovery', '0003_usage_per_key']);
+      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(11);
     } finally {
       await second.drop();
     }

@@ -1,44 +1,93 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
-import { type DashboardContext, field, requireCsrf, requireSignedIn, sendPage, viewerOf } from '../context.js';
-import { accountPage } from '../views/account-view.js';
+import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, viewerOf } from '../context.js';
+import { type AccountPageModel, accountPage } from '../views/account-view.js';
 
-/** The account page: details and password change. */
+/** The account page: details, password change, the sessions list and account deletion. */
 export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContext): void {
   const { core, sessions, throttle, cookies, cookieOptions } = ctx;
 
-  app.get('/account', { preHandler: requireSignedIn }, async (request, reply) => {
+  const show = async (request: FastifyRequest, reply: FastifyReply, status: number, extra: Partial<AccountPageModel> = {}) => {
+    const { account, session } = request.signedIn!;
+    const live = await sessions.list(account.id);
+    const model: AccountPageModel = {
+      viewer: viewerOf(request.signedIn!),
+      createdAt: account.createdAt,
+      now: Date.now(),
+      sessions: live.map(({ idHash, ...s }) => ({ ...s, current: idHash === session.idHash })),
+      ...extra,
+    };
+    return sendPage(reply, status, accountPage(model));
+  };
+
+  // Guessing the password through a stolen session is throttled like logging in; undefined: go ahead.
+  const checkPassword = async (request: FastifyRequest, reply: FastifyReply, password: string): Promise<string | undefined> => {
     const { account } = request.signedIn!;
-    const notice = (request.query as Record<string, unknown>).changed !== undefined ? 'Password changed. Every other session was signed out.' : undefined;
-    return sendPage(reply, 200, accountPage({ viewer: viewerOf(request.signedIn!), createdAt: account.createdAt, notice }));
+    const wait = throttle.retryAfterMs(account.email, request.ip);
+    if (wait > 0) {
+      reply.header('Retry-After', String(Math.ceil(wait / 1000)));
+      return 'Too many failed attempts. Try again later.';
+    }
+    if (!(await core.accounts.authenticate(account.email, password))) {
+      throttle.fail(account.email, request.ip);
+      return 'The password is not correct.';
+    }
+    return undefined;
+  };
+
+  app.get('/account', { preHandler: requireSignedIn }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const notice = query.changed !== undefined ? 'Password changed. Every other session was signed out.' : undefined;
+    const sessionsNotice =
+      query.ended !== undefined ? 'The session was ended.' : query.others !== undefined ? 'Every other session was ended.' : undefined;
+    return show(request, reply, 200, { notice, sessionsNotice });
   });
 
   app.post('/account/password', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const { account, session } = request.signedIn!;
-    const fail = (status: number, error: string) =>
-      sendPage(reply, status, accountPage({ viewer: viewerOf(request.signedIn!), createdAt: account.createdAt, error }));
+    const fail = (status: number, error: string) => show(request, reply, status, { error });
     const next = field(request, 'new_password');
     if (next.length < MIN_PASSWORD_LENGTH || next.length > 1024) {
       return fail(400, `Choose a new password of ${MIN_PASSWORD_LENGTH} to 1024 characters.`);
     }
     if (next !== field(request, 'new_password_confirm')) return fail(400, 'The two new passwords do not match.');
-    // Guessing the current password through a stolen session is throttled like logging in.
-    const wait = throttle.retryAfterMs(account.email, request.ip);
-    if (wait > 0) {
-      reply.header('Retry-After', String(Math.ceil(wait / 1000)));
-      return fail(429, 'Too many failed attempts. Try again later.');
-    }
-    if (!(await core.accounts.authenticate(account.email, field(request, 'current_password')))) {
-      throttle.fail(account.email, request.ip);
-      return fail(400, 'The current password is not correct.');
-    }
+    const refused = await checkPassword(request, reply, field(request, 'current_password'));
+    if (refused) return fail(reply.getHeader('Retry-After') ? 429 : 400, refused.replace('The password', 'The current password'));
     await core.accounts.changePassword(account.id, next);
     // Every session ends, this one included; this browser gets a fresh one so it stays signed in.
     await sessions.destroyAllOf(account.id);
     await sessions.destroy(session.idHash);
-    const { id } = await sessions.create(account.id);
+    const { id } = await sessions.create(account.id, clientOf(request));
     reply.setCookie(cookies.session, id, { ...cookieOptions, maxAge: Math.floor(sessions.timeouts.absoluteMs / 1000) });
+    await core.activity.record(account.id, 'password_changed', 'dashboard', { client: clientOf(request), detail: 'every other session ended' });
     request.log.info({ accountId: account.id }, 'password changed; all sessions ended');
     return reply.redirect('/account?changed', 303);
+  });
+
+  app.post('/account/sessions/end', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
+    const { account } = request.signedIn!;
+    // Only the account's own sessions match: another account's public id ends nothing.
+    if (await sessions.destroyByPublicId(account.id, field(request, 'session'))) {
+      await core.activity.record(account.id, 'session_ended', 'dashboard', { client: clientOf(request), detail: 'one session' });
+    }
+    return reply.redirect('/account?ended', 303);
+  });
+
+  app.post('/account/sessions/end-others', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
+    const { account, session } = request.signedIn!;
+    await sessions.destroyOthers(account.id, session.idHash);
+    await core.activity.record(account.id, 'session_ended', 'dashboard', { client: clientOf(request), detail: 'every other session' });
+    return reply.redirect('/account?others', 303);
+  });
+
+  app.post('/account/delete', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
+    const { account } = request.signedIn!;
+    const refused = await checkPassword(request, reply, field(request, 'password'));
+    if (refused) return show(request, reply, reply.getHeader('Retry-After') ? 429 : 400, { deleteError: refused });
+    const tombstone = core.activity.entry(account.id, 'account_deleted', 'dashboard', { client: clientOf(request) });
+    await core.accounts.delete(account.id, tombstone);
+    request.log.info({ accountId: account.id }, 'account deleted from the dashboard; keys, sessions and usage removed');
+    reply.clearCookie(cookies.session, cookieOptions);
+    return reply.redirect('/login?deleted', 303);
   });
 }

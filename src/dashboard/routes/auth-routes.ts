@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountError } from '../../accounts/accounts.js';
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
-import { type DashboardContext, field, requireCsrf, sendCsrfFailure, sendPage } from '../context.js';
+import { type DashboardContext, clientOf, field, requireCsrf, sendCsrfFailure, sendPage } from '../context.js';
 import { randomToken, sameSecret } from '../sessions.js';
 import { type AuthFormState, loginPage, signupClosedPage, signupPage } from '../views/auth-views.js';
 
@@ -16,8 +16,16 @@ function waitText(ms: number): string {
   return `${Math.ceil(s / 60)} minutes`;
 }
 
-/** Log in, sign up and log out. */
-export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext): void {
+/** The double-submit token of the forms shown before there is a session. */
+export interface FormTokens {
+  /** The token for a form on this response (set as a cookie when the browser has none yet). */
+  token(request: FastifyRequest, reply: FastifyReply): string;
+  /** Whether a submitted form carries the browser's token. */
+  ok(request: FastifyRequest): boolean;
+}
+
+/** Log in, sign up and log out; `more` registers other routes that need the pre-session form token. */
+export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, more?: (forms: FormTokens) => void): void {
   const { core, sessions, throttle, cookies, cookieOptions } = ctx;
   const signupOpen = core.config.dashboardSignup === 'open';
 
@@ -37,20 +45,35 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
   const state = (request: FastifyRequest, reply: FastifyReply, extra: Partial<AuthFormState> = {}): AuthFormState => ({
     csrfToken: formToken(request, reply),
     signupOpen,
+    resetByMail: ctx.mailer !== undefined,
     ...extra,
   });
+  more?.({ token: formToken, ok: formTokenOk });
 
   const startSession = async (request: FastifyRequest, reply: FastifyReply, accountId: string) => {
     // A fresh id on every login: an id planted before login (session fixation) never becomes valid.
     if (request.signedIn) await sessions.destroy(request.signedIn.session.idHash);
-    const { id } = await sessions.create(accountId);
+    const { id } = await sessions.create(accountId, clientOf(request));
     reply.setCookie(cookies.session, id, { ...cookieOptions, maxAge: Math.floor(sessions.timeouts.absoluteMs / 1000) });
+  };
+
+  // Not awaited: the failure answer must not take longer for an email that has an account.
+  const recordFailedSignIn = (email: string, request: FastifyRequest) => {
+    core.accounts
+      .findByEmail(email)
+      .then((account) => account && core.activity.record(account.id, 'sign_in_failed', 'dashboard', { client: clientOf(request) }))
+      .catch((err: unknown) => request.log.warn({ err: (err as Error).message }, 'could not record a failed sign-in'));
   };
 
   app.get('/login', async (request, reply) => {
     if (request.signedIn) return reply.redirect('/keys', 303);
     const query = request.query as Record<string, string | undefined>;
-    const notice = query.bye !== undefined ? 'You have been logged out.' : query.changed !== undefined ? 'Password changed. Log in with the new one.' : undefined;
+    const notice =
+      query.bye !== undefined ? 'You have been logged out.'
+      : query.changed !== undefined ? 'Password changed. Log in with the new one.'
+      : query.reset !== undefined ? 'Your password was reset and every session signed out. Log in with the new password.'
+      : query.deleted !== undefined ? 'Your account and its keys were deleted.'
+      : undefined;
     return sendPage(reply, 200, loginPage(state(request, reply, { notice })));
   });
 
@@ -70,10 +93,12 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
     const account = password.length <= MAX_PASSWORD_LENGTH ? await core.accounts.authenticate(email, password) : undefined;
     if (!account) {
       throttle.fail(email, request.ip);
+      recordFailedSignIn(email, request);
       // One message whatever was wrong: no hint whether the email has an account.
       return sendPage(reply, 401, loginPage(state(request, reply, { email, error: 'Incorrect email or password.' })));
     }
     throttle.succeed(email);
+    await core.activity.record(account.id, 'sign_in', 'dashboard', { client: clientOf(request) });
     await startSession(request, reply, account.id);
     return reply.redirect('/keys', 303);
   });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiService } from '../../config.js';
-import { type DashboardContext, field, requireCsrf, requireSignedIn, sendPage, viewerOf } from '../context.js';
+import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, viewerOf } from '../context.js';
 import { KeyReveals } from '../key-reveal.js';
 import { keyActivity, windowStart } from '../usage-series.js';
 import { errorPage } from '../views/error-view.js';
@@ -56,6 +56,7 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
     const invalid = name.length > MAX_KEY_NAME ? `Use a name of at most ${MAX_KEY_NAME} characters.` : CONTROL.test(name) ? 'The name cannot contain control characters.' : undefined;
     if (invalid) return sendPage(reply, 400, keysPage(await model(request, { error: { service: service as ApiService, message: invalid } })));
     const created = await core.keys.create(request.signedIn!.account.id, service, name || null);
+    await core.activity.record(created.record.accountId, 'key_created', 'dashboard', { client: clientOf(request), detail: `${created.record.displayPrefix}… (${service})` });
     // POST → redirect → GET: a reload shows the list and never creates a second key. The full key waits,
     // sealed with the session id, for that one GET (key-reveal.ts); the fragment scrolls it into view.
     await reveals.hold(sessionOf(request), created.record.id, created.key);
@@ -76,6 +77,8 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const revoked = await core.keys.revoke(request.params.id, request.signedIn!.account.id);
     if (!revoked) return sendPage(reply, 404, notFound(request));
+    const gone = (await core.keys.list(request.signedIn!.account.id)).find((k) => k.id === request.params.id);
+    await core.activity.record(request.signedIn!.account.id, 'key_revoked', 'dashboard', { client: clientOf(request), detail: `${gone?.displayPrefix}… (${gone?.service})` });
     request.log.info({ keyId: request.params.id, accountId: request.signedIn!.account.id }, 'API key revoked');
     return reply.redirect(`/keys?revoked=${encodeURIComponent(request.params.id)}`, 303);
   });

@@ -1,7 +1,8 @@
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
-import { html } from '../html.js';
-import { formatDate } from './format.js';
+import { type SafeHtml, html } from '../html.js';
+import { formatAgo, formatDate, formatDateTime } from './format.js';
 import { type Viewer, alert, csrfField, page } from './layout.js';
+import { describeAgent } from './user-agent.js';
 
 /** Everything the account page shows. */
 export interface AccountPageModel {
@@ -9,6 +10,11 @@ export interface AccountPageModel {
   createdAt: number;
   error?: string;
   notice?: string;
+  /** The account's live sessions (the sessions list); `current` marks this browser's. */
+  sessions: Array<{ publicId: string; createdAt: number; lastSeenAt: number; ip: string | null; userAgent: string | null; current: boolean }>;
+  now: number;
+  sessionsNotice?: string;
+  deleteError?: string;
 }
 
 /** Account details and the change-password form. */
@@ -31,6 +37,49 @@ ${csrfField(model.viewer.csrfToken)}
 <input id="new_password_confirm" name="new_password_confirm" type="password" autocomplete="new-password" required></div>
 <button class="btn" type="submit">Change password</button>
 </form>
-</section>`;
+</section>
+${sessionsSection(model)}
+<section class="card" aria-labelledby="activity-title">
+<div class="card-head"><div><h2 id="activity-title">Activity</h2>
+<p>Sign-ins, password changes, keys created and revoked, ended sessions.</p></div>
+<a class="btn btn-secondary btn-small" href="/activity">View activity log</a></div>
+</section>
+${deleteSection(model)}`;
   return page({ title: 'Account', viewer: model.viewer, current: 'account', body });
+}
+
+function sessionsSection(model: AccountPageModel): SafeHtml {
+  const rows = model.sessions.map(
+    (s) => html`<li class="session-row"${s.current ? html` data-current` : ''}>
+<div class="session-what"><strong title="${s.userAgent ?? ''}">${describeAgent(s.userAgent)}</strong>${s.current ? html` <span class="badge">This session</span>` : ''}
+<span class="muted">${s.ip ?? 'unknown address'} · signed in <time datetime="${new Date(s.createdAt).toISOString()}">${formatDateTime(s.createdAt)}</time>
+· last seen ${formatAgo(s.lastSeenAt, model.now)}</span></div>
+${s.current ? '' : html`<form method="post" action="/account/sessions/end">${csrfField(model.viewer.csrfToken)}
+<input type="hidden" name="session" value="${s.publicId}"><button class="btn btn-danger-outline btn-small" type="submit">End</button></form>`}
+</li>`,
+  );
+  const others = model.sessions.some((s) => !s.current);
+  return html`<section class="card" aria-labelledby="sessions-title">
+<div class="card-head"><div><h2 id="sessions-title">Sessions</h2>
+<p>Browsers signed in to this account. End any you do not recognise, then change your password.</p></div>
+${others ? html`<form method="post" action="/account/sessions/end-others">${csrfField(model.viewer.csrfToken)}
+<button class="btn btn-secondary btn-small" type="submit">End all other sessions</button></form>` : ''}</div>
+${model.sessionsNotice ? alert('ok', model.sessionsNotice) : ''}
+<ul class="session-list">${rows}</ul>
+</section>`;
+}
+
+function deleteSection(model: AccountPageModel): SafeHtml {
+  return html`<section class="card danger-zone" aria-labelledby="delete-title">
+<div class="card-head"><div><h2 id="delete-title">Delete account</h2>
+<p>Every API key stops working at once, every session ends, and the account, its keys and its usage are removed. This cannot be undone.</p></div></div>
+${model.deleteError ? alert('error', model.deleteError) : ''}
+<form class="stack" method="post" action="/account/delete" novalidate>
+${csrfField(model.viewer.csrfToken)}
+<div class="field"><label for="delete_password">Password</label>
+<input id="delete_password" name="password" type="password" autocomplete="current-password" required aria-describedby="delete-hint">
+<span class="hint" id="delete-hint">Enter your password to confirm.</span></div>
+<button class="btn btn-danger" type="submit">Delete my account</button>
+</form>
+</section>`;
 }

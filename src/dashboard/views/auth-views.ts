@@ -9,9 +9,12 @@ export interface AuthFormState {
   error?: string;
   notice?: string;
   signupOpen: boolean;
+  /** SMTP_URL is set: "Forgot password?" sends a link; else the page says to ask the administrator. */
+  resetByMail?: boolean;
 }
 
-function authCard(title: string, lead: string, state: AuthFormState, form: SafeHtml, footer: SafeHtml): string {
+/** The centred card of the pages shown before log-in. */
+export function authCard(title: string, lead: string, state: AuthFormState, form: SafeHtml, footer: SafeHtml): string {
   const body = html`<div class="auth">
 <div class="card">
 <h1>${title}</h1>
@@ -33,9 +36,16 @@ ${csrfField(state.csrfToken)}
 <div class="field"><label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required></div>
 <button class="btn" type="submit">Log in</button>
-</form>`;
+</form>
+${forgotHint(state.resetByMail === true)}`;
   const footer = state.signupOpen ? html`New to Pageworks? <a href="/signup">Create an account</a>` : html`Accounts are created by the administrator of this server.`;
   return authCard('Log in', 'Manage your API keys and usage.', state, form, footer);
+}
+
+function forgotHint(byMail: boolean): SafeHtml {
+  if (byMail) return html`<p class="forgot"><a href="/forgot-password">Forgot password?</a></p>`;
+  return html`<p class="forgot hint">Forgot your password? Ask the administrator of this server for a reset link:
+<code>pageworks accounts reset-password --email you@example.com</code></p>`;
 }
 
 /** The sign-up page. */

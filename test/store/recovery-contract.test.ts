@@ -1,0 +1,138 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStore } from '../../src/store/postgres.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { ActivityEntry, Store } from '../../src/store/store.js';
+import { DATABASE_URL, uniqueName } from '../helpers/backends.js';
+
+// The store contract of issue 16's account recovery, activity log, sessions list and deletion,
+// run against both adapters like store-contract.test.ts.
+
+interface Backend {
+  name: string;
+  enabled: boolean;
+  open(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-recovery-'));
+const pgSchema = uniqueName('recovery');
+
+const backends: Backend[] = [
+  { name: 'sqlite', enabled: true, open: () => openSqliteStore(sqliteDir), cleanup: async () => fs.rmSync(sqliteDir, { recursive: true, force: true }) },
+  {
+    name: 'postgres',
+    enabled: Boolean(DATABASE_URL),
+    open: () => openPostgresStore(DATABASE_URL!, { schema: pgSchema }),
+    cleanup: async () => {
+      const client = new pg.Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      await client.query(`drop schema if exists ${pgSchema} cascade`);
+      await client.end();
+    },
+  },
+];
+
+const t0 = 1_700_000_000_000;
+
+function entry(accountId: string, at: number, id: string, extra: Partial<ActivityEntry> = {}): ActivityEntry {
+  return { id, accountId, at, kind: 'sign_in', actor: 'dashboard', ip: '203.0.113.9', userAgent: 'Test/1.0', detail: null, ...extra };
+}
+
+for (const backend of backends) {
+  describe.skipIf(!backend.enabled)(`recovery store contract: ${backend.name}`, () => {
+    let store: Store;
+
+    beforeAll(async () => {
+      store = await backend.open();
+      for (const id of ['acc_r', 'acc_s', 'acc_d']) {
+        await store.createAccount({ id, email: `${id}@example.com`, passwordHash: 'x', createdAt: t0 });
+      }
+    });
+    afterAll(async () => {
+      await store?.close();
+      await backend.cleanup();
+    });
+
+    it('a reset token is usable until it expires, and is consumed exactly once', async () => {
+      await store.insertResetToken({ tokenHash: 'th1', accountId: 'acc_r', createdAt: t0, expiresAt: t0 + 1000 });
+      expect(await store.findUsableResetToken('th1', t0 + 999)).toBe('acc_r');
+      expect(await store.findUsableResetToken('th1', t0 + 1000)).toBeUndefined();
+      expect(await store.consumeResetToken('th1', t0 + 1000)).toBeUndefined();
+      // Two consumers at once: one wins.
+      const both = await Promise.all([store.consumeResetToken('th1', t0 + 10), store.consumeResetToken('th1', t0 + 10)]);
+      expect(both.sort()).toEqual(['acc_r', undefined].sort());
+      expect(await store.findUsableResetToken('th1', t0 + 20)).toBeUndefined();
+      expect(await store.consumeResetToken('unknown', t0)).toBeUndefined();
+    });
+
+    it('deletes an account\'s reset tokens, and expired ones', async () => {
+      await store.insertResetToken({ tokenHash: 'th2', accountId: 'acc_r', createdAt: t0, expiresAt: t0 + 1000 });
+      await store.insertResetToken({ tokenHash: 'th3', accountId: 'acc_s', createdAt: t0, expiresAt: t0 + 1000 });
+      await store.deleteResetTokensOf('acc_r');
+      expect(await store.findUsableResetToken('th2', t0)).toBeUndefined();
+      expect(await store.findUsableResetToken('th3', t0)).toBe('acc_s');
+      expect(await store.deleteExpiredResetTokens(t0 + 1001)).toBe(1);
+      expect(await store.findUsableResetToken('th3', t0)).toBeUndefined();
+    });
+
+    it('lists activity newest first, paginated, and prunes old entries', async () => {
+      for (let i = 0; i < 5; i++) await store.addActivity(entry('acc_r', t0 + i * 1000, `act_${i}`, { detail: `n${i}` }));
+      await store.addActivity(entry('acc_s', t0 + 99_000, 'act_other'));
+      const first = await store.listActivity('acc_r', 2, 0);
+      expect(first.map((e) => e.id)).toEqual(['act_4', 'act_3']);
+      expect(first[0]).toEqual({ id: 'act_4', accountId: 'acc_r', at: t0 + 4000, kind: 'sign_in', actor: 'dashboard', ip: '203.0.113.9', userAgent: 'Test/1.0', detail: 'n4' });
+      expect((await store.listActivity('acc_r', 2, 2)).map((e) => e.id)).toEqual(['act_2', 'act_1']);
+      expect((await store.listActivity('acc_r', 2, 4)).map((e) => e.id)).toEqual(['act_0']);
+      expect(await store.pruneActivity(t0 + 2000)).toBe(2);
+      expect((await store.listActivity('acc_r', 10, 0)).map((e) => e.id)).toEqual(['act_4', 'act_3', 'act_2']);
+    });
+
+    it('lists sessions with client details and ends one by public id, only for its own account', async () => {
+      await store.createSession('hash_1', { accountId: 'acc_s', csrfToken: 'c', createdAt: t0, lastSeenAt: t0 + 5, publicId: 'pub_1', ip: '198.51.100.1', userAgent: 'UA one' });
+      await store.createSession('hash_2', { accountId: 'acc_s', csrfToken: 'c', createdAt: t0 + 1, lastSeenAt: t0 + 6, publicId: 'pub_2', ip: null, userAgent: null });
+      expect(await store.listSessions('acc_s')).toEqual([
+        { publicId: 'pub_2', idHash: 'hash_2', createdAt: t0 + 1, lastSeenAt: t0 + 6, ip: null, userAgent: null },
+        { publicId: 'pub_1', idHash: 'hash_1', createdAt: t0, lastSeenAt: t0 + 5, ip: '198.51.100.1', userAgent: 'UA one' },
+      ]);
+      expect(await store.deleteSessionByPublicId('acc_r', 'pub_1')).toBe(false);
+      expect(await store.deleteSessionByPublicId('acc_s', 'pub_1')).toBe(true);
+      expect(await store.findSession('hash_1')).toBeUndefined();
+      expect(await store.findSession('hash_2')).toBeDefined();
+    });
+
+    it('deletes an account with its keys, sessions, tokens, usage and activity, leaving a tombstone', async () => {
+      await store.insertKey({ id: 'key_d', accountId: 'acc_d', service: 'metadata', keyHash: 'kh_d', displayPrefix: 'pwm_live_dddd', name: null, createdAt: t0 });
+      expect((await store.findKeyByHash('kh_d'))?.accountId).toBe('acc_d');
+      await store.createSession('hash_d', { accountId: 'acc_d', csrfToken: 'c', createdAt: t0, lastSeenAt: t0, publicId: 'pub_d' });
+      await store.insertResetToken({ tokenHash: 'th_d', accountId: 'acc_d', createdAt: t0, expiresAt: t0 + 1000 });
+      await store.addUsage([{ accountId: 'acc_d', service: 'metadata', day: '2026-01-02', outcome: 'ok', count: 3 }]);
+      await store.addActivity(entry('acc_d', t0, 'act_d1'));
+
+      const tombstone = entry('acc_d', t0 + 50, 'act_tomb', { kind: 'account_deleted', actor: 'cli', ip: null, userAgent: null });
+      expect(await store.deleteAccount('acc_d', tombstone)).toBe(true);
+      expect(await store.findAccountById('acc_d')).toBeUndefined();
+      expect(await store.findAccountByEmail('acc_d@example.com')).toBeUndefined();
+      expect(await store.findKeyByHash('kh_d')).toBeUndefined();
+      expect(await store.findSession('hash_d')).toBeUndefined();
+      expect(await store.findUsableResetToken('th_d', t0)).toBeUndefined();
+      expect(await store.usageSince('acc_d', '2000-01-01')).toEqual([]);
+      expect(await store.listActivity('acc_d', 10, 0)).toEqual([tombstone]);
+      expect(JSON.stringify(await store.listActivity('acc_d', 10, 0))).not.toContain('@');
+      expect(await store.deleteAccount('acc_d', { ...tombstone, id: 'act_tomb2' })).toBe(false);
+      expect((await store.listActivity('acc_d', 10, 0)).map((e) => e.id)).toEqual(['act_tomb']);
+    });
+
+    it('drops usage counts of a deleted account instead of failing the whole batch', async () => {
+      await store.addUsage([
+        { accountId: 'acc_d', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 2 },
+        { accountId: 'acc_s', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 5 },
+      ]);
+      expect(await store.usageSince('acc_s', '2026-01-03')).toEqual([{ accountId: 'acc_s', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 5 }]);
+      expect(await store.usageSince('acc_d', '2000-01-01')).toEqual([]);
+    });
+  });
+}
