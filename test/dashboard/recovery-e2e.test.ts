@@ -65,18 +65,15 @@ async function logIn(page: Page, password: string): Promise<void> {
 }
 
 /**
- * No horizontal scroll at this width, and a screenshot to look at. Signed-in pages check their content
- * (`main`): the shared header's layout at phone widths is issue 16's other half (16b); once merged, the
- * whole document is checked there too.
+ * No horizontal scroll at this width (the whole document, header included), and a screenshot to look at.
  */
-async function checkNarrow(page: Page, name: string, scope: 'document' | 'main' = 'document'): Promise<void> {
-  const widths = await page.evaluate((what) => {
-    const wide = Array.from(document.querySelectorAll(what === 'main' ? 'main *' : 'body *'))
+async function checkNarrow(page: Page, name: string): Promise<void> {
+  const widths = await page.evaluate(() => {
+    const wide = Array.from(document.querySelectorAll('body *'))
       .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
       .map((e) => `${e.tagName.toLowerCase()}.${e.className}`);
-    const root = what === 'main' ? document.querySelector('main')! : document.documentElement;
-    return { scrollWidth: root.scrollWidth, innerWidth: window.innerWidth, wide };
-  }, scope);
+    return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, wide };
+  });
   expect(widths.wide, `${name}: elements past the right edge`).toEqual([]);
   expect(widths.scrollWidth, `${name} scrolls sideways`).toBeLessThanOrEqual(widths.innerWidth);
   await page.screenshot({ path: path.join(ARTIFACTS, `recovery-${name}.png`), fullPage: true });
@@ -137,7 +134,7 @@ describe('password reset in Chromium (real SMTP exchange)', () => {
 
   it.each([360, 375])('the new pages fit a %i px phone without horizontal scroll', async (width) => {
     const { page, errors } = await newBrowser({ width, height: 667 });
-    const check = (name: string, scope?: 'main') => checkNarrow(page, `${name}-${width}`, scope);
+    const check = (name: string) => checkNarrow(page, `${name}-${width}`);
     await page.goto('/login');
     await check('login');
     await page.goto('/forgot-password');
@@ -148,9 +145,9 @@ describe('password reset in Chromium (real SMTP exchange)', () => {
     await logIn(page, NEW_PASSWORD);
     await page.waitForURL('**/keys');
     await page.goto('/account');
-    await check('account', 'main');
+    await check('account');
     await page.goto('/activity');
-    await check('activity', 'main');
+    await check('activity');
     expect(errors).toEqual([]);
   });
 
