@@ -2,7 +2,9 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
 import * as keyUsage from './key-usage-queries.js';
 import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
-import type { AccountsTable, ActivityLogTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
+import * as recovery from './recovery-queries.js';
+import type { ActivityEntry, RecoveryStore } from './recovery-queries.js';
+import type { AccountsTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
 import { type ChangeStamp, UnchangedCache } from './unchanged-cache.js';
 
 /** An account as the application sees it. */
@@ -55,76 +57,8 @@ export interface UsageIncrement {
 // Per-key usage and the one-time display of a new key: queries in key-usage-queries.ts.
 export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 
-// ---- account recovery, activity log, sessions list, account deletion (issue 16a) ----
-
-/** One entry of an account's activity log. */
-export interface ActivityEntry {
-  id: string;
-  accountId: string;
-  at: number;
-  kind: ActivityKind;
-  /** Who did it: the dashboard (the account's user), the operator's CLI, or the server itself. */
-  actor: 'dashboard' | 'cli' | 'system';
-  ip: string | null;
-  userAgent: string | null;
-  detail: string | null;
-}
-
-/** What an activity log entry records. */
-export type ActivityKind =
-  | 'sign_in'
-  | 'sign_in_failed'
-  | 'password_changed'
-  | 'password_reset_requested'
-  | 'password_reset'
-  | 'key_created'
-  | 'key_revoked'
-  | 'limit_changed'
-  | 'session_ended'
-  | 'account_deleted';
-
-/** A live session as the sessions list shows it. */
-export interface SessionListing {
-  publicId: string;
-  createdAt: number;
-  lastSeenAt: number;
-  ip: string | null;
-  userAgent: string | null;
-  /** Only to mark "this session"; never sent to the browser. */
-  idHash: string;
-}
-
-/** The store methods of account recovery, the activity log, the sessions list and account deletion. */
-export interface RecoveryStore {
-  insertResetToken(input: { tokenHash: string; accountId: string; createdAt: number; expiresAt: number }): Promise<void>;
-  /** The account a reset token belongs to if it is unused and unexpired at `at`. */
-  findUsableResetToken(tokenHash: string, at: number): Promise<string | undefined>;
-  /** Marks the token used if it is usable at `at` (atomically: one caller wins); returns its account. */
-  consumeResetToken(tokenHash: string, at: number): Promise<string | undefined>;
-  /** Deletes every reset token of the account (a password change ends them all). */
-  deleteResetTokensOf(accountId: string): Promise<void>;
-  /** Deletes tokens that expired before `before`; returns how many. */
-  deleteExpiredResetTokens(before: number): Promise<number>;
-
-  addActivity(entry: ActivityEntry): Promise<void>;
-  /** The account's activity, newest first. */
-  listActivity(accountId: string, limit: number, offset: number): Promise<ActivityEntry[]>;
-  /** Deletes activity older than `before`; returns how many entries. */
-  pruneActivity(before: number): Promise<number>;
-
-  /** The account's sessions, newest first (expired ones included until purged: the caller filters). */
-  listSessions(accountId: string): Promise<SessionListing[]>;
-  /** Ends the account's session with this public id; false when there is none. */
-  deleteSessionByPublicId(accountId: string, publicId: string): Promise<boolean>;
-
-  /**
-   * Deletes the account with its keys, sessions, reset tokens, usage and activity, and writes the
-   * tombstone entry, in one transaction; false when there was no such account.
-   */
-  deleteAccount(accountId: string, tombstone: ActivityEntry): Promise<boolean>;
-}
-
-// ---- end of issue 16a's block ----
+// Account recovery, activity log, sessions list and deletion: queries in recovery-queries.ts.
+export type { ActivityEntry, ActivityKind, RecoveryStore, SessionListing } from './recovery-queries.js';
 
 /** The persistence interface; both adapters (SQLite, PostgreSQL) implement it with the same queries. */
 export interface Store extends KeyUsageStore, RecoveryStore {
@@ -183,23 +117,6 @@ function toKey(row: ApiKeysTable): ApiKeyRecord {
     createdAt: Number(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
-  };
-}
-
-function activityRow(e: ActivityEntry): ActivityLogTable {
-  return { id: e.id, account_id: e.accountId, at: e.at, kind: e.kind, actor: e.actor, ip: e.ip, user_agent: e.userAgent, detail: e.detail };
-}
-
-function toActivity(row: ActivityLogTable): ActivityEntry {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    at: Number(row.at),
-    kind: row.kind as ActivityKind,
-    actor: row.actor as ActivityEntry['actor'],
-    ip: row.ip,
-    userAgent: row.user_agent,
-    detail: row.detail,
   };
 }
 
@@ -460,112 +377,53 @@ export class KyselyStore implements Store {
 
   // ---- end of per-key usage ----
 
-  // ---- account recovery, activity log, sessions list, account deletion (issue 16a) ----
+  // ---- account recovery, activity log, sessions list, account deletion: see recovery-queries.ts ----
 
-  async insertResetToken(input: { tokenHash: string; accountId: string; createdAt: number; expiresAt: number }) {
-    await this.db
-      .insertInto('password_reset_tokens')
-      .values({ token_hash: input.tokenHash, account_id: input.accountId, created_at: input.createdAt, expires_at: input.expiresAt, used_at: null })
-      .execute();
+  insertResetToken(input: { tokenHash: string; accountId: string; createdAt: number; expiresAt: number }) {
+    return recovery.insertResetToken(this.db, input);
   }
 
-  async findUsableResetToken(tokenHash: string, at: number) {
-    const row = await this.db
-      .selectFrom('password_reset_tokens')
-      .select('account_id')
-      .where('token_hash', '=', tokenHash)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', at)
-      .executeTakeFirst();
-    return row?.account_id;
+  findUsableResetToken(tokenHash: string, at: number) {
+    return recovery.findUsableResetToken(this.db, tokenHash, at);
   }
 
-  async consumeResetToken(tokenHash: string, at: number) {
-    const result = await this.db
-      .updateTable('password_reset_tokens')
-      .set({ used_at: at })
-      .where('token_hash', '=', tokenHash)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', at)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return undefined;
-    const row = await this.db.selectFrom('password_reset_tokens').select('account_id').where('token_hash', '=', tokenHash).executeTakeFirst();
-    return row?.account_id;
+  consumeResetToken(tokenHash: string, at: number) {
+    return recovery.consumeResetToken(this.db, tokenHash, at);
   }
 
-  async deleteResetTokensOf(accountId: string) {
-    await this.db.deleteFrom('password_reset_tokens').where('account_id', '=', accountId).execute();
+  deleteResetTokensOf(accountId: string) {
+    return recovery.deleteResetTokensOf(this.db, accountId);
   }
 
-  async deleteExpiredResetTokens(before: number) {
-    const result = await this.db.deleteFrom('password_reset_tokens').where('expires_at', '<', before).executeTakeFirst();
-    return Number(result.numDeletedRows);
+  deleteExpiredResetTokens(before: number) {
+    return recovery.deleteExpiredResetTokens(this.db, before);
   }
 
-  async addActivity(e: ActivityEntry) {
-    await this.db.insertInto('activity_log').values(activityRow(e)).execute();
+  addActivity(e: ActivityEntry) {
+    return recovery.addActivity(this.db, e);
   }
 
-  async listActivity(accountId: string, limit: number, offset: number) {
-    const rows = await this.db
-      .selectFrom('activity_log')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute();
-    return rows.map(toActivity);
+  listActivity(accountId: string, limit: number, offset: number) {
+    return recovery.listActivity(this.db, accountId, limit, offset);
   }
 
-  async pruneActivity(before: number) {
-    const result = await this.db.deleteFrom('activity_log').where('at', '<', before).executeTakeFirst();
-    return Number(result.numDeletedRows);
+  pruneActivity(before: number) {
+    return recovery.pruneActivity(this.db, before);
   }
 
-  async listSessions(accountId: string) {
-    const rows = await this.db
-      .selectFrom('sessions')
-      .select(['id_hash', 'public_id', 'created_at', 'last_seen_at', 'ip', 'user_agent'])
-      .where('account_id', '=', accountId)
-      .orderBy('created_at', 'desc')
-      .execute();
-    return rows.map((r) => ({
-      publicId: r.public_id ?? r.id_hash.slice(0, 22),
-      idHash: r.id_hash,
-      createdAt: Number(r.created_at),
-      lastSeenAt: Number(r.last_seen_at),
-      ip: r.ip,
-      userAgent: r.user_agent,
-    }));
+  listSessions(accountId: string) {
+    return recovery.listSessions(this.db, accountId);
   }
 
-  async deleteSessionByPublicId(accountId: string, publicId: string) {
-    const result = await this.db
-      .deleteFrom('sessions')
-      .where('account_id', '=', accountId)
-      .where('public_id', '=', publicId)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+  deleteSessionByPublicId(accountId: string, publicId: string) {
+    return recovery.deleteSessionByPublicId(this.db, accountId, publicId);
   }
 
-  async deleteAccount(accountId: string, tombstone: ActivityEntry) {
-    return this.db.transaction().execute(async (trx) => {
-      if (!(await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst())) return false;
-      // Children first, explicitly: the foreign keys cascade too, but SQLite enforces them only per connection setting.
-      await trx.deleteFrom('api_keys').where('account_id', '=', accountId).execute();
-      await trx.deleteFrom('sessions').where('account_id', '=', accountId).execute();
-      await trx.deleteFrom('password_reset_tokens').where('account_id', '=', accountId).execute();
-      await trx.deleteFrom('usage_daily').where('account_id', '=', accountId).execute();
-      await trx.deleteFrom('activity_log').where('account_id', '=', accountId).execute();
-      const result = await trx.deleteFrom('accounts').where('id', '=', accountId).executeTakeFirst();
-      // Deleted meanwhile by another transaction: that one wrote the tombstone.
-      if (Number(result.numDeletedRows) === 0) return false;
-      await trx.insertInto('activity_log').values(activityRow(tombstone)).execute();
-      return true;
-    });
+  deleteAccount(accountId: string, tombstone: ActivityEntry) {
+    return recovery.deleteAccount(this.db, accountId, tombstone);
   }
+
+  // ---- end of account recovery ----
 
   private async ofLiveAccounts(increments: ReadonlyArray<UsageIncrement>): Promise<ReadonlyArray<UsageIncrement>> {
     if (increments.length === 0) return increments;
@@ -573,8 +431,6 @@ export class KyselyStore implements Store {
     const live = new Set((await this.db.selectFrom('accounts').select('id').where('id', 'in', ids).execute()).map((r) => r.id));
     return live.size === ids.length ? increments : increments.filter((i) => live.has(i.accountId));
   }
-
-  // ---- end of issue 16a's block ----
 
   async ping() {
     await this.db.selectFrom('accounts').select('id').limit(1).execute();
