@@ -107,7 +107,7 @@ for (const backend of backends) {
         const client = await signUp(app, address);
         await logIn(app, address, 'not the password', '203.0.113.5');
         await new FormClient(app, '203.0.113.6').submit('/login', '/login', { email: address, password: PASSWORD });
-        await client.submit('/keys', '/keys', { service: 'metadata', name: 'ci' });
+        await client.createKey({ service: 'metadata', name: 'ci' });
         const key = createdKey(client.body);
         await client.get('/keys');
         await client.submit(`/keys/${keyIdOf(client.body, key)}/revoke`, `/keys/${keyIdOf(client.body, key)}/revoke`, {});
@@ -167,9 +167,9 @@ for (const backend of backends) {
         const address = email();
         const client = await signUp(app, address);
         const { client: elsewhere } = await logIn(app, address);
-        await client.submit('/keys', '/keys', { service: 'metadata' });
+        await client.createKey({ service: 'metadata' });
         const metadataKey = createdKey(client.body);
-        await client.submit('/keys', '/keys', { service: 'render' });
+        await client.createKey({ service: 'render' });
         const renderKey = createdKey(client.body);
         // Accepted (and so cached by the SQLite store's found-key cache): 400 is the egress policy refusing the URL.
         for (let i = 0; i < 2; i++) expect((await fetchWith(metadataKey)).statusCode).toBe(400);
@@ -205,7 +205,7 @@ for (const backend of backends) {
       it.skipIf(backend.name !== 'sqlite')('a deletion by another process (the CLI) is seen by the next request of this one (SQLite key cache)', async () => {
         const address = email();
         const client = await signUp(app, address);
-        await client.submit('/keys', '/keys', { service: 'metadata' });
+        await client.createKey({ service: 'metadata' });
         const key = createdKey(client.body);
         for (let i = 0; i < 2; i++) expect((await fetchWith(key)).statusCode).toBe(400);
         const other = await openSqliteStore(core.config.dataDir);

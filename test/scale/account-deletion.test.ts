@@ -58,7 +58,7 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('account deletion with two metadata
       const client = await signUp(app, 'deleted-in-dashboard@example.com');
       const keys: string[] = [];
       for (let i = 0; i < 2; i++) {
-        await client.submit('/keys', '/keys', { service: 'metadata' });
+        await client.createKey({ service: 'metadata' });
         keys.push(createdKey(client.body));
       }
       for (const key of keys) for (const instance of metadata) expect((await call(instance, key, target.url)).status).toBe(200);
