@@ -35,6 +35,8 @@ export interface Config {
   readonly renderPublicUrl: string;
   readonly metadataPublicUrl: string;
   readonly logLevel: string;
+  /** `auto` (unset): human-readable lines when stdout is a terminal, JSON otherwise. */
+  readonly logFormat: 'auto' | 'pretty' | 'json';
 }
 
 /** A configuration value that is not allowed; the message names the variable. */
@@ -165,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     renderPublicUrl: str(env, 'RENDER_PUBLIC_URL', `http://${publicHost}:${renderPort}`),
     metadataPublicUrl: str(env, 'METADATA_PUBLIC_URL', `http://${publicHost}:${metadataPort}`),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    logFormat: str(env, 'LOG_FORMAT', '') === '' ? 'auto' : oneOf(env, 'LOG_FORMAT', ['pretty', 'json'] as const, 'json'),
   };
   return Object.freeze(config);
 }
