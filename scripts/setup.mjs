@@ -52,7 +52,7 @@ if (!fs.existsSync(builtStamp) || newestIn(path.join(root, 'src')) > mtime(built
   fs.utimesSync(builtStamp, new Date(), new Date());
 }
 
-// 3. System packages: Chromium for rendering; poppler-utils for the tests that read PDFs back.
+// 3. System packages: Chromium for rendering; poppler-utils for the tests that read PDFs back, curl for the docs' examples.
 function findChromium() {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
   return candidates.find((p) => p && fs.existsSync(p));
@@ -67,6 +67,8 @@ if (forTests) {
       break;
     }
   }
+  // The docs' examples run with the real curl (test/docs/examples.test.ts).
+  if (spawnSync('sh', ['-c', 'command -v curl']).status !== 0) needed.push('curl');
 }
 // Fonts: without them CJK, Indic, Thai and emoji print as empty boxes, but the service still runs, so
 // not root means a hint, not a stop. The Dockerfile's set, so a checkout prints what the image prints.

@@ -43,6 +43,8 @@ export interface Config {
   readonly dashboardPublicUrl: string;
   /** Days the activity log keeps an entry. */
   readonly activityRetentionDays: number;
+  /** `auto` (unset): human-readable lines when stdout is a terminal, JSON otherwise. */
+  readonly logFormat: 'auto' | 'pretty' | 'json';
 }
 
 /** A configuration value that is not allowed; the message names the variable. */
@@ -194,6 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: mailFrom(env),
     dashboardPublicUrl: publicBase(env, 'DASHBOARD_PUBLIC_URL', `http://${publicHost}:${port(env, 'DASHBOARD_PORT', 3000)}`),
     activityRetentionDays: int(env, 'ACTIVITY_RETENTION_DAYS', 90, 1, 36_500),
+    logFormat: str(env, 'LOG_FORMAT', '') === '' ? 'auto' : oneOf(env, 'LOG_FORMAT', ['pretty', 'json'] as const, 'json'),
   };
   return Object.freeze(config);
 }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { AccountService } from '../accounts/accounts.js';
 import { ActivityLog } from '../accounts/activity.js';
 import { KeyService } from '../accounts/keys.js';
@@ -13,7 +13,7 @@ import { RedisRateLimiter } from '../ratelimit/redis.js';
 import { openStore } from '../store/open-store.js';
 import { openPostgresStore } from '../store/postgres.js';
 import type { Store } from '../store/store.js';
-import { loggerOptions } from './logger.js';
+import { createLogger } from './logger.js';
 
 /** The shared dependencies every service is built from. */
 export interface CoreDeps {
@@ -80,7 +80,7 @@ async function connectRedisOrDegrade(url: string, log: Logger): Promise<Redis> {
  * Neither an unreachable PostgreSQL nor an unreachable Redis stops the start (see docs/deploy.md,
  * "Degraded modes"): the instance is live, not ready, and recovers on its own.
  */
-export async function createCore(config: Config, log: Logger = pino(loggerOptions(config))): Promise<CoreDeps> {
+export async function createCore(config: Config, log: Logger = createLogger(config)): Promise<CoreDeps> {
   const store = config.databaseUrl
     ? await openPostgresStore(config.databaseUrl, { background: { log } })
     : await openStore(config);

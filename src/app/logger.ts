@@ -1,4 +1,5 @@
-import type { LoggerOptions } from 'pino';
+import pino, { type Logger, type LoggerOptions } from 'pino';
+import pretty from 'pino-pretty';
 import type { Config } from '../config.js';
 
 /** Header paths that can carry a key or a session; pino replaces them before a line is written. */
@@ -18,4 +19,48 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>): LoggerOptions {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
+}
+
+/** Whether lines go out human-readable: `LOG_FORMAT=pretty`, or unset with a terminal on the other end. */
+export function wantsPrettyLogs(format: Config['logFormat'], out: { isTTY?: boolean }): boolean {
+  return format === 'pretty' || (format === 'auto' && out.isTTY === true);
+}
+
+// Fields the request line already shows in its text; pino-pretty would repeat them as JSON after it.
+const SHOWN_IN_TEXT = ['pid', 'hostname', 'service', 'method', 'url', 'statusCode', 'responseTime', 'reqId'];
+
+/** One line per event: `[render] POST /v1/render 200 812 ms rnd_…`, other events as `[service] message {fields}`. */
+function messageFormat(log: Record<string, unknown>, messageKey: string): string {
+  const service = typeof log.service === 'string' ? `[${log.service}] ` : '';
+  if (typeof log.method === 'string' && typeof log.statusCode === 'number') {
+    const ms = typeof log.responseTime === 'number' ? ` ${Math.round(log.responseTime)} ms` : '';
+    const id = typeof log.reqId === 'string' ? ` ${log.reqId}` : '';
+    return `${service}${log.method} ${String(log.url)} ${log.statusCode}${ms}${id}`;
+  }
+  return `${service}${String(log[messageKey] ?? '')}`;
+}
+
+/**
+ * The process logger: JSON on stdout as machines want it, or, for a person at a terminal
+ * (see wantsPrettyLogs), pino-pretty's coloured single lines. Redaction applies to both.
+ */
+export function createLogger(
+  config: Pick<Config, 'logLevel' | 'logFormat'>,
+  out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
+): Logger {
+  if (!wantsPrettyLogs(config.logFormat, out)) {
+    // On stdout, pino's own destination as before (sonic-boom on fd 1); any other stream as given.
+    return out === process.stdout ? pino(loggerOptions(config)) : pino(loggerOptions(config), out);
+  }
+  const stream = pretty({
+    destination: out,
+    colorize: out.isTTY === true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: SHOWN_IN_TEXT.join(','),
+    messageFormat,
+    // A person reads this as it happens; the few lines per request do not need batching.
+    sync: true,
+  });
+  return pino(loggerOptions(config), stream);
 }

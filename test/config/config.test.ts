@@ -25,6 +25,13 @@ describe('configuration', () => {
     expect(Object.isFrozen(c)).toBe(true);
   });
 
+  it('reads LOG_FORMAT: unset or empty is auto (pretty on a terminal), else pretty or json', () => {
+    expect(loadConfig({}).logFormat).toBe('auto');
+    expect(loadConfig({ LOG_FORMAT: '' }).logFormat).toBe('auto');
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+  });
+
   it('reads every variable', () => {
     const c = loadConfig({
       RENDER_PORT: '4001',
@@ -60,6 +67,7 @@ describe('configuration', () => {
     ['PAGEWORKS_SERVICES', 'render,pdf', /^PAGEWORKS_SERVICES: unknown service "pdf"/],
     ['EGRESS_ALLOW', '10.0.0.0/8,http://x', /^EGRESS_ALLOW: "http:\/\/x" is neither a CIDR nor a host name/],
     ['DASHBOARD_SIGNUP', 'maybe', /^DASHBOARD_SIGNUP: "maybe" is not allowed \(allowed: open, closed\)$/],
+    ['LOG_FORMAT', 'text', /^LOG_FORMAT: "text" is not allowed \(allowed: pretty, json\)$/],
   ])('refuses %s=%s with a message naming the variable', (name, value, message) => {
     let error: unknown;
     try {

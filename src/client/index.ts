@@ -1,0 +1,11 @@
+/**
+ * `pageworks/client`: typed clients for the render and metadata services. The package's public entry;
+ * everything a caller needs is named here.
+ */
+
+export type { RenderErrorCode } from '../errors.js';
+export { type ClientErrorCode, MetadataApiError, type MetadataErrorCode, PageworksError, RenderApiError } from './errors.js';
+export { type Metadata, MetadataClient } from './metadata-client.js';
+export { RenderClient, type RenderOptions, type RenderRequest, type RenderStream } from './render-client.js';
+export type { RetryListener, RetryOptions } from './retry.js';
+export type { CallOptions, ClientOptions } from './transport.js';

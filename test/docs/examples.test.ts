@@ -1,0 +1,129 @@
+/**
+ * The docs cannot rot: every fenced `sh` block of docs/*.md runs with the real curl against a render
+ * and a metadata service started on free ports (real store, real Chromium, a loopback page let through
+ * with EGRESS_ALLOW), and each answer must have the status written after `# →` in the block, and the
+ * exact JSON body when the block writes one out in full (no `…`).
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CoreDeps } from '../../src/app/core.js';
+import { buildMetadataApp } from '../../src/app/metadata-app.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { type Origin, startOrigin } from '../metadata/origin.js';
+
+// docs/deploy.md's blocks drive docker compose on a host; only the API reference runs here.
+const DOCS = [path.resolve('docs/api.md')];
+const STATUS_MARK = 'HTTP_STATUS:';
+
+interface Example {
+  file: string;
+  line: number;
+  script: string;
+  /** Expected answers in order: status, and the body when written out in full. */
+  expected: Array<{ status: number; body?: unknown }>;
+}
+
+/** The fenced `sh` blocks of a Markdown file with their `# → <status> [body]` annotations. */
+function examples(file: string): Example[] {
+  const text = fs.readFileSync(file, 'utf8');
+  const found: Example[] = [];
+  for (const match of text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
+    const script = match[1];
+    const expected = [...script.matchAll(/^# → (\d{3})\b(.*)$/gm)].map(([, status, rest]) => {
+      const text = rest.trim();
+      const body = text.startsWith('{') && !text.includes('…') ? JSON.parse(text) : undefined;
+      return { status: Number(status), body };
+    });
+    const line = text.slice(0, match.index).split('\n').length;
+    found.push({ file: path.relative(process.cwd(), file), line, script, expected });
+  }
+  return found;
+}
+
+const all = DOCS.flatMap(examples);
+
+let core: CoreDeps;
+let render: FastifyInstance;
+let metadata: FastifyInstance;
+let origin: Origin;
+let env: Record<string, string>;
+let work: string;
+
+const PAGE = `<!doctype html><title>Example Domain</title><meta property="og:title" content="Example">`;
+
+beforeAll(async () => {
+  origin = await startOrigin((_req, res) => {
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.end(PAGE);
+  });
+  core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '1' });
+  render = await buildRenderApp(core);
+  metadata = await buildMetadataApp(core);
+  await render.listen({ host: '127.0.0.1', port: 0 });
+  await metadata.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app: FastifyInstance) => (app.server.address() as AddressInfo).port;
+
+  // `curl` on PATH is the real curl, told to print the status on stderr after each answer, so that
+  // examples piping the body into grep or head still report it.
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-docs-'));
+  const bin = path.join(work, 'bin');
+  fs.mkdirSync(bin);
+  const realCurl = (await promisify(execFile)('sh', ['-c', 'command -v curl'])).stdout.trim();
+  fs.writeFileSync(path.join(bin, 'curl'), `#!/bin/sh\nexec ${realCurl} "$@" -w '%{stderr}${STATUS_MARK}%{http_code}\\n'\n`, {
+    mode: 0o755,
+  });
+  env = {
+    PATH: `${bin}:${process.env.PATH}`,
+    RENDER_URL: `http://127.0.0.1:${port(render)}`,
+    METADATA_URL: `http://127.0.0.1:${port(metadata)}`,
+    RENDER_KEY: (await createKey(core, 'render')).key,
+    METADATA_KEY: (await createKey(core, 'metadata')).key,
+    PAGE: `${origin.base}/`,
+  };
+});
+
+afterAll(async () => {
+  await render?.close();
+  await metadata?.close();
+  if (core) await closeTestCore(core);
+  await origin?.close();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe('docs examples', () => {
+  it('finds the examples', () => {
+    expect(all.length).toBeGreaterThanOrEqual(10);
+    for (const example of all) expect(example.expected.length, `${example.file}:${example.line} has no "# →" status`).toBe(1);
+  });
+
+  it.each(all.map((e) => [`${e.file}:${e.line}`, e] as const))('%s answers as written', async (_name, example) => {
+    const cwd = fs.mkdtempSync(path.join(work, 'run-'));
+    // Asynchronous: the services run in this process and must keep serving while curl waits.
+    const { stdout, stderr } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', example.script], {
+      cwd,
+      env,
+      timeout: 60_000,
+    });
+    const statuses = [...stderr.matchAll(new RegExp(`${STATUS_MARK}(\\d{3})`, 'g'))].map((m) => Number(m[1]));
+    expect(statuses).toEqual(example.expected.map((e) => e.status));
+    const body = example.expected[0]?.body;
+    if (body !== undefined) expect(JSON.parse(stdout)).toEqual(body);
+    // Every block shows at least some of the answer: a body, headers, or the file it wrote.
+    expect(stdout.length + fs.readdirSync(cwd).length).toBeGreaterThan(0);
+    // Files the examples write (-o invoice.pdf) must be what they say.
+    for (const file of fs.readdirSync(cwd).filter((f) => f.endsWith('.pdf'))) {
+      expect(fs.readFileSync(path.join(cwd, file)).subarray(0, 5).toString(), file).toBe('%PDF-');
+    }
+    if (/-o (\S+\.pdf)/.test(example.script)) {
+      const name = /-o (\S+\.pdf)/.exec(example.script)?.[1] ?? '';
+      expect(fs.existsSync(path.join(cwd, name)), `${name} written`).toBe(true);
+    }
+  });
+});
