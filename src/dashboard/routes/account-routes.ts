@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
-import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, viewerOf, signedInOf } from '../context.js';
+import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
 import { type AccountPageModel, accountPage } from '../views/account-view.js';
 
 /** The account page: details, password change, the sessions list and account deletion. */
@@ -8,10 +8,11 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
   const { core, sessions, throttle, cookies, cookieOptions } = ctx;
 
   const show = async (request: FastifyRequest, reply: FastifyReply, status: number, extra: Partial<AccountPageModel> = {}) => {
-    const { account, session } = signedInOf(request);
+    const signedIn = signedInOf(request);
+    const { account, session } = signedIn;
     const live = await sessions.list(account.id);
     const model: AccountPageModel = {
-      viewer: viewerOf(signedInOf(request)),
+      viewer: viewerOf(signedIn),
       createdAt: account.createdAt,
       now: Date.now(),
       sessions: live.map(({ idHash, ...s }) => ({ ...s, current: idHash === session.idHash })),

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiService } from '../../config.js';
-import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, viewerOf, signedInOf } from '../context.js';
+import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
 import { KeyReveals } from '../key-reveal.js';
 import { keyActivity, windowStart } from '../usage-series.js';
 import { errorPage } from '../views/error-view.js';
@@ -80,11 +80,12 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   });
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
-    const revoked = await core.keys.revoke(request.params.id, signedInOf(request).account.id);
+    const accountId = signedInOf(request).account.id;
+    const revoked = await core.keys.revoke(request.params.id, accountId);
     if (!revoked) return sendPage(reply, 404, notFound(request));
-    const gone = (await core.keys.list(signedInOf(request).account.id)).find((k) => k.id === request.params.id);
-    await core.activity.record(signedInOf(request).account.id, 'key_revoked', 'dashboard', { client: clientOf(request), detail: `${gone?.displayPrefix}… (${gone?.service})` });
-    request.log.info({ keyId: request.params.id, accountId: signedInOf(request).account.id }, 'API key revoked');
+    const gone = (await core.keys.list(accountId)).find((k) => k.id === request.params.id);
+    await core.activity.record(accountId, 'key_revoked', 'dashboard', { client: clientOf(request), detail: `${gone?.displayPrefix}… (${gone?.service})` });
+    request.log.info({ keyId: request.params.id, accountId }, 'API key revoked');
     return reply.redirect(`/keys?revoked=${encodeURIComponent(request.params.id)}`, 303);
   });
 }
