@@ -75,6 +75,7 @@ if (forTests) {
 const FONT_PACKAGES = ['fonts-noto-core', 'fonts-noto-cjk', 'fonts-noto-color-emoji', 'fonts-liberation', 'fontconfig'];
 function missingPackages(packages) {
   // dpkg-query exits 1 when any package is unknown, but still prints the known ones' status.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: ${Package} and ${Status} are dpkg-query's own format fields, not JavaScript.
   const res = spawnSync('dpkg-query', ['-W', '-f=${Package} ${Status}\n', ...packages], { encoding: 'utf8' });
   if (res.error) return undefined; // not Debian: nothing to install with apt
   const installed = new Set(res.stdout.split('\n').filter((l) => l.endsWith(' install ok installed')).map((l) => l.split(' ')[0]));

@@ -139,11 +139,12 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
     if (sub === 'revoke') {
       const target = need(values.key, 'key').replace(/…$/, '');
       const found = await keys.findActive(target);
-      if (found.length === 0) throw new AccountError(`no active key matches ${target}`);
+      const key = found[0];
+      if (key === undefined) throw new AccountError(`no active key matches ${target}`);
       if (found.length > 1) throw new AccountError(`${target} matches ${found.length} active keys; pass the full key`);
-      await keys.revoke(found[0]!.id);
-      await new ActivityLog(store, config.activityRetentionDays).record(found[0]!.accountId, 'key_revoked', 'cli', { detail: `${found[0]!.displayPrefix}… (${found[0]!.service})` });
-      console.log(`revoked ${found[0]!.displayPrefix}… (${found[0]!.service})`);
+      await keys.revoke(key.id);
+      await new ActivityLog(store, config.activityRetentionDays).record(key.accountId, 'key_revoked', 'cli', { detail: `${key.displayPrefix}… (${key.service})` });
+      console.log(`revoked ${key.displayPrefix}… (${key.service})`);
       return 0;
     }
     throw new UsageError(`unknown command "keys ${sub ?? ''}"`);

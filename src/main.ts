@@ -32,20 +32,19 @@ async function bootstrapLocalAccount(core: CoreDeps): Promise<void> {
   const render = await core.keys.create(account.id, 'render', 'local');
   const metadata = await core.keys.create(account.id, 'metadata', 'local');
   const { config } = core;
-  process.stdout.write(
-    [
-      '',
-      'First start on an empty store: created a local account. This is shown once; keep it.',
-      `  dashboard login : ${email} / ${password}`,
-      `  render key      : ${render.key}`,
-      `  metadata key    : ${metadata.key}`,
-      '',
-      `  curl -X POST ${config.renderPublicUrl}/v1/render -H 'Authorization: Bearer ${render.key}' \\`,
-      `       -H 'Content-Type: application/json' -d '{"html":"<h1>Hello</h1>"}' -o hello.pdf`,
-      `  curl '${config.metadataPublicUrl}/v1/fetch?url=https%3A%2F%2Fexample.com' -H 'X-API-Key: ${metadata.key}'`,
-      '',
-    ].join('\n') + '\n',
-  );
+  const lines = [
+    '',
+    'First start on an empty store: created a local account. This is shown once; keep it.',
+    `  dashboard login : ${email} / ${password}`,
+    `  render key      : ${render.key}`,
+    `  metadata key    : ${metadata.key}`,
+    '',
+    `  curl -X POST ${config.renderPublicUrl}/v1/render -H 'Authorization: Bearer ${render.key}' \\`,
+    `       -H 'Content-Type: application/json' -d '{"html":"<h1>Hello</h1>"}' -o hello.pdf`,
+    `  curl '${config.metadataPublicUrl}/v1/fetch?url=https%3A%2F%2Fexample.com' -H 'X-API-Key: ${metadata.key}'`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /**

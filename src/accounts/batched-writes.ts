@@ -33,7 +33,7 @@ export class BatchedWrites<V> {
 
   /** Writes everything pending now (one write at a time). */
   async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.flushing !== undefined) await this.flushing;
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();

@@ -19,7 +19,12 @@ const CRC_TABLE = (() => {
 /** CRC-32 (IEEE 802.3, as zlib) of an ASCII string, as 8 lowercase hex characters. */
 export function crc32Hex(text: string): string {
   let crc = 0xffffffff;
-  for (let i = 0; i < text.length; i++) crc = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff]! ^ (crc >>> 8);
+  for (let i = 0; i < text.length; i++) {
+    const entry = CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff];
+    // The index is masked to a byte and the table has 256 entries.
+    if (entry === undefined) throw new Error('crc32Hex: CRC table index out of range');
+    crc = entry ^ (crc >>> 8);
+  }
   return ((crc ^ 0xffffffff) >>> 0).toString(16).padStart(8, '0');
 }
 

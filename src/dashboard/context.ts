@@ -51,6 +51,16 @@ export function cookieNames(secure: boolean): CookieNames {
 }
 
 /** The page chrome's view of the signed-in user. */
+/**
+ * The signed-in account and session of a request whose route has the `requireSignedIn` preHandler (or
+ * `requireCsrf`, which also answers a request without a session itself).
+ */
+export function signedInOf(request: FastifyRequest): SignedIn {
+  const signedIn = request.signedIn;
+  if (!signedIn) throw new Error(`${request.method} ${request.url}: no signed-in session; the route lacks the requireSignedIn preHandler`);
+  return signedIn;
+}
+
 export function viewerOf(signedIn: SignedIn): Viewer {
   return { email: signedIn.account.email, csrfToken: signedIn.session.csrfToken };
 }

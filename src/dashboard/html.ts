@@ -10,7 +10,12 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 
 /** Escapes text for use in element content and quoted attribute values. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+  return text.replace(/[&<>"']/g, (c) => {
+    const escaped = ESCAPES[c];
+    // The pattern matches exactly the characters ESCAPES has entries for.
+    if (escaped === undefined) throw new Error(`escapeHtml: no escape for ${JSON.stringify(c)}`);
+    return escaped;
+  });
 }
 
 /** A value an `html` template may interpolate. */
@@ -28,9 +33,8 @@ function render(value: HtmlValue): string {
  * so user-supplied text can only ever render as text. Arrays are joined; null/undefined/false vanish.
  */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
-  let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
-  return new SafeHtml(out);
+  // A template has one more string than values: string i follows value i - 1.
+  return new SafeHtml(strings.reduce((out, s, i) => out + render(values[i - 1]) + s));
 }
 
 /** Marks trusted markup (constants only, never user input) as safe. */

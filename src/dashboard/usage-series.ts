@@ -102,7 +102,10 @@ export function keyActivity(rows: readonly KeyUsageIncrement[]): Map<string, Key
   const byKey = new Map<string, KeyActivity>();
   for (const row of rows) {
     let entry = byKey.get(row.keyId);
-    if (!entry) byKey.set(row.keyId, (entry = { total: 0, counts: zeroCounts() }));
+    if (!entry) {
+      entry = { total: 0, counts: zeroCounts() };
+      byKey.set(row.keyId, entry);
+    }
     entry.total += row.count;
     entry.counts[row.outcome] += row.count;
   }

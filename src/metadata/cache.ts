@@ -127,7 +127,7 @@ export function withCacheAndCoalescing(
   return (url) => {
     const key = cacheKey(url);
     const pending = inFlight.get(key);
-    if (pending) {
+    if (pending !== undefined) {
       metrics.coalesced('local');
       return pending;
     }

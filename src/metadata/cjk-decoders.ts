@@ -31,8 +31,10 @@ type UnitDecoder = (...bytes: number[]) => string | null;
 function remembered(decode: (bytes: number[]) => string | null): UnitDecoder {
   const pairs = new Map<number, string | null>();
   return (...bytes) => {
-    if (bytes.length !== 2) return decode(bytes);
-    const key = (bytes[0]! << 8) | bytes[1]!;
+    const lead = bytes[0];
+    const trail = bytes[1];
+    if (bytes.length !== 2 || lead === undefined || trail === undefined) return decode(bytes);
+    const key = (lead << 8) | trail;
     let text = pairs.get(key);
     if (text === undefined) {
       text = decode(bytes);
@@ -77,8 +79,10 @@ function run(bytes: Uint8Array, step: Step): string {
   const again = (...bs: number[]): void => {
     back.unshift(...bs);
   };
-  for (let i = 0; i < bytes.length || back.length > 0; ) {
-    const byte = back.length > 0 ? back.shift()! : bytes[i++]!;
+  for (let i = 0; ; ) {
+    // Bytes put back come first; `undefined` once both are used up.
+    const byte = back.length > 0 ? back.shift() : bytes[i++];
+    if (byte === undefined) break;
     const text = step(byte, again);
     if (text !== null) out += text;
   }
@@ -109,7 +113,13 @@ function leadTrail(single: (byte: number) => string | undefined, pair: (lead: nu
           lead = byte;
           return null;
         },
-        { end: () => (lead !== 0 ? ((lead = 0), ERROR) : '') },
+        {
+          end: () => {
+            if (lead === 0) return '';
+            lead = 0;
+            return ERROR;
+          },
+        },
       );
       return run(bytes, step);
     },
@@ -168,7 +178,14 @@ function eucJp(): Decoder {
           }
           return ERROR;
         },
-        { end: () => (lead !== 0 ? ((lead = 0), (jis0212 = false), ERROR) : '') },
+        {
+          end: () => {
+            if (lead === 0) return '';
+            lead = 0;
+            jis0212 = false;
+            return ERROR;
+          },
+        },
       );
       return run(bytes, step);
     },

@@ -96,7 +96,12 @@ function latin1With(first: number, high: readonly number[]): Decoder {
   return {
     decode(bytes) {
       const s = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-      return s.replace(differs, (c) => String.fromCharCode(high[c.charCodeAt(0) - first]!));
+      return s.replace(differs, (c) => {
+        const cp = high[c.charCodeAt(0) - first];
+        // `differs` matches only the bytes from `first` to `first + high.length - 1`.
+        if (cp === undefined) throw new Error(`latin1With: byte 0x${c.charCodeAt(0).toString(16)} outside the table`);
+        return String.fromCharCode(cp);
+      });
     },
   };
 }

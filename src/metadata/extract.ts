@@ -43,7 +43,8 @@ const SEAM_EXTRA = 4096;
 
 /** One buffer of a list of chunks; copies only when there are several. */
 function joined(chunks: Buffer[]): Buffer {
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const only = chunks.length === 1 ? chunks[0] : undefined;
+  return only ?? Buffer.concat(chunks);
 }
 
 /** Streaming extractor: `push` chunks (returns true once everything is settled), then `finish`. */
@@ -123,7 +124,7 @@ export class MetadataExtractor {
 
   private start(): void {
     this.started = true;
-    const first = joined(this.raw!.length > 0 ? this.raw! : [EMPTY]);
+    const first = this.rawJoined();
     this.bom = sniffBom(first);
     const known = this.bom?.encoding ?? this.contentEncoding;
     if (known !== null && !isAsciiCompatible(known)) {
@@ -145,9 +146,16 @@ export class MetadataExtractor {
     this.feed(bytes);
   }
 
+  /** The raw bytes so far as one buffer; they are kept until no meta charset can restart the scan. */
+  private rawJoined(): Buffer {
+    const raw = this.raw;
+    if (raw === null) throw new Error('MetadataExtractor: the raw bytes were needed after they were released');
+    return joined(raw.length > 0 ? raw : [EMPTY]);
+  }
+
   /** Restarts on UTF-8 transcoded bytes (UTF-16, ISO-2022-JP); "replacement" decodes to nothing useful. */
   private transcodeFrom(encoding: string, skip: number): void {
-    const raw = joined(this.raw!.length > 0 ? this.raw! : [EMPTY]).subarray(skip);
+    const raw = this.rawJoined().subarray(skip);
     this.raw = null;
     this.transcodedFrom = encoding;
     if (encoding === 'replacement') {
@@ -194,7 +202,9 @@ export class MetadataExtractor {
       }
       if (this.restart) {
         this.restart = false;
-        this.transcodeFrom(this.metaEncoding!, this.bom?.length ?? 0);
+        const declared = this.metaEncoding;
+        if (declared === null) throw new Error('MetadataExtractor: a rescan was requested without a meta charset');
+        this.transcodeFrom(declared, this.bom?.length ?? 0);
         continue;
       }
       if (this.isSettled()) {
@@ -204,15 +214,16 @@ export class MetadataExtractor {
     }
     this.rescanAt = 2 * this.tail.length;
     // No meta charset can restart the scan any more: the raw bytes need not be kept.
-    if (this.scanner!.charsetDone) this.raw = null;
+    if (this.currentScanner().charsetDone) this.raw = null;
     return this.done;
   }
 
   /** Removes up to `n` bytes from the front of the pending chunks. */
   private takePending(n: number): Buffer[] {
     const out: Buffer[] = [];
-    while (n > 0 && this.pending.length > 0) {
-      const chunk = this.pending[0]!;
+    while (n > 0) {
+      const chunk = this.pending[0];
+      if (chunk === undefined) break;
       const part = chunk.length > n ? chunk.subarray(0, n) : chunk;
       if (part === chunk) this.pending.shift();
       else this.pending[0] = chunk.subarray(n);
@@ -233,8 +244,7 @@ export class MetadataExtractor {
         skip = 0;
       }
     }
-    for (let i = rest.length - 1; i >= 0; i--) {
-      const part = rest[i]!;
+    for (const part of rest.reverse()) {
       const next = this.pending[0];
       if (next && next.buffer === part.buffer && part.byteOffset + part.length === next.byteOffset) {
         this.pending[0] = Buffer.from(part.buffer, part.byteOffset, part.length + next.length);
@@ -245,7 +255,7 @@ export class MetadataExtractor {
 
   /** Scans `win`, which starts at `tailStart` in the document; the unscanned rest becomes the tail. */
   private run(win: Buffer, stopAt: number, final: boolean): void {
-    const sc = this.scanner!;
+    const sc = this.currentScanner();
     const start = this.tailStart;
     sc.buf = win;
     sc.len = win.length;
@@ -258,8 +268,15 @@ export class MetadataExtractor {
     this.tailStart = start + sc.pos;
   }
 
+  /** The scanner; there is one from `start()` on, and scanning before it is a bug. */
+  private currentScanner(): DocumentScanner {
+    const sc = this.scanner;
+    if (sc === null) throw new Error('MetadataExtractor: no scanner before start()');
+    return sc;
+  }
+
   private isSettled(): boolean {
-    const sc = this.scanner!;
+    const sc = this.currentScanner();
     if (!sc.charsetDone) return false;
     // After a <frameset> took over, no element counts any more.
     const frameset = sc.frameset;

@@ -104,9 +104,10 @@ function readPlain(body: PushBody, extractor: MetadataExtractor, maxBytes: numbe
  */
 function readDecoded(body: PushBody, codings: string[], extractor: MetadataExtractor, maxBytes: number): Promise<void> {
   const chain = codings.reverse().map(decompressor);
-  const first = chain[0]!;
-  const last = chain[chain.length - 1]!;
-  for (let i = 1; i < chain.length; i++) chain[i - 1]!.pipe(chain[i]!);
+  const first = chain[0];
+  if (first === undefined) throw new Error('readDecoded: no content coding to decode');
+  // pipe() returns its destination: this pipes each decompressor into the next and yields the last one.
+  const last = chain.reduce((from, to) => from.pipe(to));
   return new Promise<void>((resolve, reject) => {
     let over = false;
     const stop = (err?: unknown): void => {

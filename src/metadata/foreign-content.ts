@@ -28,8 +28,8 @@ export class ForeignContent {
 
   /** Whether tags are foreign here: inside SVG/MathML and not at an HTML integration point. */
   inside(): boolean {
-    const n = this.stack.length;
-    return n > 0 && !this.stack[n - 1]!.ip;
+    const top = this.stack[this.stack.length - 1];
+    return top !== undefined && !top.ip;
   }
 
   /** An `<svg>` or `<math>` start tag in HTML content. */
@@ -58,7 +58,7 @@ export class ForeignContent {
       return;
     }
     for (let i = this.stack.length - 1; i >= 0; i--) {
-      if (this.stack[i]!.name === name) {
+      if (this.stack[i]?.name === name) {
         this.stack.length = i;
         return;
       }
@@ -66,11 +66,13 @@ export class ForeignContent {
   }
 
   private popToIntegrationPoint(): void {
-    while (this.stack.length > 0 && !this.stack[this.stack.length - 1]!.ip) this.stack.pop();
+    for (let top = this.stack[this.stack.length - 1]; top !== undefined && !top.ip; top = this.stack[this.stack.length - 1]) {
+      this.stack.pop();
+    }
   }
 
   private isIntegrationPoint(name: string, b: Buffer, attrs: TagAttrs): boolean {
-    const ns = this.stack.length > 0 ? this.stack[0]!.name : '';
+    const ns = this.stack[0]?.name ?? '';
     if (ns === 'svg') return name === 'foreignobject' || name === 'desc' || name === 'title';
     if (name === 'mi' || name === 'mo' || name === 'mn' || name === 'ms' || name === 'mtext') return true;
     if (name !== 'annotation-xml') return false;

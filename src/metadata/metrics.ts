@@ -50,6 +50,10 @@ export function createMetadataMetrics(registry: Registry): MetadataMetrics {
     cacheHit: () => hit.inc(),
     cacheMiss: () => miss.inc(),
     coalesced: (scope) => scopes[scope].inc(),
-    upstream: (outcome) => outcomes.get(outcome)!.inc(),
+    upstream: (outcome) => {
+      const child = outcomes.get(outcome);
+      if (!child) throw new Error(`metadata metrics: unknown upstream outcome "${outcome}"`);
+      child.inc();
+    },
   };
 }

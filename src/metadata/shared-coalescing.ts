@@ -85,7 +85,10 @@ export function createSharedCoalescer(redis: Redis, opts: SharedCoalescerOptions
   /** Registers a waiter for `id` before the lock is tried, so no publication can slip between the two. */
   const listen = (id: string): { result: Promise<Metadata | null>; cancel: () => void } => {
     let set = waiters.get(id);
-    if (!set) waiters.set(id, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      waiters.set(id, set);
+    }
     let timer: NodeJS.Timeout | undefined;
     let waiter: Waiter = () => {};
     const cancel = (): void => {

@@ -35,7 +35,7 @@ function encoderTable(encoding: string): Map<number, number[]> {
     const s = dec.decode(Uint8Array.of(b));
     // gb18030 writes € as A2 E3; only GBK uses the single byte 0x80.
     if (s.length > 0 && s !== '\uFFFD' && !(encoding === 'gb18030' && b === 0x80)) {
-      const cp = s.codePointAt(0)!;
+      const cp = firstCodePoint(s);
       if (!table.has(cp)) table.set(cp, [b]);
     }
   }
@@ -48,7 +48,7 @@ function encoderTable(encoding: string): Map<number, number[]> {
         }
         const s = dec.decode(Uint8Array.of(lead, trail));
         if (s.length === 0 || s.includes('\uFFFD')) continue;
-        const cp = s.codePointAt(0)!;
+        const cp = firstCodePoint(s);
         // Shift_JIS's end-user-defined area (private use) is decoded but never encoded.
         if (encoding === 'shift_jis' && cp >= 0xe000 && cp <= 0xf8ff) continue;
         if (s.length === (cp > 0xffff ? 2 : 1) && (!table.has(cp) || (encoding === 'big5' && BIG5_LAST.has(cp)))) table.set(cp, [lead, trail]);
@@ -60,7 +60,14 @@ function encoderTable(encoding: string): Map<number, number[]> {
 }
 
 function hex(b: number): string {
-  return '%' + (b < 16 ? '0' : '') + b.toString(16).toUpperCase();
+  return `%${b < 16 ? '0' : ''}${b.toString(16).toUpperCase()}`;
+}
+
+/** The first code point of `s`, which is not empty (a decoded character, an iterated one). */
+function firstCodePoint(s: string): number {
+  const cp = s.codePointAt(0);
+  if (cp === undefined) throw new Error('url-resolve: a code point of an empty string');
+  return cp;
 }
 
 /** A query byte after the special-query percent-encode set. */
@@ -75,7 +82,7 @@ function encodeQuery(raw: string, encoding: string): string {
   const japanese = encoding === 'shift_jis' || encoding === 'euc-jp';
   let out = '';
   for (const ch of raw) {
-    let cp = ch.codePointAt(0)!;
+    let cp = firstCodePoint(ch);
     if (cp < 0x80) {
       out += queryByte(cp);
       continue;
@@ -120,14 +127,16 @@ const FULL_WIDTH_KATAKANA = Array.from({ length: 0x3f }, (_, i) =>
  */
 function iso2022jpQuery(raw: string): string {
   const jis = encoderTable('euc-jp');
-  const queue = Array.from(raw, (ch) => ch.codePointAt(0)!);
+  const queue = Array.from(raw, firstCodePoint);
   let out = '';
   const bytes = (...bs: number[]): void => {
     for (const b of bs) out += queryByte(b);
   };
   let state: 'ascii' | 'roman' | 'jis0208' = 'ascii';
-  for (let i = 0; i < queue.length; i++) {
-    let cp = queue[i]!;
+  for (let i = 0; ; i++) {
+    // `queue` has no holes: the end of the array is the first undefined.
+    let cp = queue[i];
+    if (cp === undefined) break;
     if (state !== 'jis0208' && (cp === 0x0e || cp === 0x0f || cp === ESC)) {
       out += '%26%2365533%3B';
       continue;
@@ -149,9 +158,17 @@ function iso2022jpQuery(raw: string): string {
       continue;
     }
     if (cp === 0x2212) cp = 0xff0d;
-    if (cp >= 0xff61 && cp <= 0xff9f) cp = FULL_WIDTH_KATAKANA[cp - 0xff61]!;
+    if (cp >= 0xff61 && cp <= 0xff9f) {
+      const full = FULL_WIDTH_KATAKANA[cp - 0xff61];
+      // The table has one entry per half-width katakana, U+FF61 to U+FF9F.
+      if (full === undefined) throw new Error(`iso2022jpQuery: no full-width form of U+${cp.toString(16).toUpperCase()}`);
+      cp = full;
+    }
     const pair = jis.get(cp);
-    if (!pair || pair.length !== 2 || pair[0]! < 0xa1) {
+    // A JIS X 0208 character is a two-byte EUC-JP sequence with a lead byte from 0xA1 (not 0x8E: half-width katakana).
+    const lead = pair?.length === 2 ? pair[0] : undefined;
+    const trail = pair?.[1];
+    if (lead === undefined || trail === undefined || lead < 0xa1) {
       if (state === 'jis0208') {
         // Back to ASCII first; the character is then an error there.
         queue[i] = cp;
@@ -167,7 +184,7 @@ function iso2022jpQuery(raw: string): string {
       bytes(ESC, 0x24, 0x42);
       state = 'jis0208';
     }
-    bytes(pair[0]! - 0x80, pair[1]! - 0x80);
+    bytes(lead - 0x80, trail - 0x80);
   }
   if (state !== 'ascii') bytes(ESC, 0x28, 0x42);
   return out;

@@ -97,7 +97,7 @@ export class PushBody {
       this.onChunk = onChunk;
       const queued = this.queue;
       this.queue = [];
-      for (const chunk of queued) this.deliver(chunk);
+      for (const chunk of queued) this.deliver(onChunk, chunk);
       if (this.dumpLeft !== null) return;
       if (this.error) reject(this.error);
       else if (this.ended) resolve();
@@ -142,12 +142,13 @@ export class PushBody {
       if (this.dumpLeft < 0) this.controller.abort(new Error('response body too long to drain'));
       return;
     }
-    if (this.onChunk === null) {
+    const onChunk = this.onChunk;
+    if (onChunk === null) {
       this.queue.push(chunk);
       this.controller.pause();
       return;
     }
-    this.deliver(chunk);
+    this.deliver(onChunk, chunk);
   }
 
   /** Transport side: the body ended. */
@@ -165,10 +166,14 @@ export class PushBody {
     if (this.dumpLeft === null && this.onChunk !== null) this.settle?.reject(err);
   }
 
-  private deliver(chunk: Buffer): void {
-    if (this.dumpLeft !== null) return this.push(chunk);
+  /** Hands `chunk` to the reader's `onChunk` (the one `read` was given), or drains it once the reader is done. */
+  private deliver(onChunk: (chunk: Buffer) => void, chunk: Buffer): void {
+    if (this.dumpLeft !== null) {
+      this.push(chunk);
+      return;
+    }
     try {
-      this.onChunk!(chunk);
+      onChunk(chunk);
     } catch (err) {
       // A reader's exception must not reach undici's parser: it fails this read instead.
       this.settle?.reject(err as Error);
@@ -207,7 +212,8 @@ export function pinnedDispatch(agent: Dispatcher, target: PinnedTarget, opts: Pi
       {
         onRequestStart(c) {
           controller = c;
-          if (cancel?.aborted) c.abort(cancel.reason!);
+          // Cancellation.abort() sets `reason` together with `aborted`.
+          if (cancel?.aborted) c.abort(cancel.reason ?? new Error('request cancelled without a reason'));
         },
         onResponseStart(c, statusCode, headers) {
           if (statusCode < 200) return; // 1xx: the real answer follows

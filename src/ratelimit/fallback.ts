@@ -1,5 +1,5 @@
 import { type OutageLog, type OutageLogger, outageLog } from '../outage-log.js';
-import { type RateDecision, type RateLimiter } from './limiter.js';
+import type { RateDecision, RateLimiter } from './limiter.js';
 
 /**
  * Uses the shared limiter and, while it fails (Redis down), a per-instance one: the API keeps

@@ -79,9 +79,18 @@ export class Instance {
       void this.dropSlot(slot);
       this.replaceSlot();
     };
-    if (!clean) return discard('failure');
-    if (this.retiring) return discard('retiring');
-    if (slot.renders >= this.settings.maxRendersPerSlot) return discard('worn');
+    if (!clean) {
+      discard('failure');
+      return;
+    }
+    if (this.retiring) {
+      discard('retiring');
+      return;
+    }
+    if (slot.renders >= this.settings.maxRendersPerSlot) {
+      discard('worn');
+      return;
+    }
     resetSlot(slot, RESET_TIMEOUT_MS).then(
       (ok) => (ok ? this.offer(slot) : discard('state')),
       () => discard('failure'),

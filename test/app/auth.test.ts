@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crc32Hex, generateKey } from '../../src/accounts/key-format.js';
@@ -152,7 +152,7 @@ describe('authentication and rate limits', () => {
     const first = await createKey(core, 'render', 'limited@example.com');
     const second = await createKey(core, 'render', 'limited@example.com');
     const statuses: number[] = [];
-    let last;
+    let last: LightMyRequestResponse | undefined;
     for (let i = 0; i < 7; i++) {
       const key = i % 2 === 0 ? first.key : second.key;
       last = await render.inject({ url: '/noop', headers: bearer(`Bearer ${key}`) });

@@ -8,7 +8,7 @@ import { openSqliteStore } from '../../src/store/sqlite.js';
 import { DATABASE_URL } from '../helpers/backends.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { type FreshDatabase, freshDatabase } from '../scale/backends.js';
-import { FormClient, PASSWORD, createdKey, freshIp, keyIdOf, logIn, signUp } from './client.js';
+import { FormClient, PASSWORD, createdKey, keyIdOf, logIn, signUp } from './client.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;

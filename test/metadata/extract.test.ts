@@ -81,7 +81,7 @@ describe('streaming', () => {
   });
 
   it('does not settle while a field is missing, so an element late in the body still counts', () => {
-    const late = Buffer.from('<title>T</title><body>' + 'x'.repeat(100_000) + '<link rel="canonical" href="/late"></body>');
+    const late = Buffer.from(`<title>T</title><body>${'x'.repeat(100_000)}<link rel="canonical" href="/late"></body>`);
     const x = new MetadataExtractor('text/html', url);
     for (let i = 0; i < late.length; i += 4096) expect(x.push(late.subarray(i, i + 4096))).toBe(false);
     expect(x.finish().canonical_url).toBe('https://news.example/late');
@@ -91,14 +91,14 @@ describe('streaming', () => {
     const inBody =
       '<div><title>T</title><meta name="description" content="D"><meta property="og:title" content="OT"><meta property="og:description" content="OD">' +
       '<meta property="og:image" content="/i.png"><meta property="og:url" content="/u"><link rel="canonical" href="/c"><link rel="icon" href="/f.ico"></div>';
-    const page = Buffer.from(inBody + ' '.repeat(10_000) + '<frameset><frame src="a.html"></frameset>');
+    const page = Buffer.from(`${inBody}${' '.repeat(10_000)}<frameset><frame src="a.html"></frameset>`);
     const x = new MetadataExtractor('text/html', url);
     for (let i = 0; i < page.length; i += 1000) expect(x.push(page.subarray(i, i + 1000))).toBe(i + 1000 >= page.length);
     expect(x.finish()).toEqual({ ...Object.fromEntries(METADATA_FIELDS.map((f) => [f, null])), favicon_url: 'https://news.example/favicon.ico' });
     // With text in the body the frameset is ignored, and reading stops once the fields are there (and the
     // charset pre-scan is over: 1024 bytes).
-    const prefix = inBody + 'text '.repeat(300) + '<p>';
-    const withText = Buffer.from(prefix + ' '.repeat(10_000) + '<frameset></frameset>');
+    const prefix = `${inBody}${'text '.repeat(300)}<p>`;
+    const withText = Buffer.from(`${prefix}${' '.repeat(10_000)}<frameset></frameset>`);
     const y = new MetadataExtractor('text/html', url);
     expect(y.push(withText.subarray(0, prefix.length))).toBe(true);
     expect(y.finish().title).toBe('T');

@@ -55,7 +55,7 @@ function parseObjects(pdf: Buffer): Map<number, PdfObject> {
 function value(dict: string, key: string): string | undefined {
   const m = new RegExp(`/${key}(?![A-Za-z0-9])\\s*`).exec(dict);
   if (!m) return undefined;
-  let i = m.index + m[0].length;
+  const i = m.index + m[0].length;
   const open = dict.startsWith('<<', i) ? '<<' : dict[i] === '[' ? '[' : undefined;
   if (open) {
     const close = open === '<<' ? '>>' : ']';
@@ -114,7 +114,10 @@ class PdfReader {
   font(ref: string): FontDecoder {
     const id = Number(ref.split(' ')[0]);
     let decoder = this.fonts.get(id);
-    if (!decoder) this.fonts.set(id, (decoder = this.decoder(this.object(ref).dict)));
+    if (!decoder) {
+      decoder = this.decoder(this.object(ref).dict);
+      this.fonts.set(id, decoder);
+    }
     return decoder;
   }
 

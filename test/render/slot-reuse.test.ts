@@ -5,7 +5,6 @@
  * reach the next render in the same slot. Everything else (a navigation of its own, history entries,
  * a popup, a network request) costs the slot its context.
  */
-import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressPolicy } from '../../src/net/policy.js';
 import { BrowserPool } from '../../src/render/browser-pool.js';
@@ -58,11 +57,9 @@ const PROBE_CLEAN = 'probe: global=undefined name=[] cookie=SecurityError local=
 
 describe('one slot, render after render', () => {
   let launched: LaunchedChromium;
-  let browser: Browser;
 
   beforeAll(async () => {
     launched = await launchChromium();
-    browser = launched.browser;
   });
   afterAll(async () => {
     if (launched) await shutdownChromium(launched);

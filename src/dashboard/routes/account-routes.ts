@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
-import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, viewerOf } from '../context.js';
+import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
 import { type AccountPageModel, accountPage } from '../views/account-view.js';
 
 /** The account page: details, password change, the sessions list and account deletion. */
@@ -8,10 +8,11 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
   const { core, sessions, throttle, cookies, cookieOptions } = ctx;
 
   const show = async (request: FastifyRequest, reply: FastifyReply, status: number, extra: Partial<AccountPageModel> = {}) => {
-    const { account, session } = request.signedIn!;
+    const signedIn = signedInOf(request);
+    const { account, session } = signedIn;
     const live = await sessions.list(account.id);
     const model: AccountPageModel = {
-      viewer: viewerOf(request.signedIn!),
+      viewer: viewerOf(signedIn),
       createdAt: account.createdAt,
       now: Date.now(),
       sessions: live.map(({ idHash, ...s }) => ({ ...s, current: idHash === session.idHash })),
@@ -22,7 +23,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
 
   // Guessing the password through a stolen session is throttled like logging in; undefined: go ahead.
   const checkPassword = async (request: FastifyRequest, reply: FastifyReply, password: string): Promise<string | undefined> => {
-    const { account } = request.signedIn!;
+    const { account } = signedInOf(request);
     const wait = throttle.retryAfterMs(account.email, request.ip);
     if (wait > 0) {
       reply.header('Retry-After', String(Math.ceil(wait / 1000)));
@@ -44,7 +45,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
   });
 
   app.post('/account/password', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
-    const { account, session } = request.signedIn!;
+    const { account, session } = signedInOf(request);
     const fail = (status: number, error: string) => show(request, reply, status, { error });
     const next = field(request, 'new_password');
     if (next.length < MIN_PASSWORD_LENGTH || next.length > 1024) {
@@ -65,7 +66,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
   });
 
   app.post('/account/sessions/end', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
-    const { account } = request.signedIn!;
+    const { account } = signedInOf(request);
     // Only the account's own sessions match: another account's public id ends nothing.
     if (await sessions.destroyByPublicId(account.id, field(request, 'session'))) {
       await core.activity.record(account.id, 'session_ended', 'dashboard', { client: clientOf(request), detail: 'one session' });
@@ -74,14 +75,14 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
   });
 
   app.post('/account/sessions/end-others', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
-    const { account, session } = request.signedIn!;
+    const { account, session } = signedInOf(request);
     await sessions.destroyOthers(account.id, session.idHash);
     await core.activity.record(account.id, 'session_ended', 'dashboard', { client: clientOf(request), detail: 'every other session' });
     return reply.redirect('/account?others', 303);
   });
 
   app.post('/account/delete', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
-    const { account } = request.signedIn!;
+    const { account } = signedInOf(request);
     const refused = await checkPassword(request, reply, field(request, 'password'));
     if (refused) return show(request, reply, reply.getHeader('Retry-After') ? 429 : 400, { deleteError: refused });
     const tombstone = core.activity.entry(account.id, 'account_deleted', 'dashboard', { client: clientOf(request) });

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountError } from '../../accounts/accounts.js';
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
-import { type DashboardContext, clientOf, field, requireCsrf, sendCsrfFailure, sendPage } from '../context.js';
+import { type DashboardContext, clientOf, field, requireCsrf, sendCsrfFailure, sendPage, signedInOf } from '../context.js';
 import { randomToken, sameSecret } from '../sessions.js';
 import { type AuthFormState, loginPage, signupClosedPage, signupPage } from '../views/auth-views.js';
 
@@ -127,7 +127,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
     try {
       accountId = (await core.accounts.create(email, password)).id;
     } catch (err) {
-      if (err instanceof AccountError) return fail(400, err.message.replace(/^./, (c) => c.toUpperCase()) + '.');
+      if (err instanceof AccountError) return fail(400, `${err.message.replace(/^./, (c) => c.toUpperCase())}.`);
       throw err;
     }
     await startSession(request, reply, accountId);
@@ -135,7 +135,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
   });
 
   app.post('/logout', { preHandler: requireCsrf }, async (request, reply) => {
-    await sessions.destroy(request.signedIn!.session.idHash);
+    await sessions.destroy(signedInOf(request).session.idHash);
     reply.clearCookie(cookies.session, cookieOptions);
     return reply.redirect('/login?bye', 303);
   });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiService } from '../../config.js';
-import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, viewerOf } from '../context.js';
+import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
 import { KeyReveals } from '../key-reveal.js';
 import { keyActivity, windowStart } from '../usage-series.js';
 import { errorPage } from '../views/error-view.js';
@@ -14,7 +14,12 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   const { core, urls } = ctx;
   const reveals = new KeyReveals(core.store);
   // The raw session id (the sealing secret of a new key) is in the cookie; the store has only its hash.
-  const sessionOf = (request: FastifyRequest) => ({ id: request.cookies[ctx.cookies.session]!, idHash: request.signedIn!.session.idHash });
+  const sessionOf = (request: FastifyRequest) => {
+    const id = request.cookies[ctx.cookies.session];
+    // A signed-in request was recognised by this cookie.
+    if (id === undefined) throw new Error('keys: a signed-in request without its session cookie');
+    return { id, idHash: signedInOf(request).session.idHash };
+  };
 
   const activityOf = async (accountId: string, now: number) => {
     // Usage and last-used times are batched in memory; write this process's pending ones so the list is current.
@@ -23,7 +28,7 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   };
 
   const model = async (request: FastifyRequest, extra: Partial<KeysPageModel> = {}): Promise<KeysPageModel> => {
-    const signedIn = request.signedIn!;
+    const signedIn = signedInOf(request);
     const now = Date.now();
     const activity = await activityOf(signedIn.account.id, now);
     const keys = await core.keys.list(signedIn.account.id);
@@ -31,7 +36,7 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   };
 
   const notFound = (request: FastifyRequest) =>
-    errorPage({ title: 'Key not found', message: 'There is no active key with this id in your account.', viewer: viewerOf(request.signedIn!) });
+    errorPage({ title: 'Key not found', message: 'There is no active key with this id in your account.', viewer: viewerOf(signedInOf(request)) });
 
   app.get('/keys', { preHandler: requireSignedIn }, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
@@ -50,12 +55,12 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   app.post('/keys', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const service = field(request, 'service');
     if (service !== 'render' && service !== 'metadata') {
-      return sendPage(reply, 400, errorPage({ title: 'Unknown service', message: 'Keys exist for the render and metadata services only.', viewer: viewerOf(request.signedIn!) }));
+      return sendPage(reply, 400, errorPage({ title: 'Unknown service', message: 'Keys exist for the render and metadata services only.', viewer: viewerOf(signedInOf(request)) }));
     }
     const name = field(request, 'name').trim();
     const invalid = name.length > MAX_KEY_NAME ? `Use a name of at most ${MAX_KEY_NAME} characters.` : CONTROL.test(name) ? 'The name cannot contain control characters.' : undefined;
     if (invalid) return sendPage(reply, 400, keysPage(await model(request, { error: { service: service as ApiService, message: invalid } })));
-    const created = await core.keys.create(request.signedIn!.account.id, service, name || null);
+    const created = await core.keys.create(signedInOf(request).account.id, service, name || null);
     await core.activity.record(created.record.accountId, 'key_created', 'dashboard', { client: clientOf(request), detail: `${created.record.displayPrefix}… (${service})` });
     // POST → redirect → GET: a reload shows the list and never creates a second key. The full key waits,
     // sealed with the session id, for that one GET (key-reveal.ts); the fragment scrolls it into view.
@@ -64,22 +69,23 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   });
 
   app.get<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: requireSignedIn }, async (request, reply) => {
-    const accountId = request.signedIn!.account.id;
+    const accountId = signedInOf(request).account.id;
     const now = Date.now();
     const activity = await activityOf(accountId, now);
     const keys = await core.keys.list(accountId);
     const key = keys.find((k) => k.id === request.params.id && k.revokedAt === null);
     // Someone else's key and no key at all look the same: 404.
     if (!key) return sendPage(reply, 404, notFound(request));
-    return sendPage(reply, 200, revokePage(viewerOf(request.signedIn!), key, activity.get(key.id), now));
+    return sendPage(reply, 200, revokePage(viewerOf(signedInOf(request)), key, activity.get(key.id), now));
   });
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
-    const revoked = await core.keys.revoke(request.params.id, request.signedIn!.account.id);
+    const accountId = signedInOf(request).account.id;
+    const revoked = await core.keys.revoke(request.params.id, accountId);
     if (!revoked) return sendPage(reply, 404, notFound(request));
-    const gone = (await core.keys.list(request.signedIn!.account.id)).find((k) => k.id === request.params.id);
-    await core.activity.record(request.signedIn!.account.id, 'key_revoked', 'dashboard', { client: clientOf(request), detail: `${gone?.displayPrefix}… (${gone?.service})` });
-    request.log.info({ keyId: request.params.id, accountId: request.signedIn!.account.id }, 'API key revoked');
+    const gone = (await core.keys.list(accountId)).find((k) => k.id === request.params.id);
+    await core.activity.record(accountId, 'key_revoked', 'dashboard', { client: clientOf(request), detail: `${gone?.displayPrefix}… (${gone?.service})` });
+    request.log.info({ keyId: request.params.id, accountId }, 'API key revoked');
     return reply.redirect(`/keys?revoked=${encodeURIComponent(request.params.id)}`, 303);
   });
 }

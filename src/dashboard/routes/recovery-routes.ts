@@ -28,8 +28,10 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
     try {
       const account = await core.accounts.findByEmail(email);
       if (!account) return;
+      // Only called when byMail; the admin-reset page is shown otherwise.
+      if (!mailer) throw new Error('a password reset mail without SMTP_URL configured');
       const token = await core.resets.issue(account.id);
-      await mailer!.send({ to: account.email, subject: 'Reset your Pageworks password', text: resetMailText(account.email, resetLink(core.config.dashboardPublicUrl, token)) });
+      await mailer.send({ to: account.email, subject: 'Reset your Pageworks password', text: resetMailText(account.email, resetLink(core.config.dashboardPublicUrl, token)) });
       await core.activity.record(account.id, 'password_reset_requested', 'dashboard', { client, detail: 'link sent by mail' });
     } catch (err) {
       log.error({ err: (err as Error).message }, 'could not send a password reset mail');

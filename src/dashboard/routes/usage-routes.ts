@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { defaultLimit } from '../../app/core.js';
 import type { ApiService } from '../../config.js';
-import { type DashboardContext, requireSignedIn, sendPage, viewerOf } from '../context.js';
+import { type DashboardContext, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
 import { type UsageRow, dailyRows, hourWindowStart, hourlySeries, usageSeries, windowStart } from '../usage-series.js';
 import { docsPage } from '../views/docs-view.js';
 import { type LimitInfo, type UsageRange, usagePage } from '../views/usage-view.js';
@@ -14,7 +14,8 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: DashboardContext)
   const { core, urls } = ctx;
 
   app.get('/usage', { preHandler: requireSignedIn }, async (request, reply) => {
-    const { account } = request.signedIn!;
+    const signedIn = signedInOf(request);
+    const { account } = signedIn;
     const query = request.query as Record<string, string | undefined>;
     const range: UsageRange = query.range === '24h' ? '24h' : '30d';
     const now = Date.now();
@@ -38,7 +39,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: DashboardContext)
       return { perMinute: override ?? defaultLimit(core.config, service), custom: override !== null };
     };
     const model = {
-      viewer: viewerOf(request.signedIn!),
+      viewer: viewerOf(signedIn),
       usage,
       limits: { render: limit('render'), metadata: limit('metadata') },
       range,
@@ -50,6 +51,6 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: DashboardContext)
   });
 
   app.get('/docs', { preHandler: requireSignedIn }, async (request, reply) => {
-    return sendPage(reply, 200, docsPage(viewerOf(request.signedIn!), urls));
+    return sendPage(reply, 200, docsPage(viewerOf(signedInOf(request)), urls));
   });
 }

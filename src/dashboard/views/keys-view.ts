@@ -74,17 +74,25 @@ function activeTable(service: ApiService, keys: ApiKeyRecord[], model: KeysPageM
 <tbody>${rows}</tbody></table>`;
 }
 
-function revokedList(keys: ApiKeyRecord[], model: KeysPageModel): SafeHtml {
-  if (keys.length === 0) return html``;
+/** A revoked key: `revokedAt` is set. */
+type RevokedKey = ApiKeyRecord & { revokedAt: number };
+
+function isRevoked(k: ApiKeyRecord): k is RevokedKey {
+  return k.revokedAt !== null;
+}
+
+function revokedList(keys: RevokedKey[], model: KeysPageModel): SafeHtml {
+  const first = keys[0];
+  if (first === undefined) return html``;
   const rows = keys.map(
     (k) => html`<tr data-revoked-key-id="${k.id}">
-<td class="name" data-label="Name">${keyName(k)}</td><td class="prefix" data-label="Key">${k.displayPrefix}…</td><td class="date" data-label="Revoked">${when(k.revokedAt!)}</td><td class="date" data-label="Last used">${lastUsed(k.lastUsedAt, model.now)}</td>
+<td class="name" data-label="Name">${keyName(k)}</td><td class="prefix" data-label="Key">${k.displayPrefix}…</td><td class="date" data-label="Revoked">${when(k.revokedAt)}</td><td class="date" data-label="Last used">${lastUsed(k.lastUsedAt, model.now)}</td>
 <td class="num" data-label="${REQUESTS_HEAD}">${requests(k, model.activity.get(k.id))}</td><td class="actions"></td></tr>`,
   );
   // Open while a rotation is recent: its history is what tells whether the old key is still called.
-  const recent = keys.some((k) => model.now - k.revokedAt! < ACTIVITY_DAYS * 86_400_000);
+  const recent = keys.some((k) => model.now - k.revokedAt < ACTIVITY_DAYS * 86_400_000);
   return html`<details class="revoked"${recent ? html` open` : ''}><summary>Revoked keys (${keys.length})</summary>
-<table class="keys revoked-keys" aria-label="Revoked ${keys[0]!.service} keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Revoked</th><th scope="col">Last used</th><th scope="col" class="num">${REQUESTS_HEAD}</th><th scope="col"></th></tr></thead>
+<table class="keys revoked-keys" aria-label="Revoked ${first.service} keys"><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Revoked</th><th scope="col">Last used</th><th scope="col" class="num">${REQUESTS_HEAD}</th><th scope="col"></th></tr></thead>
 <tbody>${rows}</tbody></table></details>`;
 }
 
@@ -105,7 +113,7 @@ ${codeBlock('new-key-curl', curl, `curl example for the new ${service} key`)}
 function serviceCard(model: KeysPageModel, s: (typeof SERVICES)[number]): SafeHtml {
   const keys = model.keys.filter((k) => k.service === s.id);
   const active = keys.filter((k) => k.revokedAt === null);
-  const revoked = keys.filter((k) => k.revokedAt !== null);
+  const revoked = keys.filter(isRevoked);
   const error = model.error?.service === s.id ? alert('error', model.error.message) : '';
   return html`<section class="card" id="${s.id}-keys" aria-labelledby="${s.id}-title">
 <div class="card-head"><div><div class="service-title"><h2 id="${s.id}-title">${s.title}</h2><span class="badge">${s.prefix}</span></div>

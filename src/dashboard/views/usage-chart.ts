@@ -42,7 +42,9 @@ export function integerTicks(max: number): number[] {
     if (intervals <= 5 && (!best || step * intervals < best.top)) best = { step, top: step * intervals };
     if (step >= Math.max(max, 4)) break;
   }
-  const { step, top } = best!;
+  // A step at least max(max, 4) gives one interval, so the loop always finds one before it stops.
+  if (!best) throw new Error(`integerTicks: no step for a highest bar of ${max}`);
+  const { step, top } = best;
   const ticks: number[] = [];
   for (let v = 0; v <= top; v += step) ticks.push(v);
   return ticks;
@@ -66,7 +68,9 @@ function bucketTitle(unit: 'day' | 'hour', bucket: string): string {
 export function usageChart(usage: ServiceUsage): SafeHtml {
   const buckets = usage.buckets;
   const ticks = integerTicks(Math.max(...buckets.map((d) => d.total)));
-  const max = ticks[ticks.length - 1]!;
+  const max = ticks[ticks.length - 1];
+  // integerTicks starts at 0, so there is always a last tick.
+  if (max === undefined) throw new Error('usageChart: no y-axis ticks');
   const plotW = W - LEFT - RIGHT;
   const plotH = H - TOP - BOTTOM;
   const slot = plotW / buckets.length;

@@ -21,9 +21,15 @@ const SYSTEMS: Array<[RegExp, string]> = [
 /** "Firefox 128 on Linux" from a User-Agent header; the raw text (shortened) when nothing matches. */
 export function describeAgent(agent: string | null): string {
   if (!agent) return 'Unknown browser';
-  const browser = BROWSERS.map(([re, name]) => [re.exec(agent), name] as const).find(([m]) => m);
+  let browser: { name: string; version: string | undefined } | undefined;
+  for (const [re, name] of BROWSERS) {
+    const match = re.exec(agent);
+    if (match) {
+      browser = { name, version: match[1] };
+      break;
+    }
+  }
   const system = SYSTEMS.find(([re]) => re.test(agent))?.[1];
   if (!browser) return agent.length > 60 ? `${agent.slice(0, 60)}…` : agent;
-  const [match, name] = browser;
-  return `${name} ${match![1]}${system ? ` on ${system}` : ''}`;
+  return `${browser.name} ${browser.version}${system ? ` on ${system}` : ''}`;
 }
