@@ -21,6 +21,10 @@ export interface Config {
   readonly renderConcurrency: number;
   readonly renderQueueLimit: number;
   readonly renderTimeoutMs: number;
+  /** Relaunch Chromium after this many renders (0: never); the new one is ready before the old one drains. */
+  readonly renderRecycleAfter: number;
+  /** Relaunch Chromium when its processes together hold more resident memory than this, in MiB (0: never). */
+  readonly renderMaxBrowserRssMb: number;
   readonly renderRateLimit: number;
   readonly metadataRateLimit: number;
   readonly metadataTimeoutMs: number;
@@ -28,6 +32,10 @@ export interface Config {
   readonly metadataCacheTtlS: number;
   readonly metadataUserAgent: string;
   readonly egressAllow: readonly string[];
+  /** Longest a client may take to send a request's headers (slow-loris), every service. */
+  readonly httpHeadersTimeoutMs: number;
+  /** Longest a client may take to send a whole request, headers and body, every service. */
+  readonly httpRequestTimeoutMs: number;
   readonly dashboardSignup: 'open' | 'closed';
   /** Set cookies with `Secure` and the `__Host-` prefix (dashboard behind HTTPS). */
   readonly dashboardSecureCookies: boolean;
@@ -153,6 +161,8 @@ export function loadConfig(env: Env = process.env): Config {
     renderConcurrency,
     renderQueueLimit: int(env, 'RENDER_QUEUE_LIMIT', renderConcurrency * 8, 0, 100_000),
     renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 30_000, 100, 600_000),
+    renderRecycleAfter: int(env, 'RENDER_RECYCLE_AFTER', 2000, 0, 10_000_000),
+    renderMaxBrowserRssMb: int(env, 'RENDER_MAX_BROWSER_RSS_MB', 2048, 0, 1_048_576),
     renderRateLimit: int(env, 'RENDER_RATE_LIMIT', 120, 1, 1_000_000),
     metadataRateLimit: int(env, 'METADATA_RATE_LIMIT', 600, 1, 1_000_000),
     metadataTimeoutMs: int(env, 'METADATA_TIMEOUT_MS', 10_000, 100, 600_000),
@@ -160,11 +170,17 @@ export function loadConfig(env: Env = process.env): Config {
     metadataCacheTtlS: int(env, 'METADATA_CACHE_TTL_S', 300, 0, 86_400 * 30),
     metadataUserAgent: str(env, 'METADATA_USER_AGENT', 'PageworksBot/1.0 (+https://github.com/pageworks; metadata unfurler)'),
     egressAllow: egressAllow(env),
+    httpHeadersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
     dashboardSignup: oneOf(env, 'DASHBOARD_SIGNUP', ['open', 'closed'] as const, 'open'),
     dashboardSecureCookies: bool(env, 'DASHBOARD_SECURE_COOKIES', false),
     renderPublicUrl: str(env, 'RENDER_PUBLIC_URL', `http://${publicHost}:${renderPort}`),
     metadataPublicUrl: str(env, 'METADATA_PUBLIC_URL', `http://${publicHost}:${metadataPort}`),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   };
+  // Node refuses a server whose header timeout is longer than its whole-request timeout.
+  if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `${config.httpHeadersTimeoutMs} is longer than HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs})`);
+  }
   return Object.freeze(config);
 }

@@ -38,11 +38,11 @@ export interface BrowserPoolOptions {
   queueLimit: number;
   timeoutMs: number;
   executablePath?: string;
-  /** Relaunch Chromium after this many renders (slow leaks in long-lived browsers). */
+  /** Relaunch Chromium after this many renders (slow leaks in long-lived browsers); 0: never. */
   maxRendersPerBrowser?: number;
   /** Replace a slot's context after this many renders even if it stayed clean. */
   maxRendersPerSlot?: number;
-  /** Relaunch Chromium when its process group holds more resident memory than this. */
+  /** Relaunch Chromium when its process group holds more resident memory than this; 0: never. */
   memoryLimitBytes?: number;
   memoryCheckMs?: number;
   maxRequestsPerRender?: number;
@@ -263,7 +263,8 @@ export class BrowserPool {
     } finally {
       instance.busy -= 1;
       instance.giveBack(slot, clean);
-      if (instance.renders >= this.opts.maxRendersPerBrowser) this.recycle('renders');
+      const { maxRendersPerBrowser } = this.opts;
+      if (maxRendersPerBrowser > 0 && instance.renders >= maxRendersPerBrowser) this.recycle('renders');
     }
   }
 
@@ -277,7 +278,7 @@ export class BrowserPool {
 
   private checkMemory(): void {
     const instance = this.current;
-    if (!instance || instance.dead) return;
+    if (!instance || instance.dead || this.opts.memoryLimitBytes === 0) return;
     const rss = processGroupRss(instance.launched.pid);
     if (rss > this.opts.memoryLimitBytes) this.recycle('memory', Math.round(rss / 1048576));
   }
