@@ -11,9 +11,10 @@ const sections: Record<string, () => Promise<void>> = {
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),
   soak: async () => (await import('./soak.js')).runSoakBench(),
+  fuzz: async () => (await import('./fuzz.js')).runFuzzBench(),
 };
-/** Minutes long each (SOAK_S): only when named. */
-const OPT_IN = new Set(['soak']);
+/** Minutes long each (SOAK_S, FUZZ_S): only when named. */
+const OPT_IN = new Set(['soak', 'fuzz']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of chosen) {
