@@ -50,7 +50,7 @@ interface Service {
 }
 
 /** Starts `node dist/cli.js serve` (what `npm start` runs after setup) on a fresh store; reads its ports and first-start keys. */
-async function startService(dataDir: string): Promise<Service> {
+async function startService(dataDir: string, concurrency = RENDER_C): Promise<Service> {
   const proc = spawn(process.execPath, [path.join(ROOT, 'dist/cli.js'), 'serve'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -60,7 +60,7 @@ async function startService(dataDir: string): Promise<Service> {
       PAGEWORKS_SERVICES: 'render,metadata',
       RENDER_PORT: '0',
       METADATA_PORT: '0',
-      RENDER_CONCURRENCY: String(RENDER_C),
+      RENDER_CONCURRENCY: String(concurrency),
       RENDER_RATE_LIMIT: '1000000',
       METADATA_RATE_LIMIT: '1000000',
       EGRESS_ALLOW: '127.0.0.1',
@@ -90,6 +90,38 @@ async function stopService(proc: ChildProcess): Promise<void> {
   const timer = setTimeout(() => proc.kill('SIGKILL'), 40_000);
   await exited;
   clearTimeout(timer);
+}
+
+/**
+ * What an idle Chromium costs: the service started with 1 and with 4 render slots in use (plus the spare one),
+ * sampled after it settled; the difference per slot is one render context, the rest the browser itself.
+ */
+async function idleFootprint(): Promise<void> {
+  const figures: Array<{ slots: number; sample: ProcessSample }> = [];
+  for (const concurrency of [1, 4]) {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-soak-idle-'));
+    const service = await startService(dataDir, concurrency);
+    try {
+      await new Promise((r) => setTimeout(r, 5000));
+      figures.push({ slots: concurrency + 1, sample: sampleProcesses(service.proc.pid!) });
+    } finally {
+      await stopService(service.proc);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  const [a, b] = figures as [(typeof figures)[0], (typeof figures)[0]];
+  const perSlot = (pick: (s: ProcessSample) => number) => (pick(b.sample) - pick(a.sample)) / (b.slots - a.slots);
+  const base = (pick: (s: ProcessSample) => number) => pick(a.sample) - a.slots * perSlot(pick);
+  process.stdout.write('idle (no render yet)    slots  Node RSS MB  Chromium RSS MB  Chromium PSS MB  processes\n');
+  for (const { slots, sample } of figures) {
+    process.stdout.write(
+      `  RENDER_CONCURRENCY=${slots - 1}  ${String(slots).padStart(5)}  ${mb(sample.nodeRssMb, 11)}  ${mb(sample.chromiumRssMb, 15)}  ${mb(sample.chromiumPssMb, 15)}  ${String(sample.chromiumProcesses).padStart(9)}\n`,
+    );
+  }
+  process.stdout.write(
+    `  per render slot: ${fmt(perSlot((s) => s.chromiumPssMb), 0, 0)} MB PSS (${fmt(perSlot((s) => s.chromiumRssMb), 0, 0)} MB RSS); ` +
+      `Chromium without slots: ${fmt(base((s) => s.chromiumPssMb), 0, 0)} MB PSS (${fmt(base((s) => s.chromiumRssMb), 0, 0)} MB RSS)\n\n`,
+  );
 }
 
 function mb(v: number, width = 7): string {
@@ -152,6 +184,7 @@ function summarize(rows: Row[], seconds: number): void {
 export async function runSoakBench(): Promise<void> {
   const seconds = Math.max(30, Number(process.env.SOAK_S ?? 600));
   heading(`soak: ${seconds} s, renders at c=${RENDER_C}, metadata fetches at c=${METADATA_C}, samples every ${SAMPLE_S} s`);
+  await idleFootprint();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-soak-'));
   const fonts = await startFontServer();
   const origin = await child('origin');

@@ -264,7 +264,7 @@ export class BrowserPool {
       instance.busy -= 1;
       instance.giveBack(slot, clean);
       const { maxRendersPerBrowser } = this.opts;
-      if (maxRendersPerBrowser > 0 && instance.renders >= maxRendersPerBrowser) this.recycle('renders');
+      if (maxRendersPerBrowser > 0 && instance.renders >= maxRendersPerBrowser) this.recycle(instance, 'renders');
     }
   }
 
@@ -280,13 +280,15 @@ export class BrowserPool {
     const instance = this.current;
     if (!instance || instance.dead || this.opts.memoryLimitBytes === 0) return;
     const rss = processGroupRss(instance.launched.pid);
-    if (rss > this.opts.memoryLimitBytes) this.recycle('memory', Math.round(rss / 1048576));
+    if (rss > this.opts.memoryLimitBytes) this.recycle(instance, 'memory', Math.round(rss / 1048576));
   }
 
-  /** Starts a new Chromium, switches new renders to it, and retires the old one once its renders finish. */
-  private recycle(reason: Exclude<RestartReason, 'crash'>, rssMiB?: number): void {
-    const old = this.current;
-    if (!old || this.recycling || this.closing || old.retiring) return;
+  /**
+   * Starts a new Chromium, switches new renders to it, and retires `old` once its renders finish. Only the
+   * current one is recycled: a render finishing on a browser already replaced must not recycle its successor.
+   */
+  private recycle(old: Instance, reason: Exclude<RestartReason, 'crash'>, rssMiB?: number): void {
+    if (old !== this.current || this.recycling || this.closing || old.retiring) return;
     this.recycling = true;
     this.opts.log?.info({ chromiumPid: old.launched.pid, reason, rssMiB }, 'recycling chromium');
     this.opts.events?.chromiumRestarted(reason);
