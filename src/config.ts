@@ -161,7 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     renderConcurrency,
     renderQueueLimit: int(env, 'RENDER_QUEUE_LIMIT', renderConcurrency * 8, 0, 100_000),
     renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 30_000, 100, 600_000),
-    renderRecycleAfter: int(env, 'RENDER_RECYCLE_AFTER', 2000, 0, 10_000_000),
+    renderRecycleAfter: int(env, 'RENDER_RECYCLE_AFTER', 500, 0, 10_000_000),
     renderMaxBrowserRssMb: int(env, 'RENDER_MAX_BROWSER_RSS_MB', 2048, 0, 1_048_576),
     renderRateLimit: int(env, 'RENDER_RATE_LIMIT', 120, 1, 1_000_000),
     metadataRateLimit: int(env, 'METADATA_RATE_LIMIT', 600, 1, 1_000_000),

@@ -19,7 +19,7 @@ describe('configuration', () => {
       metadataMaxBytes: 5_242_880,
       metadataCacheTtlS: 300,
       egressAllow: [],
-      renderRecycleAfter: 2000,
+      renderRecycleAfter: 500,
       renderMaxBrowserRssMb: 2048,
       httpHeadersTimeoutMs: 10_000,
       httpRequestTimeoutMs: 60_000,
