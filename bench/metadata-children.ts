@@ -1,6 +1,6 @@
 /**
  * The separate processes of the metadata bench, chosen by argv[2]:
- * - `origin`: serves the corpus pages from memory at /<name> as text/html without charset;
+ * - `origin`: serves the corpus pages from memory at /<name> (any query ignored: cache busting) as text/html without charset;
  * - `bare-proxy`: GET /?url= fetches the URL with undici, discards the body, answers fixed JSON —
  *   the I/O limit of this request shape;
  * - `bare-extract`: the same proxy running our extractor over the body (no auth, limits or policy);
@@ -25,7 +25,7 @@ async function origin(): Promise<void> {
   const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{ name: string }>;
   const pages = new Map(manifest.map((m) => [`/${m.name}`, fs.readFileSync(path.join(CORPUS, 'pages', `${m.name}.html`))]));
   const server = http.createServer((req, res) => {
-    const body = pages.get(req.url ?? '');
+    const body = pages.get((req.url ?? '').split('?')[0]!);
     res.on('error', () => {});
     if (!body) {
       res.writeHead(404);

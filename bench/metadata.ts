@@ -77,8 +77,8 @@ async function extractionBench(pages: Page[]): Promise<{ ours: number; ogs: numb
   return result;
 }
 
-/** Starts a bench child process and waits for its READY line. */
-async function child(role: string): Promise<{ proc: ChildProcess; port: number; extra: string }> {
+/** Starts a bench child process (a role of metadata-children.ts) and waits for its READY line. */
+export async function child(role: string): Promise<{ proc: ChildProcess; port: number; extra: string }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'metadata-children.ts'), role], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, METADATA_CORPUS_DIR: CORPUS },

@@ -1,8 +1,9 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|metadata|scale …]`: runs the chosen sections (all by default), each measured
- * side by side with its baseline in the same run. Medians and ratios; the machine is noisy.
+ * `npm run bench [auth|render|metadata|scale|soak|fuzz …]`: runs the chosen sections (all but the long opt-in
+ * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
+ * machine is noisy.
  */
 const sections: Record<string, () => Promise<void>> = {
   auth: runAuthBench,
@@ -12,7 +13,11 @@ const sections: Record<string, () => Promise<void>> = {
   },
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),
+  soak: async () => (await import('./soak.js')).runSoakBench(),
+  fuzz: async () => (await import('./fuzz.js')).runFuzzBench(),
 };
+/** Minutes long each (SOAK_S, FUZZ_S): only when named. */
+const OPT_IN = new Set(['soak', 'fuzz']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of chosen) {
@@ -21,7 +26,7 @@ for (const name of chosen) {
     process.exit(2);
   }
 }
-for (const name of chosen.length ? chosen : Object.keys(sections)) {
+for (const name of chosen.length ? chosen : Object.keys(sections).filter((s) => !OPT_IN.has(s))) {
   await sections[name]!();
 }
 process.stdout.write('\nbench done\n');

@@ -21,6 +21,10 @@ export interface Config {
   readonly renderConcurrency: number;
   readonly renderQueueLimit: number;
   readonly renderTimeoutMs: number;
+  /** Relaunch Chromium after this many renders (0: never); the new one is ready before the old one drains. */
+  readonly renderRecycleAfter: number;
+  /** Relaunch Chromium when its processes together hold more resident memory than this, in MiB (0: never). */
+  readonly renderMaxBrowserRssMb: number;
   readonly renderRateLimit: number;
   readonly metadataRateLimit: number;
   readonly metadataTimeoutMs: number;
@@ -28,6 +32,10 @@ export interface Config {
   readonly metadataCacheTtlS: number;
   readonly metadataUserAgent: string;
   readonly egressAllow: readonly string[];
+  /** Longest a client may take to send a request's headers (slow-loris), every service. */
+  readonly httpHeadersTimeoutMs: number;
+  /** Longest a client may take to send a whole request, headers and body, every service. */
+  readonly httpRequestTimeoutMs: number;
   readonly dashboardSignup: 'open' | 'closed';
   /** Set cookies with `Secure` and the `__Host-` prefix (dashboard behind HTTPS). */
   readonly dashboardSecureCookies: boolean;
@@ -180,6 +188,8 @@ export function loadConfig(env: Env = process.env): Config {
     renderConcurrency,
     renderQueueLimit: int(env, 'RENDER_QUEUE_LIMIT', renderConcurrency * 8, 0, 100_000),
     renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 30_000, 100, 600_000),
+    renderRecycleAfter: int(env, 'RENDER_RECYCLE_AFTER', 500, 0, 10_000_000),
+    renderMaxBrowserRssMb: int(env, 'RENDER_MAX_BROWSER_RSS_MB', 2048, 0, 1_048_576),
     renderRateLimit: int(env, 'RENDER_RATE_LIMIT', 120, 1, 1_000_000),
     metadataRateLimit: int(env, 'METADATA_RATE_LIMIT', 600, 1, 1_000_000),
     metadataTimeoutMs: int(env, 'METADATA_TIMEOUT_MS', 10_000, 100, 600_000),
@@ -187,6 +197,8 @@ export function loadConfig(env: Env = process.env): Config {
     metadataCacheTtlS: int(env, 'METADATA_CACHE_TTL_S', 300, 0, 86_400 * 30),
     metadataUserAgent: str(env, 'METADATA_USER_AGENT', 'PageworksBot/1.0 (+https://github.com/pageworks; metadata unfurler)'),
     egressAllow: egressAllow(env),
+    httpHeadersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
     dashboardSignup: oneOf(env, 'DASHBOARD_SIGNUP', ['open', 'closed'] as const, 'open'),
     dashboardSecureCookies: bool(env, 'DASHBOARD_SECURE_COOKIES', false),
     renderPublicUrl: str(env, 'RENDER_PUBLIC_URL', `http://${publicHost}:${renderPort}`),
@@ -198,5 +210,9 @@ export function loadConfig(env: Env = process.env): Config {
     activityRetentionDays: int(env, 'ACTIVITY_RETENTION_DAYS', 90, 1, 36_500),
     logFormat: str(env, 'LOG_FORMAT', '') === '' ? 'auto' : oneOf(env, 'LOG_FORMAT', ['pretty', 'json'] as const, 'json'),
   };
+  // Node refuses a server whose header timeout is longer than its whole-request timeout.
+  if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `${config.httpHeadersTimeoutMs} is longer than HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs})`);
+  }
   return Object.freeze(config);
 }

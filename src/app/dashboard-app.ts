@@ -18,6 +18,7 @@ import { errorPage } from '../dashboard/views/error-view.js';
 import { StoreUnavailableError, isConnectionError } from '../store/postgres.js';
 import { VERSION } from '../version.js';
 import type { CoreDeps } from './core.js';
+import { httpServerLimits } from './http-limits.js';
 import { installMetrics } from './metrics.js';
 
 const PURGE_EVERY_MS = 15 * 60_000;
@@ -45,6 +46,7 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
     bodyLimit: 16 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...httpServerLimits(core.config),
   });
   const ctx: DashboardContext = {
     core,

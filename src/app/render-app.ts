@@ -68,6 +68,8 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
     queueLimit: config.renderQueueLimit,
     timeoutMs: config.renderTimeoutMs,
     executablePath: config.chromiumPath,
+    maxRendersPerBrowser: config.renderRecycleAfter,
+    memoryLimitBytes: config.renderMaxBrowserRssMb * 1024 * 1024,
     log: core.log.child({ service: 'render', component: 'browser-pool' }),
     events: renderMetrics,
   });

@@ -20,6 +20,7 @@ import type { ApiService } from '../config.js';
 import { VERSION } from '../version.js';
 import { withTimeout } from '../with-timeout.js';
 import { type CoreDeps, defaultLimit } from './core.js';
+import { httpServerLimits } from './http-limits.js';
 import { type ServiceMetrics, installMetrics } from './metrics.js';
 
 /** Who an authenticated request is from. */
@@ -158,6 +159,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    ...httpServerLimits(core.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Callback-style hooks: an async hook costs a promise per request for nothing here.

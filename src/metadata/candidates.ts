@@ -12,7 +12,7 @@ import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import type { Decoder } from './encoding.js';
 import { isWs, type TagAttrs } from './html-scan.js';
 import type { ScanSink } from './scanner.js';
-import { collapseWhitespace, defaultFavicon } from './text.js';
+import { collapseWhitespace, decodeReferences, defaultFavicon } from './text.js';
 import type { Metadata } from './types.js';
 import { resolveUrl } from './url-resolve.js';
 
@@ -163,7 +163,7 @@ export class Candidates implements ScanSink {
       const s = this.starts[slot];
       if (s === UNSET) return null;
       let v = s === NO_VALUE ? '' : decoder.decode(this.bufs[slot]!.subarray(s, this.ends[slot]));
-      if (v.includes('&')) v = attr ? decodeHTMLAttribute(v) : decodeHTML(v);
+      if (v.includes('&')) v = decodeReferences(v, attr);
       if (v.includes('\0')) v = v.replace(/\0/g, '\uFFFD');
       return v;
     };

@@ -1,4 +1,5 @@
 /** Small text and URL helpers shared by the extractor and the fetcher. */
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import type { Metadata } from './types.js';
 
 /** The empty result for a non-HTML response: only the origin's default favicon. */
@@ -32,3 +33,36 @@ export function collapseWhitespace(s: string): string {
   return out;
 }
 
+/** What the `entities` decoder reads from an `&` on: the digits or the name, and the `;` (or, in attributes, `=`) after them. */
+const REFERENCE = /&(?:#[xX][0-9a-fA-F]*;?|#[0-9]*;?|[A-Za-z][A-Za-z0-9]*[;=]?)/g;
+/** Values up to this length go to `entities` whole (the common case, and its fastest path). */
+const WHOLE_UP_TO = 65_536;
+
+/**
+ * Decodes character references exactly as `entities` does (text or attribute rules). `entities` appends to one
+ * string per reference: on a multi-megabyte value (a 5 MB title full of `&amp;`) the garbage collector's work on
+ * that growing string made extraction super-linear (4× the bytes: 9–12× the time, GC 15×). Long values are cut
+ * into pieces just before an `&` (no reference is open there), each piece decoded one reference at a time by
+ * String#replace (a flat result, its garbage dies young), and the pieces joined once: 4–6× for 4× the bytes.
+ */
+export function decodeReferences(v: string, attribute: boolean, wholeUpTo = WHOLE_UP_TO): string {
+  const decode = attribute ? decodeHTMLAttribute : decodeHTML;
+  if (v.length <= wholeUpTo) return decode(v);
+  const pieces: string[] = [];
+  for (let from = 0; from < v.length; ) {
+    let cut = v.indexOf('&', from + wholeUpTo + 1);
+    if (cut < 0) cut = v.length;
+    const piece = v.slice(from, cut);
+    const after = v.charAt(cut);
+    // `entities` reads one character past a reference (`&notin` ends differently at the end of the input than
+    // before `&`): decode it with that character, which decodes to itself, and take that back off.
+    pieces.push(
+      piece.replace(REFERENCE, (ref: string, at: number) => {
+        const next = at + ref.length < piece.length ? piece.charAt(at + ref.length) : after;
+        return next === '' ? decode(ref) : decode(ref + next).slice(0, -1);
+      }),
+    );
+    from = cut;
+  }
+  return pieces.join('');
+}

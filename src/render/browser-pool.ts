@@ -38,11 +38,11 @@ export interface BrowserPoolOptions {
   queueLimit: number;
   timeoutMs: number;
   executablePath?: string;
-  /** Relaunch Chromium after this many renders (slow leaks in long-lived browsers). */
+  /** Relaunch Chromium after this many renders (slow leaks in long-lived browsers); 0: never. */
   maxRendersPerBrowser?: number;
   /** Replace a slot's context after this many renders even if it stayed clean. */
   maxRendersPerSlot?: number;
-  /** Relaunch Chromium when its process group holds more resident memory than this. */
+  /** Relaunch Chromium when its process group holds more resident memory than this; 0: never. */
   memoryLimitBytes?: number;
   memoryCheckMs?: number;
   maxRequestsPerRender?: number;
@@ -273,7 +273,8 @@ export class BrowserPool {
     } finally {
       instance.busy -= 1;
       instance.giveBack(slot, clean);
-      if (instance.renders >= this.opts.maxRendersPerBrowser) this.recycle('renders');
+      const { maxRendersPerBrowser } = this.opts;
+      if (maxRendersPerBrowser > 0 && instance.renders >= maxRendersPerBrowser) this.recycle(instance, 'renders');
     }
   }
 
@@ -287,15 +288,17 @@ export class BrowserPool {
 
   private checkMemory(): void {
     const instance = this.current;
-    if (!instance || instance.dead) return;
+    if (!instance || instance.dead || this.opts.memoryLimitBytes === 0) return;
     const rss = processGroupRss(instance.launched.pid);
-    if (rss > this.opts.memoryLimitBytes) this.recycle('memory', Math.round(rss / 1048576));
+    if (rss > this.opts.memoryLimitBytes) this.recycle(instance, 'memory', Math.round(rss / 1048576));
   }
 
-  /** Starts a new Chromium, switches new renders to it, and retires the old one once its renders finish. */
-  private recycle(reason: Exclude<RestartReason, 'crash'>, rssMiB?: number): void {
-    const old = this.current;
-    if (!old || this.recycling || this.closing || old.retiring) return;
+  /**
+   * Starts a new Chromium, switches new renders to it, and retires `old` once its renders finish. Only the
+   * current one is recycled: a render finishing on a browser already replaced must not recycle its successor.
+   */
+  private recycle(old: Instance, reason: Exclude<RestartReason, 'crash'>, rssMiB?: number): void {
+    if (old !== this.current || this.recycling || this.closing || old.retiring) return;
     this.recycling = true;
     this.opts.log?.info({ chromiumPid: old.launched.pid, reason, rssMiB }, 'recycling chromium');
     this.opts.events?.chromiumRestarted(reason);

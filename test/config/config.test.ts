@@ -19,6 +19,10 @@ describe('configuration', () => {
       metadataMaxBytes: 5_242_880,
       metadataCacheTtlS: 300,
       egressAllow: [],
+      renderRecycleAfter: 500,
+      renderMaxBrowserRssMb: 2048,
+      httpHeadersTimeoutMs: 10_000,
+      httpRequestTimeoutMs: 60_000,
     });
     expect(c.renderConcurrency).toBeGreaterThanOrEqual(1);
     expect(c.renderQueueLimit).toBeGreaterThanOrEqual(c.renderConcurrency);
@@ -42,6 +46,10 @@ describe('configuration', () => {
       RENDER_QUEUE_LIMIT: '0',
       EGRESS_ALLOW: '127.0.0.1/32, intranet.example, ::1/128',
       METADATA_CACHE_TTL_S: '0',
+      RENDER_RECYCLE_AFTER: '0',
+      RENDER_MAX_BROWSER_RSS_MB: '1500',
+      HTTP_HEADERS_TIMEOUT_MS: '5000',
+      HTTP_REQUEST_TIMEOUT_MS: '5000',
     });
     expect(c).toMatchObject({
       renderPort: 4001,
@@ -52,6 +60,10 @@ describe('configuration', () => {
       renderQueueLimit: 0,
       egressAllow: ['127.0.0.1/32', 'intranet.example', '::1/128'],
       metadataCacheTtlS: 0,
+      renderRecycleAfter: 0,
+      renderMaxBrowserRssMb: 1500,
+      httpHeadersTimeoutMs: 5000,
+      httpRequestTimeoutMs: 5000,
     });
   });
 
@@ -61,6 +73,10 @@ describe('configuration', () => {
     ['METADATA_RATE_LIMIT', '-1', /^METADATA_RATE_LIMIT: "-1" is not a whole number/],
     ['METADATA_RATE_LIMIT', '0', /^METADATA_RATE_LIMIT: 0 is out of range/],
     ['RENDER_TIMEOUT_MS', '1.5', /^RENDER_TIMEOUT_MS: "1.5" is not a whole number/],
+    ['RENDER_RECYCLE_AFTER', '-5', /^RENDER_RECYCLE_AFTER: "-5" is not a whole number/],
+    ['RENDER_MAX_BROWSER_RSS_MB', '2GB', /^RENDER_MAX_BROWSER_RSS_MB: "2GB" is not a whole number/],
+    ['HTTP_HEADERS_TIMEOUT_MS', '50', /^HTTP_HEADERS_TIMEOUT_MS: 50 is out of range \(allowed: 100\.\.600000\)$/],
+    ['HTTP_HEADERS_TIMEOUT_MS', '90000', /^HTTP_HEADERS_TIMEOUT_MS: 90000 is longer than HTTP_REQUEST_TIMEOUT_MS \(60000\)$/],
     ['DATABASE_URL', 'mysql://root@localhost/db', /^DATABASE_URL: scheme "mysql:" is not allowed \(allowed: postgres:\/\/…, postgresql:\/\/…\)$/],
     ['DATABASE_URL', 'not a url', /^DATABASE_URL: not a URL/],
     ['REDIS_URL', 'http://localhost', /^REDIS_URL: scheme "http:" is not allowed/],

@@ -53,6 +53,25 @@ describe('BrowserPool', () => {
     });
   });
 
+  it('a render finishing on a replaced Chromium does not recycle its successor', async () => {
+    const reasons: string[] = [];
+    const events = { rendered: () => undefined, slotDiscarded: () => undefined, chromiumRestarted: (r: string) => void reasons.push(r) };
+    await withPool({ concurrency: 2, maxRendersPerBrowser: 2, events }, async (pool) => {
+      const first = pool.browserPid as number;
+      // The short render reaches the count and starts the recycle; the long one ends on the old browser after the switch.
+      const long = pool.render('a', '<p>long</p><script>const end = Date.now() + 4000; while (Date.now() < end) {}</script>', A4);
+      expect(pdfText(await pool.render('a', '<p>short</p>', A4))).toContain('short');
+      await waitFor(() => pool.browserPid !== first, 15_000);
+      const second = pool.browserPid;
+      expect(second).not.toBe(first);
+      expect(pdfText(await long)).toContain('long');
+      await waitFor(() => processGroupMembers(first).length === 0, 10_000);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(reasons).toEqual(['renders']);
+      expect(pool.browserPid).toBe(second);
+    });
+  });
+
   it('recycles Chromium above the memory threshold', async () => {
     await withPool({ memoryLimitBytes: 1, memoryCheckMs: 200 }, async (pool) => {
       const first = pool.browserPid as number;

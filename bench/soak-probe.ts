@@ -1,0 +1,126 @@
+/**
+ * What the soak bench samples from outside the service, the way an operator would: the process tree in
+ * /proc (the Node process, every Chromium process under it, renderers, open file descriptors, RSS and PSS)
+ * and the service's own `/metrics` (V8 heap, Chromium recycles).
+ */
+import fs from 'node:fs';
+
+/** One sample of the service's processes. */
+export interface ProcessSample {
+  nodeRssMb: number;
+  fds: number;
+  /** Summed RSS of every Chromium process (shared pages counted once per process: an upper bound). */
+  chromiumRssMb: number;
+  /** Summed proportional set size: what the Chromium processes really cost together. */
+  chromiumPssMb: number;
+  chromiumProcesses: number;
+  renderers: number;
+}
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may contain spaces and parentheses; fields resume after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? undefined : Number(fields[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every live descendant of `root` (children, grandchildren, …), from one pass over /proc. */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const ppid = parentOf(Number(entry));
+    if (ppid !== undefined) children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const todo = [root];
+  while (todo.length > 0) {
+    for (const child of children.get(todo.pop()!) ?? []) {
+      found.push(child);
+      todo.push(child);
+    }
+  }
+  return found;
+}
+
+/** A `/proc/<pid>/<file>` field in kB (VmRSS in status, Pss in smaps_rollup), as MB; 0 once the process is gone. */
+function kbField(pid: number, file: string, field: string): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/${file}`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Samples the service process and the Chromium processes below it. */
+export function sampleProcesses(servicePid: number): ProcessSample {
+  const chromium = descendants(servicePid).filter((pid) => cmdline(pid).includes('chrom'));
+  let fds = 0;
+  try {
+    fds = fs.readdirSync(`/proc/${servicePid}/fd`).length;
+  } catch {
+    // The service ended: nothing open.
+  }
+  return {
+    nodeRssMb: kbField(servicePid, 'status', 'VmRSS'),
+    fds,
+    chromiumRssMb: chromium.reduce((n, pid) => n + kbField(pid, 'status', 'VmRSS'), 0),
+    chromiumPssMb: chromium.reduce((n, pid) => n + kbField(pid, 'smaps_rollup', 'Pss'), 0),
+    chromiumProcesses: chromium.length,
+    renderers: chromium.filter((pid) => cmdline(pid).includes('--type=renderer')).length,
+  };
+}
+
+/** The service's metrics that matter to the soak, read from its Prometheus text. */
+export interface MetricsSample {
+  heapUsedMb: number;
+  recycles: number;
+}
+
+/** Sums the samples of `name` in Prometheus text whose labels contain `label` (e.g. `reason="memory"`). */
+export function metricSum(text: string, name: string, label = ''): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (line.includes(label)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+/** Reads the heap in use (prom-client's default metric) and the Chromium recycles (render count, memory). */
+export async function sampleMetrics(renderBase: string): Promise<MetricsSample> {
+  const text = await (await fetch(`${renderBase}/metrics`)).text();
+  const restarts = (reason: string) => metricSum(text, 'pageworks_chromium_restarts_total', `reason="${reason}"`);
+  return {
+    heapUsedMb: metricSum(text, 'nodejs_heap_size_used_bytes') / 1048576,
+    recycles: restarts('renders') + restarts('memory'),
+  };
+}
+
+/** Least-squares slope of y over x (NaN with fewer than two distinct x). */
+export function slope(points: ReadonlyArray<readonly [number, number]>): number {
+  const n = points.length;
+  if (n < 2) return Number.NaN;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den === 0 ? Number.NaN : num / den;
+}
