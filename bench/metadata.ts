@@ -174,7 +174,10 @@ async function endToEndBench(pages: Page[]): Promise<void> {
       await load(base, paths, headers, 16, E2E_WARMUP_SECONDS);
     }
     const cells: Record<string, LoadResult[]> = {};
-    const add = (k: string, r: LoadResult) => (cells[k] ??= []).push(r);
+    const add = (k: string, r: LoadResult) => {
+      cells[k] ??= [];
+      cells[k].push(r);
+    };
     for (let round = 0; round < E2E_ROUNDS; round++) {
       for (const c of [1, 16]) {
         add(`ours c${c}`, await load(ours, ourPaths, auth, c, E2E_SECONDS));

@@ -47,7 +47,7 @@ declare module 'fastify' {
 }
 
 /** Sends a service-shaped error and returns the reply. */
-export type SendError = (reply: FastifyReply, status: number, code: string, message: string) => FastifyReply | void;
+export type SendError = (reply: FastifyReply, status: number, code: string, message: string) => FastifyReply | undefined;
 
 /** What a service app is built from. */
 export interface ServiceAppOptions {

@@ -162,7 +162,13 @@ export class Candidates implements ScanSink {
     const text = (slot: number, attr: boolean): string | null => {
       const s = this.starts[slot];
       if (s === UNSET) return null;
-      let v = s === NO_VALUE ? '' : decoder.decode(this.bufs[slot]!.subarray(s, this.ends[slot]));
+      let v = '';
+      if (s !== NO_VALUE) {
+        const buf = this.bufs[slot];
+        // A slot with a start always has the buffer it started in.
+        if (buf === null) throw new Error(`candidate slot ${slot} has a value start but no buffer`);
+        v = decoder.decode(buf.subarray(s, this.ends[slot]));
+      }
       if (v.includes('&')) v = decodeReferences(v, attr);
       if (v.includes('\0')) v = v.replace(/\0/g, '\uFFFD');
       return v;

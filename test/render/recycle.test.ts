@@ -54,7 +54,7 @@ describe('recycling Chromium after RENDER_RECYCLE_AFTER renders', () => {
       `<p>render number ${i}</p><script>const end = Date.now() + 150; while (Date.now() < end) {}</script>`;
     const answers = await Promise.all(Array.from({ length: RENDERS }, (_, i) => postRender(app, key, { html: busy(i) })));
     expect(answers.map((res) => res.statusCode)).toEqual(Array(RENDERS).fill(200));
-    answers.forEach((res, i) => expect(pdfText(res.rawPayload)).toContain(`render number ${i}`));
+    for (const [i, res] of answers.entries()) expect(pdfText(res.rawPayload)).toContain(`render number ${i}`);
 
     // Each browser serves RECYCLE_AFTER renders before it is recycled: a render finishing on a browser already
     // replaced must not recycle the new one too.
