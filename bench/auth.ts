@@ -61,5 +61,7 @@ export async function runAuthBench(): Promise<void> {
   process.stdout.write(`route            p50 ms    p95 ms\n`);
   process.stdout.write(`unauthenticated${fmt(median(plain), 3)} ${fmt(quantile(plain, 0.95), 3)}\n`);
   process.stdout.write(`authenticated  ${fmt(median(authed), 3)} ${fmt(quantile(authed, 0.95), 3)}\n`);
-  process.stdout.write(`added by auth + rate limit (median): ${(added * 1000).toFixed(0)} µs — goal < 200 µs: ${verdict(added < 0.2)}\n`);
+  process.stdout.write(
+    `added by auth + rate limit (median): ${(added * 1000).toFixed(0)} µs — goal < 200 µs: ${verdict(added < 0.2)}\n`,
+  );
 }

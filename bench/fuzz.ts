@@ -8,10 +8,10 @@
 import fc from 'fast-check';
 import { buildRenderApp } from '../src/app/render-app.js';
 import { extractMetadata } from '../src/metadata/extract.js';
-import { closeTestCore, createKey, createTestCore } from '../test/helpers/core.js';
 import { assertShape, metadataProperties, mutationFuzz } from '../test/fuzz/metadata-properties.js';
-import { PATHOLOGICAL, growthRatio } from '../test/fuzz/pathological.js';
+import { growthRatio, PATHOLOGICAL } from '../test/fuzz/pathological.js';
 import { printParamsProperty, renderRequestProperty } from '../test/fuzz/render-properties.js';
+import { closeTestCore, createKey, createTestCore } from '../test/helpers/core.js';
 import { fmt, heading, verdict } from './stats.js';
 
 /** Shares of FUZZ_S: metadata properties, mutations, render requests with the page rules (the pathological pass comes first, untimed). */
@@ -19,11 +19,22 @@ const SHARES = { properties: 0.3, mutations: 0.2, render: 0.5 };
 
 function report(name: string, details: fc.RunDetails<unknown>, failures: string[]): void {
   process.stdout.write(`${name.padEnd(78)} ${String(details.numRuns).padStart(8)} runs  seed ${details.seed}\n`);
-  if (details.failed) failures.push(`${name}: seed ${details.seed}, path ${details.counterexamplePath}: ${String(details.errorInstance).slice(0, 400)}`);
+  if (details.failed)
+    failures.push(
+      `${name}: seed ${details.seed}, path ${details.counterexamplePath}: ${String(details.errorInstance).slice(0, 400)}`,
+    );
 }
 
-async function timed<T>(ms: number, run: (opts: fc.Parameters<T>) => Promise<fc.RunDetails<T>> | fc.RunDetails<T>): Promise<fc.RunDetails<T>> {
-  return run({ seed: Date.now() ^ (Math.random() * 2 ** 31), numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: ms, markInterruptAsFailure: false });
+async function timed<T>(
+  ms: number,
+  run: (opts: fc.Parameters<T>) => Promise<fc.RunDetails<T>> | fc.RunDetails<T>,
+): Promise<fc.RunDetails<T>> {
+  return run({
+    seed: Date.now() ^ (Math.random() * 2 ** 31),
+    numRuns: Number.MAX_SAFE_INTEGER,
+    interruptAfterTimeLimit: ms,
+    markInterruptAsFailure: false,
+  });
 }
 
 /** The fuzz section of `npm run bench`. */
@@ -37,7 +48,9 @@ export async function runFuzzBench(): Promise<void> {
     const extract = (bytes: Buffer, type: string) => assertShape(extractMetadata(bytes, type, 'https://example.com/'));
     try {
       const { ratio, smallMs, largeMs } = growthRatio(p, 1_310_720, extract);
-      process.stdout.write(`  ${p.name.padEnd(30)} ${fmt(smallMs, 1, 8)} → ${fmt(largeMs, 1, 8)}  ${fmt(ratio, 1, 5)}×  < 8×: ${verdict(ratio < 8)}\n`);
+      process.stdout.write(
+        `  ${p.name.padEnd(30)} ${fmt(smallMs, 1, 8)} → ${fmt(largeMs, 1, 8)}  ${fmt(ratio, 1, 5)}×  < 8×: ${verdict(ratio < 8)}\n`,
+      );
       if (ratio >= 8) failures.push(`${p.name}: ${ratio.toFixed(1)}× for 4× the bytes`);
     } catch (err) {
       failures.push(`${p.name}: ${(err as Error).message}`);
@@ -63,7 +76,11 @@ export async function runFuzzBench(): Promise<void> {
   });
   try {
     const { key } = await createKey(core, 'render');
-    report('POST /v1/render with hostile bodies', await timed(budget * (SHARES.render - 0.05), (o) => fc.check(renderRequestProperty(app, key), o)), failures);
+    report(
+      'POST /v1/render with hostile bodies',
+      await timed(budget * (SHARES.render - 0.05), (o) => fc.check(renderRequestProperty(app, key), o)),
+      failures,
+    );
   } finally {
     await app.close();
     await closeTestCore(core);

@@ -37,7 +37,10 @@ interface Page {
 }
 
 function loadCorpus(): Page[] {
-  const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{ name: string; url: string }>;
+  const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{
+    name: string;
+    url: string;
+  }>;
   return manifest.map((m) => {
     const bytes = fs.readFileSync(path.join(CORPUS, 'pages', `${m.name}.html`));
     return { ...m, bytes, html: bytes.toString('utf8') };
@@ -73,7 +76,9 @@ async function extractionBench(pages: Page[]): Promise<{ ours: number; ogs: numb
   process.stdout.write(`extractor                     pages/s     ratio\n`);
   process.stdout.write(`pageworks                  ${fmt(result.ours, 1, 10)}\n`);
   process.stdout.write(`open-graph-scraper (html)  ${fmt(result.ogs, 1, 10)} ${fmt(result.ours / result.ogs, 1, 8)}×\n`);
-  process.stdout.write(`metascraper (4 rules)      ${fmt(result.metascraper, 1, 10)} ${fmt(result.ours / result.metascraper, 1, 8)}×\n`);
+  process.stdout.write(
+    `metascraper (4 rules)      ${fmt(result.metascraper, 1, 10)} ${fmt(result.ours / result.metascraper, 1, 8)}×\n`,
+  );
   return result;
 }
 
@@ -98,7 +103,13 @@ interface LoadResult {
 }
 
 /** Runs `concurrency` workers for `seconds`, each sending the next path in turn; counts 200s. */
-async function load(origin: string, paths: string[], headers: Record<string, string>, concurrency: number, seconds: number): Promise<LoadResult> {
+async function load(
+  origin: string,
+  paths: string[],
+  headers: Record<string, string>,
+  concurrency: number,
+  seconds: number,
+): Promise<LoadResult> {
   const pool = new Pool(origin, { connections: concurrency, pipelining: 1 });
   const latenciesMs: number[] = [];
   let next = 0;
@@ -170,7 +181,11 @@ async function endToEndBench(pages: Page[]): Promise<void> {
     const typical = [...pages].sort((a, b) => a.bytes.length - b.bytes.length)[Math.floor(pages.length / 2)];
     // Warm-up (JIT, connection pools), the same for both. The extractor's time per request goes on falling
     // for its first ~10,000 requests (370 → 210 µs measured in the service): 2 s at c=4 measured a cold JIT.
-    for (const [base, paths, headers] of [[ours, ourPaths, auth], [proxy, barePaths, {}], [proxyExtract, barePaths, {}]] as const) {
+    for (const [base, paths, headers] of [
+      [ours, ourPaths, auth],
+      [proxy, barePaths, {}],
+      [proxyExtract, barePaths, {}],
+    ] as const) {
       await load(base, paths, headers, 16, E2E_WARMUP_SECONDS);
     }
     const cells: Record<string, LoadResult[]> = {};
@@ -197,25 +212,37 @@ async function endToEndBench(pages: Page[]): Promise<void> {
       ['open-graph-scraper (url)', 'ogs'],
     ] as const;
     for (const [label, k] of rows) {
-      process.stdout.write(`${label.padEnd(24)}${fmt(rps(`${k} c1`), 1, 11)}${fmt(rps(`${k} c16`), 1, 13)}${String(errors(`${k} c1`) + errors(`${k} c16`)).padStart(9)}\n`);
+      process.stdout.write(
+        `${label.padEnd(24)}${fmt(rps(`${k} c1`), 1, 11)}${fmt(rps(`${k} c16`), 1, 13)}${String(errors(`${k} c1`) + errors(`${k} c16`)).padStart(9)}\n`,
+      );
     }
     const p50all = median(cells['ours c1'].flatMap((r) => r.latenciesMs));
     const p50typical = median(typicalRun.latenciesMs);
-    const p95all = quantile(cells['ours c1'].flatMap((r) => r.latenciesMs), 0.95);
-    process.stdout.write(`pageworks latency at c=1: p50 ${p50all.toFixed(2)} ms, p95 ${p95all.toFixed(2)} ms over the corpus; ` +
-      `p50 ${p50typical.toFixed(2)} ms for a typical page (${typical.name}, ${(typical.bytes.length / 1024).toFixed(0)} KiB, the median size)\n`);
+    const p95all = quantile(
+      cells['ours c1'].flatMap((r) => r.latenciesMs),
+      0.95,
+    );
+    process.stdout.write(
+      `pageworks latency at c=1: p50 ${p50all.toFixed(2)} ms, p95 ${p95all.toFixed(2)} ms over the corpus; ` +
+        `p50 ${p50typical.toFixed(2)} ms for a typical page (${typical.name}, ${(typical.bytes.length / 1024).toFixed(0)} KiB, the median size)\n`,
+    );
     for (const c of [1, 16]) {
       const vsBare = rps(`ours c${c}`) / rps(`bare c${c}`);
       const vsOgs = rps(`ours c${c}`) / rps(`ogs c${c}`);
-      process.stdout.write(`c=${c}: ${vsBare.toFixed(2)}× bare proxy (goal ≥ 0.7: ${verdict(vsBare >= 0.7)}), ` +
-        `${vsOgs.toFixed(1)}× open-graph-scraper (goal ≥ 30: ${verdict(vsOgs >= 30)})\n`);
+      process.stdout.write(
+        `c=${c}: ${vsBare.toFixed(2)}× bare proxy (goal ≥ 0.7: ${verdict(vsBare >= 0.7)}), ` +
+          `${vsOgs.toFixed(1)}× open-graph-scraper (goal ≥ 30: ${verdict(vsOgs >= 30)})\n`,
+      );
     }
     process.stdout.write(`p50 at c=1 for a typical page < 5 ms: ${verdict(p50typical < 5)}\n`);
     // Not a goal: where the gap to the bare proxy lies. The extractor's share is what the bare proxy loses
     // by running it; the rest (auth, limits, egress policy, framework, logging) is ours ÷ that proxy.
-    const share = (c: number) => `${(rps(`bareExtract c${c}`) / rps(`bare c${c}`)).toFixed(2)}× / ${(rps(`ours c${c}`) / rps(`bareExtract c${c}`)).toFixed(2)}×`;
-    process.stdout.write(`where the gap lies (bare proxy + extractor ÷ bare proxy / pageworks ÷ bare proxy + extractor): ` +
-      `c=1 ${share(1)}, c=16 ${share(16)}\n`);
+    const share = (c: number) =>
+      `${(rps(`bareExtract c${c}`) / rps(`bare c${c}`)).toFixed(2)}× / ${(rps(`ours c${c}`) / rps(`bareExtract c${c}`)).toFixed(2)}×`;
+    process.stdout.write(
+      `where the gap lies (bare proxy + extractor ÷ bare proxy / pageworks ÷ bare proxy + extractor): ` +
+        `c=1 ${share(1)}, c=16 ${share(16)}\n`,
+    );
   } finally {
     for (const c of children) c.proc.kill('SIGTERM');
   }
@@ -225,7 +252,9 @@ async function endToEndBench(pages: Page[]): Promise<void> {
 export async function runMetadataBench(): Promise<void> {
   const pages = loadCorpus();
   const ex = await extractionBench(pages);
-  process.stdout.write(`goal extraction ≥ 40× open-graph-scraper: ${verdict(ex.ours / ex.ogs >= 40)}; ` +
-    `≥ 30× metascraper: ${verdict(ex.ours / ex.metascraper >= 30)}\n`);
+  process.stdout.write(
+    `goal extraction ≥ 40× open-graph-scraper: ${verdict(ex.ours / ex.ogs >= 40)}; ` +
+      `≥ 30× metascraper: ${verdict(ex.ours / ex.metascraper >= 30)}\n`,
+  );
   await endToEndBench(pages);
 }

@@ -3,7 +3,7 @@
  * fresh document per render) and a browser launched per request.
  */
 import puppeteer, { type Page } from 'puppeteer-core';
-import { DEFAULT_CHROMIUM_PATH, chromiumArgs, launchChromium, shutdownChromium } from '../src/render/chromium.js';
+import { chromiumArgs, DEFAULT_CHROMIUM_PATH, launchChromium, shutdownChromium } from '../src/render/chromium.js';
 
 /** What one loop measured. */
 export interface LoopResult {
@@ -15,7 +15,11 @@ export interface LoopResult {
 }
 
 /** A4 with default options, as the service prints a request without options. */
-const A4 = { width: `${210 / 25.4}in`, height: `${297 / 25.4}in`, margin: { top: '0in', right: '0in', bottom: '0in', left: '0in' } };
+const A4 = {
+  width: `${210 / 25.4}in`,
+  height: `${297 / 25.4}in`,
+  margin: { top: '0in', right: '0in', bottom: '0in', left: '0in' },
+};
 
 /** The measured latencies of a loop, added to as its chunks run. */
 export function emptyResult(label: string, concurrency: number): LoopResult {
@@ -26,7 +30,12 @@ export function emptyResult(label: string, concurrency: number): LoopResult {
  * Runs `one` from `concurrency` workers until `count` more renders are done (or `maxMs` passed) and adds
  * them to `into`. Benches alternate short chunks of the loops they compare, so machine noise hits all alike.
  */
-export async function drive(into: LoopResult, count: number, maxMs: number, one: (worker: number) => Promise<void>): Promise<void> {
+export async function drive(
+  into: LoopResult,
+  count: number,
+  maxMs: number,
+  one: (worker: number) => Promise<void>,
+): Promise<void> {
   let started = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -53,12 +62,16 @@ export function serviceRender(baseUrl: string, key: string, html: string): () =>
       body,
     });
     const pdf = Buffer.from(await res.arrayBuffer());
-    if (res.status !== 200 || pdf.subarray(0, 5).toString() !== '%PDF-') throw new Error(`service answered ${res.status}: ${pdf.toString().slice(0, 200)}`);
+    if (res.status !== 200 || pdf.subarray(0, 5).toString() !== '%PDF-')
+      throw new Error(`service answered ${res.status}: ${pdf.toString().slice(0, 200)}`);
   };
 }
 
 /** A bare puppeteer renderer: one reused page per worker; about:blank, setContent, pdf per render. */
-export async function startBare(html: string, workers: number): Promise<{ render: (worker: number) => Promise<void>; close: () => Promise<void> }> {
+export async function startBare(
+  html: string,
+  workers: number,
+): Promise<{ render: (worker: number) => Promise<void>; close: () => Promise<void> }> {
   const launched = await launchChromium();
   const pages: Page[] = await Promise.all(Array.from({ length: workers }, () => launched.browser.newPage()));
   return {

@@ -4,9 +4,9 @@
  * while the 100-page report renders.
  */
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { closeCore, createCore } from '../src/app/core.js';
 import { buildRenderApp } from '../src/app/render-app.js';
@@ -90,7 +90,9 @@ export async function runRenderPagesBench(): Promise<void> {
     const account = await core.accounts.create(`bench-pages-${process.pid}@example.com`);
     const { key } = await core.keys.create(account.id, 'render', 'bench');
     const groups = chromiumGroups();
-    process.stdout.write(`service: default RENDER_TIMEOUT_MS (${config.renderTimeoutMs} ms); one render at a time; Chromium groups ${groups.join(', ')}\n`);
+    process.stdout.write(
+      `service: default RENDER_TIMEOUT_MS (${config.renderTimeoutMs} ms); one render at a time; Chromium groups ${groups.join(', ')}\n`,
+    );
     process.stdout.write('pages  runs  median ms  ms/page  min ms  max ms\n');
     for (const { pages, runs } of SIZES) {
       const render = serviceRender(baseUrl, key, reportDocument(pages));

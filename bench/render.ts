@@ -3,14 +3,14 @@
  * side by side with a bare puppeteer loop and a browser-per-request loop in the same run.
  */
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { closeCore, createCore } from '../src/app/core.js';
 import { buildRenderApp } from '../src/app/render-app.js';
 import { loadConfig } from '../src/config.js';
-import { type LoopResult, drive, emptyResult, launchPerRequest, serviceRender, startBare } from './render-loops.js';
+import { drive, emptyResult, type LoopResult, launchPerRequest, serviceRender, startBare } from './render-loops.js';
 import { fmt, heading, median, quantile, verdict } from './stats.js';
 
 const DOCUMENT = path.resolve(import.meta.dirname, '../../shared/corpus/render/invoice-40-rows.html');
@@ -99,7 +99,9 @@ export async function runRenderBench(): Promise<void> {
   const vsLaunch = rate(c2.service) / rate(launches[1]);
   process.stdout.write(`\ngoal: service ≥ 0.95× bare throughput at c=2: ${fmt(ratio2, 2, 0)}× — ${verdict(ratio2 >= 0.95)}\n`);
   process.stdout.write(`goal: p50 at c=1 within 15 ms of bare: ${fmt(delta1, 1, 0)} ms — ${verdict(delta1 <= 15)}\n`);
-  process.stdout.write(`goal: ≥ 8× launch-per-request throughput (both c=2): ${fmt(vsLaunch, 1, 0)}× — ${verdict(vsLaunch >= 8)}\n`);
+  process.stdout.write(
+    `goal: ≥ 8× launch-per-request throughput (both c=2): ${fmt(vsLaunch, 1, 0)}× — ${verdict(vsLaunch >= 8)}\n`,
+  );
   process.stdout.write(`      (same comparison at c=1: ${fmt(vsLaunch1, 1, 0)}×)\n`);
   // What the minimum itself reaches: the bare loop pays the same per-render Chromium work as the service.
   const bareVsLaunch = rate(c2.bare) / rate(launches[1]);

@@ -59,7 +59,9 @@ async function load(instances: Instance[], path: string | (() => string), key: s
         duration: SECONDS,
         maxOverallRequests: Math.floor(MAX_REQUESTS_PER_RUN / instances.length),
         headers: { 'x-api-key': key },
-        ...(typeof path === 'string' ? {} : { requests: [{ setupRequest: (req: { path: string }) => ({ ...req, path: path() }) }] }),
+        ...(typeof path === 'string'
+          ? {}
+          : { requests: [{ setupRequest: (req: { path: string }) => ({ ...req, path: path() }) }] }),
       }),
     ),
   );
@@ -91,10 +93,12 @@ function listening(port: number): Promise<boolean> {
 /** Runs the scale-out bench and prints its table (skipped, loudly, without DATABASE_URL and REDIS_URL). */
 export async function runScaleBench(): Promise<void> {
   heading('scale-out: one vs two metadata instances (PostgreSQL + Redis, autocannon)');
-  const DATABASE_URL = process.env.DATABASE_URL ?? (await listening(5432) ? LOCAL_POSTGRES : undefined);
-  const REDIS_URL = process.env.REDIS_URL ?? (await listening(6379) ? LOCAL_REDIS : undefined);
+  const DATABASE_URL = process.env.DATABASE_URL ?? ((await listening(5432)) ? LOCAL_POSTGRES : undefined);
+  const REDIS_URL = process.env.REDIS_URL ?? ((await listening(6379)) ? LOCAL_REDIS : undefined);
   if (!DATABASE_URL || !REDIS_URL) {
-    process.stdout.write('SKIPPED: set DATABASE_URL and REDIS_URL (or run PostgreSQL and Redis on 127.0.0.1) for the scale-out bench\n');
+    process.stdout.write(
+      'SKIPPED: set DATABASE_URL and REDIS_URL (or run PostgreSQL and Redis on 127.0.0.1) for the scale-out bench\n',
+    );
     return;
   }
   process.stdout.write(`PostgreSQL ${DATABASE_URL} (a fresh database per run), Redis ${REDIS_URL}\n`);

@@ -60,7 +60,10 @@ x.fillText('canvas soak', 40, 80);
 </script></body>`;
 
 const bigDom = (() => {
-  const rows = Array.from({ length: 1000 }, (_, r) => `<tr>${Array.from({ length: 4 }, (_, c) => `<td>r${r} c${c}</td>`).join('')}</tr>`);
+  const rows = Array.from(
+    { length: 1000 },
+    (_, r) => `<tr>${Array.from({ length: 4 }, (_, c) => `<td>r${r} c${c}</td>`).join('')}</tr>`,
+  );
   // 1,000 rows × (1 tr + 4 td) = 5,000 elements, plus their text nodes.
   return `<!doctype html><style>td{border:1px solid #999;padding:2px 6px;font:10px sans-serif}</style><table>${rows.join('')}</table>`;
 })();

@@ -15,7 +15,7 @@ import readline from 'node:readline';
 import { Pool } from 'undici';
 import { child } from './metadata.js';
 import { soakDocuments, startFontServer } from './soak-docs.js';
-import { type MetricsSample, type ProcessSample, descendants, sampleMetrics, sampleProcesses, slope } from './soak-probe.js';
+import { descendants, type MetricsSample, type ProcessSample, sampleMetrics, sampleProcesses, slope } from './soak-probe.js';
 import { fmt, heading, quantile, verdict } from './stats.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -79,7 +79,13 @@ async function startService(dataDir: string, concurrency = RENDER_C): Promise<Se
   if (!found.render || !found.metadata) throw new Error('the service exited before it listened');
   // Keep draining its stdout (warnings), or the child blocks on a full pipe.
   proc.stdout!.resume();
-  return { proc, renderBase: found.render, metadataBase: found.metadata!, renderKey: found.renderKey!, metadataKey: found.metadataKey! };
+  return {
+    proc,
+    renderBase: found.render,
+    metadataBase: found.metadata!,
+    renderKey: found.renderKey!,
+    metadataKey: found.metadataKey!,
+  };
 }
 
 /** Stops the service with SIGTERM (SIGKILL after 40 s) and waits for it to exit. */
@@ -119,8 +125,24 @@ async function idleFootprint(): Promise<void> {
     );
   }
   process.stdout.write(
-    `  per render slot: ${fmt(perSlot((s) => s.chromiumPssMb), 0, 0)} MB PSS (${fmt(perSlot((s) => s.chromiumRssMb), 0, 0)} MB RSS); ` +
-      `Chromium without slots: ${fmt(base((s) => s.chromiumPssMb), 0, 0)} MB PSS (${fmt(base((s) => s.chromiumRssMb), 0, 0)} MB RSS)\n\n`,
+    `  per render slot: ${fmt(
+      perSlot((s) => s.chromiumPssMb),
+      0,
+      0,
+    )} MB PSS (${fmt(
+      perSlot((s) => s.chromiumRssMb),
+      0,
+      0,
+    )} MB RSS); ` +
+      `Chromium without slots: ${fmt(
+        base((s) => s.chromiumPssMb),
+        0,
+        0,
+      )} MB PSS (${fmt(
+        base((s) => s.chromiumRssMb),
+        0,
+        0,
+      )} MB RSS)\n\n`,
   );
 }
 
@@ -139,14 +161,24 @@ function printRow(r: Row): void {
 }
 
 /** Pooled figures over the rows whose time lies in (from, to]. */
-function span(rows: Row[], from: number, to: number): { renderRate: number; renderP99: number; fetchRate: number; fetchP99: number } {
+function span(
+  rows: Row[],
+  from: number,
+  to: number,
+): { renderRate: number; renderP99: number; fetchRate: number; fetchP99: number } {
   const inSpan = rows.filter((r) => r.t > from && r.t <= to);
   const seconds = inSpan.length * SAMPLE_S;
   return {
     renderRate: inSpan.reduce((n, r) => n + r.renders, 0) / seconds,
-    renderP99: quantile(inSpan.flatMap((r) => r.renderMs), 0.99),
+    renderP99: quantile(
+      inSpan.flatMap((r) => r.renderMs),
+      0.99,
+    ),
     fetchRate: inSpan.reduce((n, r) => n + r.fetches, 0) / seconds,
-    fetchP99: quantile(inSpan.flatMap((r) => r.fetchMs), 0.99),
+    fetchP99: quantile(
+      inSpan.flatMap((r) => r.fetchMs),
+      0.99,
+    ),
   };
 }
 
@@ -161,9 +193,35 @@ function summarize(rows: Row[], seconds: number): void {
       `${rows.reduce((n, r) => n + r.errors, 0)} errors, ${last.recycles} Chromium recycles\n`,
   );
   process.stdout.write(`slopes after ${warm} s of warm-up (least squares over ${after.length} samples):\n`);
-  process.stdout.write(`  Chromium RSS ${fmt(perRenders((r) => r.chromiumRssMb), 2, 0)} MB and PSS ${fmt(perRenders((r) => r.chromiumPssMb), 2, 0)} MB per 1,000 renders\n`);
-  process.stdout.write(`  Node RSS ${fmt(perRequests((r) => r.nodeRssMb), 2, 0)} MB and heap ${fmt(perRequests((r) => r.heapUsedMb), 2, 0)} MB per 1,000 requests\n`);
-  process.stdout.write(`  open fds ${fmt(perRequests((r) => r.fds), 2, 0)} per 1,000 requests\n`);
+  process.stdout.write(
+    `  Chromium RSS ${fmt(
+      perRenders((r) => r.chromiumRssMb),
+      2,
+      0,
+    )} MB and PSS ${fmt(
+      perRenders((r) => r.chromiumPssMb),
+      2,
+      0,
+    )} MB per 1,000 renders\n`,
+  );
+  process.stdout.write(
+    `  Node RSS ${fmt(
+      perRequests((r) => r.nodeRssMb),
+      2,
+      0,
+    )} MB and heap ${fmt(
+      perRequests((r) => r.heapUsedMb),
+      2,
+      0,
+    )} MB per 1,000 requests\n`,
+  );
+  process.stdout.write(
+    `  open fds ${fmt(
+      perRequests((r) => r.fds),
+      2,
+      0,
+    )} per 1,000 requests\n`,
+  );
   if (seconds < warm + 120) {
     process.stdout.write('(run too short to compare the last minute with the first warm one)\n');
     return;
@@ -172,7 +230,9 @@ function summarize(rows: Row[], seconds: number): void {
   const end = span(rows, seconds - 60, seconds);
   const within = (a: number, b: number, higherIsBetter: boolean) => (higherIsBetter ? b >= a * 0.9 : b <= a * 1.1);
   const line = (label: string, a: number, b: number, higherIsBetter: boolean, d: number) =>
-    process.stdout.write(`  ${label.padEnd(22)} ${fmt(a, d, 8)} → ${fmt(b, d, 8)}  within 10 %: ${verdict(within(a, b, higherIsBetter))}\n`);
+    process.stdout.write(
+      `  ${label.padEnd(22)} ${fmt(a, d, 8)} → ${fmt(b, d, 8)}  within 10 %: ${verdict(within(a, b, higherIsBetter))}\n`,
+    );
   process.stdout.write(`first warm minute (${warm}–${warm + 60} s) → last minute (${seconds - 60}–${seconds} s):\n`);
   line('renders/s', first.renderRate, end.renderRate, true, 2);
   line('render p99 ms', first.renderP99, end.renderP99, false, 0);
@@ -235,7 +295,11 @@ export async function runSoakBench(): Promise<void> {
         // Odd requests bust the cache (a new URL each time, so the cache fills too); even ones hit it.
         const target = `http://127.0.0.1:${origin.port}/${manifest[n % manifest.length]!.name}${n % 2 ? `?soak=${n}` : ''}`;
         await timed('metadata', async () => {
-          const res = await metadataPool.request({ method: 'GET', path: `/v1/fetch?url=${encodeURIComponent(target)}`, headers: { 'x-api-key': metadataKey } });
+          const res = await metadataPool.request({
+            method: 'GET',
+            path: `/v1/fetch?url=${encodeURIComponent(target)}`,
+            headers: { 'x-api-key': metadataKey },
+          });
           await res.body.text();
           return res.statusCode === 200;
         });
@@ -244,7 +308,9 @@ export async function runSoakBench(): Promise<void> {
     const rows: Row[] = [];
     const start = Date.now();
     const sampler = (async () => {
-      process.stdout.write('    t  rend/s  r p50  r p99  meta/s  m p50  m p99  err  nodeMB heapMB chrRSS chrPSS procs rend   fds recy\n');
+      process.stdout.write(
+        '    t  rend/s  r p50  r p99  meta/s  m p50  m p99  err  nodeMB heapMB chrRSS chrPSS procs rend   fds recy\n',
+      );
       while (Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, Math.min(SAMPLE_S * 1000, deadline - Date.now() + 50)));
         const taken = window;
@@ -281,7 +347,9 @@ export async function runSoakBench(): Promise<void> {
     await fonts.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
     // Once the service exits its children belong to init: look the pids seen before up again.
-    const left = below.filter((pid) => fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')));
+    const left = below.filter(
+      (pid) => fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')),
+    );
     process.stdout.write(`service stopped; of its ${below.length} child processes, ${left.length} still run\n`);
   }
 }

@@ -78,7 +78,12 @@ function missingPackages(packages) {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: ${Package} and ${Status} are dpkg-query's own format fields, not JavaScript.
   const res = spawnSync('dpkg-query', ['-W', '-f=${Package} ${Status}\n', ...packages], { encoding: 'utf8' });
   if (res.error) return undefined; // not Debian: nothing to install with apt
-  const installed = new Set(res.stdout.split('\n').filter((l) => l.endsWith(' install ok installed')).map((l) => l.split(' ')[0]));
+  const installed = new Set(
+    res.stdout
+      .split('\n')
+      .filter((l) => l.endsWith(' install ok installed'))
+      .map((l) => l.split(' ')[0]),
+  );
   return packages.filter((p) => !installed.has(p));
 }
 const fonts = forTests || services.includes('render') ? (missingPackages(FONT_PACKAGES) ?? []) : [];
@@ -105,7 +110,11 @@ if (needed.length > 0 || optional.length > 0) {
   }
   if (optional.length > 0) {
     log(`installing ${optional.join(' ')} with apt-get (optional: its suite skips without it)`);
-    const res = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...optional], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env });
+    const res = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...optional], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env,
+    });
     if (res.status !== 0) log(`could not install ${optional.join(' ')}; going on without it`);
   }
 }

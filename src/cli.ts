@@ -74,24 +74,34 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
       if (raw !== 'default' && !/^\d+$/.test(raw)) throw new UsageError('--limit must be a whole number or "default"');
       const account = await accountByEmail(store, email);
       await accounts.setLimit(account.id, svc, raw === 'default' ? null : Number(raw));
-      await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'limit_changed', 'cli', { detail: `${svc}: ${raw === 'default' ? 'default' : `${raw} per minute`}` });
-      console.log(`${account.email}: ${svc} limit ${raw === 'default' ? 'reset to the default' : `set to ${raw} requests per minute`}`);
+      await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'limit_changed', 'cli', {
+        detail: `${svc}: ${raw === 'default' ? 'default' : `${raw} per minute`}`,
+      });
+      console.log(
+        `${account.email}: ${svc} limit ${raw === 'default' ? 'reset to the default' : `set to ${raw} requests per minute`}`,
+      );
       return 0;
     }
     if (sub === 'reset-password') {
       const account = await accountByEmail(store, email);
       const token = await new PasswordResets(store, accounts).issue(account.id);
-      await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'password_reset_requested', 'cli', { detail: 'link printed by the CLI' });
+      await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'password_reset_requested', 'cli', {
+        detail: 'link printed by the CLI',
+      });
       // The link alone on stdout (like `keys create`), so a script can pass it on.
       process.stdout.write(`${resetLink(config.dashboardPublicUrl, token)}\n`);
-      console.error(`one-time link for ${account.email}, valid ${RESET_TOKEN_TTL_MS / 60_000} minutes; using it ends every session of the account`);
+      console.error(
+        `one-time link for ${account.email}, valid ${RESET_TOKEN_TTL_MS / 60_000} minutes; using it ends every session of the account`,
+      );
       return 0;
     }
     if (sub === 'delete') {
       const account = await accountByEmail(store, email);
       const tombstone = new ActivityLog(store, config.activityRetentionDays).entry(account.id, 'account_deleted', 'cli');
       await accounts.delete(account.id, tombstone);
-      console.log(`deleted account ${account.email} (${account.id}): its keys are refused from now on, its sessions ended, its usage removed`);
+      console.log(
+        `deleted account ${account.email} (${account.id}): its keys are refused from now on, its sessions ended, its usage removed`,
+      );
       return 0;
     }
     throw new UsageError(`unknown command "accounts ${sub ?? ''}"`);
@@ -116,7 +126,9 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
       const svc = service(values.service);
       const account = await accountByEmail(store, need(values.email, 'email'));
       const { key, record } = await keys.create(account.id, svc, values.name);
-      await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'key_created', 'cli', { detail: `${record.displayPrefix}… (${svc})` });
+      await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'key_created', 'cli', {
+        detail: `${record.displayPrefix}… (${svc})`,
+      });
       process.stdout.write(`${key}\n`);
       return 0;
     }
@@ -131,7 +143,9 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
         for (const k of list) {
           const used = k.lastUsedAt ? new Date(k.lastUsedAt).toISOString() : 'never';
           const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active';
-          console.log(`${k.displayPrefix}…  ${k.service.padEnd(8)}  ${state.padEnd(32)}  created ${new Date(k.createdAt).toISOString()}  last used ${used}  ${k.name ?? ''}`);
+          console.log(
+            `${k.displayPrefix}…  ${k.service.padEnd(8)}  ${state.padEnd(32)}  created ${new Date(k.createdAt).toISOString()}  last used ${used}  ${k.name ?? ''}`,
+          );
         }
       }
       return 0;
@@ -143,7 +157,9 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
       if (key === undefined) throw new AccountError(`no active key matches ${target}`);
       if (found.length > 1) throw new AccountError(`${target} matches ${found.length} active keys; pass the full key`);
       await keys.revoke(key.id);
-      await new ActivityLog(store, config.activityRetentionDays).record(key.accountId, 'key_revoked', 'cli', { detail: `${key.displayPrefix}… (${key.service})` });
+      await new ActivityLog(store, config.activityRetentionDays).record(key.accountId, 'key_revoked', 'cli', {
+        detail: `${key.displayPrefix}… (${key.service})`,
+      });
       console.log(`revoked ${key.displayPrefix}… (${key.service})`);
       return 0;
     }

@@ -114,7 +114,10 @@ function url(env: Env, name: string, schemes: readonly string[]): string | undef
     throw new ConfigError(name, `not a URL (allowed: ${schemes.map((s) => `${s}//…`).join(', ')})`);
   }
   if (!schemes.includes(parsed.protocol)) {
-    throw new ConfigError(name, `scheme "${parsed.protocol}" is not allowed (allowed: ${schemes.map((s) => `${s}//…`).join(', ')})`);
+    throw new ConfigError(
+      name,
+      `scheme "${parsed.protocol}" is not allowed (allowed: ${schemes.map((s) => `${s}//…`).join(', ')})`,
+    );
   }
   return raw;
 }
@@ -144,7 +147,10 @@ function egressAllow(env: Env): string[] {
     .filter(Boolean);
   for (const entry of entries) {
     if (!CIDR_OR_HOST.test(entry)) {
-      throw new ConfigError('EGRESS_ALLOW', `"${entry}" is neither a CIDR nor a host name (allowed: comma-separated CIDRs or host names)`);
+      throw new ConfigError(
+        'EGRESS_ALLOW',
+        `"${entry}" is neither a CIDR nor a host name (allowed: comma-separated CIDRs or host names)`,
+      );
     }
   }
   return entries;
@@ -212,7 +218,10 @@ export function loadConfig(env: Env = process.env): Config {
   };
   // Node refuses a server whose header timeout is longer than its whole-request timeout.
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
-    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `${config.httpHeadersTimeoutMs} is longer than HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs})`);
+    throw new ConfigError(
+      'HTTP_HEADERS_TIMEOUT_MS',
+      `${config.httpHeadersTimeoutMs} is longer than HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs})`,
+    );
   }
   return Object.freeze(config);
 }

@@ -4,7 +4,10 @@ import { outageLog } from '../src/outage-log.js';
 describe('outage log', () => {
   it('warns once when a dependency goes away, again at most every 30 s, and once when it is back', () => {
     const lines: string[] = [];
-    const log = { warn: (_: object, msg: string) => lines.push(`warn ${msg}`), info: (_: object, msg: string) => lines.push(`info ${msg}`) };
+    const log = {
+      warn: (_: object, msg: string) => lines.push(`warn ${msg}`),
+      info: (_: object, msg: string) => lines.push(`info ${msg}`),
+    };
     let now = 0;
     const health = outageLog(log, { down: 'down', up: 'up' }, 30_000, () => now);
     health.ok();
@@ -25,7 +28,10 @@ describe('outage log', () => {
 
   it('with an infinite repeat, warns once per outage however long it lasts', () => {
     const lines: string[] = [];
-    const log = { warn: (_: object, msg: string) => lines.push(`warn ${msg}`), info: (_: object, msg: string) => lines.push(`info ${msg}`) };
+    const log = {
+      warn: (_: object, msg: string) => lines.push(`warn ${msg}`),
+      info: (_: object, msg: string) => lines.push(`info ${msg}`),
+    };
     let now = 0;
     const health = outageLog(log, { down: 'down', up: 'up' }, Infinity, () => now);
     for (let i = 0; i < 5; i++, now += 3_600_000) health.failed(new Error('ECONNREFUSED'));

@@ -1,7 +1,7 @@
 import type { ApiService } from '../config.js';
 import { newId } from '../ids.js';
 import type { Account, ActivityEntry, Store } from '../store/store.js';
-import { MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from './password.js';
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './password.js';
 
 /** A refused account operation, with a message fit for the user. */
 export class AccountError extends Error {
@@ -89,5 +89,4 @@ export class AccountService {
 }
 
 // A valid hash of a random password, computed with the production parameters.
-const DUMMY_HASH =
-  'scrypt$131072$8$1$c2FsdHNhbHRzYWx0c2FsdA==$Vd2DA7fb8hU8Jq1mC3Yk6mPbOHO6LJ0lVRaS9v4zJdg=';
+const DUMMY_HASH = 'scrypt$131072$8$1$c2FsdHNhbHRzYWx0c2FsdA==$Vd2DA7fb8hU8Jq1mC3Yk6mPbOHO6LJ0lVRaS9v4zJdg=';

@@ -48,7 +48,12 @@ export class ActivityLog {
   }
 
   /** Builds an entry without writing it (the deletion tombstone is written in the deletion's transaction). */
-  entry(accountId: string, kind: ActivityKind, actor: ActivityEntry['actor'], opts: { client?: ClientInfo; detail?: string } = {}): ActivityEntry {
+  entry(
+    accountId: string,
+    kind: ActivityKind,
+    actor: ActivityEntry['actor'],
+    opts: { client?: ClientInfo; detail?: string } = {},
+  ): ActivityEntry {
     const at = this.now();
     return {
       id: activityId(at),

@@ -33,7 +33,12 @@ export class PasswordResets {
   async issue(accountId: string): Promise<string> {
     const token = crypto.randomBytes(32).toString('base64url');
     const at = this.now();
-    await this.store.insertResetToken({ tokenHash: hashToken(token), accountId, createdAt: at, expiresAt: at + RESET_TOKEN_TTL_MS });
+    await this.store.insertResetToken({
+      tokenHash: hashToken(token),
+      accountId,
+      createdAt: at,
+      expiresAt: at + RESET_TOKEN_TTL_MS,
+    });
     return token;
   }
 

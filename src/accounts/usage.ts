@@ -55,7 +55,12 @@ export class UsageRecorder {
   private hour = '';
   private prunedHour = '';
 
-  constructor(store: Store, intervalMs = 10_000, onError?: (err: unknown) => void, private readonly now = Date.now) {
+  constructor(
+    store: Store,
+    intervalMs = 10_000,
+    onError?: (err: unknown) => void,
+    private readonly now = Date.now,
+  ) {
     this.batch = new BatchedWrites<number>(
       (a, b) => a + b,
       (entries) => {

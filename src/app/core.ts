@@ -69,7 +69,10 @@ async function connectRedisOrDegrade(url: string, log: Logger): Promise<Redis> {
   try {
     await redis.connect();
   } catch (err) {
-    log.error({ err: (err as Error).message }, 'REDIS_URL: Redis unreachable at start; serving with per-instance limits and reconnecting in the background');
+    log.error(
+      { err: (err as Error).message },
+      'REDIS_URL: Redis unreachable at start; serving with per-instance limits and reconnecting in the background',
+    );
     redis.once('ready', () => log.info({}, 'Redis reachable; shared rate limits resume'));
   }
   return redis;

@@ -5,17 +5,17 @@ import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import { createMailer } from '../accounts/mailer.js';
 import { registerAssets } from '../dashboard/assets.js';
-import { type DashboardContext, cookieNames, sendPage, viewerOf } from '../dashboard/context.js';
+import { cookieNames, type DashboardContext, sendPage, viewerOf } from '../dashboard/context.js';
 import { LoginThrottle, type ThrottlePolicy } from '../dashboard/login-throttle.js';
-import { registerActivityRoutes } from '../dashboard/routes/activity-routes.js';
 import { registerAccountRoutes } from '../dashboard/routes/account-routes.js';
+import { registerActivityRoutes } from '../dashboard/routes/activity-routes.js';
 import { registerAuthRoutes } from '../dashboard/routes/auth-routes.js';
 import { registerKeysRoutes } from '../dashboard/routes/keys-routes.js';
 import { registerRecoveryRoutes } from '../dashboard/routes/recovery-routes.js';
 import { registerUsageRoutes } from '../dashboard/routes/usage-routes.js';
 import { SessionManager } from '../dashboard/sessions.js';
 import { errorPage } from '../dashboard/views/error-view.js';
-import { StoreUnavailableError, isConnectionError } from '../store/postgres.js';
+import { isConnectionError, StoreUnavailableError } from '../store/postgres.js';
 import { VERSION } from '../version.js';
 import type { CoreDeps } from './core.js';
 import { httpServerLimits } from './http-limits.js';
@@ -119,18 +119,37 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
     if (error instanceof StoreUnavailableError || isConnectionError(error)) {
       request.log.warn({ err: error.message }, 'dashboard request failed: store unavailable');
       reply.header('Retry-After', '30');
-      return sendPage(reply, 503, errorPage({ title: 'Temporarily unavailable', message: 'The account store cannot be reached right now. Try again in a minute.', viewer }));
+      return sendPage(
+        reply,
+        503,
+        errorPage({
+          title: 'Temporarily unavailable',
+          message: 'The account store cannot be reached right now. Try again in a minute.',
+          viewer,
+        }),
+      );
     }
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'dashboard request failed');
-    const message = status === 500 ? 'Something went wrong on our side. Try again in a moment.' : 'The request could not be understood.';
-    return sendPage(reply, status, errorPage({ title: status === 500 ? 'Something went wrong' : 'Bad request', message, viewer }));
+    const message =
+      status === 500 ? 'Something went wrong on our side. Try again in a moment.' : 'The request could not be understood.';
+    return sendPage(
+      reply,
+      status,
+      errorPage({ title: status === 500 ? 'Something went wrong' : 'Bad request', message, viewer }),
+    );
   });
 
   const purge = setInterval(() => {
-    ctx.sessions.purgeExpired().catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not purge expired sessions'));
-    core.resets.purgeExpired().catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not purge expired reset tokens'));
-    core.activity.prune().catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not prune the activity log'));
+    ctx.sessions
+      .purgeExpired()
+      .catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not purge expired sessions'));
+    core.resets
+      .purgeExpired()
+      .catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not purge expired reset tokens'));
+    core.activity
+      .prune()
+      .catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not prune the activity log'));
   }, PURGE_EVERY_MS);
   purge.unref();
   app.addHook('onClose', async () => {

@@ -30,7 +30,9 @@ export async function buildMetadataApp(core: CoreDeps, opts: MetadataAppOptions 
       title: 'Pageworks metadata service',
       description: "A page's title, description, Open Graph tags, canonical link and favicon.",
       serverUrl: config.metadataPublicUrl,
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A metadata key (pwm_live_…)' } },
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A metadata key (pwm_live_…)' },
+      },
     },
   });
   const cacheLog = core.log.child({ service: 'metadata', component: 'cache' });
@@ -40,7 +42,10 @@ export async function buildMetadataApp(core: CoreDeps, opts: MetadataAppOptions 
     redisPrefix: opts.redisPrefix,
     cache: true,
     // Logged when Redis goes away, every 30 s while it stays away, and when it is back; not per request.
-    redisHealth: outageLog(cacheLog, { down: 'metadata cache unavailable; treated as a miss', up: 'metadata cache available again' }),
+    redisHealth: outageLog(cacheLog, {
+      down: 'metadata cache unavailable; treated as a miss',
+      up: 'metadata cache available again',
+    }),
     metrics: createMetadataMetrics(app.metrics.registry),
   });
   app.addHook('onClose', async () => service.close());
@@ -50,7 +55,8 @@ export async function buildMetadataApp(core: CoreDeps, opts: MetadataAppOptions 
 
   app.setErrorHandler(async (error: FastifyError | MetadataError, request, reply) => {
     if (error instanceof MetadataError) {
-      if (error.status >= 500) request.log.warn({ err: error.cause ?? error, status: error.status }, `fetch failed: ${error.detail}`);
+      if (error.status >= 500)
+        request.log.warn({ err: error.cause ?? error, status: error.status }, `fetch failed: ${error.detail}`);
       else request.log.info({ status: error.status, reason: error.detail }, 'fetch refused');
       return sendMetadataError(reply, error.status, '', error.detail);
     }

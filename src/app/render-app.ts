@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { RenderError } from '../errors.js';
-import { type LookupFn, createEgressPolicy } from '../net/policy.js';
+import { createEgressPolicy, type LookupFn } from '../net/policy.js';
 import { BrowserPool } from '../render/browser-pool.js';
 import { checkFontCoverage, describeCoverage, fcListRunner } from '../render/font-coverage.js';
 import { createRenderMetrics } from '../render/metrics.js';
@@ -25,7 +25,10 @@ function fromFastify(error: FastifyError): RenderError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new RenderError('UNSUPPORTED_MEDIA_TYPE', 'body must be application/json');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new RenderError('PAYLOAD_TOO_LARGE', `body larger than ${MAX_BODY_BYTES} bytes cannot hold a valid request (html: at most 10 MiB)`);
+      return new RenderError(
+        'PAYLOAD_TOO_LARGE',
+        `body larger than ${MAX_BODY_BYTES} bytes cannot hold a valid request (html: at most 10 MiB)`,
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new RenderError('INVALID_REQUEST', 'body: empty; expected a JSON object');
     default:

@@ -4,11 +4,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import Fastify, {
-  LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  LogController,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
@@ -21,7 +21,7 @@ import { VERSION } from '../version.js';
 import { withTimeout } from '../with-timeout.js';
 import { type CoreDeps, defaultLimit } from './core.js';
 import { httpServerLimits } from './http-limits.js';
-import { type ServiceMetrics, installMetrics } from './metrics.js';
+import { installMetrics, type ServiceMetrics } from './metrics.js';
 
 /** Who an authenticated request is from. */
 export interface AuthContext {
@@ -180,7 +180,8 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
   });
 
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.auth) core.usage.record(request.auth.accountId, service, outcomeOf(reply.statusCode, service), request.auth.keyId);
+    if (request.auth)
+      core.usage.record(request.auth.accountId, service, outcomeOf(reply.statusCode, service), request.auth.keyId);
     done();
   });
 
@@ -226,7 +227,9 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     );
     const ready = results.every(([, state]) => state === 'ok');
     const details = Object.fromEntries([...readinessDetails].map(([name, detail]) => [name, detail()]));
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results), ...details });
+    return reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(results), ...details });
   });
 
   app.setNotFoundHandler(async (request, reply) => {
@@ -234,7 +237,12 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     const allowed = METHODS.filter((method) => app.hasRoute({ url: path, method }));
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));
-      return sendError(reply, 405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`);
+      return sendError(
+        reply,
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`,
+      );
     }
     return sendError(reply, 404, 'NOT_FOUND', `not found: ${request.method} ${path}`);
   });
@@ -276,7 +284,15 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     if (!decision.allowed) {
       app.metrics.rateLimitRejections.inc({ service });
       reply.header('Retry-After', String(Math.max(1, resetS)));
-      return (sendError(reply, 429, 'RATE_LIMITED', `rate limit of ${limit} ${service} requests per minute exceeded; retry in ${Math.max(1, resetS)} s`), reply);
+      return (
+        sendError(
+          reply,
+          429,
+          'RATE_LIMITED',
+          `rate limit of ${limit} ${service} requests per minute exceeded; retry in ${Math.max(1, resetS)} s`,
+        ),
+        reply
+      );
     }
     return undefined;
   });

@@ -5,8 +5,8 @@ import type { CoreDeps } from '../app/core.js';
 import type { Account } from '../store/store.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { type ActiveSession, type SessionManager, sameSecret } from './sessions.js';
-import type { PublicUrls } from './views/examples.js';
 import { errorPage } from './views/error-view.js';
+import type { PublicUrls } from './views/examples.js';
 import type { Viewer } from './views/layout.js';
 
 /** The signed-in account of a request and its session. */
@@ -57,7 +57,8 @@ export function cookieNames(secure: boolean): CookieNames {
  */
 export function signedInOf(request: FastifyRequest): SignedIn {
   const signedIn = request.signedIn;
-  if (!signedIn) throw new Error(`${request.method} ${request.url}: no signed-in session; the route lacks the requireSignedIn preHandler`);
+  if (!signedIn)
+    throw new Error(`${request.method} ${request.url}: no signed-in session; the route lacks the requireSignedIn preHandler`);
   return signedIn;
 }
 
@@ -88,7 +89,11 @@ export function sendCsrfFailure(reply: FastifyReply, viewer?: Viewer): FastifyRe
   return sendPage(
     reply,
     403,
-    errorPage({ title: 'This form has expired', message: 'Nothing was changed. Go back, reload the page and try again.', viewer }),
+    errorPage({
+      title: 'This form has expired',
+      message: 'Nothing was changed. Go back, reload the page and try again.',
+      viewer,
+    }),
   );
 }
 

@@ -41,7 +41,12 @@ export function createMemoryCache(ttlS: number, maxEntries = 10_000): MetadataCa
 }
 
 /** Redis-backed cache shared by every instance; keys are hashed so a 2 KB URL stays a short key. */
-export function createRedisCache(redis: Redis, ttlS: number, health: DependencyHealth = UNWATCHED, prefix = DEFAULT_PREFIX): MetadataCache {
+export function createRedisCache(
+  redis: Redis,
+  ttlS: number,
+  health: DependencyHealth = UNWATCHED,
+  prefix = DEFAULT_PREFIX,
+): MetadataCache {
   const keyOf = (key: string): string => prefix + redisKeyId(key);
   return {
     async get(key) {
@@ -76,7 +81,12 @@ export function redisKeyId(key: string): string {
 export const DEFAULT_PREFIX = 'pageworks:metadata:';
 
 /** The cache for a configuration: none when the TTL is 0, Redis when there is one, else memory. */
-export function createMetadataCache(ttlS: number, redis: Redis | undefined, health?: DependencyHealth, prefix?: string): MetadataCache | null {
+export function createMetadataCache(
+  ttlS: number,
+  redis: Redis | undefined,
+  health?: DependencyHealth,
+  prefix?: string,
+): MetadataCache | null {
   if (ttlS <= 0) return null;
   return redis ? createRedisCache(redis, ttlS, health, prefix) : createMemoryCache(ttlS);
 }

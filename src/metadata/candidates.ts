@@ -138,7 +138,9 @@ export class Candidates implements ScanSink {
     const s = attrs.pos[h * 4 + 2];
     const e = attrs.pos[h * 4 + 3];
     if (s < 0 || this.blank(s, e, true)) return;
-    const tokens = this.attrText(attrs, r).toLowerCase().split(/[\t\n\f\r ]+/);
+    const tokens = this.attrText(attrs, r)
+      .toLowerCase()
+      .split(/[\t\n\f\r ]+/);
     if (tokens.includes('canonical')) this.fill(CANONICAL, s, e, at);
     if (tokens.includes('icon')) this.fill(ICON, s, e, at);
     if (tokens.includes('apple-touch-icon') || tokens.includes('apple-touch-icon-precomposed')) this.fill(APPLE, s, e, at);

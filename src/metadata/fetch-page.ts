@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { MetadataError } from '../errors.js';
 import { Cancellation } from '../net/cancellation.js';
-import { BadRedirect, TooManyRedirects, egressGet } from '../net/follow.js';
+import { BadRedirect, egressGet, TooManyRedirects } from '../net/follow.js';
 import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 import { isHtmlContentType } from './encoding.js';
@@ -52,7 +52,12 @@ function describeTransportError(err: unknown): string {
   if (code === 'ECONNREFUSED') return 'target refused the connection';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'target closed the connection unexpectedly';
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'target is unreachable';
-  if (code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || /certificate|SSL|TLS/i.test(e.message ?? '')) {
+  if (
+    code.startsWith('ERR_TLS') ||
+    code.includes('CERT') ||
+    code === 'DEPTH_ZERO_SELF_SIGNED_CERT' ||
+    /certificate|SSL|TLS/i.test(e.message ?? '')
+  ) {
     return 'TLS handshake with the target failed';
   }
   if (code.startsWith('Z_')) return 'target sent a body that could not be decompressed';
@@ -183,12 +188,19 @@ function toFailure(err: unknown, cancel: Cancellation, timeoutMs: number): { err
   if (cancel.aborted || name === 'HeadersTimeoutError' || name === 'BodyTimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return { error: new MetadataError(504, `target did not answer within ${timeoutMs} ms`, { cause: err }), outcome: 'timeout' };
   }
-  if (err instanceof EgressDenied) return { error: new MetadataError(400, `url not allowed: ${err.message}`, { cause: err }), outcome: 'refused' };
+  if (err instanceof EgressDenied)
+    return { error: new MetadataError(400, `url not allowed: ${err.message}`, { cause: err }), outcome: 'refused' };
   if (err instanceof TooManyRedirects) {
-    return { error: new MetadataError(502, `target redirected more than ${err.limit} times`, { cause: err }), outcome: 'too_many_redirects' };
+    return {
+      error: new MetadataError(502, `target redirected more than ${err.limit} times`, { cause: err }),
+      outcome: 'too_many_redirects',
+    };
   }
   if (err instanceof BadRedirect) {
-    return { error: new MetadataError(502, `target answered a redirect (HTTP ${err.status}) without a valid Location`, { cause: err }), outcome: 'bad_redirect' };
+    return {
+      error: new MetadataError(502, `target answered a redirect (HTTP ${err.status}) without a valid Location`, { cause: err }),
+      outcome: 'bad_redirect',
+    };
   }
   const detail = describeTransportError(err);
   const unreadable = code.startsWith('Z_') || code.startsWith('HPE_');

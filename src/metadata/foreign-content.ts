@@ -13,8 +13,10 @@ interface ForeignFrame {
 
 /** Start tags that break out of SVG/MathML content back into HTML. */
 const BREAKOUT = new Set(
-  ('b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu meta ' +
-    'nobr ol p pre ruby s small span strong strike sub sup table tt u ul var').split(' '),
+  (
+    'b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu meta ' +
+    'nobr ol p pre ruby s small span strong strike sub sup table tt u ul var'
+  ).split(' '),
 );
 
 /** The stack of open SVG/MathML elements (empty outside them). */
@@ -42,7 +44,9 @@ export class ForeignContent {
    * it breaks out: the foreign elements up to the integration point are closed and it is an HTML tag.
    */
   startTag(name: string, b: Buffer, attrs: TagAttrs): boolean {
-    const breakout = BREAKOUT.has(name) || (name === 'font' && (attrs.find(b, 'color') >= 0 || attrs.find(b, 'face') >= 0 || attrs.find(b, 'size') >= 0));
+    const breakout =
+      BREAKOUT.has(name) ||
+      (name === 'font' && (attrs.find(b, 'color') >= 0 || attrs.find(b, 'face') >= 0 || attrs.find(b, 'size') >= 0));
     if (breakout) {
       this.popToIntegrationPoint();
       return false;
@@ -79,6 +83,9 @@ export class ForeignContent {
     const enc = attrs.find(b, 'encoding');
     if (enc < 0) return false;
     const p = attrs.pos;
-    return eqLower(b, p[enc * 4 + 2], p[enc * 4 + 3], 'text/html') || eqLower(b, p[enc * 4 + 2], p[enc * 4 + 3], 'application/xhtml+xml');
+    return (
+      eqLower(b, p[enc * 4 + 2], p[enc * 4 + 3], 'text/html') ||
+      eqLower(b, p[enc * 4 + 2], p[enc * 4 + 3], 'application/xhtml+xml')
+    );
   }
 }

@@ -12,7 +12,21 @@
 import { decodeHTML } from 'entities';
 
 /** Start tags that stay before the body in "in head" mode; any other starts the body. */
-const IN_HEAD = new Set(['html', 'head', 'base', 'basefont', 'bgsound', 'link', 'meta', 'noframes', 'noscript', 'script', 'style', 'template', 'title']);
+const IN_HEAD = new Set([
+  'html',
+  'head',
+  'base',
+  'basefont',
+  'bgsound',
+  'link',
+  'meta',
+  'noframes',
+  'noscript',
+  'script',
+  'style',
+  'template',
+  'title',
+]);
 /** Start tags that clear frameset-ok (`input` only when it is not hidden). */
 const CLEARS = new Set(
   'applet area body br button dd dt embed hr iframe image img input keygen li listing marquee object pre select table template textarea wbr xmp'.split(

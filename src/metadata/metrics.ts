@@ -1,7 +1,16 @@
 /** The metadata service's own Prometheus counters, on the service app's registry. */
 import { Counter, type Registry } from 'prom-client';
 
-const OUTCOMES = ['ok', 'http_error', 'timeout', 'refused', 'too_many_redirects', 'bad_redirect', 'connection_error', 'bad_response'] as const;
+const OUTCOMES = [
+  'ok',
+  'http_error',
+  'timeout',
+  'refused',
+  'too_many_redirects',
+  'bad_redirect',
+  'connection_error',
+  'bad_response',
+] as const;
 
 /** How one upstream fetch ended. */
 export type FetchOutcome = (typeof OUTCOMES)[number];

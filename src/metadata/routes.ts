@@ -40,13 +40,17 @@ export function registerMetadataRoutes(app: ServiceApp, service: MetadataService
       // The handler checks `url` itself so every refusal has a precise `detail`.
       validatorCompiler: () => (data: unknown) => ({ value: data }),
       schema: {
-        summary: "Fetch a page and return its title, description, Open Graph tags, canonical link and favicon",
+        summary: 'Fetch a page and return its title, description, Open Graph tags, canonical link and favicon',
         description:
           'Every field is always present (string or null). Failures are JSON {"detail": "…"}; every response carries X-Request-ID.',
         tags: ['metadata'],
         security: [{ apiKey: [] }],
         querystring: Type.Object({
-          url: Type.String({ maxLength: MAX_URL_LENGTH, description: 'Address of the page, http:// or https:// (URL-encoded)', examples: ['https://example.com/'] }),
+          url: Type.String({
+            maxLength: MAX_URL_LENGTH,
+            description: 'Address of the page, http:// or https:// (URL-encoded)',
+            examples: ['https://example.com/'],
+          }),
         }),
         response: {
           200: MetadataSchema,

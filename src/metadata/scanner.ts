@@ -6,22 +6,22 @@
  * follows what decides whether a `<frameset>` takes the document over (`FramesetWatch`).
  */
 import { decodeHTMLAttribute } from 'entities';
+import { ForeignContent } from './foreign-content.js';
+import { BLANK, FramesetWatch, textKind, textUndecided } from './frameset.js';
 import {
   EOF_IN_TAG,
-  NEED_MORE,
-  TagAttrs,
   eqLower,
   findCommentEnd,
   findEndTag,
   isAlpha,
   lowerName,
+  NEED_MORE,
   skipAttributes,
   skipToGt,
+  TagAttrs,
 } from './html-scan.js';
-import { ForeignContent } from './foreign-content.js';
-import { BLANK, FramesetWatch, textKind, textUndecided } from './frameset.js';
 import { RawTextSearch } from './raw-text.js';
-import { HEAD_TAGS, RAWTEXT, isSpecial } from './tag-names.js';
+import { HEAD_TAGS, isSpecial, RAWTEXT } from './tag-names.js';
 
 /**
  * Receives the elements that count; `attrs` positions refer to the scanner's byte buffer, `at` is where the

@@ -6,9 +6,9 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { MetadataError } from '../errors.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
-import { type LookupFn, createEgressPolicy } from '../net/policy.js';
+import { createEgressPolicy, type LookupFn } from '../net/policy.js';
 import { type DependencyHealth, UNWATCHED, withPause } from '../outage-log.js';
-import { DEFAULT_PREFIX, createMetadataCache, withCacheAndCoalescing } from './cache.js';
+import { createMetadataCache, DEFAULT_PREFIX, withCacheAndCoalescing } from './cache.js';
 import { fetchPageMetadata } from './fetch-page.js';
 import { type MetadataMetrics, NO_METRICS } from './metrics.js';
 import { createSharedCoalescer } from './shared-coalescing.js';
@@ -46,13 +46,19 @@ export interface MetadataServiceOptions {
  * `fetch` runs it: routes pass the raw parameter.
  */
 export function checkTargetUrl(raw: unknown): string {
-  if (raw === undefined || raw === '') throw new MetadataError(400, 'url: required (the address of the page, http:// or https://)');
+  if (raw === undefined || raw === '')
+    throw new MetadataError(400, 'url: required (the address of the page, http:// or https://)');
   if (typeof raw !== 'string') throw new MetadataError(400, 'url: give exactly one url parameter');
   if (raw.length > MAX_URL_LENGTH) throw new MetadataError(400, `url: longer than ${MAX_URL_LENGTH} characters (${raw.length})`);
   const value = raw.trim();
   if (!/^https?:\/\//i.test(value)) {
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1];
-    throw new MetadataError(400, scheme ? `url: scheme "${scheme.toLowerCase()}" is not allowed (only http:// and https://)` : 'url: must begin with http:// or https://');
+    throw new MetadataError(
+      400,
+      scheme
+        ? `url: scheme "${scheme.toLowerCase()}" is not allowed (only http:// and https://)`
+        : 'url: must begin with http:// or https://',
+    );
   }
   let url: URL;
   try {

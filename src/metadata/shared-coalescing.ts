@@ -108,10 +108,13 @@ export function createSharedCoalescer(redis: Redis, opts: SharedCoalescerOptions
   };
 
   const publish = (id: string, value: Metadata | null): void => {
-    redis.publish(channel, `${id} ${value === null ? 'failed' : JSON.stringify(value)}`).catch((err: unknown) => health.failed(err));
+    redis
+      .publish(channel, `${id} ${value === null ? 'failed' : JSON.stringify(value)}`)
+      .catch((err: unknown) => health.failed(err));
   };
 
-  const release = (lock: string, token: string): Promise<unknown> => redis.eval(RELEASE, 1, lock, token).catch((err: unknown) => health.failed(err));
+  const release = (lock: string, token: string): Promise<unknown> =>
+    redis.eval(RELEASE, 1, lock, token).catch((err: unknown) => health.failed(err));
 
   /** Fetches under the lock; the caller gets the result at once, the others once it is stored and the lock is free. */
   const lead = async (key: string, lock: string, token: string, id: string, fetch: () => Promise<Metadata>) => {

@@ -24,7 +24,12 @@ export function isSpecial(b: Buffer, s: number, e: number): boolean {
     case 7:
     case 8:
     case 9:
-      return RAWTEXT.has(lowerName(b, s, e)) || eqLower(b, s, e, 'textarea') || eqLower(b, s, e, 'template') || eqLower(b, s, e, 'plaintext');
+      return (
+        RAWTEXT.has(lowerName(b, s, e)) ||
+        eqLower(b, s, e, 'textarea') ||
+        eqLower(b, s, e, 'template') ||
+        eqLower(b, s, e, 'plaintext')
+      );
     default:
       return false;
   }

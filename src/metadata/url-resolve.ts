@@ -39,7 +39,14 @@ function encoderTable(encoding: string): Map<number, number[]> {
       if (!table.has(cp)) table.set(cp, [b]);
     }
   }
-  if (!encoding.startsWith('windows-') && !encoding.startsWith('iso-8859') && !encoding.startsWith('koi8') && encoding !== 'ibm866' && encoding !== 'macintosh' && encoding !== 'x-mac-cyrillic') {
+  if (
+    !encoding.startsWith('windows-') &&
+    !encoding.startsWith('iso-8859') &&
+    !encoding.startsWith('koi8') &&
+    encoding !== 'ibm866' &&
+    encoding !== 'macintosh' &&
+    encoding !== 'x-mac-cyrillic'
+  ) {
     for (let lead = encoding === 'big5' ? 0xa1 : 0x81; lead <= 0xfe; lead++) {
       for (let trail = 0x40; trail <= 0xfe; trail++) {
         if (encoding === 'shift_jis') {
@@ -51,7 +58,8 @@ function encoderTable(encoding: string): Map<number, number[]> {
         const cp = firstCodePoint(s);
         // Shift_JIS's end-user-defined area (private use) is decoded but never encoded.
         if (encoding === 'shift_jis' && cp >= 0xe000 && cp <= 0xf8ff) continue;
-        if (s.length === (cp > 0xffff ? 2 : 1) && (!table.has(cp) || (encoding === 'big5' && BIG5_LAST.has(cp)))) table.set(cp, [lead, trail]);
+        if (s.length === (cp > 0xffff ? 2 : 1) && (!table.has(cp) || (encoding === 'big5' && BIG5_LAST.has(cp))))
+          table.set(cp, [lead, trail]);
       }
     }
   }
@@ -72,7 +80,9 @@ function firstCodePoint(s: string): number {
 
 /** A query byte after the special-query percent-encode set. */
 function queryByte(b: number): string {
-  return b < 0x21 || b > 0x7e || b === 0x22 || b === 0x23 || b === 0x27 || b === 0x3c || b === 0x3e ? hex(b) : String.fromCharCode(b);
+  return b < 0x21 || b > 0x7e || b === 0x22 || b === 0x23 || b === 0x27 || b === 0x3c || b === 0x3e
+    ? hex(b)
+    : String.fromCharCode(b);
 }
 
 /** Percent-encodes a raw query in `encoding` with the special-query percent-encode set. */
@@ -116,7 +126,13 @@ function gb18030FourBytes(cp: number): number[] | undefined {
 const ESC = 0x1b;
 /** Half-width katakana U+FF61–U+FF9F as the ISO-2022-JP encoder writes them: full width (WHATWG's katakana index). */
 const FULL_WIDTH_KATAKANA = Array.from({ length: 0x3f }, (_, i) =>
-  i === 0x3d ? 0x309b : i === 0x3e ? 0x309c : String.fromCharCode(0xff61 + i).normalize('NFKC').charCodeAt(0),
+  i === 0x3d
+    ? 0x309b
+    : i === 0x3e
+      ? 0x309c
+      : String.fromCharCode(0xff61 + i)
+          .normalize('NFKC')
+          .charCodeAt(0),
 );
 
 /**

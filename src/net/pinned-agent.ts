@@ -186,7 +186,11 @@ export class PushBody {
  * Sends one GET/HEAD (no redirect following) to a checked target over the pinned agent and resolves at
  * the response headers with a pushed body. `cancel` aborts the request and its body.
  */
-export function pinnedDispatch(agent: Dispatcher, target: PinnedTarget, opts: PinnedRequestOptions = {}): Promise<PushedResponse> {
+export function pinnedDispatch(
+  agent: Dispatcher,
+  target: PinnedTarget,
+  opts: PinnedRequestOptions = {},
+): Promise<PushedResponse> {
   const { origin, path } = pinnedOrigin(target);
   const { cancel } = opts;
   return new Promise<PushedResponse>((resolve, reject) => {

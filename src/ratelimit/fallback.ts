@@ -16,7 +16,10 @@ export class FallbackRateLimiter implements RateLimiter {
   ) {
     this.health = outageLog(
       log,
-      { down: 'shared rate limiter unavailable; falling back to per-instance limits', up: 'shared rate limiter is back; limits hold across instances again' },
+      {
+        down: 'shared rate limiter unavailable; falling back to per-instance limits',
+        up: 'shared rate limiter is back; limits hold across instances again',
+      },
       Infinity,
     );
   }

@@ -1,4 +1,4 @@
-import { type RateDecision, type RateLimiter, decide } from './limiter.js';
+import { decide, type RateDecision, type RateLimiter } from './limiter.js';
 
 /** In-process limiter: exact within one process, the default without Redis. */
 export class MemoryRateLimiter implements RateLimiter {

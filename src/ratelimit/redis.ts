@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type RateDecision, type RateLimiter, decide } from './limiter.js';
+import { decide, type RateDecision, type RateLimiter } from './limiter.js';
 
 // INCR and the expiry in one script: atomic on the server, one round trip, shared by all instances.
 const HIT_SCRIPT = `
@@ -19,7 +19,10 @@ export class RedisRateLimiter implements RateLimiter {
   readonly kind = 'redis';
   private readonly redis: RedisWithHit;
 
-  constructor(redis: Redis, private readonly prefix = 'pw:rl:') {
+  constructor(
+    redis: Redis,
+    private readonly prefix = 'pw:rl:',
+  ) {
     if (!('pwRateHit' in redis)) redis.defineCommand('pwRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.redis = redis as RedisWithHit;
   }

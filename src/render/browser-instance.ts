@@ -4,10 +4,11 @@
  * at once instead of waiting for puppeteer timeouts. A slot given back after a render is reset and
  * offered again when it stayed clean, otherwise closed and replaced in the background.
  */
-import type { RenderEgressOptions } from '../net/render-egress.js';
+
 import { RenderError } from '../errors.js';
+import type { RenderEgressOptions } from '../net/render-egress.js';
 import { type LaunchedChromium, shutdownChromium } from './chromium.js';
-import { type RenderSlot, closeSlot, createSlot, resetSlot } from './slot.js';
+import { closeSlot, createSlot, type RenderSlot, resetSlot } from './slot.js';
 
 /** The message of a render cut short by a browser crash (a 500, the next render gets a new browser). */
 export const CRASH_MESSAGE = 'the browser stopped during this render; retry the request';

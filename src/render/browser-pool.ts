@@ -3,8 +3,9 @@
  * queue in front, a wall-clock deadline per render, restart after a crash, recycling after N renders or
  * above a memory threshold, and an ordered shutdown that leaves no Chromium process behind.
  */
-import type { EgressPolicy } from '../net/policy.js';
+
 import { RenderError } from '../errors.js';
+import type { EgressPolicy } from '../net/policy.js';
 import { withTimeout } from '../with-timeout.js';
 import { CRASH_MESSAGE, type DiscardReason, Instance, InstanceGone } from './browser-instance.js';
 import { launchChromium, processGroupRss } from './chromium.js';
@@ -279,7 +280,8 @@ export class BrowserPool {
   }
 
   private classify(err: unknown, instance: Instance, slot: RenderSlot): RenderError {
-    if (instance.dead || !instance.launched.browser.connected) return new RenderError('INTERNAL_ERROR', CRASH_MESSAGE, undefined, { cause: err });
+    if (instance.dead || !instance.launched.browser.connected)
+      return new RenderError('INTERNAL_ERROR', CRASH_MESSAGE, undefined, { cause: err });
     if (err instanceof RenderError) return err;
     if (slot.crashed) return new RenderError('RENDER_FAILED', 'the document crashed the renderer', undefined, { cause: err });
     this.opts.log?.error({ err }, 'render failed unexpectedly');

@@ -7,7 +7,11 @@ import type { CDPSession } from 'puppeteer-core';
 
 /** Evaluates `expression` in the page's main world, awaits a returned promise, and returns its value. */
 export async function evaluate(session: CDPSession, expression: string): Promise<unknown> {
-  const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
+  const { result, exceptionDetails } = await session.send('Runtime.evaluate', {
+    expression,
+    awaitPromise: true,
+    returnByValue: true,
+  });
   if (exceptionDetails) throw new Error(`in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
   return result.value;
 }

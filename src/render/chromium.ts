@@ -79,7 +79,10 @@ function writeProfile(): string {
 }
 
 /** Launches Chromium (its own process group) with a throw-away profile. */
-export async function launchChromium(executablePath = DEFAULT_CHROMIUM_PATH, extraArgs: string[] = []): Promise<LaunchedChromium> {
+export async function launchChromium(
+  executablePath = DEFAULT_CHROMIUM_PATH,
+  extraArgs: string[] = [],
+): Promise<LaunchedChromium> {
   const userDataDir = writeProfile();
   try {
     const browser = await puppeteer.launch({

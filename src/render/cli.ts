@@ -104,7 +104,8 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
       timeoutMs: config.renderTimeoutMs,
       executablePath: config.chromiumPath,
     });
-    const warn = (obj: object, msg: string): void => void process.stderr.write(`pageworks render: warning: ${msg} ${JSON.stringify(obj)}\n`);
+    const warn = (obj: object, msg: string): void =>
+      void process.stderr.write(`pageworks render: warning: ${msg} ${JSON.stringify(obj)}\n`);
     const pdf = await pool.render('cli', body.html, params, undefined, { warn });
     fs.writeFileSync(request.output, pdf);
     process.stderr.write(`wrote ${request.output} (${pdf.length} bytes)\n`);

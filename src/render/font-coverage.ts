@@ -58,14 +58,18 @@ export function parseFamilies(output: string): string[] {
 
 /** The coverage from each script's `fc-list` output (keyed by script name; an absent key counts as no font). */
 export function coverageFrom(outputs: ReadonlyMap<string, string>): FontCoverage {
-  return { missing: FONT_SCRIPTS.filter(({ script }) => parseFamilies(outputs.get(script) ?? '').length === 0).map((s) => s.script) };
+  return {
+    missing: FONT_SCRIPTS.filter(({ script }) => parseFamilies(outputs.get(script) ?? '').length === 0).map((s) => s.script),
+  };
 }
 
 /** An FcListRunner over the `fc-list` executable (`command` lets tests put a fake one in its place). */
 export function fcListRunner(command = 'fc-list'): FcListRunner {
   return (pattern) =>
     new Promise((resolve, reject) => {
-      execFile(command, [pattern, 'family'], { encoding: 'utf8', timeout: 10_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+      execFile(command, [pattern, 'family'], { encoding: 'utf8', timeout: 10_000 }, (err, stdout) =>
+        err ? reject(err) : resolve(stdout),
+      );
     });
 }
 
@@ -75,7 +79,10 @@ export async function checkFontCoverage(run: FcListRunner = fcListRunner()): Pro
     const outputs = await Promise.all(FONT_SCRIPTS.map(async ({ script, pattern }) => [script, await run(pattern)] as const));
     return coverageFrom(new Map(outputs));
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'fc-list not found (fontconfig is not installed)' : (err as Error).message;
+    const reason =
+      (err as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'fc-list not found (fontconfig is not installed)'
+        : (err as Error).message;
     return { missing: FONT_SCRIPTS.map((s) => s.script), error: reason };
   }
 }

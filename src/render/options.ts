@@ -140,7 +140,15 @@ export function toPrintParams(options: RenderOptions = {}): PrintParams {
     sizeSet ? { widthIn, heightIn } : undefined,
     Object.fromEntries(setSides.map((side) => [side, margin[side]])),
   );
-  return { widthIn, heightIn, margin, scale, printBackground: options.printBackground === true, preferCssPageSize: !sizeSet, pageCss };
+  return {
+    widthIn,
+    heightIn,
+    margin,
+    scale,
+    printBackground: options.printBackground === true,
+    preferCssPageSize: !sizeSet,
+    pageCss,
+  };
 }
 
 /**
@@ -160,7 +168,8 @@ export function pageBoxCss(
 ): string {
   const inches = (value: number) => `${Number(value.toFixed(6))}in`;
   const declarations: string[] = [];
-  if (size) declarations.push(`size:${inches(size.widthIn)} ${inches(size.heightIn)} !important`, 'page-orientation:upright !important');
+  if (size)
+    declarations.push(`size:${inches(size.widthIn)} ${inches(size.heightIn)} !important`, 'page-orientation:upright !important');
   for (const side of MARGIN_SIDES) {
     const value = margins[side];
     if (value !== undefined) declarations.push(`margin-${side}:${inches(value)} !important`);

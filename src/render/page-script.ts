@@ -75,7 +75,10 @@ export async function preparePage(source: string | null, pageCss: string, rounds
   let rejected: string | undefined;
   for (;;) {
     const signal = (window as { pageworksReady?: unknown }).pageworksReady;
-    const then = signal !== null && (typeof signal === 'object' || typeof signal === 'function') ? (signal as { then?: unknown }).then : undefined;
+    const then =
+      signal !== null && (typeof signal === 'object' || typeof signal === 'function')
+        ? (signal as { then?: unknown }).then
+        : undefined;
     if (typeof then === 'function') {
       try {
         await (signal as PromiseLike<unknown>);

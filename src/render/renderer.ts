@@ -166,7 +166,9 @@ async function print(slot: RenderSlot, params: PrintParams): Promise<Buffer> {
     return await readStream(slot.session, stream);
   } catch (err) {
     if (/Printing failed|Page range|content area is empty/i.test(String((err as Error)?.message))) {
-      throw new RenderError('RENDER_FAILED', 'Chromium could not print this document with these options', undefined, { cause: err });
+      throw new RenderError('RENDER_FAILED', 'Chromium could not print this document with these options', undefined, {
+        cause: err,
+      });
     }
     throw err;
   }

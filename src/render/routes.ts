@@ -7,7 +7,7 @@ import type { ServiceApp } from '../app/service-app.js';
 import { RenderError } from '../errors.js';
 import type { BrowserPool } from './browser-pool.js';
 import { toPrintParams } from './options.js';
-import { MAX_BODY_BYTES, type RenderRequest, RenderErrorSchema, RenderRequestSchema, validateRenderRequest } from './schema.js';
+import { MAX_BODY_BYTES, RenderErrorSchema, type RenderRequest, RenderRequestSchema, validateRenderRequest } from './schema.js';
 
 /** Sends the render service's error shape `{"error":{"code","message"}}`. */
 export function sendRenderError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
@@ -33,8 +33,7 @@ export function registerRenderRoutes(app: ServiceApp, pool: BrowserPool): void {
       },
       schema: {
         summary: 'Render an HTML document to PDF',
-        description:
-          'Returns the raw PDF. Every response carries X-Render-ID. Failures are JSON {"error":{"code","message"}}.',
+        description: 'Returns the raw PDF. Every response carries X-Render-ID. Failures are JSON {"error":{"code","message"}}.',
         tags: ['render'],
         security: [{ bearerAuth: [] }],
         body: RenderRequestSchema,

@@ -6,7 +6,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import { RENDER_ERRORS, RenderError } from '../errors.js';
-import { DIMENSION_PATTERN, PAGE_FORMATS, SCALE_MAX, SCALE_MIN, notADimensionMessage } from './options.js';
+import { DIMENSION_PATTERN, notADimensionMessage, PAGE_FORMATS, SCALE_MAX, SCALE_MIN } from './options.js';
 
 /** Most UTF-8 bytes of `html` (10 MiB). */
 export const MAX_HTML_BYTES = 10 * 1024 * 1024;
@@ -17,7 +17,11 @@ export const MAX_HTML_BYTES = 10 * 1024 * 1024;
 export const MAX_BODY_BYTES = MAX_HTML_BYTES * 6 + 64 * 1024;
 
 const Dimension = (description: string) =>
-  Type.String({ pattern: DIMENSION_PATTERN, description: `${description} A number and a unit: mm, cm, in or px (96 px = 1 in).`, examples: ['10mm'] });
+  Type.String({
+    pattern: DIMENSION_PATTERN,
+    description: `${description} A number and a unit: mm, cm, in or px (96 px = 1 in).`,
+    examples: ['10mm'],
+  });
 
 /** Rendering options; every member optional. */
 export const RenderOptionsSchema = Type.Object(
@@ -29,9 +33,13 @@ export const RenderOptionsSchema = Type.Object(
         examples: ['A4', 'Letter'],
       }),
     ),
-    landscape: Type.Optional(Type.Boolean({ default: false, description: 'Swap the format’s sides. Ignored when both width and height are set.' })),
+    landscape: Type.Optional(
+      Type.Boolean({ default: false, description: 'Swap the format’s sides. Ignored when both width and height are set.' }),
+    ),
     printBackground: Type.Optional(Type.Boolean({ default: false, description: 'Print background colours and images.' })),
-    scale: Type.Optional(Type.Number({ minimum: SCALE_MIN, maximum: SCALE_MAX, default: 1, description: 'Rendering scale, 0.1 to 2.0.' })),
+    scale: Type.Optional(
+      Type.Number({ minimum: SCALE_MIN, maximum: SCALE_MAX, default: 1, description: 'Rendering scale, 0.1 to 2.0.' }),
+    ),
     margin: Type.Optional(
       Type.Object(
         {
@@ -127,7 +135,10 @@ export function validateRenderRequest(body: unknown): RenderRequest {
   }
   const bytes = Buffer.byteLength(body.html, 'utf8');
   if (bytes > MAX_HTML_BYTES) {
-    throw new RenderError('PAYLOAD_TOO_LARGE', `html: ${bytes} bytes of UTF-8 is more than the limit of ${MAX_HTML_BYTES} bytes (10 MiB)`);
+    throw new RenderError(
+      'PAYLOAD_TOO_LARGE',
+      `html: ${bytes} bytes of UTF-8 is more than the limit of ${MAX_HTML_BYTES} bytes (10 MiB)`,
+    );
   }
   return body;
 }

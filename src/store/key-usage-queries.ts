@@ -64,8 +64,14 @@ export async function recordUsage(db: Kysely<Database>, batch: UsageBatch): Prom
       }
       return found;
     };
-    const live = await existing('api_keys', [...batch.keyDaily, ...batch.keyHourly].map((i) => i.keyId));
-    const liveAccounts = await existing('accounts', batch.daily.map((i) => i.accountId));
+    const live = await existing(
+      'api_keys',
+      [...batch.keyDaily, ...batch.keyHourly].map((i) => i.keyId),
+    );
+    const liveAccounts = await existing(
+      'accounts',
+      batch.daily.map((i) => i.accountId),
+    );
     const daily: UsageDailyTable[] = batch.daily
       .filter((i) => liveAccounts.has(i.accountId))
       .map((i) => ({ account_id: i.accountId, service: i.service, day: i.day, outcome: i.outcome, count: i.count }));
@@ -82,7 +88,14 @@ export async function recordUsage(db: Kysely<Database>, batch: UsageBatch): Prom
     }
     const keyDaily: UsageDailyKeysTable[] = batch.keyDaily
       .filter((i) => live.has(i.keyId))
-      .map((i) => ({ key_id: i.keyId, account_id: i.accountId, service: i.service, day: i.bucket, outcome: i.outcome, count: i.count }));
+      .map((i) => ({
+        key_id: i.keyId,
+        account_id: i.accountId,
+        service: i.service,
+        day: i.bucket,
+        outcome: i.outcome,
+        count: i.count,
+      }));
     for (const rows of chunks(keyDaily)) {
       await trx
         .insertInto('usage_daily_keys')
@@ -96,7 +109,14 @@ export async function recordUsage(db: Kysely<Database>, batch: UsageBatch): Prom
     }
     const keyHourly: UsageHourlyKeysTable[] = batch.keyHourly
       .filter((i) => live.has(i.keyId))
-      .map((i) => ({ key_id: i.keyId, account_id: i.accountId, service: i.service, hour: i.bucket, outcome: i.outcome, count: i.count }));
+      .map((i) => ({
+        key_id: i.keyId,
+        account_id: i.accountId,
+        service: i.service,
+        hour: i.bucket,
+        outcome: i.outcome,
+        count: i.count,
+      }));
     for (const rows of chunks(keyHourly)) {
       await trx
         .insertInto('usage_hourly_keys')
@@ -121,11 +141,22 @@ export async function keyUsageSince(db: Kysely<Database>, accountId: string, fro
     .where('day', '>=', fromDay)
     .orderBy('day')
     .execute();
-  return rows.map((r) => ({ keyId: r.key_id, accountId: r.account_id, service: r.service, bucket: r.day, outcome: r.outcome, count: Number(r.count) }));
+  return rows.map((r) => ({
+    keyId: r.key_id,
+    accountId: r.account_id,
+    service: r.service,
+    bucket: r.day,
+    outcome: r.outcome,
+    count: Number(r.count),
+  }));
 }
 
 /** See KeyUsageStore.keyHourlyUsageSince. */
-export async function keyHourlyUsageSince(db: Kysely<Database>, accountId: string, fromHour: string): Promise<KeyUsageIncrement[]> {
+export async function keyHourlyUsageSince(
+  db: Kysely<Database>,
+  accountId: string,
+  fromHour: string,
+): Promise<KeyUsageIncrement[]> {
   const rows = await db
     .selectFrom('usage_hourly_keys')
     .selectAll()
@@ -133,11 +164,24 @@ export async function keyHourlyUsageSince(db: Kysely<Database>, accountId: strin
     .where('hour', '>=', fromHour)
     .orderBy('hour')
     .execute();
-  return rows.map((r) => ({ keyId: r.key_id, accountId: r.account_id, service: r.service, bucket: r.hour, outcome: r.outcome, count: Number(r.count) }));
+  return rows.map((r) => ({
+    keyId: r.key_id,
+    accountId: r.account_id,
+    service: r.service,
+    bucket: r.hour,
+    outcome: r.outcome,
+    count: Number(r.count),
+  }));
 }
 
 /** See KeyUsageStore.putKeyReveal. */
-export async function putKeyReveal(db: Kysely<Database>, sessionHash: string, keyId: string, sealed: string, at: number): Promise<void> {
+export async function putKeyReveal(
+  db: Kysely<Database>,
+  sessionHash: string,
+  keyId: string,
+  sealed: string,
+  at: number,
+): Promise<void> {
   await db
     .insertInto('key_reveals')
     .values({ session_hash: sessionHash, key_id: keyId, sealed, created_at: at })
@@ -146,7 +190,12 @@ export async function putKeyReveal(db: Kysely<Database>, sessionHash: string, ke
 }
 
 /** See KeyUsageStore.takeKeyReveal. */
-export async function takeKeyReveal(db: Kysely<Database>, sessionHash: string, keyId: string, notBefore: number): Promise<string | undefined> {
+export async function takeKeyReveal(
+  db: Kysely<Database>,
+  sessionHash: string,
+  keyId: string,
+  notBefore: number,
+): Promise<string | undefined> {
   // One statement: of two concurrent takes only one gets the row back.
   const row = await db
     .deleteFrom('key_reveals')

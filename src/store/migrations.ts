@@ -100,7 +100,10 @@ const MIGRATIONS: Record<string, Migration> = {
   // Separate tables: usage_daily keeps serving per-account limits and history unchanged.
   '0003_usage_per_key': {
     async up(db: Kysely<unknown>) {
-      for (const [table, bucket] of [['usage_daily_keys', 'day'], ['usage_hourly_keys', 'hour']] as const) {
+      for (const [table, bucket] of [
+        ['usage_daily_keys', 'day'],
+        ['usage_hourly_keys', 'hour'],
+      ] as const) {
         await db.schema
           .createTable(table)
           .addColumn('key_id', 'text', (c) => c.notNull().references('api_keys.id').onDelete('cascade'))

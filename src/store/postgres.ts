@@ -33,8 +33,18 @@ export class StoreUnavailableError extends Error {}
 
 // Errors that mean "the server is not there (yet)", as opposed to a wrong password or a broken migration.
 const CONNECTION_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
-  '57P01', '57P02', '57P03', '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
 ]);
 
 /** Whether an error (or one of its causes) says the database server is unreachable or starting. */
@@ -42,7 +52,8 @@ export function isConnectionError(err: unknown): boolean {
   let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
   for (let depth = 0; e && depth < 5; depth++) {
     if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) return true;
-    if (typeof e.message === 'string' && /connection terminated|timeout exceeded when trying to connect/i.test(e.message)) return true;
+    if (typeof e.message === 'string' && /connection terminated|timeout exceeded when trying to connect/i.test(e.message))
+      return true;
     e = e.cause as typeof e;
   }
   return false;
@@ -123,7 +134,10 @@ function startInBackground(
   let lastError = (firstError as Error).message;
   let delay = bg.firstDelayMs ?? 500;
   let timer: NodeJS.Timeout | undefined;
-  bg.log.error({ err: lastError }, 'DATABASE_URL: database unreachable at start; serving 503 to authenticated requests and retrying in the background');
+  bg.log.error(
+    { err: lastError },
+    'DATABASE_URL: database unreachable at start; serving 503 to authenticated requests and retrying in the background',
+  );
 
   const attempt = async () => {
     timer = undefined;
@@ -145,7 +159,9 @@ function startInBackground(
   timer.unref();
 
   const unavailable = () =>
-    Promise.reject(new StoreUnavailableError(`database not reachable or not migrated yet (${lastError}); retrying in the background`));
+    Promise.reject(
+      new StoreUnavailableError(`database not reachable or not migrated yet (${lastError}); retrying in the background`),
+    );
   // A proxy rather than a second class repeating every Store method: until the background start
   // succeeds, each method fails fast with the same clear error; afterwards calls go straight through.
   return new Proxy(store, {

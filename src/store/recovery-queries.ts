@@ -72,7 +72,16 @@ export interface RecoveryStore {
 }
 
 function activityRow(e: ActivityEntry): ActivityLogTable {
-  return { id: e.id, account_id: e.accountId, at: e.at, kind: e.kind, actor: e.actor, ip: e.ip, user_agent: e.userAgent, detail: e.detail };
+  return {
+    id: e.id,
+    account_id: e.accountId,
+    at: e.at,
+    kind: e.kind,
+    actor: e.actor,
+    ip: e.ip,
+    user_agent: e.userAgent,
+    detail: e.detail,
+  };
 }
 
 function toActivity(row: ActivityLogTable): ActivityEntry {
@@ -89,10 +98,19 @@ function toActivity(row: ActivityLogTable): ActivityEntry {
 }
 
 /** See RecoveryStore.insertResetToken. */
-export async function insertResetToken(db: Kysely<Database>, input: { tokenHash: string; accountId: string; createdAt: number; expiresAt: number }) {
+export async function insertResetToken(
+  db: Kysely<Database>,
+  input: { tokenHash: string; accountId: string; createdAt: number; expiresAt: number },
+) {
   await db
     .insertInto('password_reset_tokens')
-    .values({ token_hash: input.tokenHash, account_id: input.accountId, created_at: input.createdAt, expires_at: input.expiresAt, used_at: null })
+    .values({
+      token_hash: input.tokenHash,
+      account_id: input.accountId,
+      created_at: input.createdAt,
+      expires_at: input.expiresAt,
+      used_at: null,
+    })
     .execute();
 }
 
@@ -118,7 +136,11 @@ export async function consumeResetToken(db: Kysely<Database>, tokenHash: string,
     .where('expires_at', '>', at)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) return undefined;
-  const row = await db.selectFrom('password_reset_tokens').select('account_id').where('token_hash', '=', tokenHash).executeTakeFirst();
+  const row = await db
+    .selectFrom('password_reset_tokens')
+    .select('account_id')
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
   return row?.account_id;
 }
 
@@ -191,7 +213,8 @@ export async function deleteAccount(db: Kysely<Database>, accountId: string, tom
   return db.transaction().execute(async (trx) => {
     if (!(await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst())) return false;
     // Children first, explicitly: the foreign keys cascade too, but SQLite enforces them only per connection setting.
-    for (const table of ['usage_hourly_keys', 'usage_daily_keys'] as const) await trx.deleteFrom(table).where('account_id', '=', accountId).execute();
+    for (const table of ['usage_hourly_keys', 'usage_daily_keys'] as const)
+      await trx.deleteFrom(table).where('account_id', '=', accountId).execute();
     await trx.deleteFrom('api_keys').where('account_id', '=', accountId).execute();
     await trx.deleteFrom('sessions').where('account_id', '=', accountId).execute();
     await trx.deleteFrom('password_reset_tokens').where('account_id', '=', accountId).execute();

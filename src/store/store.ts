@@ -1,9 +1,9 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
-import * as keyUsage from './key-usage-queries.js';
 import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
-import * as recovery from './recovery-queries.js';
+import * as keyUsage from './key-usage-queries.js';
 import type { ActivityEntry, RecoveryStore } from './recovery-queries.js';
+import * as recovery from './recovery-queries.js';
 import type { AccountsTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
 import { type ChangeStamp, UnchangedCache } from './unchanged-cache.js';
 
@@ -199,7 +199,11 @@ export class KyselyStore implements Store {
 
   async setAccountLimit(accountId: string, service: ApiService, limit: number | null) {
     const column = service === 'render' ? 'render_limit' : 'metadata_limit';
-    await this.db.updateTable('accounts').set({ [column]: limit }).where('id', '=', accountId).execute();
+    await this.db
+      .updateTable('accounts')
+      .set({ [column]: limit })
+      .where('id', '=', accountId)
+      .execute();
   }
 
   async setPasswordHash(accountId: string, passwordHash: string) {
@@ -350,7 +354,13 @@ export class KyselyStore implements Store {
       .where('day', '>=', fromDay)
       .orderBy('day')
       .execute();
-    return rows.map((r) => ({ accountId: r.account_id, service: r.service, day: r.day, outcome: r.outcome, count: Number(r.count) }));
+    return rows.map((r) => ({
+      accountId: r.account_id,
+      service: r.service,
+      day: r.day,
+      outcome: r.outcome,
+      count: Number(r.count),
+    }));
   }
 
   // ---- per-key usage and one-time key display (issue 16, part 2 and 6): see key-usage-queries.ts ----

@@ -3,7 +3,10 @@ import { crc32Hex, displayPrefixOf, generateKey, hashKey, parseKey } from '../..
 
 describe('API key format', () => {
   it('generates pwr/pwm keys of 32 lowercase hex whose last 8 are the CRC32 of the rest', () => {
-    for (const [service, prefix] of [['render', 'pwr'], ['metadata', 'pwm']] as const) {
+    for (const [service, prefix] of [
+      ['render', 'pwr'],
+      ['metadata', 'pwm'],
+    ] as const) {
       const key = generateKey(service);
       expect(key).toMatch(new RegExp(`^${prefix}_live_[0-9a-f]{32}$`));
       expect(key.slice(-8)).toBe(crc32Hex(key.slice(0, -8)));

@@ -16,9 +16,7 @@ import { createKey } from '../helpers/core.js';
 /** A service app with one authenticated no-op route, as a service would register it. */
 async function buildApp(core: CoreDeps, service: 'render' | 'metadata'): Promise<FastifyInstance> {
   const sendError = (reply: FastifyReply, status: number, code: string, message: string) =>
-    service === 'render'
-      ? reply.code(status).send({ error: { code, message } })
-      : reply.code(status).send({ detail: message });
+    service === 'render' ? reply.code(status).send({ error: { code, message } }) : reply.code(status).send({ detail: message });
   const app = await createServiceApp({
     service,
     core,
@@ -84,7 +82,11 @@ describe('authentication and rate limits', () => {
     ['wrong length', `Bearer ${valid}0`, 'malformed API key'],
     ['bad checksum', `Bearer ${valid.slice(0, -1)}${valid.endsWith('0') ? '1' : '0'}`, 'malformed API key'],
     ['well-formed but unknown', `Bearer ${valid}`, 'unknown API key'],
-    ['a metadata key', `Bearer ${withChecksum('pwm_live_0123456789abcdef01234567')}`, 'not a render key (render keys start with pwr_live_)'],
+    [
+      'a metadata key',
+      `Bearer ${withChecksum('pwm_live_0123456789abcdef01234567')}`,
+      'not a render key (render keys start with pwr_live_)',
+    ],
   ])('refuses %s with 401 UNAUTHORIZED', async (_name, header, message) => {
     const res = await render.inject({ url: '/noop', headers: header === undefined ? {} : bearer(header) });
     expect(res.statusCode).toBe(401);
@@ -126,7 +128,8 @@ describe('authentication and rate limits', () => {
     // Verified keys are cached while the SQLite file is unchanged: a commit by another process must end that.
     const { key } = await createKey(core, 'metadata', 'other-process@example.com');
     const headers = { 'x-api-key': key };
-    for (let i = 0; i < 3; i++) expect((await metadata.inject({ url: '/noop', headers })).headers.ratelimit).toMatch(/^"metadata";r=\d+;t=\d+$/);
+    for (let i = 0; i < 3; i++)
+      expect((await metadata.inject({ url: '/noop', headers })).headers.ratelimit).toMatch(/^"metadata";r=\d+;t=\d+$/);
 
     const cli = (args: string[]) =>
       spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
@@ -135,7 +138,16 @@ describe('authentication and rate limits', () => {
         encoding: 'utf8',
         timeout: 60_000,
       });
-    const limited = cli(['accounts', 'set-limit', '--email', 'other-process@example.com', '--service', 'metadata', '--limit', '100']);
+    const limited = cli([
+      'accounts',
+      'set-limit',
+      '--email',
+      'other-process@example.com',
+      '--service',
+      'metadata',
+      '--limit',
+      '100',
+    ]);
     expect(limited.status).toBe(0);
     const afterLimit = await metadata.inject({ url: '/noop', headers });
     expect(afterLimit.statusCode).toBe(200);
@@ -160,7 +172,10 @@ describe('authentication and rate limits', () => {
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
     expect(last!.json()).toEqual({
-      error: { code: 'RATE_LIMITED', message: expect.stringMatching(/^rate limit of 5 render requests per minute exceeded; retry in \d+ s$/) },
+      error: {
+        code: 'RATE_LIMITED',
+        message: expect.stringMatching(/^rate limit of 5 render requests per minute exceeded; retry in \d+ s$/),
+      },
     });
     expect(Number(last!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(last!.headers['retry-after'])).toBeLessThanOrEqual(60);

@@ -4,9 +4,10 @@
  * HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS pass (short here, so the test takes a few seconds).
  * Loopback only; every socket is destroyed at the end.
  */
-import type { FastifyInstance } from 'fastify';
-import net from 'node:net';
+
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
@@ -62,7 +63,8 @@ async function underAbuse(build: (core: CoreDeps) => Promise<FastifyInstance>): 
     const { port } = app.server.address() as AddressInfo;
     const started = Date.now();
     // Slow-loris: the request line and headers, one byte a second, never finished.
-    for (let i = 0; i < LORIS; i++) abusers.push(abuser(port, 'G', `ET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow-${i}: ${'z'.repeat(60)}`, timers));
+    for (let i = 0; i < LORIS; i++)
+      abusers.push(abuser(port, 'G', `ET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow-${i}: ${'z'.repeat(60)}`, timers));
     // A body announced and trickled: headers complete, 1,000 bytes promised, one a second.
     const head = `POST /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
     for (let i = 0; i < TRICKLERS; i++) abusers.push(abuser(port, head, '{'.padEnd(1000, ' '), timers));

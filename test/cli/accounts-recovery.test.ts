@@ -19,7 +19,12 @@ function pageworks(args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env, PAGEWORKS_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DASHBOARD_PUBLIC_URL: PUBLIC };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
@@ -79,14 +84,18 @@ describe('pageworks accounts delete', () => {
   it('refuses the keys on the running server at once, ends sessions, removes the account and leaves a tombstone', async () => {
     expect(pageworks(['accounts', 'create', '--email', 'd@example.com', '--password', 'the first password']).code).toBe(0);
     const key = pageworks(['keys', 'create', '--email', 'd@example.com', '--service', 'metadata']).stdout.trim();
-    expect(pageworks(['accounts', 'set-limit', '--email', 'd@example.com', '--service', 'metadata', '--limit', '30']).code).toBe(0);
+    expect(pageworks(['accounts', 'set-limit', '--email', 'd@example.com', '--service', 'metadata', '--limit', '30']).code).toBe(
+      0,
+    );
     const account = (await core.accounts.findByEmail('d@example.com'))!;
     expect((await core.store.listActivity(account.id, 10, 0)).map((e) => `${e.kind}/${e.actor}/${e.detail}`)).toEqual([
       'limit_changed/cli/metadata: 30 per minute',
       `key_created/cli/${key.slice(0, 13)}… (metadata)`,
     ]);
     const browser = new FormClient(dashboard, freshIp());
-    expect((await browser.submit('/login', '/login', { email: 'd@example.com', password: 'the first password' })).statusCode).toBe(303);
+    expect(
+      (await browser.submit('/login', '/login', { email: 'd@example.com', password: 'the first password' })).statusCode,
+    ).toBe(303);
     const call = () => metadata.inject({ url: '/v1/fetch?url=http://127.0.0.1:9/', headers: { 'x-api-key': key } });
     // Accepted twice (the second from the server's found-key cache): 400 is the egress policy refusing the URL.
     expect((await call()).statusCode).toBe(400);
@@ -106,6 +115,10 @@ describe('pageworks accounts delete', () => {
   });
 
   it('refuses an unknown email with one line and exit code 2', () => {
-    expect(pageworks(['accounts', 'delete', '--email', 'nobody@example.com'])).toEqual({ code: 2, stdout: '', stderr: 'pageworks: no account for nobody@example.com\n' });
+    expect(pageworks(['accounts', 'delete', '--email', 'nobody@example.com'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'pageworks: no account for nobody@example.com\n',
+    });
   });
 });

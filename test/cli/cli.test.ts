@@ -45,7 +45,13 @@ describe('pageworks CLI', () => {
     expect(list.code).toBe(0);
     const keys = JSON.parse(list.stdout);
     expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatchObject({ displayPrefix: full.slice(0, 13), service: 'metadata', name: 'ci', lastUsedAt: null, revokedAt: null });
+    expect(keys[0]).toMatchObject({
+      displayPrefix: full.slice(0, 13),
+      service: 'metadata',
+      name: 'ci',
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(list.stdout).not.toContain(full.slice(13));
   });
 
@@ -74,8 +80,14 @@ describe('pageworks CLI', () => {
   it.each([
     [['accounts', 'create', '--email', 'A@EXAMPLE.COM'], 'pageworks: an account for A@EXAMPLE.COM exists already\n'],
     [['accounts', 'create', '--email', 'not-an-email'], 'pageworks: "not-an-email" is not an email address\n'],
-    [['accounts', 'create', '--email', 'b@example.com', '--password', 'short'], 'pageworks: the password must have at least 12 characters\n'],
-    [['keys', 'create', '--email', 'nobody@example.com', '--service', 'render'], 'pageworks: no account for nobody@example.com\n'],
+    [
+      ['accounts', 'create', '--email', 'b@example.com', '--password', 'short'],
+      'pageworks: the password must have at least 12 characters\n',
+    ],
+    [
+      ['keys', 'create', '--email', 'nobody@example.com', '--service', 'render'],
+      'pageworks: no account for nobody@example.com\n',
+    ],
     [['keys', 'create', '--email', 'a@example.com', '--service', 'pdf'], 'pageworks: --service must be render or metadata\n'],
     [['keys', 'create', '--service', 'render'], 'pageworks: missing --email\n'],
     [['frobnicate'], 'pageworks: unknown command "frobnicate" (see pageworks --help)\n'],
@@ -106,7 +118,13 @@ describe('pageworks serve', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-serve-'));
     child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
       cwd: ROOT,
-      env: cleanEnv({ PAGEWORKS_DATA_DIR: dir, DASHBOARD_PORT: '0', RENDER_PORT: '0', METADATA_PORT: '0', RENDER_CONCURRENCY: '1' }),
+      env: cleanEnv({
+        PAGEWORKS_DATA_DIR: dir,
+        DASHBOARD_PORT: '0',
+        RENDER_PORT: '0',
+        METADATA_PORT: '0',
+        RENDER_CONCURRENCY: '1',
+      }),
     });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
@@ -119,7 +137,10 @@ describe('pageworks serve', () => {
     const metadataKey = /metadata key\s+: (pwm_live_[0-9a-f]{32})/.exec(out)?.[1];
     expect(metadataKey).toBeDefined();
     const ports = Object.fromEntries(
-      [...out.matchAll(/^(dashboard|render|metadata)\s+listening on http:\/\/127\.0\.0\.1:(\d+)$/gm)].map((m) => [m[1], Number(m[2])]),
+      [...out.matchAll(/^(dashboard|render|metadata)\s+listening on http:\/\/127\.0\.0\.1:(\d+)$/gm)].map((m) => [
+        m[1],
+        Number(m[2]),
+      ]),
     );
     expect(Object.keys(ports).sort()).toEqual(['dashboard', 'metadata', 'render']);
     for (const service of ['render', 'metadata'] as const) {

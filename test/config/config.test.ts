@@ -77,7 +77,11 @@ describe('configuration', () => {
     ['RENDER_MAX_BROWSER_RSS_MB', '2GB', /^RENDER_MAX_BROWSER_RSS_MB: "2GB" is not a whole number/],
     ['HTTP_HEADERS_TIMEOUT_MS', '50', /^HTTP_HEADERS_TIMEOUT_MS: 50 is out of range \(allowed: 100\.\.600000\)$/],
     ['HTTP_HEADERS_TIMEOUT_MS', '90000', /^HTTP_HEADERS_TIMEOUT_MS: 90000 is longer than HTTP_REQUEST_TIMEOUT_MS \(60000\)$/],
-    ['DATABASE_URL', 'mysql://root@localhost/db', /^DATABASE_URL: scheme "mysql:" is not allowed \(allowed: postgres:\/\/…, postgresql:\/\/…\)$/],
+    [
+      'DATABASE_URL',
+      'mysql://root@localhost/db',
+      /^DATABASE_URL: scheme "mysql:" is not allowed \(allowed: postgres:\/\/…, postgresql:\/\/…\)$/,
+    ],
     ['DATABASE_URL', 'not a url', /^DATABASE_URL: not a URL/],
     ['REDIS_URL', 'http://localhost', /^REDIS_URL: scheme "http:" is not allowed/],
     ['PAGEWORKS_SERVICES', 'render,pdf', /^PAGEWORKS_SERVICES: unknown service "pdf"/],

@@ -8,7 +8,7 @@ import { openSqliteStore } from '../../src/store/sqlite.js';
 import { DATABASE_URL } from '../helpers/backends.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { type FreshDatabase, freshDatabase } from '../scale/backends.js';
-import { FormClient, PASSWORD, createdKey, keyIdOf, logIn, signUp } from './client.js';
+import { createdKey, FormClient, keyIdOf, logIn, PASSWORD, signUp } from './client.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -30,14 +30,23 @@ function sessionRows(body: string): Array<{ id: string | null; current: boolean;
     .slice(1)
     .map((chunk) => {
       const row = chunk.slice(0, chunk.indexOf('</li>'));
-      return { id: /name="session" value="([^"]+)"/.exec(row)?.[1] ?? null, current: row.startsWith(' data-current'), text: row.replace(/<[^>]+>/g, ' ') };
+      return {
+        id: /name="session" value="([^"]+)"/.exec(row)?.[1] ?? null,
+        current: row.startsWith(' data-current'),
+        text: row.replace(/<[^>]+>/g, ' '),
+      };
     });
 }
 
 /** A metadata request with the key (the URL is refused by the egress policy once the key is accepted). */
 const fetchWith = (key: string) => metadata.inject({ url: '/v1/fetch?url=http://127.0.0.1:9/', headers: { 'x-api-key': key } });
 const renderWith = (key: string) =>
-  render.inject({ method: 'POST', url: '/v1/render', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: '{}' });
+  render.inject({
+    method: 'POST',
+    url: '/v1/render',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    payload: '{}',
+  });
 
 for (const backend of backends) {
   describe.skipIf(!backend.enabled)(`account lifecycle on ${backend.name}`, () => {
@@ -95,7 +104,9 @@ for (const backend of backends) {
         const victimId = (await core.store.listSessions((await core.accounts.findByEmail(victimEmail))!.id))[0]!.publicId;
         const attacker = await signUp(app, email());
         await attacker.get('/account');
-        expect((await attacker.post('/account/sessions/end', { _csrf: attacker.csrf(), session: victimId })).statusCode).toBe(303);
+        expect((await attacker.post('/account/sessions/end', { _csrf: attacker.csrf(), session: victimId })).statusCode).toBe(
+          303,
+        );
         expect((await victim.get('/keys')).statusCode).toBe(200);
         expect((await victim.post('/account/sessions/end-others', { _csrf: 'wrong' })).statusCode).toBe(403);
       });
@@ -111,14 +122,21 @@ for (const backend of backends) {
         const key = createdKey(client.body);
         await client.get('/keys');
         await client.submit(`/keys/${keyIdOf(client.body, key)}/revoke`, `/keys/${keyIdOf(client.body, key)}/revoke`, {});
-        await client.submit('/account', '/account/password', { current_password: PASSWORD, new_password: 'another long password', new_password_confirm: 'another long password' });
+        await client.submit('/account', '/account/password', {
+          current_password: PASSWORD,
+          new_password: 'another long password',
+          new_password_confirm: 'another long password',
+        });
         await client.submit('/account', '/account/sessions/end-others', {});
         // The failed sign-in is written after its answer.
         await new Promise((r) => setTimeout(r, 200));
 
         const page = await client.get('/activity');
         expect(page.statusCode).toBe(200);
-        const rows = client.body.split('<li class="activity-row').slice(1).map((c) => c.slice(0, c.indexOf('</li>')));
+        const rows = client.body
+          .split('<li class="activity-row')
+          .slice(1)
+          .map((c) => c.slice(0, c.indexOf('</li>')));
         const titles = rows.map((row) => /<strong>(.*?)<\/strong>/.exec(row)?.[1]);
         const items = rows.map((row) => row.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' '));
         expect(titles).toEqual([
@@ -141,7 +159,8 @@ for (const backend of backends) {
         const address = email();
         const client = await signUp(app, address);
         const account = (await core.accounts.findByEmail(address))!;
-        for (let i = 0; i < 55; i++) await core.activity.record(account.id, 'limit_changed', 'cli', { detail: `render: ${i + 1} per minute` });
+        for (let i = 0; i < 55; i++)
+          await core.activity.record(account.id, 'limit_changed', 'cli', { detail: `render: ${i + 1} per minute` });
         await client.get('/activity');
         expect(client.body.match(/<li class="activity-row/g)).toHaveLength(50);
         expect(client.body).toContain('render: 55 per minute');
@@ -153,9 +172,12 @@ for (const backend of backends) {
         expect(client.body).not.toContain('href="/activity?page=3"');
       });
 
-      it("prunes entries past the retention period", async () => {
+      it('prunes entries past the retention period', async () => {
         const account = await core.accounts.create(email());
-        await core.store.addActivity({ ...core.activity.entry(account.id, 'sign_in', 'dashboard'), at: Date.now() - 91 * 86_400_000 });
+        await core.store.addActivity({
+          ...core.activity.entry(account.id, 'sign_in', 'dashboard'),
+          at: Date.now() - 91 * 86_400_000,
+        });
         await core.activity.record(account.id, 'sign_in', 'dashboard');
         expect(await core.activity.prune()).toBeGreaterThanOrEqual(1);
         expect((await core.activity.page(account.id, 1)).entries).toHaveLength(1);
@@ -202,21 +224,24 @@ for (const backend of backends) {
         expect((await signUp(app, address)).cookies.size).toBeGreaterThan(0);
       });
 
-      it.skipIf(backend.name !== 'sqlite')('a deletion by another process (the CLI) is seen by the next request of this one (SQLite key cache)', async () => {
-        const address = email();
-        const client = await signUp(app, address);
-        await client.createKey({ service: 'metadata' });
-        const key = createdKey(client.body);
-        for (let i = 0; i < 2; i++) expect((await fetchWith(key)).statusCode).toBe(400);
-        const other = await openSqliteStore(core.config.dataDir);
-        try {
-          const account = (await other.findAccountByEmail(address))!;
-          expect(await other.deleteAccount(account.id, core.activity.entry(account.id, 'account_deleted', 'cli'))).toBe(true);
-        } finally {
-          await other.close();
-        }
-        expect((await fetchWith(key)).statusCode).toBe(401);
-      });
+      it.skipIf(backend.name !== 'sqlite')(
+        'a deletion by another process (the CLI) is seen by the next request of this one (SQLite key cache)',
+        async () => {
+          const address = email();
+          const client = await signUp(app, address);
+          await client.createKey({ service: 'metadata' });
+          const key = createdKey(client.body);
+          for (let i = 0; i < 2; i++) expect((await fetchWith(key)).statusCode).toBe(400);
+          const other = await openSqliteStore(core.config.dataDir);
+          try {
+            const account = (await other.findAccountByEmail(address))!;
+            expect(await other.deleteAccount(account.id, core.activity.entry(account.id, 'account_deleted', 'cli'))).toBe(true);
+          } finally {
+            await other.close();
+          }
+          expect((await fetchWith(key)).statusCode).toBe(401);
+        },
+      );
     });
   });
 }

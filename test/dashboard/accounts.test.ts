@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { FormClient, PASSWORD, createdKey, freshIp, keyIdOf, logIn, signUp } from './client.js';
+import { createdKey, FormClient, freshIp, keyIdOf, logIn, PASSWORD, signUp } from './client.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -56,7 +56,11 @@ describe('password change', () => {
     expect((await b.get('/keys')).statusCode).toBe(200);
     const oldA = a.cookies.get('pw_session')!;
     const next = 'a brand new long password';
-    const res = await a.submit('/account', '/account/password', { current_password: PASSWORD, new_password: next, new_password_confirm: next });
+    const res = await a.submit('/account', '/account/password', {
+      current_password: PASSWORD,
+      new_password: next,
+      new_password_confirm: next,
+    });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/account?changed');
     const page = await a.get('/account?changed');
@@ -74,12 +78,24 @@ describe('password change', () => {
   it('needs the current password and matching new ones; nothing changes otherwise', async () => {
     const address = email();
     const a = await signUp(app, address);
-    const wrong = await a.submit('/account', '/account/password', { current_password: 'not my password', new_password: 'x'.repeat(12), new_password_confirm: 'x'.repeat(12) });
+    const wrong = await a.submit('/account', '/account/password', {
+      current_password: 'not my password',
+      new_password: 'x'.repeat(12),
+      new_password_confirm: 'x'.repeat(12),
+    });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.body).toContain('The current password is not correct.');
-    const mismatch = await a.submit('/account', '/account/password', { current_password: PASSWORD, new_password: 'x'.repeat(12), new_password_confirm: 'y'.repeat(12) });
+    const mismatch = await a.submit('/account', '/account/password', {
+      current_password: PASSWORD,
+      new_password: 'x'.repeat(12),
+      new_password_confirm: 'y'.repeat(12),
+    });
     expect(mismatch.statusCode).toBe(400);
-    const short = await a.submit('/account', '/account/password', { current_password: PASSWORD, new_password: 'short', new_password_confirm: 'short' });
+    const short = await a.submit('/account', '/account/password', {
+      current_password: PASSWORD,
+      new_password: 'short',
+      new_password_confirm: 'short',
+    });
     expect(short.statusCode).toBe(400);
     expect((await a.get('/keys')).statusCode).toBe(200);
     expect(await core.accounts.authenticate(address, PASSWORD)).toBeDefined();
@@ -89,15 +105,27 @@ describe('password change', () => {
 describe('sign-up', () => {
   it('validates the form and refuses a taken email', async () => {
     const client = new FormClient(app, freshIp());
-    const short = await client.submit('/signup', '/signup', { email: email(), password: 'too short', password_confirm: 'too short' });
+    const short = await client.submit('/signup', '/signup', {
+      email: email(),
+      password: 'too short',
+      password_confirm: 'too short',
+    });
     expect(short.statusCode).toBe(400);
     expect(short.body).toContain('at least 12 characters');
-    const mismatch = await client.submit('/signup', '/signup', { email: email(), password: PASSWORD, password_confirm: `${PASSWORD}!` });
+    const mismatch = await client.submit('/signup', '/signup', {
+      email: email(),
+      password: PASSWORD,
+      password_confirm: `${PASSWORD}!`,
+    });
     expect(mismatch.statusCode).toBe(400);
     expect(mismatch.body).toContain('do not match');
     const address = email();
     await signUp(app, address);
-    const taken = await client.submit('/signup', '/signup', { email: address.toUpperCase(), password: PASSWORD, password_confirm: PASSWORD });
+    const taken = await client.submit('/signup', '/signup', {
+      email: address.toUpperCase(),
+      password: PASSWORD,
+      password_confirm: PASSWORD,
+    });
     expect(taken.statusCode).toBe(400);
     expect(taken.body).toContain('exists already');
   });
@@ -121,7 +149,12 @@ describe('sign-up', () => {
       expect(form.body).not.toContain('name="password"');
       const login = await client.get('/login');
       expect(login.body).not.toContain('href="/signup"');
-      const post = await client.post('/signup', { _csrf: client.cookies.get('pw_form')!, email: 'new@example.com', password: PASSWORD, password_confirm: PASSWORD });
+      const post = await client.post('/signup', {
+        _csrf: client.cookies.get('pw_form')!,
+        email: 'new@example.com',
+        password: PASSWORD,
+        password_confirm: PASSWORD,
+      });
       expect(post.statusCode).toBe(403);
       expect(await closedCore.store.countAccounts()).toBe(0);
       await closedCore.accounts.create('cli@example.com', PASSWORD);

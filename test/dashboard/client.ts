@@ -22,7 +22,9 @@ export class FormClient {
 
   /** GET a page with this client's cookies. */
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.remember(await this.app.inject({ method: 'GET', url, cookies: Object.fromEntries(this.cookies), remoteAddress: this.ip }));
+    return this.remember(
+      await this.app.inject({ method: 'GET', url, cookies: Object.fromEntries(this.cookies), remoteAddress: this.ip }),
+    );
   }
 
   /** POST a urlencoded form with this client's cookies. */
@@ -80,7 +82,12 @@ export async function signUp(app: FastifyInstance, email: string, ip = freshIp()
 }
 
 /** Logs in through the form. */
-export async function logIn(app: FastifyInstance, email: string, password = PASSWORD, ip?: string): Promise<{ client: FormClient; res: LightMyRequestResponse }> {
+export async function logIn(
+  app: FastifyInstance,
+  email: string,
+  password = PASSWORD,
+  ip?: string,
+): Promise<{ client: FormClient; res: LightMyRequestResponse }> {
   const client = new FormClient(app, ip);
   const res = await client.submit('/login', '/login', { email, password });
   return { client, res };

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
@@ -52,7 +52,14 @@ beforeAll(async () => {
 
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: [...(isRoot ? ['--no-sandbox'] : []), '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu'],
+    args: [
+      ...(isRoot ? ['--no-sandbox'] : []),
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-gpu',
+    ],
   });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
@@ -123,7 +130,10 @@ async function crawl(page: Page, start: string[], limit = 40): Promise<string[]>
     if (!res || res.status() >= 400) continue;
     visited.push(url);
     const links = await page.locator('header a[href], main a[href]').evaluateAll((as) =>
-      as.map((a) => new URL((a as HTMLAnchorElement).href)).filter((u) => u.origin === location.origin).map((u) => u.pathname + u.search),
+      as
+        .map((a) => new URL((a as HTMLAnchorElement).href))
+        .filter((u) => u.origin === location.origin)
+        .map((u) => u.pathname + u.search),
     );
     for (const link of links) {
       if (link.startsWith('/assets/') || seen.has(link)) continue;
@@ -162,7 +172,8 @@ describe('dashboard screens (real Chromium)', () => {
     await createKey(page, 'render', 'r1');
     expect(await inView(page, '#new-key')).toBe(true);
     idleKey = await createKey(page, 'metadata', 'old');
-    for (const selector of ['#new-key', '#new-key-value', '#new-key-curl']) expect(await inView(page, selector), selector).toBe(true);
+    for (const selector of ['#new-key', '#new-key-value', '#new-key-curl'])
+      expect(await inView(page, selector), selector).toBe(true);
     expect(laptop.errors).toEqual([]);
   });
 
@@ -179,29 +190,46 @@ describe('dashboard screens (real Chromium)', () => {
     expect(await rowFor(page, busyKey).locator('td.num a').getAttribute('title')).toBe('OK: 2, Target error: 1');
     await page.screenshot({ path: path.join(ARTIFACTS, 'keys-1366.png'), fullPage: true });
 
-    await rowFor(page, idleKey).getByRole('link', { name: /Revoke/ }).click();
+    await rowFor(page, idleKey)
+      .getByRole('link', { name: /Revoke/ })
+      .click();
     const advice = page.locator('.alert');
     expect(await advice.getAttribute('class')).toContain('alert-ok');
-    expect(await advice.textContent()).toContain('No requests in the last 7 days (never used): nothing seems to depend on this key.');
+    expect(await advice.textContent()).toContain(
+      'No requests in the last 7 days (never used): nothing seems to depend on this key.',
+    );
     await page.screenshot({ path: path.join(ARTIFACTS, 'revoke-idle-1366.png') });
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.waitForURL(/\/keys\?revoked=/);
     expect(await page.locator('details.revoked[open] tr[data-revoked-key-id]').count()).toBe(1);
     await page.locator('#metadata-keys').screenshot({ path: path.join(ARTIFACTS, 'keys-rotated-1366.png') });
-    expect((await fetch(`${metadataUrl}/v1/fetch?url=${encodeURIComponent(targetUrl)}`, { headers: { 'x-api-key': busyKey } })).status).toBe(200);
+    expect(
+      (await fetch(`${metadataUrl}/v1/fetch?url=${encodeURIComponent(targetUrl)}`, { headers: { 'x-api-key': busyKey } })).status,
+    ).toBe(200);
 
     // The busy key's confirmation warns instead.
-    await rowFor(page, busyKey).getByRole('link', { name: /Revoke/ }).click();
+    await rowFor(page, busyKey)
+      .getByRole('link', { name: /Revoke/ })
+      .click();
     expect(await page.locator('.alert').textContent()).toContain('4 requests in the last 7 days');
     expect(await page.locator('.alert').getAttribute('class')).toContain('alert-warn');
 
     // The usage page: target errors are their own outcome, not our server errors.
     await page.goto('/usage');
-    const title = await page.locator('#usage-metadata').locator('xpath=ancestor::section').locator('svg.chart g').last().locator('title').textContent();
+    const title = await page
+      .locator('#usage-metadata')
+      .locator('xpath=ancestor::section')
+      .locator('svg.chart g')
+      .last()
+      .locator('title')
+      .textContent();
     expect(title).toMatch(/: 4 requests \(OK: 3, Target error: 1\)$/);
     expect(await page.locator('.legend li', { hasText: 'Target error' }).first().isVisible()).toBe(true);
     const yLabels = await page.locator('svg.chart text[text-anchor="end"]').allTextContents();
-    expect(yLabels.every((t) => /^\d[\d,]*$/.test(t)), yLabels.join(' ')).toBe(true);
+    expect(
+      yLabels.every((t) => /^\d[\d,]*$/.test(t)),
+      yLabels.join(' '),
+    ).toBe(true);
     await page.screenshot({ path: path.join(ARTIFACTS, 'usage-1366.png'), fullPage: true });
     await page.goto('/usage?range=24h');
     await page.screenshot({ path: path.join(ARTIFACTS, 'usage-24h-1366.png'), fullPage: true });
@@ -222,7 +250,9 @@ describe('dashboard screens (real Chromium)', () => {
     const key = await createKey(page, 'render', 'a key with a rather long name for a phone screen');
     expect(await horizontalOverflow(page), 'keys with a new key').toEqual({ scrollWidth: 375, innerWidth: 375 });
     await createKey(page, 'metadata', 'm');
-    await fetch(`${metadataUrl}/v1/fetch?url=${encodeURIComponent(targetUrl)}`, { headers: { 'x-api-key': await page.locator('#new-key-value').inputValue() } });
+    await fetch(`${metadataUrl}/v1/fetch?url=${encodeURIComponent(targetUrl)}`, {
+      headers: { 'x-api-key': await page.locator('#new-key-value').inputValue() },
+    });
 
     const signedIn = await crawl(page, ['/keys']);
     expect(signedIn).toEqual(expect.arrayContaining(['/keys', '/usage', '/docs', '/account']));
@@ -242,7 +272,9 @@ describe('dashboard screens (real Chromium)', () => {
       }
       await page.goto('/keys');
       // No key prefix spills out of its cell into the next column.
-      const spilled = await page.locator('td.prefix').evaluateAll((tds) => tds.filter((td) => td.scrollWidth > td.clientWidth).length);
+      const spilled = await page
+        .locator('td.prefix')
+        .evaluateAll((tds) => tds.filter((td) => td.scrollWidth > td.clientWidth).length);
       expect(spilled, `prefixes spilling at ${width} px`).toBe(0);
       await page.screenshot({ path: path.join(ARTIFACTS, `keys-${width}.png`) });
     }
@@ -252,7 +284,10 @@ describe('dashboard screens (real Chromium)', () => {
     const row = rowFor(page, key);
     // The key prefix on one line, dates and "never" unbroken, Revoke inside its card.
     const lineHeight = (selector: string) =>
-      row.locator(selector).first().evaluate((el) => ({ height: el.getBoundingClientRect().height, line: parseFloat(getComputedStyle(el).lineHeight) }));
+      row
+        .locator(selector)
+        .first()
+        .evaluate((el) => ({ height: el.getBoundingClientRect().height, line: parseFloat(getComputedStyle(el).lineHeight) }));
     for (const selector of ['td.prefix', 'td.date time', 'td.date .muted']) {
       const { height, line } = await lineHeight(selector);
       expect(height, selector).toBeLessThan(line * 1.5);

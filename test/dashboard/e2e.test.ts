@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
@@ -28,7 +28,9 @@ let browser: Browser;
 beforeAll(async () => {
   target = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><html><head><title>Loopback fixture</title><meta name="description" content="Served on 127.0.0.1"></head><body>hi</body></html>');
+    res.end(
+      '<!doctype html><html><head><title>Loopback fixture</title><meta name="description" content="Served on 127.0.0.1"></head><body>hi</body></html>',
+    );
   });
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/`;
@@ -40,14 +42,24 @@ beforeAll(async () => {
   renderUrl = await render.listen({ host: '127.0.0.1', port: 0 });
   metadataUrl = await metadata.listen({ host: '127.0.0.1', port: 0 });
   // The same core (store, limiter, usage, last-used), with the public addresses the services got.
-  const dashboardCore: CoreDeps = { ...core, config: Object.freeze({ ...core.config, renderPublicUrl: renderUrl, metadataPublicUrl: metadataUrl }) };
+  const dashboardCore: CoreDeps = {
+    ...core,
+    config: Object.freeze({ ...core.config, renderPublicUrl: renderUrl, metadataPublicUrl: metadataUrl }),
+  };
   const dashboard = await buildDashboardApp(dashboardCore);
   apps.push(dashboard);
   dashboardUrl = await dashboard.listen({ host: '127.0.0.1', port: 0 });
 
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: [...(isRoot ? ['--no-sandbox'] : []), '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu'],
+    args: [
+      ...(isRoot ? ['--no-sandbox'] : []),
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-gpu',
+    ],
   });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
@@ -99,7 +111,9 @@ function rowFor(page: Page, key: string) {
 
 async function revoke(page: Page, key: string): Promise<void> {
   await page.goto('/keys');
-  await rowFor(page, key).getByRole('link', { name: /Revoke/ }).click();
+  await rowFor(page, key)
+    .getByRole('link', { name: /Revoke/ })
+    .click();
   await expect(page.getByRole('heading', { name: 'Revoke this key?' }).isVisible()).resolves.toBe(true);
   await page.getByRole('button', { name: 'Revoke key' }).click();
   await page.waitForURL(/\/keys\?revoked=/);
@@ -151,7 +165,11 @@ describe('dashboard end to end (real servers, real Chromium)', () => {
     const pdf = await renderWith(key);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     // A bad request with a good key counts as the account's client error on the usage page.
     const bad = await fetch(`${renderUrl}/v1/render`, {
@@ -187,7 +205,10 @@ describe('dashboard end to end (real servers, real Chromium)', () => {
     expect(await page.locator('svg.chart').count()).toBe(2);
     // Requests refused for a revoked key belong to no account and are not counted.
     const labels = await page.locator('svg.chart').evaluateAll((svgs) => svgs.map((s) => s.getAttribute('aria-label')));
-    expect(labels).toEqual([expect.stringContaining('render service: 2 in total'), expect.stringContaining('metadata service: 1 in total')]);
+    expect(labels).toEqual([
+      expect.stringContaining('render service: 2 in total'),
+      expect.stringContaining('metadata service: 1 in total'),
+    ]);
     const today = page.locator('svg.chart').first().locator('g').last();
     expect(await today.locator('title').textContent()).toMatch(/: 2 requests \(OK: 1, Client error: 1\)$/);
     expect(await page.getByText('requests / minute').count()).toBe(2);

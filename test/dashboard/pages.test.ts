@@ -11,7 +11,11 @@ let n = 0;
 const email = () => `pages${++n}@example.com`;
 
 beforeAll(async () => {
-  core = await createTestCore({ RENDER_PUBLIC_URL: 'https://render.example.test', METADATA_PUBLIC_URL: 'https://meta.example.test/', RENDER_RATE_LIMIT: '77' });
+  core = await createTestCore({
+    RENDER_PUBLIC_URL: 'https://render.example.test',
+    METADATA_PUBLIC_URL: 'https://meta.example.test/',
+    RENDER_RATE_LIMIT: '77',
+  });
   app = await buildDashboardApp(core);
 });
 afterAll(async () => {

@@ -3,17 +3,17 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordResets, RESET_TOKEN_TTL_MS } from '../../src/accounts/password-reset.js';
-import pino from 'pino';
 import { type CoreDeps, closeCore, createCore } from '../../src/app/core.js';
-import { loadConfig } from '../../src/config.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
+import { loadConfig } from '../../src/config.js';
 import { DATABASE_URL } from '../helpers/backends.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { MailCatcher, resetLinkIn } from '../helpers/smtp.js';
 import { type FreshDatabase, freshDatabase } from '../scale/backends.js';
-import { FormClient, PASSWORD, freshIp, logIn, signUp } from './client.js';
+import { FormClient, freshIp, logIn, PASSWORD, signUp } from './client.js';
 
 const PUBLIC = 'http://dashboard.test:8080';
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -60,7 +60,11 @@ for (const backend of backends) {
     let db: FreshDatabase | undefined;
     beforeAll(async () => {
       db = await backend.database();
-      core = await createTestCore({ SMTP_URL: catcher.url, DASHBOARD_PUBLIC_URL: `${PUBLIC}/`, ...(db ? { DATABASE_URL: db.url } : {}) });
+      core = await createTestCore({
+        SMTP_URL: catcher.url,
+        DASHBOARD_PUBLIC_URL: `${PUBLIC}/`,
+        ...(db ? { DATABASE_URL: db.url } : {}),
+      });
       app = await buildDashboardApp(core);
     });
     afterAll(async () => {
@@ -109,7 +113,12 @@ for (const backend of backends) {
       const token = new URL(path, PUBLIC).searchParams.get('token')!;
       const client = new FormClient(app, freshIp());
       await client.get('/forgot-password');
-      const replay = await client.post('/reset-password', { _csrf: client.csrf(), token, new_password: 'yet another passphrase', new_password_confirm: 'yet another passphrase' });
+      const replay = await client.post('/reset-password', {
+        _csrf: client.csrf(),
+        token,
+        new_password: 'yet another passphrase',
+        new_password_confirm: 'yet another passphrase',
+      });
       expect(replay.statusCode).toBe(400);
       expect((await logIn(app, address, NEW_PASSWORD)).res.headers.location).toBe('/keys');
     });
@@ -149,7 +158,12 @@ for (const backend of backends) {
       // Opened in the other account's signed-in browser.
       await otherClient.get(path);
       const token = new URL(path, PUBLIC).searchParams.get('token')!;
-      const res = await otherClient.post('/reset-password', { _csrf: otherClient.csrf(), token, new_password: NEW_PASSWORD, new_password_confirm: NEW_PASSWORD });
+      const res = await otherClient.post('/reset-password', {
+        _csrf: otherClient.csrf(),
+        token,
+        new_password: NEW_PASSWORD,
+        new_password_confirm: NEW_PASSWORD,
+      });
       expect(res.statusCode).toBe(303);
       expect((await logIn(app, owner, NEW_PASSWORD)).res.headers.location).toBe('/keys');
       expect((await logIn(app, other, PASSWORD)).res.headers.location).toBe('/keys');
@@ -178,7 +192,11 @@ for (const backend of backends) {
             method: 'POST',
             localAddress: freshIp(),
             agent: false,
-            headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(payload) },
+            headers: {
+              cookie,
+              'content-type': 'application/x-www-form-urlencoded',
+              'content-length': Buffer.byteLength(payload),
+            },
           });
           req.on('response', (res) => {
             let body = '';
@@ -209,7 +227,9 @@ for (const backend of backends) {
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       const mKnown = median(answers.known.map((a) => a.ms));
       const mUnknown = median(answers.unknown.map((a) => a.ms));
-      console.log(`forgot-password answer time, median of 20: known email ${mKnown.toFixed(2)} ms, unknown email ${mUnknown.toFixed(2)} ms`);
+      console.log(
+        `forgot-password answer time, median of 20: known email ${mKnown.toFixed(2)} ms, unknown email ${mUnknown.toFixed(2)} ms`,
+      );
       // Neither path touches the store before answering. The bound is loose on purpose (a shared, busy
       // machine): it catches a path that does real work first, such as a password hash or an awaited send.
       expect(Math.abs(mKnown - mUnknown)).toBeLessThan(Math.max(15, 0.75 * Math.max(mKnown, mUnknown)));
@@ -233,7 +253,8 @@ for (const backend of backends) {
     it('throttles requests per IP', async () => {
       const client = new FormClient(app, freshIp());
       const statuses: number[] = [];
-      for (let i = 0; i < 11; i++) statuses.push((await client.submit('/forgot-password', '/forgot-password', { email: `ip${i}@example.com` })).statusCode);
+      for (let i = 0; i < 11; i++)
+        statuses.push((await client.submit('/forgot-password', '/forgot-password', { email: `ip${i}@example.com` })).statusCode);
       expect(statuses).toEqual([...Array(10).fill(200), 429]);
     });
   });
@@ -243,7 +264,10 @@ describe('the reset token stays out of the logs', () => {
   it('the request log line of /reset-password carries the path without the token', async () => {
     const lines: string[] = [];
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-reset-log-'));
-    const logged = await createCore(loadConfig({ PAGEWORKS_DATA_DIR: dir, LOG_LEVEL: 'info' }), pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }));
+    const logged = await createCore(
+      loadConfig({ PAGEWORKS_DATA_DIR: dir, LOG_LEVEL: 'info' }),
+      pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
+    );
     const logApp = await buildDashboardApp(logged);
     try {
       const account = await logged.accounts.create('logged@example.com', PASSWORD);
@@ -280,7 +304,12 @@ describe('password reset without SMTP_URL', () => {
 
   it('the forgot-password route does not pretend to send mail', async () => {
     for (const method of ['GET', 'POST'] as const) {
-      const res = await plain.inject({ method, url: '/forgot-password', payload: method === 'POST' ? 'email=a%40example.com' : undefined, headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {} });
+      const res = await plain.inject({
+        method,
+        url: '/forgot-password',
+        payload: method === 'POST' ? 'email=a%40example.com' : undefined,
+        headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+      });
       expect(res.statusCode).toBe(200);
       expect(res.body).toContain('This server does not send mail.');
       expect(res.body).not.toContain('on its way');

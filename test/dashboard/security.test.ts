@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
-import { FormClient, PASSWORD, createdKey, keyIdOf, logIn, signUp } from './client.js';
+import { createdKey, FormClient, keyIdOf, logIn, PASSWORD, signUp } from './client.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -58,7 +58,11 @@ describe('CSRF', () => {
     const client = await signUp(app, address);
     expect((await client.post('/logout', {})).statusCode).toBe(403);
     expect((await client.get('/keys')).statusCode).toBe(200);
-    const change = await client.post('/account/password', { current_password: PASSWORD, new_password: 'another long password', new_password_confirm: 'another long password' });
+    const change = await client.post('/account/password', {
+      current_password: PASSWORD,
+      new_password: 'another long password',
+      new_password_confirm: 'another long password',
+    });
     expect(change.statusCode).toBe(403);
     expect(await core.accounts.authenticate(address, PASSWORD)).toBeDefined();
   });
@@ -92,7 +96,12 @@ describe('session cookie', () => {
   it('is HttpOnly, SameSite=Lax, Path=/, not Secure over plain http', async () => {
     const client = new FormClient(app);
     await client.get('/signup');
-    const res = await client.post('/signup', { _csrf: client.csrf(), email: email(), password: PASSWORD, password_confirm: PASSWORD });
+    const res = await client.post('/signup', {
+      _csrf: client.csrf(),
+      email: email(),
+      password: PASSWORD,
+      password_confirm: PASSWORD,
+    });
     const cookie = res.cookies.find((c) => c.name === 'pw_session')!;
     expect(cookie).toBeDefined();
     expect(cookie.value).toMatch(/^[A-Za-z0-9_-]{43}$/); // 256 random bits
@@ -108,7 +117,12 @@ describe('session cookie', () => {
       const client = new FormClient(secureApp);
       const form = await client.get('/signup');
       expect(form.cookies.find((c) => c.name === '__Host-pw_form')).toMatchObject({ secure: true, httpOnly: true, path: '/' });
-      const res = await client.post('/signup', { _csrf: client.csrf(), email: email(), password: PASSWORD, password_confirm: PASSWORD });
+      const res = await client.post('/signup', {
+        _csrf: client.csrf(),
+        email: email(),
+        password: PASSWORD,
+        password_confirm: PASSWORD,
+      });
       expect(res.statusCode).toBe(303);
       const raw = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('__Host-pw_session='))!;
       expect(raw).toMatch(/; Secure/);
@@ -148,7 +162,12 @@ describe('logout', () => {
     const replay = await app.inject({ method: 'GET', url: '/keys', cookies: { pw_session: cookie } });
     expect(replay.statusCode).toBe(303);
     expect(replay.headers.location).toBe('/login');
-    const post = await app.inject({ method: 'POST', url: '/keys', cookies: { pw_session: cookie }, payload: { service: 'render' } });
+    const post = await app.inject({
+      method: 'POST',
+      url: '/keys',
+      cookies: { pw_session: cookie },
+      payload: { service: 'render' },
+    });
     expect(post.statusCode).toBe(303);
   });
 });
@@ -188,7 +207,9 @@ describe('headers', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     // Every script is an external file from the app itself.
-    expect(res.body.match(/<script[^>]*>/g)).toEqual([expect.stringMatching(/^<script src="\/assets\/dashboard\.[0-9a-f]{12}\.js" defer>$/)]);
+    expect(res.body.match(/<script[^>]*>/g)).toEqual([
+      expect.stringMatching(/^<script src="\/assets\/dashboard\.[0-9a-f]{12}\.js" defer>$/),
+    ]);
     const css = /href="(\/assets\/dashboard\.[0-9a-f]{12}\.css)"/.exec(res.body)![1]!;
     const asset = await app.inject({ method: 'GET', url: css });
     expect(asset.statusCode).toBe(200);

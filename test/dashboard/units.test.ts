@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outcomeOf, usageBatchOf } from '../../src/accounts/usage.js';
 import type { CoreDeps } from '../../src/app/core.js';
 import { html, raw } from '../../src/dashboard/html.js';
-import { LoginThrottle } from '../../src/dashboard/login-throttle.js';
-import { SessionManager, hashSessionId } from '../../src/dashboard/sessions.js';
-import { outcomeOf, usageBatchOf } from '../../src/accounts/usage.js';
 import { openForSession, sealForSession } from '../../src/dashboard/key-reveal.js';
+import { LoginThrottle } from '../../src/dashboard/login-throttle.js';
+import { hashSessionId, SessionManager } from '../../src/dashboard/sessions.js';
 import { hourlySeries, keyActivity, usageSeries, windowStart } from '../../src/dashboard/usage-series.js';
 import { integerTicks, usageChart } from '../../src/dashboard/views/usage-chart.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
@@ -38,7 +38,10 @@ describe('login throttle', () => {
 
   it('success clears the email count but not the IP count; quiet time forgets both', () => {
     let now = 0;
-    const t = new LoginThrottle({ emailThreshold: 2, ipThreshold: 3, baseDelayMs: 1000, maxDelayMs: 60_000, forgetAfterMs: 10_000 }, () => now);
+    const t = new LoginThrottle(
+      { emailThreshold: 2, ipThreshold: 3, baseDelayMs: 1000, maxDelayMs: 60_000, forgetAfterMs: 10_000 },
+      () => now,
+    );
     t.fail('a@x.io', 'ip');
     t.fail('a@x.io', 'ip');
     expect(t.retryAfterMs('a@x.io', 'other')).toBe(1000);
@@ -99,7 +102,9 @@ describe('usage series and chart', () => {
       expect(ticks.length).toBeLessThanOrEqual(6);
     }
     // The chart of a busiest day of 5 requests (ticks of 1.25 before).
-    const svg = usageChart(usageSeries([{ service: 'render', bucket: '2025-03-31', outcome: 'ok', count: 5 }], now, 30).render).value;
+    const svg = usageChart(
+      usageSeries([{ service: 'render', bucket: '2025-03-31', outcome: 'ok', count: 5 }], now, 30).render,
+    ).value;
     const yLabels = [...svg.matchAll(/text-anchor="end">([^<]+)</g)].map((m) => m[1]);
     expect(yLabels).toEqual(['0', '1', '2', '3', '4', '5']);
   });
@@ -131,7 +136,12 @@ describe('usage counting', () => {
     expect([502, 504].map((s) => outcomeOf(s, 'metadata'))).toEqual(['target_error', 'target_error']);
     expect([500, 503].map((s) => outcomeOf(s, 'metadata'))).toEqual(['server_error', 'server_error']);
     expect([502, 504].map((s) => outcomeOf(s, 'render'))).toEqual(['server_error', 'server_error']);
-    expect([200, 400, 401, 429].map((s) => outcomeOf(s, 'metadata'))).toEqual(['ok', 'client_error', 'client_error', 'rate_limited']);
+    expect([200, 400, 401, 429].map((s) => outcomeOf(s, 'metadata'))).toEqual([
+      'ok',
+      'client_error',
+      'client_error',
+      'rate_limited',
+    ]);
   });
 
   it('turns pending per-key hourly counts into per-account daily, per-key daily and per-key hourly rows', () => {

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { extractMetadata } from '../../src/metadata/extract.js';
 import { assertShape, extractChunked, metadataProperties, mutationFuzz } from './metadata-properties.js';
-import { LEGACY_ENCODINGS, PATHOLOGICAL, growthRatio } from './pathological.js';
+import { growthRatio, LEGACY_ENCODINGS, PATHOLOGICAL } from './pathological.js';
 
 const SEED = 15;
 const URL = 'https://example.com/page';
@@ -31,23 +31,35 @@ describe('metadata fuzzing (fixed seed)', () => {
 });
 
 /** The inputs the issue names; each is also checked at 5 MB chunked as a fetch delivers it. */
-const LISTED = ['<a without >', 'unclosed comment', 'nested div', 'meta charset every 10 bytes', 'huge title', 'unclosed title', 'broken UTF-8'];
+const LISTED = [
+  '<a without >',
+  'unclosed comment',
+  'nested div',
+  'meta charset every 10 bytes',
+  'huge title',
+  'unclosed title',
+  'broken UTF-8',
+];
 /** Super-linear before their fix (GC on one growing string): measured at the full 1.25 → 5 MB. */
 const REGRESSIONS = ['unclosed title', 'huge title', 'entity soup'];
 
 describe('pathological inputs', () => {
-  it.each(PATHOLOGICAL.filter((p) => !byEncoding(p)).map((p) => [p.name, p] as const))('%s: 5 MB, eight fields, linear time', (name, p) => {
-    const bytes = p.build(FIVE_MB);
-    const whole = extractMetadata(bytes, p.contentType, URL);
-    assertShape(whole);
-    if (LISTED.includes(name)) expect(extractChunked(bytes, p.contentType, URL, [0.1, 0.3, 0.5, 0.7, 0.9])).toEqual(whole);
-    const n = REGRESSIONS.includes(name) ? FIVE_MB / 4 : 256 * 1024;
-    const { ratio, smallMs, largeMs } = growthRatio(p, n, extract);
-    expect(ratio, `${smallMs.toFixed(1)} ms → ${largeMs.toFixed(1)} ms CPU`).toBeLessThan(MAX_GROWTH);
-  });
+  it.each(PATHOLOGICAL.filter((p) => !byEncoding(p)).map((p) => [p.name, p] as const))(
+    '%s: 5 MB, eight fields, linear time',
+    (name, p) => {
+      const bytes = p.build(FIVE_MB);
+      const whole = extractMetadata(bytes, p.contentType, URL);
+      assertShape(whole);
+      if (LISTED.includes(name)) expect(extractChunked(bytes, p.contentType, URL, [0.1, 0.3, 0.5, 0.7, 0.9])).toEqual(whole);
+      const n = REGRESSIONS.includes(name) ? FIVE_MB / 4 : 256 * 1024;
+      const { ratio, smallMs, largeMs } = growthRatio(p, n, extract);
+      expect(ratio, `${smallMs.toFixed(1)} ms → ${largeMs.toFixed(1)} ms CPU`).toBeLessThan(MAX_GROWTH);
+    },
+  );
 
   it('the issue-listed inputs give the fields a browser would', () => {
-    const title = (name: string) => extractMetadata(PATHOLOGICAL.find((p) => p.name === name)!.build(FIVE_MB), 'text/html', URL).title;
+    const title = (name: string) =>
+      extractMetadata(PATHOLOGICAL.find((p) => p.name === name)!.build(FIVE_MB), 'text/html', URL).title;
     expect(title('<a without >')).toBeNull();
     expect(title('nested div')).toBe('deep');
     expect(title('huge title')?.length).toBeGreaterThan(FIVE_MB - 100);

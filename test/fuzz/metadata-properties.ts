@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import fc from 'fast-check';
 import {
   decodeDocument,
@@ -14,8 +15,7 @@ import {
   resolveEncodingLabel,
   sniffBom,
 } from '../../src/metadata/encoding.js';
-import { decodeHTML, decodeHTMLAttribute } from 'entities';
-import { MetadataExtractor, extractMetadata } from '../../src/metadata/extract.js';
+import { extractMetadata, MetadataExtractor } from '../../src/metadata/extract.js';
 import { decodeReferences } from '../../src/metadata/text.js';
 import { METADATA_FIELDS, type Metadata } from '../../src/metadata/types.js';
 import { LEGACY_ENCODINGS } from './pathological.js';
@@ -47,28 +47,94 @@ export function extractChunked(bytes: Uint8Array, contentType: string | null, ur
 
 /** Pieces of markup that steer a scanner into its corners. */
 const TOKENS = [
-  '<title>', '</title>', '<meta charset="', '<meta charset=', 'shift_jis', 'utf-16', 'gbk', '">', '>', '<', '</', '"', "'", '=',
-  '<!--', '-->', '<!', '<?', '<script>', '</script>', '<style>', '</style>', '<textarea>', '<noscript>', '<svg>', '<math>',
-  '<template>', '</head>', '<body>', '<frameset>', '<base href="', '<link rel="icon" href="', '<link rel=canonical href=',
-  '<meta property="og:title" content="', '<meta name="description" content="', '<meta http-equiv="content-type" content="text/html; charset=',
-  '&amp;', '&', '&#', '&#x', ';', '&notit;', ' ', '\t', '\n', '\r', '\0', 'é', '€', '\uFEFF', '\uD800', 'x', 'javascript:', '//', '/../',
+  '<title>',
+  '</title>',
+  '<meta charset="',
+  '<meta charset=',
+  'shift_jis',
+  'utf-16',
+  'gbk',
+  '">',
+  '>',
+  '<',
+  '</',
+  '"',
+  "'",
+  '=',
+  '<!--',
+  '-->',
+  '<!',
+  '<?',
+  '<script>',
+  '</script>',
+  '<style>',
+  '</style>',
+  '<textarea>',
+  '<noscript>',
+  '<svg>',
+  '<math>',
+  '<template>',
+  '</head>',
+  '<body>',
+  '<frameset>',
+  '<base href="',
+  '<link rel="icon" href="',
+  '<link rel=canonical href=',
+  '<meta property="og:title" content="',
+  '<meta name="description" content="',
+  '<meta http-equiv="content-type" content="text/html; charset=',
+  '&amp;',
+  '&',
+  '&#',
+  '&#x',
+  ';',
+  '&notit;',
+  ' ',
+  '\t',
+  '\n',
+  '\r',
+  '\0',
+  'é',
+  '€',
+  '\uFEFF',
+  '\uD800',
+  'x',
+  'javascript:',
+  '//',
+  '/../',
 ];
 
 const contentTypes = fc.oneof(
-  fc.constantFrom(null, '', 'text/html', 'application/xhtml+xml', 'text/plain', 'image/png', 'text/html; charset=', 'text/html; charset="utf-8"'),
+  fc.constantFrom(
+    null,
+    '',
+    'text/html',
+    'application/xhtml+xml',
+    'text/plain',
+    'image/png',
+    'text/html; charset=',
+    'text/html; charset="utf-8"',
+  ),
   fc.constantFrom(...LEGACY_ENCODINGS).map((e) => `text/html; charset=${e}`),
   fc.string({ maxLength: 60 }),
 );
-const urls = fc.constantFrom('https://example.com/', 'https://example.com/a/b?c=d#e', 'http://127.0.0.1:8080/x', 'https://xn--bcher-kva.example/ü');
+const urls = fc.constantFrom(
+  'https://example.com/',
+  'https://example.com/a/b?c=d#e',
+  'http://127.0.0.1:8080/x',
+  'https://xn--bcher-kva.example/ü',
+);
 /** Bytes: raw noise, markup-like token soup (encoded as UTF-8 or latin1), or both with a BOM in front. */
 const documents = fc.oneof(
   fc.uint8Array({ maxLength: 3000 }),
-  fc.array(fc.oneof(fc.constantFrom(...TOKENS), fc.string({ maxLength: 12 })), { maxLength: 300 }).chain((parts) =>
-    fc.constantFrom('utf8', 'latin1', 'utf16le').map((enc) => Buffer.from(parts.join(''), enc as BufferEncoding)),
-  ),
-  fc.tuple(fc.constantFrom([0xef, 0xbb, 0xbf], [0xfe, 0xff], [0xff, 0xfe]), fc.uint8Array({ maxLength: 500 })).map(([bom, rest]) =>
-    Buffer.concat([Buffer.from(bom), rest]),
-  ),
+  fc
+    .array(fc.oneof(fc.constantFrom(...TOKENS), fc.string({ maxLength: 12 })), { maxLength: 300 })
+    .chain((parts) =>
+      fc.constantFrom('utf8', 'latin1', 'utf16le').map((enc) => Buffer.from(parts.join(''), enc as BufferEncoding)),
+    ),
+  fc
+    .tuple(fc.constantFrom([0xef, 0xbb, 0xbf], [0xfe, 0xff], [0xff, 0xfe]), fc.uint8Array({ maxLength: 500 }))
+    .map(([bom, rest]) => Buffer.concat([Buffer.from(bom), rest])),
 );
 
 /** The named fast-check properties of the extractor and the sniffer. */
@@ -76,20 +142,51 @@ export function metadataProperties(): Array<{ name: string; property: fc.IRawPro
   return [
     {
       name: 'extractor: never throws, always eight fields, chunking does not change them',
-      property: fc.property(documents, contentTypes, urls, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }), (bytes, type, url, cuts) => {
-        const whole = extractMetadata(bytes, type, url);
-        assertShape(whole);
-        const chunked = extractChunked(bytes, type, url, cuts);
-        assertShape(chunked);
-        if (JSON.stringify(whole) !== JSON.stringify(chunked)) {
-          throw new Error(`chunked differs:\n${JSON.stringify(whole)}\n${JSON.stringify(chunked)}`);
-        }
-      }) as fc.IRawProperty<unknown[]>,
+      property: fc.property(
+        documents,
+        contentTypes,
+        urls,
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }),
+        (bytes, type, url, cuts) => {
+          const whole = extractMetadata(bytes, type, url);
+          assertShape(whole);
+          const chunked = extractChunked(bytes, type, url, cuts);
+          assertShape(chunked);
+          if (JSON.stringify(whole) !== JSON.stringify(chunked)) {
+            throw new Error(`chunked differs:\n${JSON.stringify(whole)}\n${JSON.stringify(chunked)}`);
+          }
+        },
+      ) as fc.IRawProperty<unknown[]>,
     },
     {
       name: 'references decoded in pieces exactly as entities decodes them whole',
       property: fc.property(
-        fc.array(fc.oneof(fc.constantFrom('&', '#', 'x', 'X', ';', '=', 'amp', 'not', 'notin', 'it', 'frac12', 'sup2', 'lt', '3', 'a', 'F', ' ', 'é'), fc.string({ maxLength: 4 })), { maxLength: 80 }),
+        fc.array(
+          fc.oneof(
+            fc.constantFrom(
+              '&',
+              '#',
+              'x',
+              'X',
+              ';',
+              '=',
+              'amp',
+              'not',
+              'notin',
+              'it',
+              'frac12',
+              'sup2',
+              'lt',
+              '3',
+              'a',
+              'F',
+              ' ',
+              'é',
+            ),
+            fc.string({ maxLength: 4 }),
+          ),
+          { maxLength: 80 },
+        ),
         fc.boolean(),
         fc.nat(24),
         (parts, attribute, wholeUpTo) => {
@@ -100,7 +197,8 @@ export function metadataProperties(): Array<{ name: string; property: fc.IRawPro
           fc.pre(!/&[A-Za-z][A-Za-z0-9]*[^A-Za-z0-9;=&\s]/.test(v));
           const expected = attribute ? decodeHTMLAttribute(v) : decodeHTML(v);
           const got = decodeReferences(v, attribute, wholeUpTo);
-          if (got !== expected) throw new Error(`${JSON.stringify(v)}: ${JSON.stringify(got)} instead of ${JSON.stringify(expected)}`);
+          if (got !== expected)
+            throw new Error(`${JSON.stringify(v)}: ${JSON.stringify(got)} instead of ${JSON.stringify(expected)}`);
         },
       ) as fc.IRawProperty<unknown[]>,
     },
@@ -108,7 +206,9 @@ export function metadataProperties(): Array<{ name: string; property: fc.IRawPro
       name: 'sniffer: labels, Content-Type, meta attributes and decoding never throw',
       property: fc.property(
         fc.string({ maxLength: 80 }),
-        fc.array(fc.tuple(fc.constantFrom('charset', 'content', 'http-equiv', 'name', 'x'), fc.string({ maxLength: 40 })), { maxLength: 6 }),
+        fc.array(fc.tuple(fc.constantFrom('charset', 'content', 'http-equiv', 'name', 'x'), fc.string({ maxLength: 40 })), {
+          maxLength: 6,
+        }),
         fc.uint8Array({ maxLength: 600 }),
         (text, attrs, bytes) => {
           const label = resolveEncodingLabel(text);
@@ -139,7 +239,10 @@ export function metadataProperties(): Array<{ name: string; property: fc.IRawPro
 
 /** The metadata corpus pages with the URL each was fetched from. */
 export function loadMetadataCorpus(): Array<{ name: string; url: string; bytes: Buffer }> {
-  const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{ name: string; url: string }>;
+  const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{
+    name: string;
+    url: string;
+  }>;
   return manifest.map((m) => ({ ...m, bytes: fs.readFileSync(path.join(CORPUS, 'pages', `${m.name}.html`)) }));
 }
 
@@ -178,14 +281,22 @@ export function mutate(page: Buffer, rand: (n: number) => number): Buffer {
         b = b.subarray(0, at);
         break;
       default:
-        b = Buffer.concat([b.subarray(0, at), Buffer.from(Array.from({ length: 1 + rand(64) }, () => rand(256))), b.subarray(at)]);
+        b = Buffer.concat([
+          b.subarray(0, at),
+          Buffer.from(Array.from({ length: 1 + rand(64) }, () => rand(256))),
+          b.subarray(at),
+        ]);
     }
   }
   return b;
 }
 
 /** Runs `iterations` mutations from `seed`; returns the failures (seed and iteration let one be replayed). */
-export function mutationFuzz(seed: number, iterations: number, deadline = Number.POSITIVE_INFINITY): { runs: number; failures: string[] } {
+export function mutationFuzz(
+  seed: number,
+  iterations: number,
+  deadline = Number.POSITIVE_INFINITY,
+): { runs: number; failures: string[] } {
   const pages = loadMetadataCorpus();
   const rand = prng(seed);
   const failures: string[] = [];

@@ -11,7 +11,10 @@ export interface Pathological {
 }
 
 function repeat(unit: string, bytes: number, head = '', tail = ''): Buffer {
-  return Buffer.from(head + unit.repeat(Math.max(1, Math.floor((bytes - head.length - tail.length) / unit.length))) + tail, 'latin1');
+  return Buffer.from(
+    head + unit.repeat(Math.max(1, Math.floor((bytes - head.length - tail.length) / unit.length))) + tail,
+    'latin1',
+  );
 }
 
 /** Bytes that are not UTF-8: lone continuation bytes, truncated sequences, overlongs, surrogates. */
@@ -39,11 +42,46 @@ function noise(bytes: number, seed: number): Buffer {
 
 /** Every legacy encoding WHATWG names (and the sniffer resolves), by one of its labels. */
 export const LEGACY_ENCODINGS = [
-  'ibm866', 'iso-8859-2', 'iso-8859-3', 'iso-8859-4', 'iso-8859-5', 'iso-8859-6', 'iso-8859-7', 'iso-8859-8',
-  'iso-8859-8-i', 'iso-8859-10', 'iso-8859-13', 'iso-8859-14', 'iso-8859-15', 'iso-8859-16', 'koi8-r', 'koi8-u',
-  'macintosh', 'windows-874', 'windows-1250', 'windows-1251', 'windows-1252', 'windows-1253', 'windows-1254',
-  'windows-1255', 'windows-1256', 'windows-1257', 'windows-1258', 'x-mac-cyrillic', 'gbk', 'gb18030', 'big5',
-  'euc-jp', 'iso-2022-jp', 'shift_jis', 'euc-kr', 'replacement', 'utf-16be', 'utf-16le', 'x-user-defined', 'utf-8',
+  'ibm866',
+  'iso-8859-2',
+  'iso-8859-3',
+  'iso-8859-4',
+  'iso-8859-5',
+  'iso-8859-6',
+  'iso-8859-7',
+  'iso-8859-8',
+  'iso-8859-8-i',
+  'iso-8859-10',
+  'iso-8859-13',
+  'iso-8859-14',
+  'iso-8859-15',
+  'iso-8859-16',
+  'koi8-r',
+  'koi8-u',
+  'macintosh',
+  'windows-874',
+  'windows-1250',
+  'windows-1251',
+  'windows-1252',
+  'windows-1253',
+  'windows-1254',
+  'windows-1255',
+  'windows-1256',
+  'windows-1257',
+  'windows-1258',
+  'x-mac-cyrillic',
+  'gbk',
+  'gb18030',
+  'big5',
+  'euc-jp',
+  'iso-2022-jp',
+  'shift_jis',
+  'euc-kr',
+  'replacement',
+  'utf-16be',
+  'utf-16le',
+  'x-user-defined',
+  'utf-8',
 ];
 
 /** The inputs the issue lists, and one per legacy encoding (noise under a title, declared in the header). */
@@ -54,7 +92,11 @@ export const PATHOLOGICAL: Pathological[] = [
   { name: 'nested div', contentType: 'text/html', build: (n) => repeat('<div>', n, '<title>deep</title>') },
   { name: 'meta charset every 10 bytes', contentType: 'text/html', build: (n) => repeat('<meta charset=utf-8>'.slice(0, 10), n) },
   { name: 'full meta charset tags', contentType: 'text/html', build: (n) => repeat('<meta charset=koi8-r>', n) },
-  { name: 'alternating meta charsets', contentType: 'text/html', build: (n) => repeat('<meta charset=gbk><meta charset=big5>', n) },
+  {
+    name: 'alternating meta charsets',
+    contentType: 'text/html',
+    build: (n) => repeat('<meta charset=gbk><meta charset=big5>', n),
+  },
   { name: 'huge title', contentType: 'text/html', build: (n) => repeat('title words ', n, '<title>', '</title>') },
   { name: 'unclosed title', contentType: 'text/html', build: (n) => repeat('a&amp;b &#x41; ', n, '<title>') },
   { name: 'huge attribute', contentType: 'text/html', build: (n) => repeat('x', n, '<meta property="og:title" content="') },

@@ -4,10 +4,11 @@
  * shape with its table status, never a 500; the dimension parser and the print-parameter rules either
  * return finite sizes or refuse with INVALID_REQUEST.
  */
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+
 import fc from 'fast-check';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { RENDER_ERRORS, RenderError } from '../../src/errors.js';
-import { PAGE_FORMATS, type RenderOptions, parseDimension, toPrintParams } from '../../src/render/options.js';
+import { PAGE_FORMATS, parseDimension, type RenderOptions, toPrintParams } from '../../src/render/options.js';
 import { validateRenderRequest } from '../../src/render/schema.js';
 
 /** Throws unless the answer is a PDF or a well-formed render error whose status matches its code; never a 500. */
@@ -46,7 +47,10 @@ export const options = fc.record(
     landscape: fc.oneof(fc.boolean(), anything),
     printBackground: fc.oneof(fc.boolean(), anything),
     scale: fc.oneof(fc.double({ min: 0.05, max: 2.5 }), fc.double(), anything),
-    margin: fc.oneof(fc.record({ top: dimensions, bottom: dimensions, left: dimensions, right: dimensions }, { requiredKeys: [] }), anything),
+    margin: fc.oneof(
+      fc.record({ top: dimensions, bottom: dimensions, left: dimensions, right: dimensions }, { requiredKeys: [] }),
+      anything,
+    ),
     width: dimensions,
     height: dimensions,
   },
@@ -55,15 +59,44 @@ export const options = fc.record(
 
 /** Bodies: near-valid requests, arbitrary JSON, and strings that are not JSON at all. */
 const bodies = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ html: fc.oneof(fc.constant('<p>fuzz</p>'), fc.string({ maxLength: 40 }), anything), options }, { requiredKeys: ['html'] }).map((b) => JSON.stringify(b)) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record(
+        { html: fc.oneof(fc.constant('<p>fuzz</p>'), fc.string({ maxLength: 40 }), anything), options },
+        { requiredKeys: ['html'] },
+      )
+      .map((b) => JSON.stringify(b)),
+  },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? 'null') },
   { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
-  { weight: 1, arbitrary: fc.constantFrom('{"html":"<p>x</p>","__proto__":{"x":1}}', '{"html":"<p>x</p>","constructor":{"prototype":{}}}', '{"html":"\\ud800"}', '[]', '{', '"', '{"html":1e999}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '{"html":"<p>x</p>","__proto__":{"x":1}}',
+      '{"html":"<p>x</p>","constructor":{"prototype":{}}}',
+      '{"html":"\\ud800"}',
+      '[]',
+      '{',
+      '"',
+      '{"html":1e999}',
+    ),
+  },
 );
 
 const contentTypes = fc.oneof(
   { weight: 6, arbitrary: fc.constant('application/json') },
-  { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'application/JSON', '', 'multipart/form-data; boundary=x') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'application/json; charset=utf-16',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/JSON',
+      '',
+      'multipart/form-data; boundary=x',
+    ),
+  },
 );
 
 /** POST /v1/render with any body: a PDF or the error shape, never a 500. */
@@ -93,11 +126,24 @@ function schemaValid(opts: unknown): boolean {
 export function printParamsProperty(): fc.IPropertyWithHooks<[string, RenderOptions]> {
   return fc.property(dimensions, options as fc.Arbitrary<RenderOptions>, (dimension, opts) => {
     const valid = schemaValid(opts);
-    for (const attempt of [() => [parseDimension('options.width', dimension)], () => {
-      if (!valid) return [];
-      const p = toPrintParams(opts);
-      return [p.widthIn, p.heightIn, p.scale, p.margin.top, p.margin.right, p.margin.bottom, p.margin.left, p.widthIn - p.margin.left - p.margin.right, p.heightIn - p.margin.top - p.margin.bottom];
-    }]) {
+    for (const attempt of [
+      () => [parseDimension('options.width', dimension)],
+      () => {
+        if (!valid) return [];
+        const p = toPrintParams(opts);
+        return [
+          p.widthIn,
+          p.heightIn,
+          p.scale,
+          p.margin.top,
+          p.margin.right,
+          p.margin.bottom,
+          p.margin.left,
+          p.widthIn - p.margin.left - p.margin.right,
+          p.heightIn - p.margin.top - p.margin.bottom,
+        ];
+      },
+    ]) {
       try {
         const values = attempt();
         if (!values.every((v) => Number.isFinite(v) && v >= 0)) throw new Error(`not finite and ≥ 0: ${values.join(', ')}`);

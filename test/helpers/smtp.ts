@@ -40,7 +40,9 @@ export class MailCatcher {
 
   /** Mails received for this address. */
   to(address: string): ParsedMail[] {
-    return this.mails.filter((m) => (Array.isArray(m.to) ? m.to : [m.to]).some((t) => t?.value.some((v) => v.address === address)));
+    return this.mails.filter((m) =>
+      (Array.isArray(m.to) ? m.to : [m.to]).some((t) => t?.value.some((v) => v.address === address)),
+    );
   }
 
   /** Waits until `count` mails for the address have arrived (or fails after `timeoutMs`). */

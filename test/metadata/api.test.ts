@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { type Origin, html, startOrigin } from './origin.js';
+import { html, type Origin, startOrigin } from './origin.js';
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8">
 <title>  Launch   day </title>
@@ -118,7 +118,10 @@ describe('GET /v1/fetch', () => {
   });
 
   it('400 for a repeated url parameter', async () => {
-    const res = await app.inject({ url: `/v1/fetch?url=${encodeURIComponent(`${origin.base}/page`)}&url=x`, headers: { 'x-api-key': key } });
+    const res = await app.inject({
+      url: `/v1/fetch?url=${encodeURIComponent(`${origin.base}/page`)}&url=x`,
+      headers: { 'x-api-key': key },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ detail: 'url: give exactly one url parameter' });
   });

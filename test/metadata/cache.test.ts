@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
-import { type MetadataCache, createMemoryCache, createRedisCache, withCacheAndCoalescing } from '../../src/metadata/cache.js';
+import { createMemoryCache, createRedisCache, type MetadataCache, withCacheAndCoalescing } from '../../src/metadata/cache.js';
 import { nonHtmlMetadata } from '../../src/metadata/extract.js';
 import type { Metadata } from '../../src/metadata/types.js';
 import { REDIS_URL, uniqueName } from '../helpers/backends.js';
@@ -12,7 +12,10 @@ import { type Origin, startOrigin } from './origin.js';
 
 const sample = (title: string): Metadata => ({ ...nonHtmlMetadata('https://example.com/'), title });
 
-function cacheContract(name: string, make: (ttlS: number) => Promise<{ cache: MetadataCache; cleanup: () => Promise<void> }>): void {
+function cacheContract(
+  name: string,
+  make: (ttlS: number) => Promise<{ cache: MetadataCache; cleanup: () => Promise<void> }>,
+): void {
   describe(`${name} cache`, () => {
     it('returns what was stored, misses what was not', async () => {
       const { cache, cleanup } = await make(60);
@@ -37,7 +40,10 @@ cacheContract('memory', async (ttl) => ({ cache: createMemoryCache(ttl), cleanup
 describe.skipIf(!REDIS_URL)('redis', () => {
   cacheContract('redis', async (ttl) => {
     const redis = new Redis(REDIS_URL!);
-    return { cache: createRedisCache(redis, ttl, undefined, `${uniqueName('pwtest')}:`), cleanup: async () => void (await redis.quit()) };
+    return {
+      cache: createRedisCache(redis, ttl, undefined, `${uniqueName('pwtest')}:`),
+      cleanup: async () => void (await redis.quit()),
+    };
   });
 });
 
@@ -56,7 +62,10 @@ describe('memory cache eviction', () => {
   });
 
   it('a Redis that fails is a miss, not an error', async () => {
-    const broken = { get: async () => Promise.reject(new Error('down')), set: async () => Promise.reject(new Error('down')) } as unknown as Redis;
+    const broken = {
+      get: async () => Promise.reject(new Error('down')),
+      set: async () => Promise.reject(new Error('down')),
+    } as unknown as Redis;
     const errors: unknown[] = [];
     const cache = createRedisCache(broken, 60, { failed: (e) => errors.push(e), ok: () => {} });
     await cache.set('a', sample('A'));
@@ -89,7 +98,9 @@ describe('service: cache, coalescing and limits', () => {
   });
   afterAll(async () => origin?.close());
 
-  async function service(env: Record<string, string>): Promise<{ core: CoreDeps; app: FastifyInstance; close: () => Promise<void> }> {
+  async function service(
+    env: Record<string, string>,
+  ): Promise<{ core: CoreDeps; app: FastifyInstance; close: () => Promise<void> }> {
     const core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', ...env });
     const app = await buildMetadataApp(core);
     return { core, app, close: async () => (await app.close(), await closeTestCore(core)) };

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { runFetchCli } from '../../src/metadata/cli.js';
-import { type Origin, html, startOrigin } from './origin.js';
+import { html, type Origin, startOrigin } from './origin.js';
 
 describe('pageworks fetch', () => {
   let origin: Origin;
@@ -10,7 +10,9 @@ describe('pageworks fetch', () => {
   let err: string[];
 
   beforeAll(async () => {
-    origin = await startOrigin(html('<title>CLI page</title><meta name="description" content="From the CLI"><link rel="icon" href="/i.png">'));
+    origin = await startOrigin(
+      html('<title>CLI page</title><meta name="description" content="From the CLI"><link rel="icon" href="/i.png">'),
+    );
   });
   afterAll(async () => origin?.close());
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MetadataExtractor, extractMetadata } from '../../src/metadata/extract.js';
+import { extractMetadata, MetadataExtractor } from '../../src/metadata/extract.js';
 import { METADATA_FIELDS } from '../../src/metadata/types.js';
 import { RULE_PAGES } from './rule-pages.js';
 
@@ -29,7 +29,11 @@ describe('response handling', () => {
   });
 
   it('the Content-Type charset beats a meta charset', () => {
-    const bytes = Buffer.concat([Buffer.from('<meta charset="utf-8"><title>'), Buffer.from([0xcf, 0xf0]), Buffer.from('</title>')]);
+    const bytes = Buffer.concat([
+      Buffer.from('<meta charset="utf-8"><title>'),
+      Buffer.from([0xcf, 0xf0]),
+      Buffer.from('</title>'),
+    ]);
     expect(extractMetadata(bytes, 'text/html; charset=windows-1251', url).title).toBe('Пр');
     expect(extractMetadata(bytes, 'text/html; charset="KOI8-R"', url).title).toBe('оП');
   });
@@ -42,7 +46,10 @@ describe('response handling', () => {
 
   it('a declared "replacement" encoding decodes to nothing', () => {
     const bytes = Buffer.from('<meta charset="iso-2022-kr"><title>Hidden</title>');
-    expect(extractMetadata(bytes, 'text/html', url)).toMatchObject({ title: null, favicon_url: 'https://img.example.com/favicon.ico' });
+    expect(extractMetadata(bytes, 'text/html', url)).toMatchObject({
+      title: null,
+      favicon_url: 'https://img.example.com/favicon.ico',
+    });
   });
 
   it('ISO-2022-JP pages are transcoded before scanning', () => {
@@ -58,7 +65,9 @@ describe('streaming', () => {
     '<!doctype html><html><head><meta charset="utf-8"><title>Streamed &amp; split</title><meta name="description" content="D">' +
     '<meta property="og:title" content="OT"><meta property="og:description" content="OD"><meta property="og:image" content="/i.png">' +
     '<meta property="og:url" content="/u"><link rel="canonical" href="/c"><link rel="icon" href="/f.ico"></head><body>' +
-    '<p>' + 'body text '.repeat(5000) + '</p></body></html>';
+    '<p>' +
+    'body text '.repeat(5000) +
+    '</p></body></html>';
   const bytes = Buffer.from(html);
   const url = 'https://news.example/a';
 
@@ -94,7 +103,10 @@ describe('streaming', () => {
     const page = Buffer.from(`${inBody}${' '.repeat(10_000)}<frameset><frame src="a.html"></frameset>`);
     const x = new MetadataExtractor('text/html', url);
     for (let i = 0; i < page.length; i += 1000) expect(x.push(page.subarray(i, i + 1000))).toBe(i + 1000 >= page.length);
-    expect(x.finish()).toEqual({ ...Object.fromEntries(METADATA_FIELDS.map((f) => [f, null])), favicon_url: 'https://news.example/favicon.ico' });
+    expect(x.finish()).toEqual({
+      ...Object.fromEntries(METADATA_FIELDS.map((f) => [f, null])),
+      favicon_url: 'https://news.example/favicon.ico',
+    });
     // With text in the body the frameset is ignored, and reading stops once the fields are there (and the
     // charset pre-scan is over: 1024 bytes).
     const prefix = `${inBody}${'text '.repeat(300)}<p>`;
@@ -117,7 +129,10 @@ describe('streaming', () => {
   });
 
   it('a tag cut by the end of input is dropped, as the tokenizer does', () => {
-    expect(extractMetadata(Buffer.from('<title>Cut</title><meta name="description" content="never closed"'), 'text/html', url).description).toBeNull();
+    expect(
+      extractMetadata(Buffer.from('<title>Cut</title><meta name="description" content="never closed"'), 'text/html', url)
+        .description,
+    ).toBeNull();
     expect(extractMetadata(Buffer.from('<title>Unclosed title text'), 'text/html', url).title).toBe('Unclosed title text');
   });
 });

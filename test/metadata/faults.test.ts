@@ -56,7 +56,11 @@ describe('fault suite (loopback targets)', () => {
     const block = Buffer.alloc(64 * MiB, '<p>aaaaaaaaaaaa</p>\n');
     gzipMember = zlib.gzipSync(block, { level: 9 });
     brotliBomb = zlib.brotliCompressSync(block, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
-    core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', METADATA_TIMEOUT_MS: String(TIMEOUT_MS), METADATA_CACHE_TTL_S: '0' });
+    core = await createTestCore({
+      EGRESS_ALLOW: '127.0.0.1/32',
+      METADATA_TIMEOUT_MS: String(TIMEOUT_MS),
+      METADATA_CACHE_TTL_S: '0',
+    });
     app = await buildMetadataApp(core);
     ({ key } = await createKey(core, 'metadata'));
     origin = await startOrigin((req, res) => {

@@ -30,7 +30,8 @@ describe('metadata metrics on /metrics', () => {
     if (core) await closeTestCore(core);
   });
 
-  const get = (target: string) => app.inject({ url: `/v1/fetch?url=${encodeURIComponent(target)}`, headers: { 'x-api-key': key } });
+  const get = (target: string) =>
+    app.inject({ url: `/v1/fetch?url=${encodeURIComponent(target)}`, headers: { 'x-api-key': key } });
   const scrape = async () => parseMetrics((await app.inject({ url: '/metrics' })).body);
   const value = (metrics: Map<string, number>, name: string, labels: Record<string, string>) =>
     metrics.get(sample(name, { ...labels, service: 'metadata' }));
@@ -53,7 +54,8 @@ describe('metadata metrics on /metrics', () => {
     const together = await Promise.all([1, 2, 3].map(() => get(`${origin.base}/slow`)));
     expect(together.map((r) => r.statusCode)).toEqual([200, 200, 200]);
     const after = await scrape();
-    const delta = (name: string, labels: Record<string, string>) => (value(after, name, labels) ?? 0) - (value(before, name, labels) ?? 0);
+    const delta = (name: string, labels: Record<string, string>) =>
+      (value(after, name, labels) ?? 0) - (value(before, name, labels) ?? 0);
     expect(delta('pageworks_metadata_cache_lookups_total', { result: 'hit' })).toBe(1);
     expect(delta('pageworks_metadata_cache_lookups_total', { result: 'miss' })).toBe(4);
     expect(delta('pageworks_metadata_coalesced_total', { scope: 'local' })).toBe(2);

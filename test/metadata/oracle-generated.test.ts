@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MetadataExtractor, extractMetadata } from '../../src/metadata/extract.js';
+import { extractMetadata, MetadataExtractor } from '../../src/metadata/extract.js';
 import { generatedPages } from './generated-pages.js';
-import { compareWithOracle, formatMismatches } from './oracle-compare.js';
 import { oracleBrowserForSuite } from './oracle.js';
+import { compareWithOracle, formatMismatches } from './oracle-compare.js';
 
 const PAGES = generatedPages(20261123, 100);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareWithOracle, formatMismatches } from './oracle-compare.js';
 import { oracleBrowserForSuite } from './oracle.js';
+import { compareWithOracle, formatMismatches } from './oracle-compare.js';
 import { RULE_PAGES } from './rule-pages.js';
 
 describe('browser oracle: hand-written rule pages', () => {

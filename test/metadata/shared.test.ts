@@ -1,8 +1,8 @@
-import net from 'node:net';
-import { Writable } from 'node:stream';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +70,9 @@ describe('coalescing and cache across instances', () => {
   const get = (i: Instance, p: string) =>
     i.app.inject({ url: `/v1/fetch?url=${encodeURIComponent(origin.base + p)}`, headers: { 'x-api-key': i.key } });
   const shared = async (i: Instance) =>
-    parseMetrics((await i.app.inject({ url: '/metrics' })).body).get(sample('pageworks_metadata_coalesced_total', { scope: 'shared', service: 'metadata' }));
+    parseMetrics((await i.app.inject({ url: '/metrics' })).body).get(
+      sample('pageworks_metadata_coalesced_total', { scope: 'shared', service: 'metadata' }),
+    );
 
   describe.skipIf(!REDIS_URL)('with Redis', () => {
     for (const ttl of ['300', '0']) {

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { egressGet } from '../../src/net/follow.js';
-import { type PushBody, createPinnedAgent, pinnedDispatch } from '../../src/net/pinned-agent.js';
-import { EgressDenied, createEgressPolicy } from '../../src/net/policy.js';
+import { createPinnedAgent, type PushBody, pinnedDispatch } from '../../src/net/pinned-agent.js';
+import { createEgressPolicy, EgressDenied } from '../../src/net/policy.js';
 
 /** The whole body as text. */
 async function text(body: PushBody): Promise<string> {
@@ -58,7 +58,9 @@ describe('pinned agent', () => {
     const agent = createPinnedAgent({ ca: cert });
     const port = (tlsServer.address() as AddressInfo).port;
     const other = createEgressPolicy({ allow: ['other.example'], lookup: async () => [{ address: '127.0.0.1', family: 4 }] });
-    await expect(egressGet(other, agent, `https://other.example:${port}/`, { maxRedirects: 0 })).rejects.toThrow(/altnames|certificate|Hostname/i);
+    await expect(egressGet(other, agent, `https://other.example:${port}/`, { maxRedirects: 0 })).rejects.toThrow(
+      /altnames|certificate|Hostname/i,
+    );
     await agent.close();
   });
 

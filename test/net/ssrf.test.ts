@@ -4,7 +4,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import type { LookupFn } from '../../src/net/policy.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { type Origin, html, startOrigin } from '../metadata/origin.js';
+import { html, type Origin, startOrigin } from '../metadata/origin.js';
 
 /** Names never go to real DNS in tests; private answers are only ever checked, never connected to. */
 function stubLookup(table: Record<string, string[] | (() => string[])>): LookupFn {

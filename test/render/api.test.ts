@@ -75,7 +75,12 @@ describe('successful renders', () => {
   ];
   const cases: Array<[string, Record<string, unknown>, number, number]> = [
     ...sizes,
-    ...sizes.map(([name, o, w, h]): [string, Record<string, unknown>, number, number] => [`${name} landscape`, { ...o, landscape: true }, h, w]),
+    ...sizes.map(([name, o, w, h]): [string, Record<string, unknown>, number, number] => [
+      `${name} landscape`,
+      { ...o, landscape: true },
+      h,
+      w,
+    ]),
     ['width+height (landscape ignored)', { format: 'A3', landscape: true, width: '100mm', height: '5in' }, 100 * MM, 5 * PT],
     ['width only', { format: 'Letter', width: '480px' }, 5 * PT, 11 * PT],
     ['height only (landscape Letter)', { format: 'Letter', landscape: true, height: '10cm' }, 11 * PT, (100 / 25.4) * PT],
@@ -94,10 +99,7 @@ describe('successful renders', () => {
 
   it('printBackground paints the body background', async () => {
     const html = '<html><body style="background:rgb(255,0,0);margin:0">x</body></html>';
-    const [plain, painted] = await Promise.all([
-      render({ html }),
-      render({ html, options: { printBackground: true } }),
-    ]);
+    const [plain, painted] = await Promise.all([render({ html }), render({ html, options: { printBackground: true } })]);
     expect(pixel(plain.rawPayload, 50, 100)).toEqual([255, 255, 255]);
     const [r, g, b] = pixel(painted.rawPayload, 50, 100);
     expect(r).toBeGreaterThan(240);
@@ -139,14 +141,30 @@ describe('400 INVALID_REQUEST names the field', () => {
     ['empty html', { html: '' }, 'html: must not be empty'],
     ['html of the wrong type', { html: 42 }, 'html: must be a string, got number 42'],
     ['output other than pdf', { html: 'x', output: 'png' }, 'output: "png" is not supported (only "pdf")'],
-    ['unknown format', { html: 'x', options: { format: 'B5' } }, 'options.format: "B5" is not a supported format (A3, A4, A5, Letter, Legal, Tabloid)'],
+    [
+      'unknown format',
+      { html: 'x', options: { format: 'B5' } },
+      'options.format: "B5" is not a supported format (A3, A4, A5, Letter, Legal, Tabloid)',
+    ],
     ['scale below 0.1', { html: 'x', options: { scale: 0.05 } }, 'options.scale: 0.05 is out of range (0.1 to 2.0)'],
     ['scale above 2.0', { html: 'x', options: { scale: 2.5 } }, 'options.scale: 2.5 is out of range (0.1 to 2.0)'],
     ['scale as a string', { html: 'x', options: { scale: '1' } }, 'options.scale: must be a number, got string "1"'],
-    ['landscape as a string', { html: 'x', options: { landscape: 'true' } }, 'options.landscape: must be a boolean (true or false), got string "true"'],
-    ['dimension without a valid unit', { html: 'x', options: { margin: { top: '10pt' } } }, 'options.margin.top: "10pt" is not a dimension (mm, cm, in, px)'],
+    [
+      'landscape as a string',
+      { html: 'x', options: { landscape: 'true' } },
+      'options.landscape: must be a boolean (true or false), got string "true"',
+    ],
+    [
+      'dimension without a valid unit',
+      { html: 'x', options: { margin: { top: '10pt' } } },
+      'options.margin.top: "10pt" is not a dimension (mm, cm, in, px)',
+    ],
     ['width without unit', { html: 'x', options: { width: '210' } }, 'options.width: "210" is not a dimension (mm, cm, in, px)'],
-    ['page side over 200in', { html: 'x', options: { width: '201in', height: '1in' } }, 'options.width: "201in" is larger than 200in'],
+    [
+      'page side over 200in',
+      { html: 'x', options: { width: '201in', height: '1in' } },
+      'options.width: "201in" is larger than 200in',
+    ],
     ['zero page side', { html: 'x', options: { height: '0mm' } }, 'options.height: "0mm" must be greater than 0'],
     [
       'margins that leave no printable area',
@@ -166,7 +184,12 @@ describe('other rows of the error table', () => {
   it('401 UNAUTHORIZED: missing, malformed, unknown key, or a metadata key', async () => {
     const body = JSON.stringify({ html: 'x' });
     const send = (headers: Record<string, string>) =>
-      app.inject({ method: 'POST', url: '/v1/render', headers: { 'content-type': 'application/json', ...headers }, payload: body });
+      app.inject({
+        method: 'POST',
+        url: '/v1/render',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: body,
+      });
     expectError(await send({}), 401, 'UNAUTHORIZED', /missing API key/);
     expectError(await send({ authorization: 'Basic abc' }), 401, 'UNAUTHORIZED', 'malformed API key');
     expectError(await send({ authorization: `Bearer pwr_live_${'0'.repeat(32)}` }), 401, 'UNAUTHORIZED');

@@ -55,7 +55,11 @@ describe('BrowserPool', () => {
 
   it('a render finishing on a replaced Chromium does not recycle its successor', async () => {
     const reasons: string[] = [];
-    const events = { rendered: () => undefined, slotDiscarded: () => undefined, chromiumRestarted: (r: string) => void reasons.push(r) };
+    const events = {
+      rendered: () => undefined,
+      slotDiscarded: () => undefined,
+      chromiumRestarted: (r: string) => void reasons.push(r),
+    };
     await withPool({ concurrency: 2, maxRendersPerBrowser: 2, events }, async (pool) => {
       const first = pool.browserPid as number;
       // The short render reaches the count and starts the recycle; the long one ends on the old browser after the switch.

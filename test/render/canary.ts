@@ -19,7 +19,8 @@ export interface Canary {
   close(): Promise<void>;
 }
 
-const RED_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#ff0000"/></svg>';
+const RED_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#ff0000"/></svg>';
 
 /** Page that stores a value in every storage it can reach, then prints what it reads back. */
 const STORE_PAGE = `<!doctype html><body><img src="/slow"><script>

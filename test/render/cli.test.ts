@@ -52,13 +52,18 @@ describe('pageworks render', () => {
 
   it('writes IN.pdf next to the input by default', () => {
     expect(parseRenderArgs(['docs/a.html']).output).toBe(path.join('docs', 'a.pdf'));
-    expect(parseRenderArgs(['a.html', '--margin-top', '2mm', '--scale', '1.5']).options).toEqual({ margin: { top: '2mm' }, scale: 1.5 });
+    expect(parseRenderArgs(['a.html', '--margin-top', '2mm', '--scale', '1.5']).options).toEqual({
+      margin: { top: '2mm' },
+      scale: 1.5,
+    });
   });
 
   it('refuses bad options with the API’s message and exit code 1, usage errors with 2', async () => {
     const bad = await stderrOf(() => runRenderCli([path.join(dir, 'in.html'), '--margin', '10pt'], config));
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toBe('pageworks render: INVALID_REQUEST: options.margin.top: "10pt" is not a dimension (mm, cm, in, px)\n');
+    expect(bad.stderr).toBe(
+      'pageworks render: INVALID_REQUEST: options.margin.top: "10pt" is not a dimension (mm, cm, in, px)\n',
+    );
     const usage = await stderrOf(() => runRenderCli(['--format'], config));
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/^pageworks render: --format needs a value\n/);

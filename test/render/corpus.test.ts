@@ -45,15 +45,18 @@ afterAll(async () => {
 });
 
 it('the corpus is the one the expectations were made for', () => {
-  expect(fs.readdirSync(CORPUS).filter((f) => f.endsWith('.html')).sort()).toEqual(Object.keys(EXPECTED).sort());
+  expect(
+    fs
+      .readdirSync(CORPUS)
+      .filter((f) => f.endsWith('.html'))
+      .sort(),
+  ).toEqual(Object.keys(EXPECTED).sort());
 });
 
 it('every corpus document renders with its page count', async () => {
   const names = Object.keys(EXPECTED);
   const results = await Promise.all(
-    names.map((name) =>
-      postRender(app, key, { html: fs.readFileSync(path.join(CORPUS, name), 'utf8') }),
-    ),
+    names.map((name) => postRender(app, key, { html: fs.readFileSync(path.join(CORPUS, name), 'utf8') })),
   );
   results.forEach((res, i) => {
     const name = names[i];

@@ -9,16 +9,17 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import {
-  FONT_SCRIPTS,
   checkFontCoverage,
   coverageFrom,
   describeCoverage,
+  FONT_SCRIPTS,
   fcListRunner,
   parseFamilies,
 } from '../../src/render/font-coverage.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 
-const THAI = 'Noto Serif Thai\nNoto Looped Thai,Noto Looped Thai Regular\nNoto Sans Thai\nNoto Looped Thai,Noto Looped Thai Bold\n';
+const THAI =
+  'Noto Serif Thai\nNoto Looped Thai,Noto Looped Thai Regular\nNoto Sans Thai\nNoto Looped Thai,Noto Looped Thai Bold\n';
 const ALL = FONT_SCRIPTS.map((s) => s.script);
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-fc-'));

@@ -52,7 +52,17 @@ describe.skipIf(!hasFonts)('only DejaVu and Liberation installed', () => {
     expect(ready.statusCode).toBe(200);
     // DejaVu covers Latin, Greek, Cyrillic, Arabic and Hebrew; nothing covers the rest.
     expect(ready.json().fonts).toEqual({
-      missing: ['Japanese', 'Chinese (Simplified)', 'Chinese (Traditional)', 'Korean', 'Devanagari', 'Bengali', 'Tamil', 'Thai', 'emoji'],
+      missing: [
+        'Japanese',
+        'Chinese (Simplified)',
+        'Chinese (Traditional)',
+        'Korean',
+        'Devanagari',
+        'Bengali',
+        'Tamil',
+        'Thai',
+        'emoji',
+      ],
     });
   });
 

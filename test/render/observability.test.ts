@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { postRender } from '../helpers/render.js';
 import { parseMetrics, sample } from '../helpers/prometheus.js';
+import { postRender } from '../helpers/render.js';
 import { chromiumChildren } from './processes.js';
 
 let core: CoreDeps;
@@ -17,7 +17,12 @@ let app: FastifyInstance;
 let keys: string[];
 
 beforeAll(async () => {
-  core = await createTestCore({ RENDER_CONCURRENCY: '1', RENDER_QUEUE_LIMIT: '4', RENDER_TIMEOUT_MS: '10000', RENDER_RATE_LIMIT: '10000' });
+  core = await createTestCore({
+    RENDER_CONCURRENCY: '1',
+    RENDER_QUEUE_LIMIT: '4',
+    RENDER_TIMEOUT_MS: '10000',
+    RENDER_RATE_LIMIT: '10000',
+  });
   app = await buildRenderApp(core, { lookup: async () => [] });
   keys = [(await createKey(core, 'render')).key, (await createKey(core, 'render')).key];
 });
@@ -59,7 +64,9 @@ describe('render metrics', () => {
     expect(after('pageworks_renders_total', { outcome: 'ok' })).toBe(before('pageworks_renders_total', { outcome: 'ok' }) + 1);
     const count = 'pageworks_render_duration_seconds_count';
     expect(after(count, { outcome: 'ok' })).toBe(before(count, { outcome: 'ok' }) + 1);
-    expect(after('pageworks_render_duration_seconds_sum', { outcome: 'ok' })).toBeGreaterThan(before('pageworks_render_duration_seconds_sum', { outcome: 'ok' }));
+    expect(after('pageworks_render_duration_seconds_sum', { outcome: 'ok' })).toBeGreaterThan(
+      before('pageworks_render_duration_seconds_sum', { outcome: 'ok' }),
+    );
     expect(after('pageworks_renders_in_flight')).toBe(0);
     expect(after('pageworks_render_queue_depth')).toBe(0);
     expect(after('pageworks_chromium_up')).toBe(1);
@@ -89,9 +96,13 @@ describe('render metrics', () => {
     const overloaded = await Promise.all(Array.from({ length: 8 }, () => render(busy(300), keys[1])));
     expect(overloaded.some((r) => r.statusCode === 503)).toBe(true);
     const after = await scrape();
-    expect(after('pageworks_render_contexts_discarded_total', { reason: 'state' })).toBe(before('pageworks_render_contexts_discarded_total', { reason: 'state' }) + 1);
+    expect(after('pageworks_render_contexts_discarded_total', { reason: 'state' })).toBe(
+      before('pageworks_render_contexts_discarded_total', { reason: 'state' }) + 1,
+    );
     const refused = overloaded.filter((r) => r.statusCode === 503).length;
-    expect(after('pageworks_renders_total', { outcome: 'OVERLOADED' })).toBe(before('pageworks_renders_total', { outcome: 'OVERLOADED' }) + refused);
+    expect(after('pageworks_renders_total', { outcome: 'OVERLOADED' })).toBe(
+      before('pageworks_renders_total', { outcome: 'OVERLOADED' }) + refused,
+    );
   });
 });
 
@@ -113,10 +124,15 @@ describe('readiness and Chromium restarts', () => {
       if (res.statusCode === 503) notReady = res;
       return notReady !== undefined;
     }, 5000);
-    expect(notReady?.json()).toMatchObject({ status: 'not ready', checks: { store: 'ok', chromium: expect.stringMatching(/^failing: chromium/) } });
+    expect(notReady?.json()).toMatchObject({
+      status: 'not ready',
+      checks: { store: 'ok', chromium: expect.stringMatching(/^failing: chromium/) },
+    });
     expect(await until(async () => (await app.inject({ url: '/v1/ready' })).statusCode === 200, 15_000)).toBe(true);
     const after = await scrape();
-    expect(after('pageworks_chromium_restarts_total', { reason: 'crash' })).toBe(before('pageworks_chromium_restarts_total', { reason: 'crash' }) + 1);
+    expect(after('pageworks_chromium_restarts_total', { reason: 'crash' })).toBe(
+      before('pageworks_chromium_restarts_total', { reason: 'crash' }) + 1,
+    );
     expect(after('pageworks_chromium_up')).toBe(1);
     expect((await render('<p>after the restart</p>')).statusCode).toBe(200);
   });

@@ -154,7 +154,10 @@ class PdfReader {
   }
 }
 
-type Token = { kind: 'string'; bytes: Buffer } | { kind: 'name' | 'op' | 'number'; text: string } | { kind: 'array'; items: Token[] };
+type Token =
+  | { kind: 'string'; bytes: Buffer }
+  | { kind: 'name' | 'op' | 'number'; text: string }
+  | { kind: 'array'; items: Token[] };
 
 /** Tokenises a content stream into operands and operators (arrays nested, dictionaries skipped). */
 function tokens(content: Buffer): Token[] {
@@ -199,7 +202,13 @@ function tokens(content: Buffer): Token[] {
       i++;
     } else {
       const word = /^\/?[^\s/<>[\]()%]+|^\//.exec(s.slice(i, i + 256))?.[0] ?? c;
-      push(word.startsWith('/') ? { kind: 'name', text: word.slice(1) } : /^[-+.\d]/.test(word) ? { kind: 'number', text: word } : { kind: 'op', text: word });
+      push(
+        word.startsWith('/')
+          ? { kind: 'name', text: word.slice(1) }
+          : /^[-+.\d]/.test(word)
+            ? { kind: 'number', text: word }
+            : { kind: 'op', text: word },
+      );
       i += word.length;
     }
   }
@@ -248,7 +257,8 @@ export function glyphReport(pdf: Buffer): GlyphReport {
         else if (t.text === 'Do' && last?.kind === 'name' && depth < 8) {
           const ref = xobjects.get(last.text);
           const form = ref ? reader.object(ref) : undefined;
-          if (form?.stream && /\/Subtype\s*\/Form\b/.test(form.dict)) draw(form.stream, reader.resolved(form.dict, 'Resources') ?? resources, depth + 1);
+          if (form?.stream && /\/Subtype\s*\/Form\b/.test(form.dict))
+            draw(form.stream, reader.resolved(form.dict, 'Resources') ?? resources, depth + 1);
         }
         operands = [];
       }

@@ -39,7 +39,9 @@ export function pdfText(pdf: Buffer): string {
 
 /** Bounding box (points, from the top-left) of the first word on page 1. */
 export function firstWordBox(pdf: Buffer): { xMin: number; yMin: number; word: string } {
-  const html = withFile(pdf, (file) => execFileSync('pdftotext', ['-bbox', '-f', '1', '-l', '1', file, '-'], { encoding: 'utf8' }));
+  const html = withFile(pdf, (file) =>
+    execFileSync('pdftotext', ['-bbox', '-f', '1', '-l', '1', file, '-'], { encoding: 'utf8' }),
+  );
   const m = /<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="[-\d.]+" yMax="[-\d.]+">([^<]*)<\/word>/.exec(html);
   if (!m) throw new Error('no word on page 1');
   return { xMin: Number(m[1]), yMin: Number(m[2]), word: m[3] };
@@ -47,7 +49,9 @@ export function firstWordBox(pdf: Buffer): { xMin: number; yMin: number; word: s
 
 /** RGB of the pixel at (x, y) of page 1 rasterised at `dpi`. */
 export function pixel(pdf: Buffer, x: number, y: number, dpi = 20): [number, number, number] {
-  const ppm = withFile(pdf, (file) => execFileSync('pdftoppm', ['-r', String(dpi), '-f', '1', '-l', '1', file], { maxBuffer: 64 << 20 }));
+  const ppm = withFile(pdf, (file) =>
+    execFileSync('pdftoppm', ['-r', String(dpi), '-f', '1', '-l', '1', file], { maxBuffer: 64 << 20 }),
+  );
   // Binary PPM (P6): magic, width, height, maxval separated by whitespace, then RGB bytes.
   const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(ppm.subarray(0, 64).toString('latin1'));
   if (!header) throw new Error('pdftoppm did not produce a binary PPM');
@@ -86,14 +90,18 @@ export interface WordBox {
 
 /** Every word on a page (1-based) with its box, in reading order. */
 export function wordBoxes(pdf: Buffer, page = 1): WordBox[] {
-  const html = withFile(pdf, (file) => execFileSync('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), file, '-'], { encoding: 'utf8' }));
-  return [...html.matchAll(/<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
-    word: m[5],
-    xMin: Number(m[1]),
-    yMin: Number(m[2]),
-    xMax: Number(m[3]),
-    yMax: Number(m[4]),
-  }));
+  const html = withFile(pdf, (file) =>
+    execFileSync('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), file, '-'], { encoding: 'utf8' }),
+  );
+  return [...html.matchAll(/<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">([^<]*)<\/word>/g)].map(
+    (m) => ({
+      word: m[5],
+      xMin: Number(m[1]),
+      yMin: Number(m[2]),
+      xMax: Number(m[3]),
+      yMax: Number(m[4]),
+    }),
+  );
 }
 
 /** The darkest grey level (0 black … 255 white) inside a box (points) of a page rasterised at `dpi`. */

@@ -137,9 +137,12 @@ describe('window.pageworksReady', () => {
   });
 
   it('a flag set to false, then true by a timer; also as a top-level var', async () => {
-    const flag = await renderPdf(canvasChart('window.pageworksReady = false; draw().then(() => { window.pageworksReady = true; });'), {
-      printBackground: true,
-    });
+    const flag = await renderPdf(
+      canvasChart('window.pageworksReady = false; draw().then(() => { window.pageworksReady = true; });'),
+      {
+        printBackground: true,
+      },
+    );
     expect(pixel(flag, 50, 30, 72)).toEqual([30, 90, 200]);
     const asVar = await renderPdf(canvasChart('var pageworksReady = false; draw().then(() => { pageworksReady = 1; });'), {
       printBackground: true,
@@ -162,7 +165,9 @@ describe('window.pageworksReady', () => {
 
   it('a promise that never settles: 504 RENDER_TIMEOUT at RENDER_TIMEOUT_MS, and the next render prints', async () => {
     const started = Date.now();
-    const res = await postRender(app, key, { html: '<p>never</p><script>window.pageworksReady = new Promise(() => {});</script>' });
+    const res = await postRender(app, key, {
+      html: '<p>never</p><script>window.pageworksReady = new Promise(() => {});</script>',
+    });
     const elapsed = Date.now() - started;
     expect(res.statusCode).toBe(504);
     expect(res.json().error.code).toBe('RENDER_TIMEOUT');

@@ -80,7 +80,11 @@ describe('the empty-box check', () => {
       { page: 1, font: expect.stringMatching(/NotoSansCJKjp/), count: 1 },
     ]);
     // The same document without those characters: nothing found.
-    expect(glyphReport(await render('<p style="font:20px sans-serif">Unassigned: and</p><p style="font:20px \'Noto Sans CJK JP\'">山田</p>')).notdef).toEqual([]);
+    expect(
+      glyphReport(
+        await render('<p style="font:20px sans-serif">Unassigned: and</p><p style="font:20px \'Noto Sans CJK JP\'">山田</p>'),
+      ).notdef,
+    ).toEqual([]);
   });
 });
 
@@ -110,12 +114,26 @@ describe('every script', () => {
     ]);
     // pdffonts: every font embedded (rows: name, type, [type], encoding, emb, sub, uni, id); the TrueType
     // Noto fonts by name (CFF and bitmap fonts are Type 3 there, named only in their descriptors: glyphReport).
-    const table = pdfFonts(pdf).split('\n').slice(2).filter((l) => l.trim() !== '');
+    const table = pdfFonts(pdf)
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim() !== '');
     expect(table.filter((row) => !/\syes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/.test(row))).toEqual([]);
-    for (const name of ['NotoSansDevanagari', 'NotoSansBengali', 'NotoSansTamil', 'NotoSansThai']) expect(table.join('\n')).toContain(name);
+    for (const name of ['NotoSansDevanagari', 'NotoSansBengali', 'NotoSansTamil', 'NotoSansThai'])
+      expect(table.join('\n')).toContain(name);
     const { fonts } = expectNoEmptyBoxes(pdf, 800);
-    for (const family of [/NotoSansCJK/, /NotoColorEmoji/, /NotoSansDevanagari/, /NotoSansBengali/, /NotoSansTamil/, /NotoSansThai/]) {
-      expect(fonts.some((f) => family.test(f)), `${family} in ${fonts.join(', ')}`).toBe(true);
+    for (const family of [
+      /NotoSansCJK/,
+      /NotoColorEmoji/,
+      /NotoSansDevanagari/,
+      /NotoSansBengali/,
+      /NotoSansTamil/,
+      /NotoSansThai/,
+    ]) {
+      expect(
+        fonts.some((f) => family.test(f)),
+        `${family} in ${fonts.join(', ')}`,
+      ).toBe(true);
     }
   });
 
@@ -145,7 +163,13 @@ describe('every script', () => {
 describe('animations and late content', () => {
   it('animated landing section: the fading, sliding heading, a transition and a WAAPI fade print at their end state', async () => {
     const pdf = await render(fixture('animated-landing.html'));
-    expectWords(pdf, ['Ship documents faster', 'Pixel-perfect PDFs', 'New in 2026', 'Start free trial', 'Trusted by 1,200 teams']);
+    expectWords(pdf, [
+      'Ship documents faster',
+      'Pixel-perfect PDFs',
+      'New in 2026',
+      'Start free trial',
+      'Trusted by 1,200 teams',
+    ]);
     const words = wordBoxes(pdf, 1);
     const box = (word: string) => {
       const found = words.find((w) => w.word === word);
@@ -164,7 +188,14 @@ describe('animations and late content', () => {
   it('chart drawn by a script after a timer, awaited through window.pageworksReady (a Promise)', async () => {
     const pdf = await render(fixture('late-chart.html'));
     const text = pdfText(pdf);
-    expectWords(pdf, ['Revenue by quarter', 'Q1 2026: 120k', 'Q2 2026: 180k', 'Q3 2026: 150k', 'Q4 2026: 210k', 'Chart drawn from 4 data points']);
+    expectWords(pdf, [
+      'Revenue by quarter',
+      'Q1 2026: 120k',
+      'Q2 2026: 180k',
+      'Q3 2026: 150k',
+      'Q4 2026: 210k',
+      'Chart drawn from 4 data points',
+    ]);
     expect(text).not.toContain('Loading chart');
   });
 
@@ -189,7 +220,9 @@ describe('long documents', () => {
     }
   });
 
-  it('100-page report within the default timeout: "Page N of M" and the running header on every page', { timeout: 90_000 }, async () => {
+  it('100-page report within the default timeout: "Page N of M" and the running header on every page', {
+    timeout: 90_000,
+  }, async () => {
     const started = Date.now();
     const pdf = await render(reportDocument(100));
     const ms = Date.now() - started;

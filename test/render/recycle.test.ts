@@ -3,8 +3,9 @@
  * all succeed, the recycle counter moves with its reason, the old Chromium is gone once its renders finished,
  * and none is left after the app closes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';

@@ -11,7 +11,7 @@ import { BrowserPool } from '../../src/render/browser-pool.js';
 import { type LaunchedChromium, launchChromium, shutdownChromium } from '../../src/render/chromium.js';
 import { toPrintParams } from '../../src/render/options.js';
 import { renderInSlot } from '../../src/render/renderer.js';
-import { type RenderSlot, closeSlot, createSlot, resetSlot } from '../../src/render/slot.js';
+import { closeSlot, createSlot, type RenderSlot, resetSlot } from '../../src/render/slot.js';
 import { pdfText } from './pdf-tools.js';
 
 const A4 = toPrintParams({});
@@ -53,7 +53,8 @@ new BroadcastChannel('leak').postMessage('SELF');
 report();
 </script>`;
 
-const PROBE_CLEAN = 'probe: global=undefined name=[] cookie=SecurityError local=SecurityError session=SecurityError history=1 state=null';
+const PROBE_CLEAN =
+  'probe: global=undefined name=[] cookie=SecurityError local=SecurityError session=SecurityError history=1 state=null';
 
 describe('one slot, render after render', () => {
   let launched: LaunchedChromium;
@@ -92,10 +93,18 @@ describe('one slot, render after render', () => {
   });
 
   it.each([
-    ['navigates itself to a blob: document', `<script>location = URL.createObjectURL(new Blob(['<p>moved away</p>'], { type: 'text/html' }))</script>`, 'moved away'],
+    [
+      'navigates itself to a blob: document',
+      `<script>location = URL.createObjectURL(new Blob(['<p>moved away</p>'], { type: 'text/html' }))</script>`,
+      'moved away',
+    ],
     ['changes its URL fragment', `<p>hash</p><script>location.hash = 'x'</script>`, 'hash'],
     ['adds a history entry', `<p>pushed</p><script>history.pushState('SECRET-STATE', '')</script>`, 'pushed'],
-    ['opens a popup', `<p>opener</p><script>window.open('about:blank', 'leak').document.write('SECRET-POPUP')</script>`, 'opener'],
+    [
+      'opens a popup',
+      `<p>opener</p><script>window.open('about:blank', 'leak').document.write('SECRET-POPUP')</script>`,
+      'opener',
+    ],
     ['asks for the network (refused)', `<p>fetcher</p><script>fetch('http://example.test/x').catch(() => 0)</script>`, 'fetcher'],
   ])('a render that %s is printed where it ended up and its slot is not reused', async (_what, html, printed) => {
     await withSlot(async (slot) => {

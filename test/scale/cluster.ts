@@ -33,7 +33,9 @@ export class Seeder {
 export async function startTargetPage(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><html><head><title>Scale target</title><meta name="description" content="a page"></head><body>hi</body></html>');
+    res.end(
+      '<!doctype html><html><head><title>Scale target</title><meta name="description" content="a page"></head><body>hi</body></html>',
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;

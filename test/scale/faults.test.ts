@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/accounts/key-format.js';
 import { DATABASE_URL, REDIS_URL } from '../helpers/backends.js';
 import { parseMetrics, sample } from '../helpers/prometheus.js';
-import { type FreshDatabase, OwnRedis, TcpForwarder, freshDatabase, sleep } from './backends.js';
-import { type Answer, Seeder, call, eventually, getJson, startTargetPage } from './cluster.js';
+import { type FreshDatabase, freshDatabase, OwnRedis, sleep, TcpForwarder } from './backends.js';
+import { type Answer, call, eventually, getJson, Seeder, startTargetPage } from './cluster.js';
 import { Instance } from './instances.js';
 
 const SERVICE = 'metadata';
@@ -25,7 +25,9 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('faults: Redis and PostgreSQL going
     return instance;
   };
   const degraded = async (i: Instance) =>
-    parseMetrics(await (await fetch(`${i.url}/metrics`)).text()).get(sample('pageworks_rate_limiter_degraded', { service: SERVICE }));
+    parseMetrics(await (await fetch(`${i.url}/metrics`)).text()).get(
+      sample('pageworks_rate_limiter_degraded', { service: SERVICE }),
+    );
 
   beforeAll(async () => {
     db = await freshDatabase(DATABASE_URL!);
@@ -199,7 +201,10 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('faults: Redis and PostgreSQL going
       const authenticated = answers.filter((a) => a.headers.has('ratelimit'));
       expect(authenticated.length).toBeGreaterThan(5);
       expect(new Set(authenticated.map((a) => a.status))).toEqual(new Set([200]));
-      const rows = await db.query<{ total: string }>('select coalesce(sum(count), 0) as total from usage_daily where account_id = $1', [accountId]);
+      const rows = await db.query<{ total: string }>(
+        'select coalesce(sum(count), 0) as total from usage_daily where account_id = $1',
+        [accountId],
+      );
       expect(Number(rows[0]!.total)).toBe(authenticated.length);
     });
   }

@@ -80,7 +80,10 @@ export class Instance {
 }
 
 /** Runs the CLI once with `env` and returns its exit code and output. */
-export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: instanceEnv(env) });
   let stdout = '';
   let stderr = '';

@@ -50,18 +50,24 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL || !hasNginx)('deploy/nginx.conf in 
     const spare = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     const lbPort = await freePort();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-nginx-'));
-    fs.writeFileSync(
-      path.join(dir, 'nginx.conf'),
-      loopbackConfig({ metadata: instances.map(port), lb: lbPort, spare }),
+    fs.writeFileSync(path.join(dir, 'nginx.conf'), loopbackConfig({ metadata: instances.map(port), lb: lbPort, spare }));
+    nginx = spawn(
+      'nginx',
+      ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', `daemon off; pid ${dir}/nginx.pid; error_log stderr;`],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
     );
-    nginx = spawn('nginx', ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', `daemon off; pid ${dir}/nginx.pid; error_log stderr;`], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
     let errors = '';
     nginx.stderr!.on('data', (d) => (errors += d));
     lb = `http://127.0.0.1:${lbPort}`;
     const until = Date.now() + 10_000;
-    while (!(await fetch(`${lb}/v1/health`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`${lb}/v1/health`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (nginx.exitCode !== null || Date.now() > until) throw new Error(`nginx did not start: ${errors}`);
       await sleep(100);
     }
@@ -93,7 +99,9 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL || !hasNginx)('deploy/nginx.conf in 
     const served = await Promise.all(
       instances.map(async (i) => {
         const text = await (await fetch(`${i.url}/metrics`)).text();
-        return Number(/pageworks_http_requests_total\{route="\/v1\/fetch",method="GET",status="200"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+        return Number(
+          /pageworks_http_requests_total\{route="\/v1\/fetch",method="GET",status="200"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0,
+        );
       }),
     );
     expect(served[0]! + served[1]!).toBe(30);

@@ -30,14 +30,31 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
     );
     expect(tables.map((t) => t.table_name)).toEqual([
-      'accounts', 'activity_log', 'api_keys', 'key_reveals', 'kysely_migration', 'kysely_migration_lock', 'password_reset_tokens', 'sessions',
-      'usage_daily', 'usage_daily_keys', 'usage_hourly_keys',
+      'accounts',
+      'activity_log',
+      'api_keys',
+      'key_reveals',
+      'kysely_migration',
+      'kysely_migration_lock',
+      'password_reset_tokens',
+      'sessions',
+      'usage_daily',
+      'usage_daily_keys',
+      'usage_hourly_keys',
     ]);
     const columns = await db.query<{ column_name: string }>(
       "select column_name from information_schema.columns where table_name = 'api_keys' order by ordinal_position",
     );
     expect(columns.map((c) => c.column_name)).toEqual([
-      'id', 'account_id', 'service', 'key_hash', 'display_prefix', 'name', 'created_at', 'last_used_at', 'revoked_at',
+      'id',
+      'account_id',
+      'service',
+      'key_hash',
+      'display_prefix',
+      'name',
+      'created_at',
+      'last_used_at',
+      'revoked_at',
     ]);
     const accounts = await db.query<{ email: string }>('select email from accounts order by email');
     expect(accounts.map((a) => a.email)).toEqual([1, 2, 3, 4].map((n) => `racer${n}@example.com`));

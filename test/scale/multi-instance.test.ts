@@ -5,7 +5,7 @@ import { DATABASE_URL, REDIS_URL } from '../helpers/backends.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { parseMetrics, sample } from '../helpers/prometheus.js';
 import { type FreshDatabase, freshDatabase } from './backends.js';
-import { type Answer, Seeder, call, startTargetPage } from './cluster.js';
+import { type Answer, call, Seeder, startTargetPage } from './cluster.js';
 import { Instance, runCli } from './instances.js';
 
 const statuses = (answers: Answer[]) => answers.map((a) => a.status);
@@ -131,14 +131,22 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('two metadata and two render instan
     for (let i = 0; i < 10; i++) expect((await call(metadata[i % 2]!, key, target.url)).status).toBe(200);
     const lastCall = Date.now();
     expect(await Promise.all(metadata.map((i) => i.stop('SIGTERM')))).toEqual([0, 0]);
-    const usage = await db.query<{ outcome: string; count: string }>('select outcome, count from usage_daily where account_id = $1', [accountId]);
+    const usage = await db.query<{ outcome: string; count: string }>(
+      'select outcome, count from usage_daily where account_id = $1',
+      [accountId],
+    );
     expect(usage.map((u) => [u.outcome, Number(u.count)])).toEqual([['ok', 10]]);
     // Per key too, by day and by hour (both instances' batches upserted into the same rows).
     for (const table of ['usage_daily_keys', 'usage_hourly_keys']) {
-      const perKey = await db.query<{ total: string }>(`select coalesce(sum(count), 0) as total from ${table} where account_id = $1`, [accountId]);
+      const perKey = await db.query<{ total: string }>(
+        `select coalesce(sum(count), 0) as total from ${table} where account_id = $1`,
+        [accountId],
+      );
       expect(Number(perKey[0]!.total), table).toBe(10);
     }
-    const [lastUsed] = await db.query<{ last_used_at: string }>('select last_used_at from api_keys where account_id = $1', [accountId]);
+    const [lastUsed] = await db.query<{ last_used_at: string }>('select last_used_at from api_keys where account_id = $1', [
+      accountId,
+    ]);
     expect(Number(lastUsed!.last_used_at)).toBeGreaterThanOrEqual(startedAt);
     expect(Number(lastUsed!.last_used_at)).toBeLessThanOrEqual(lastCall);
   });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoreUnavailableError, openPostgresStore } from '../../src/store/postgres.js';
+import { openPostgresStore, StoreUnavailableError } from '../../src/store/postgres.js';
 import type { Store } from '../../src/store/store.js';
 import { DATABASE_URL } from '../helpers/backends.js';
-import { type FreshDatabase, TcpForwarder, freshDatabase, sleep } from './backends.js';
+import { type FreshDatabase, freshDatabase, sleep, TcpForwarder } from './backends.js';
 
 const silent = { error: () => {}, info: () => {} };
 
@@ -29,7 +29,9 @@ describe.skipIf(!DATABASE_URL)('PostgreSQL store started while the database is u
   });
 
   it('with background start, comes up, fails calls fast with a clear error, then migrates when the database appears', async () => {
-    store = await openPostgresStore(db.urlVia(forwarder.port), { background: { log: silent, firstDelayMs: 100, maxDelayMs: 300 } });
+    store = await openPostgresStore(db.urlVia(forwarder.port), {
+      background: { log: silent, firstDelayMs: 100, maxDelayMs: 300 },
+    });
     const started = Date.now();
     await expect(store.ping()).rejects.toThrow(StoreUnavailableError);
     await expect(store.findKeyByHash('x')).rejects.toThrow(/database not reachable or not migrated yet \(.*ECONNREFUSED.*\)/);

@@ -51,10 +51,35 @@ for (const backend of backends) {
 
     beforeAll(async () => {
       store = await backend.open();
-      for (const id of ['acc_a', 'acc_b']) await store.createAccount({ id, email: `${id}@example.com`, passwordHash: null, createdAt: t0 });
-      await store.insertKey({ id: 'key_a1', accountId: 'acc_a', service: 'render', keyHash: 'ha1', displayPrefix: 'pwr_live_a111', name: 'old', createdAt: t0 });
-      await store.insertKey({ id: 'key_a2', accountId: 'acc_a', service: 'render', keyHash: 'ha2', displayPrefix: 'pwr_live_a222', name: 'new', createdAt: t0 });
-      await store.insertKey({ id: 'key_b1', accountId: 'acc_b', service: 'metadata', keyHash: 'hb1', displayPrefix: 'pwm_live_b111', name: null, createdAt: t0 });
+      for (const id of ['acc_a', 'acc_b'])
+        await store.createAccount({ id, email: `${id}@example.com`, passwordHash: null, createdAt: t0 });
+      await store.insertKey({
+        id: 'key_a1',
+        accountId: 'acc_a',
+        service: 'render',
+        keyHash: 'ha1',
+        displayPrefix: 'pwr_live_a111',
+        name: 'old',
+        createdAt: t0,
+      });
+      await store.insertKey({
+        id: 'key_a2',
+        accountId: 'acc_a',
+        service: 'render',
+        keyHash: 'ha2',
+        displayPrefix: 'pwr_live_a222',
+        name: 'new',
+        createdAt: t0,
+      });
+      await store.insertKey({
+        id: 'key_b1',
+        accountId: 'acc_b',
+        service: 'metadata',
+        keyHash: 'hb1',
+        displayPrefix: 'pwm_live_b111',
+        name: null,
+        createdAt: t0,
+      });
     });
     afterAll(async () => {
       await store?.close();
@@ -108,9 +133,13 @@ for (const backend of backends) {
           { keyId: 'key_gone', accountId: 'acc_gone', service: 'render', bucket: '2026-01-03', outcome: 'ok', count: 9 },
           { keyId: 'key_b1', accountId: 'acc_b', service: 'metadata', bucket: '2026-01-03', outcome: 'ok', count: 2 },
         ],
-        keyHourly: [{ keyId: 'key_gone', accountId: 'acc_gone', service: 'render', bucket: '2026-01-03T01', outcome: 'ok', count: 9 }],
+        keyHourly: [
+          { keyId: 'key_gone', accountId: 'acc_gone', service: 'render', bucket: '2026-01-03T01', outcome: 'ok', count: 9 },
+        ],
       });
-      expect(await store.usageSince('acc_b', '2026-01-03')).toEqual([{ accountId: 'acc_b', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 2 }]);
+      expect(await store.usageSince('acc_b', '2026-01-03')).toEqual([
+        { accountId: 'acc_b', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 2 },
+      ]);
       expect((await store.keyUsageSince('acc_b', '2026-01-03')).map((r) => r.count)).toEqual([2]);
       expect(await store.usageSince('acc_gone', '2026-01-01')).toEqual([]);
     });
@@ -119,10 +148,15 @@ for (const backend of backends) {
       await store.recordUsage({
         daily: [],
         keyDaily: [],
-        keyHourly: [{ keyId: 'key_b1', accountId: 'acc_b', service: 'metadata', bucket: '2026-01-04T00', outcome: 'ok', count: 1 }],
+        keyHourly: [
+          { keyId: 'key_b1', accountId: 'acc_b', service: 'metadata', bucket: '2026-01-04T00', outcome: 'ok', count: 1 },
+        ],
         pruneHoursBefore: '2026-01-02T11',
       });
-      expect((await store.keyHourlyUsageSince('acc_a', '2026-01-01T00')).map((r) => r.bucket)).toEqual(['2026-01-02T11', '2026-01-02T11']);
+      expect((await store.keyHourlyUsageSince('acc_a', '2026-01-01T00')).map((r) => r.bucket)).toEqual([
+        '2026-01-02T11',
+        '2026-01-02T11',
+      ]);
       expect((await store.keyHourlyUsageSince('acc_b', '2026-01-01T00')).map((r) => r.bucket)).toEqual(['2026-01-04T00']);
       // The daily counters are kept.
       expect(await store.keyUsageSince('acc_a', '2026-01-02')).toHaveLength(2);

@@ -22,7 +22,12 @@ const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-recovery-'));
 const pgSchema = uniqueName('recovery');
 
 const backends: Backend[] = [
-  { name: 'sqlite', enabled: true, open: () => openSqliteStore(sqliteDir), cleanup: async () => fs.rmSync(sqliteDir, { recursive: true, force: true }) },
+  {
+    name: 'sqlite',
+    enabled: true,
+    open: () => openSqliteStore(sqliteDir),
+    cleanup: async () => fs.rmSync(sqliteDir, { recursive: true, force: true }),
+  },
   {
     name: 'postgres',
     enabled: Boolean(DATABASE_URL),
@@ -39,7 +44,17 @@ const backends: Backend[] = [
 const t0 = 1_700_000_000_000;
 
 function entry(accountId: string, at: number, id: string, extra: Partial<ActivityEntry> = {}): ActivityEntry {
-  return { id, accountId, at, kind: 'sign_in', actor: 'dashboard', ip: '203.0.113.9', userAgent: 'Test/1.0', detail: null, ...extra };
+  return {
+    id,
+    accountId,
+    at,
+    kind: 'sign_in',
+    actor: 'dashboard',
+    ip: '203.0.113.9',
+    userAgent: 'Test/1.0',
+    detail: null,
+    ...extra,
+  };
 }
 
 for (const backend of backends) {
@@ -69,7 +84,7 @@ for (const backend of backends) {
       expect(await store.consumeResetToken('unknown', t0)).toBeUndefined();
     });
 
-    it('deletes an account\'s reset tokens, and expired ones', async () => {
+    it("deletes an account's reset tokens, and expired ones", async () => {
       await store.insertResetToken({ tokenHash: 'th2', accountId: 'acc_r', createdAt: t0, expiresAt: t0 + 1000 });
       await store.insertResetToken({ tokenHash: 'th3', accountId: 'acc_s', createdAt: t0, expiresAt: t0 + 1000 });
       await store.deleteResetTokensOf('acc_r');
@@ -84,7 +99,16 @@ for (const backend of backends) {
       await store.addActivity(entry('acc_s', t0 + 99_000, 'act_other'));
       const first = await store.listActivity('acc_r', 2, 0);
       expect(first.map((e) => e.id)).toEqual(['act_4', 'act_3']);
-      expect(first[0]).toEqual({ id: 'act_4', accountId: 'acc_r', at: t0 + 4000, kind: 'sign_in', actor: 'dashboard', ip: '203.0.113.9', userAgent: 'Test/1.0', detail: 'n4' });
+      expect(first[0]).toEqual({
+        id: 'act_4',
+        accountId: 'acc_r',
+        at: t0 + 4000,
+        kind: 'sign_in',
+        actor: 'dashboard',
+        ip: '203.0.113.9',
+        userAgent: 'Test/1.0',
+        detail: 'n4',
+      });
       expect((await store.listActivity('acc_r', 2, 2)).map((e) => e.id)).toEqual(['act_2', 'act_1']);
       expect((await store.listActivity('acc_r', 2, 4)).map((e) => e.id)).toEqual(['act_0']);
       expect(await store.pruneActivity(t0 + 2000)).toBe(2);
@@ -92,8 +116,24 @@ for (const backend of backends) {
     });
 
     it('lists sessions with client details and ends one by public id, only for its own account', async () => {
-      await store.createSession('hash_1', { accountId: 'acc_s', csrfToken: 'c', createdAt: t0, lastSeenAt: t0 + 5, publicId: 'pub_1', ip: '198.51.100.1', userAgent: 'UA one' });
-      await store.createSession('hash_2', { accountId: 'acc_s', csrfToken: 'c', createdAt: t0 + 1, lastSeenAt: t0 + 6, publicId: 'pub_2', ip: null, userAgent: null });
+      await store.createSession('hash_1', {
+        accountId: 'acc_s',
+        csrfToken: 'c',
+        createdAt: t0,
+        lastSeenAt: t0 + 5,
+        publicId: 'pub_1',
+        ip: '198.51.100.1',
+        userAgent: 'UA one',
+      });
+      await store.createSession('hash_2', {
+        accountId: 'acc_s',
+        csrfToken: 'c',
+        createdAt: t0 + 1,
+        lastSeenAt: t0 + 6,
+        publicId: 'pub_2',
+        ip: null,
+        userAgent: null,
+      });
       expect(await store.listSessions('acc_s')).toEqual([
         { publicId: 'pub_2', idHash: 'hash_2', createdAt: t0 + 1, lastSeenAt: t0 + 6, ip: null, userAgent: null },
         { publicId: 'pub_1', idHash: 'hash_1', createdAt: t0, lastSeenAt: t0 + 5, ip: '198.51.100.1', userAgent: 'UA one' },
@@ -105,9 +145,23 @@ for (const backend of backends) {
     });
 
     it('deletes an account with its keys, sessions, tokens, usage and activity, leaving a tombstone', async () => {
-      await store.insertKey({ id: 'key_d', accountId: 'acc_d', service: 'metadata', keyHash: 'kh_d', displayPrefix: 'pwm_live_dddd', name: null, createdAt: t0 });
+      await store.insertKey({
+        id: 'key_d',
+        accountId: 'acc_d',
+        service: 'metadata',
+        keyHash: 'kh_d',
+        displayPrefix: 'pwm_live_dddd',
+        name: null,
+        createdAt: t0,
+      });
       expect((await store.findKeyByHash('kh_d'))?.accountId).toBe('acc_d');
-      await store.createSession('hash_d', { accountId: 'acc_d', csrfToken: 'c', createdAt: t0, lastSeenAt: t0, publicId: 'pub_d' });
+      await store.createSession('hash_d', {
+        accountId: 'acc_d',
+        csrfToken: 'c',
+        createdAt: t0,
+        lastSeenAt: t0,
+        publicId: 'pub_d',
+      });
       await store.insertResetToken({ tokenHash: 'th_d', accountId: 'acc_d', createdAt: t0, expiresAt: t0 + 1000 });
       await store.addUsage([{ accountId: 'acc_d', service: 'metadata', day: '2026-01-02', outcome: 'ok', count: 3 }]);
       await store.addActivity(entry('acc_d', t0, 'act_d1'));
@@ -131,7 +185,9 @@ for (const backend of backends) {
         { accountId: 'acc_d', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 2 },
         { accountId: 'acc_s', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 5 },
       ]);
-      expect(await store.usageSince('acc_s', '2026-01-03')).toEqual([{ accountId: 'acc_s', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 5 }]);
+      expect(await store.usageSince('acc_s', '2026-01-03')).toEqual([
+        { accountId: 'acc_s', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 5 },
+      ]);
       expect(await store.usageSince('acc_d', '2000-01-01')).toEqual([]);
     });
   });

@@ -69,16 +69,40 @@ for (const backend of backends) {
 
     it('stores per-account limit overrides and returns them with a key lookup', async () => {
       await store.setAccountLimit('acc_a', 'render', 7);
-      await store.insertKey({ id: 'key_1', accountId: 'acc_a', service: 'render', keyHash: 'h1', displayPrefix: 'pwr_live_abcd', name: 'ci', createdAt: t0 });
+      await store.insertKey({
+        id: 'key_1',
+        accountId: 'acc_a',
+        service: 'render',
+        keyHash: 'h1',
+        displayPrefix: 'pwr_live_abcd',
+        name: 'ci',
+        createdAt: t0,
+      });
       const found = await store.findKeyByHash('h1');
-      expect(found).toMatchObject({ id: 'key_1', accountId: 'acc_a', service: 'render', limitOverride: 7, lastUsedAt: null, revokedAt: null, createdAt: t0 });
+      expect(found).toMatchObject({
+        id: 'key_1',
+        accountId: 'acc_a',
+        service: 'render',
+        limitOverride: 7,
+        lastUsedAt: null,
+        revokedAt: null,
+        createdAt: t0,
+      });
       await store.setAccountLimit('acc_a', 'render', null);
       expect((await store.findKeyByHash('h1'))?.limitOverride).toBeNull();
       expect(await store.findKeyByHash('nope')).toBeUndefined();
     });
 
     it('lists keys newest first, filtered by service', async () => {
-      await store.insertKey({ id: 'key_2', accountId: 'acc_a', service: 'metadata', keyHash: 'h2', displayPrefix: 'pwm_live_0123', name: null, createdAt: t0 + 10 });
+      await store.insertKey({
+        id: 'key_2',
+        accountId: 'acc_a',
+        service: 'metadata',
+        keyHash: 'h2',
+        displayPrefix: 'pwm_live_0123',
+        name: null,
+        createdAt: t0 + 10,
+      });
       expect((await store.listKeys('acc_a')).map((k) => k.id)).toEqual(['key_2', 'key_1']);
       expect((await store.listKeys('acc_a', 'render')).map((k) => k.id)).toEqual(['key_1']);
       expect((await store.findKeysByDisplayPrefix('pwm_live_0123')).map((k) => k.id)).toEqual(['key_2']);
@@ -88,7 +112,10 @@ for (const backend of backends) {
       await store.touchKeys([{ keyId: 'key_1', at: t0 + 500 }]);
       await store.touchKeys([{ keyId: 'key_1', at: t0 + 100 }]);
       expect((await store.findKeyByHash('h1'))?.lastUsedAt).toBe(t0 + 500);
-      await store.touchKeys([{ keyId: 'key_1', at: t0 + 900 }, { keyId: 'key_2', at: t0 + 50 }]);
+      await store.touchKeys([
+        { keyId: 'key_1', at: t0 + 900 },
+        { keyId: 'key_2', at: t0 + 50 },
+      ]);
       expect((await store.findKeyByHash('h1'))?.lastUsedAt).toBe(t0 + 900);
       expect((await store.findKeyByHash('h2'))?.lastUsedAt).toBe(t0 + 50);
     });
@@ -120,7 +147,12 @@ for (const backend of backends) {
         await store.createSession(id, { accountId: 'acc_c', csrfToken: `csrf-${id}`, createdAt: t0, lastSeenAt: t0 });
       }
       await store.touchSession('s1', t0 + 60);
-      expect(await store.findSession('s1')).toEqual({ accountId: 'acc_c', csrfToken: 'csrf-s1', createdAt: t0, lastSeenAt: t0 + 60 });
+      expect(await store.findSession('s1')).toEqual({
+        accountId: 'acc_c',
+        csrfToken: 'csrf-s1',
+        createdAt: t0,
+        lastSeenAt: t0 + 60,
+      });
       await store.deleteSessionsOf('acc_c', 's1');
       expect(await store.findSession('s2')).toBeUndefined();
       expect(await store.findSession('s1')).toBeDefined();
@@ -130,7 +162,12 @@ for (const backend of backends) {
 
     it('deletes sessions past the idle or the absolute timeout', async () => {
       await store.createSession('old-idle', { accountId: 'acc_c', csrfToken: 'c1', createdAt: t0, lastSeenAt: t0 });
-      await store.createSession('old-created', { accountId: 'acc_c', csrfToken: 'c2', createdAt: t0 - 5000, lastSeenAt: t0 + 900 });
+      await store.createSession('old-created', {
+        accountId: 'acc_c',
+        csrfToken: 'c2',
+        createdAt: t0 - 5000,
+        lastSeenAt: t0 + 900,
+      });
       await store.createSession('live', { accountId: 'acc_c', csrfToken: 'c3', createdAt: t0, lastSeenAt: t0 + 900 });
       expect(await store.deleteExpiredSessions(t0 + 500, t0 - 1000)).toBe(2);
       expect(await store.findSession('old-idle')).toBeUndefined();

@@ -1,6 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
-import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
+import {
+  clientOf,
+  type DashboardContext,
+  field,
+  requireCsrf,
+  requireSignedIn,
+  sendPage,
+  signedInOf,
+  viewerOf,
+} from '../context.js';
 import { type AccountPageModel, accountPage } from '../views/account-view.js';
 
 /** The account page: details, password change, the sessions list and account deletion. */
@@ -40,7 +49,11 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
     const query = request.query as Record<string, unknown>;
     const notice = query.changed !== undefined ? 'Password changed. Every other session was signed out.' : undefined;
     const sessionsNotice =
-      query.ended !== undefined ? 'The session was ended.' : query.others !== undefined ? 'Every other session was ended.' : undefined;
+      query.ended !== undefined
+        ? 'The session was ended.'
+        : query.others !== undefined
+          ? 'Every other session was ended.'
+          : undefined;
     return show(request, reply, 200, { notice, sessionsNotice });
   });
 
@@ -60,7 +73,10 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
     await sessions.destroy(session.idHash);
     const { id } = await sessions.create(account.id, clientOf(request));
     reply.setCookie(cookies.session, id, { ...cookieOptions, maxAge: Math.floor(sessions.timeouts.absoluteMs / 1000) });
-    await core.activity.record(account.id, 'password_changed', 'dashboard', { client: clientOf(request), detail: 'every other session ended' });
+    await core.activity.record(account.id, 'password_changed', 'dashboard', {
+      client: clientOf(request),
+      detail: 'every other session ended',
+    });
     request.log.info({ accountId: account.id }, 'password changed; all sessions ended');
     return reply.redirect('/account?changed', 303);
   });
@@ -77,7 +93,10 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
   app.post('/account/sessions/end-others', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const { account, session } = signedInOf(request);
     await sessions.destroyOthers(account.id, session.idHash);
-    await core.activity.record(account.id, 'session_ended', 'dashboard', { client: clientOf(request), detail: 'every other session' });
+    await core.activity.record(account.id, 'session_ended', 'dashboard', {
+      client: clientOf(request),
+      detail: 'every other session',
+    });
     return reply.redirect('/account?others', 303);
   });
 

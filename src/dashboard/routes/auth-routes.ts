@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountError } from '../../accounts/accounts.js';
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
-import { type DashboardContext, clientOf, field, requireCsrf, sendCsrfFailure, sendPage, signedInOf } from '../context.js';
+import { clientOf, type DashboardContext, field, requireCsrf, sendCsrfFailure, sendPage, signedInOf } from '../context.js';
 import { randomToken, sameSecret } from '../sessions.js';
 import { type AuthFormState, loginPage, signupClosedPage, signupPage } from '../views/auth-views.js';
 
@@ -61,7 +61,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
   const recordFailedSignIn = (email: string, request: FastifyRequest) => {
     core.accounts
       .findByEmail(email)
-      .then((account) => account && core.activity.record(account.id, 'sign_in_failed', 'dashboard', { client: clientOf(request) }))
+      .then(
+        (account) => account && core.activity.record(account.id, 'sign_in_failed', 'dashboard', { client: clientOf(request) }),
+      )
       .catch((err: unknown) => request.log.warn({ err: (err as Error).message }, 'could not record a failed sign-in'));
   };
 
@@ -69,11 +71,15 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
     if (request.signedIn) return reply.redirect('/keys', 303);
     const query = request.query as Record<string, string | undefined>;
     const notice =
-      query.bye !== undefined ? 'You have been logged out.'
-      : query.changed !== undefined ? 'Password changed. Log in with the new one.'
-      : query.reset !== undefined ? 'Your password was reset and every session signed out. Log in with the new password.'
-      : query.deleted !== undefined ? 'Your account and its keys were deleted.'
-      : undefined;
+      query.bye !== undefined
+        ? 'You have been logged out.'
+        : query.changed !== undefined
+          ? 'Password changed. Log in with the new one.'
+          : query.reset !== undefined
+            ? 'Your password was reset and every session signed out. Log in with the new password.'
+            : query.deleted !== undefined
+              ? 'Your account and its keys were deleted.'
+              : undefined;
     return sendPage(reply, 200, loginPage(state(request, reply, { notice })));
   });
 
@@ -115,8 +121,10 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
     const email = field(request, 'email').trim();
     const password = field(request, 'password');
     const fail = (status: number, error: string) => sendPage(reply, status, signupPage(state(request, reply, { email, error })));
-    if (password.length < MIN_PASSWORD_LENGTH) return fail(400, `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`);
-    if (password.length > MAX_PASSWORD_LENGTH) return fail(400, `Choose a password of at most ${MAX_PASSWORD_LENGTH} characters.`);
+    if (password.length < MIN_PASSWORD_LENGTH)
+      return fail(400, `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`);
+    if (password.length > MAX_PASSWORD_LENGTH)
+      return fail(400, `Choose a password of at most ${MAX_PASSWORD_LENGTH} characters.`);
     if (password !== field(request, 'password_confirm')) return fail(400, 'The two passwords do not match.');
     const decision = await core.limiter.hit(`dashboard-signup:${request.ip}`, SIGNUPS_PER_HOUR, 3_600_000);
     if (!decision.allowed) {

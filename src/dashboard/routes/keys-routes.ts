@@ -1,10 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiService } from '../../config.js';
-import { type DashboardContext, clientOf, field, requireCsrf, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
+import {
+  clientOf,
+  type DashboardContext,
+  field,
+  requireCsrf,
+  requireSignedIn,
+  sendPage,
+  signedInOf,
+  viewerOf,
+} from '../context.js';
 import { KeyReveals } from '../key-reveal.js';
 import { keyActivity, windowStart } from '../usage-series.js';
 import { errorPage } from '../views/error-view.js';
-import { ACTIVITY_DAYS, type KeysPageModel, MAX_KEY_NAME, keysPage, revokePage } from '../views/keys-view.js';
+import { ACTIVITY_DAYS, type KeysPageModel, keysPage, MAX_KEY_NAME, revokePage } from '../views/keys-view.js';
 
 // Control characters in a name would only confuse lists and logs.
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -36,32 +45,59 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
   };
 
   const notFound = (request: FastifyRequest) =>
-    errorPage({ title: 'Key not found', message: 'There is no active key with this id in your account.', viewer: viewerOf(signedInOf(request)) });
+    errorPage({
+      title: 'Key not found',
+      message: 'There is no active key with this id in your account.',
+      viewer: viewerOf(signedInOf(request)),
+    });
 
   app.get('/keys', { preHandler: requireSignedIn }, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
     const m = await model(request);
     let notice: string | undefined;
-    if (query.welcome !== undefined) notice = 'Welcome to Pageworks! Create a key below, then follow the example to send your first request.';
+    if (query.welcome !== undefined)
+      notice = 'Welcome to Pageworks! Create a key below, then follow the example to send your first request.';
     const revoked = query.revoked && m.keys.find((k) => k.id === query.revoked && k.revokedAt !== null);
     if (revoked) notice = `Key ${revoked.displayPrefix}… was revoked. Requests that use it are now refused.`;
     // Right after "Create key": the new key, held sealed for this one view. A reload finds it gone.
     const fresh = query.created ? m.keys.find((k) => k.id === query.created && k.revokedAt === null) : undefined;
     const secret = fresh && (await reveals.take(sessionOf(request), fresh.id));
-    if (fresh && secret) return sendPage(reply, 200, keysPage({ ...m, notice, created: { service: fresh.service, key: secret, record: fresh } }));
+    if (fresh && secret)
+      return sendPage(reply, 200, keysPage({ ...m, notice, created: { service: fresh.service, key: secret, record: fresh } }));
     return sendPage(reply, 200, keysPage({ ...m, notice, shownBefore: fresh }));
   });
 
   app.post('/keys', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const service = field(request, 'service');
     if (service !== 'render' && service !== 'metadata') {
-      return sendPage(reply, 400, errorPage({ title: 'Unknown service', message: 'Keys exist for the render and metadata services only.', viewer: viewerOf(signedInOf(request)) }));
+      return sendPage(
+        reply,
+        400,
+        errorPage({
+          title: 'Unknown service',
+          message: 'Keys exist for the render and metadata services only.',
+          viewer: viewerOf(signedInOf(request)),
+        }),
+      );
     }
     const name = field(request, 'name').trim();
-    const invalid = name.length > MAX_KEY_NAME ? `Use a name of at most ${MAX_KEY_NAME} characters.` : CONTROL.test(name) ? 'The name cannot contain control characters.' : undefined;
-    if (invalid) return sendPage(reply, 400, keysPage(await model(request, { error: { service: service as ApiService, message: invalid } })));
+    const invalid =
+      name.length > MAX_KEY_NAME
+        ? `Use a name of at most ${MAX_KEY_NAME} characters.`
+        : CONTROL.test(name)
+          ? 'The name cannot contain control characters.'
+          : undefined;
+    if (invalid)
+      return sendPage(
+        reply,
+        400,
+        keysPage(await model(request, { error: { service: service as ApiService, message: invalid } })),
+      );
     const created = await core.keys.create(signedInOf(request).account.id, service, name || null);
-    await core.activity.record(created.record.accountId, 'key_created', 'dashboard', { client: clientOf(request), detail: `${created.record.displayPrefix}… (${service})` });
+    await core.activity.record(created.record.accountId, 'key_created', 'dashboard', {
+      client: clientOf(request),
+      detail: `${created.record.displayPrefix}… (${service})`,
+    });
     // POST → redirect → GET: a reload shows the list and never creates a second key. The full key waits,
     // sealed with the session id, for that one GET (key-reveal.ts); the fragment scrolls it into view.
     await reveals.hold(sessionOf(request), created.record.id, created.key);
@@ -79,13 +115,20 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
     return sendPage(reply, 200, revokePage(viewerOf(signedInOf(request)), key, activity.get(key.id), now));
   });
 
-  app.post<{ Params: { id: string } }>('/keys/:id/revoke', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
-    const accountId = signedInOf(request).account.id;
-    const revoked = await core.keys.revoke(request.params.id, accountId);
-    if (!revoked) return sendPage(reply, 404, notFound(request));
-    const gone = (await core.keys.list(accountId)).find((k) => k.id === request.params.id);
-    await core.activity.record(accountId, 'key_revoked', 'dashboard', { client: clientOf(request), detail: `${gone?.displayPrefix}… (${gone?.service})` });
-    request.log.info({ keyId: request.params.id, accountId }, 'API key revoked');
-    return reply.redirect(`/keys?revoked=${encodeURIComponent(request.params.id)}`, 303);
-  });
+  app.post<{ Params: { id: string } }>(
+    '/keys/:id/revoke',
+    { preHandler: [requireSignedIn, requireCsrf] },
+    async (request, reply) => {
+      const accountId = signedInOf(request).account.id;
+      const revoked = await core.keys.revoke(request.params.id, accountId);
+      if (!revoked) return sendPage(reply, 404, notFound(request));
+      const gone = (await core.keys.list(accountId)).find((k) => k.id === request.params.id);
+      await core.activity.record(accountId, 'key_revoked', 'dashboard', {
+        client: clientOf(request),
+        detail: `${gone?.displayPrefix}… (${gone?.service})`,
+      });
+      request.log.info({ keyId: request.params.id, accountId }, 'API key revoked');
+      return reply.redirect(`/keys?revoked=${encodeURIComponent(request.params.id)}`, 303);
+    },
+  );
 }

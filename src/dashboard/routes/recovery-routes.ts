@@ -2,8 +2,14 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import { AccountError } from '../../accounts/accounts.js';
 import type { ClientInfo } from '../../accounts/activity.js';
 import { RESET_TOKEN_TTL_MS, resetLink } from '../../accounts/password-reset.js';
-import { type DashboardContext, clientOf, field, sendCsrfFailure, sendPage } from '../context.js';
-import { forgotByAdminPage, forgotPasswordPage, forgotSentPage, resetInvalidPage, resetPasswordPage } from '../views/recovery-views.js';
+import { clientOf, type DashboardContext, field, sendCsrfFailure, sendPage } from '../context.js';
+import {
+  forgotByAdminPage,
+  forgotPasswordPage,
+  forgotSentPage,
+  resetInvalidPage,
+  resetPasswordPage,
+} from '../views/recovery-views.js';
 import type { FormTokens } from './auth-routes.js';
 
 function resetMailText(email: string, link: string): string {
@@ -31,7 +37,11 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
       // Only called when byMail; the admin-reset page is shown otherwise.
       if (!mailer) throw new Error('a password reset mail without SMTP_URL configured');
       const token = await core.resets.issue(account.id);
-      await mailer.send({ to: account.email, subject: 'Reset your Pageworks password', text: resetMailText(account.email, resetLink(core.config.dashboardPublicUrl, token)) });
+      await mailer.send({
+        to: account.email,
+        subject: 'Reset your Pageworks password',
+        text: resetMailText(account.email, resetLink(core.config.dashboardPublicUrl, token)),
+      });
       await core.activity.record(account.id, 'password_reset_requested', 'dashboard', { client, detail: 'link sent by mail' });
     } catch (err) {
       log.error({ err: (err as Error).message }, 'could not send a password reset mail');
@@ -66,7 +76,11 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
 
   // The token is a password for 30 minutes: the request log gets the path without it.
   const logSerializers = {
-    req: (req: FastifyRequest) => ({ method: req.method, url: req.url.replace(/token=[^&]*/, 'token=[redacted]'), remoteAddress: req.ip }),
+    req: (req: FastifyRequest) => ({
+      method: req.method,
+      url: req.url.replace(/token=[^&]*/, 'token=[redacted]'),
+      remoteAddress: req.ip,
+    }),
   };
 
   app.get('/reset-password', { logSerializers }, async (request, reply) => {
@@ -90,7 +104,10 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
       throw err;
     }
     if (!accountId) return sendPage(reply, 400, resetInvalidPage(byMail));
-    await core.activity.record(accountId, 'password_reset', 'dashboard', { client: clientOf(request), detail: 'every session ended' });
+    await core.activity.record(accountId, 'password_reset', 'dashboard', {
+      client: clientOf(request),
+      detail: 'every session ended',
+    });
     request.log.info({ accountId }, 'password reset with a link; all sessions ended');
     // The account's sessions are gone; this browser's cookie (if any) named one of them or another account's.
     reply.clearCookie(cookies.session, cookieOptions);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { defaultLimit } from '../../app/core.js';
 import type { ApiService } from '../../config.js';
 import { type DashboardContext, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
-import { type UsageRow, dailyRows, hourWindowStart, hourlySeries, usageSeries, windowStart } from '../usage-series.js';
+import { dailyRows, hourlySeries, hourWindowStart, type UsageRow, usageSeries, windowStart } from '../usage-series.js';
 import { docsPage } from '../views/docs-view.js';
 import { type LimitInfo, type UsageRange, usagePage } from '../views/usage-view.js';
 

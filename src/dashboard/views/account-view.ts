@@ -1,7 +1,7 @@
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
-import { type SafeHtml, html } from '../html.js';
+import { html, type SafeHtml } from '../html.js';
 import { formatAgo, formatDate, formatDateTime } from './format.js';
-import { type Viewer, alert, csrfField, page } from './layout.js';
+import { alert, csrfField, page, type Viewer } from './layout.js';
 import { describeAgent } from './user-agent.js';
 
 /** Everything the account page shows. */
@@ -11,7 +11,14 @@ export interface AccountPageModel {
   error?: string;
   notice?: string;
   /** The account's live sessions (the sessions list); `current` marks this browser's. */
-  sessions: Array<{ publicId: string; createdAt: number; lastSeenAt: number; ip: string | null; userAgent: string | null; current: boolean }>;
+  sessions: Array<{
+    publicId: string;
+    createdAt: number;
+    lastSeenAt: number;
+    ip: string | null;
+    userAgent: string | null;
+    current: boolean;
+  }>;
   now: number;
   sessionsNotice?: string;
   deleteError?: string;
@@ -54,16 +61,24 @@ function sessionsSection(model: AccountPageModel): SafeHtml {
 <div class="session-what"><strong title="${s.userAgent ?? ''}">${describeAgent(s.userAgent)}</strong>${s.current ? html` <span class="badge">This session</span>` : ''}
 <span class="muted">${s.ip ?? 'unknown address'} · signed in <time datetime="${new Date(s.createdAt).toISOString()}">${formatDateTime(s.createdAt)}</time>
 · last seen ${formatAgo(s.lastSeenAt, model.now)}</span></div>
-${s.current ? '' : html`<form method="post" action="/account/sessions/end">${csrfField(model.viewer.csrfToken)}
-<input type="hidden" name="session" value="${s.publicId}"><button class="btn btn-danger-outline btn-small" type="submit">End</button></form>`}
+${
+  s.current
+    ? ''
+    : html`<form method="post" action="/account/sessions/end">${csrfField(model.viewer.csrfToken)}
+<input type="hidden" name="session" value="${s.publicId}"><button class="btn btn-danger-outline btn-small" type="submit">End</button></form>`
+}
 </li>`,
   );
   const others = model.sessions.some((s) => !s.current);
   return html`<section class="card" aria-labelledby="sessions-title">
 <div class="card-head"><div><h2 id="sessions-title">Sessions</h2>
 <p>Browsers signed in to this account. End any you do not recognise, then change your password.</p></div>
-${others ? html`<form method="post" action="/account/sessions/end-others">${csrfField(model.viewer.csrfToken)}
-<button class="btn btn-secondary btn-small" type="submit">End all other sessions</button></form>` : ''}</div>
+${
+  others
+    ? html`<form method="post" action="/account/sessions/end-others">${csrfField(model.viewer.csrfToken)}
+<button class="btn btn-secondary btn-small" type="submit">End all other sessions</button></form>`
+    : ''
+}</div>
 ${model.sessionsNotice ? alert('ok', model.sessionsNotice) : ''}
 <ul class="session-list">${rows}</ul>
 </section>`;

@@ -1,7 +1,7 @@
 import type { ActivityEntry, ActivityKind } from '../../store/store.js';
 import { html } from '../html.js';
 import { formatDateTime } from './format.js';
-import { type Viewer, page } from './layout.js';
+import { page, type Viewer } from './layout.js';
 import { describeAgent } from './user-agent.js';
 
 /** Everything the activity page shows. */

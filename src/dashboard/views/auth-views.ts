@@ -1,5 +1,5 @@
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
-import { type SafeHtml, html } from '../html.js';
+import { html, type SafeHtml } from '../html.js';
 import { alert, csrfField, page } from './layout.js';
 
 /** What the login and sign-up forms need besides their token. */
@@ -38,7 +38,9 @@ ${csrfField(state.csrfToken)}
 <button class="btn" type="submit">Log in</button>
 </form>
 ${forgotHint(state.resetByMail === true)}`;
-  const footer = state.signupOpen ? html`New to Pageworks? <a href="/signup">Create an account</a>` : html`Accounts are created by the administrator of this server.`;
+  const footer = state.signupOpen
+    ? html`New to Pageworks? <a href="/signup">Create an account</a>`
+    : html`Accounts are created by the administrator of this server.`;
   return authCard('Log in', 'Manage your API keys and usage.', state, form, footer);
 }
 
@@ -61,7 +63,13 @@ ${csrfField(state.csrfToken)}
 <input id="password_confirm" name="password_confirm" type="password" autocomplete="new-password" required></div>
 <button class="btn" type="submit">Create account</button>
 </form>`;
-  return authCard('Create your account', 'Render PDFs and fetch page metadata with one account.', state, form, html`Already have an account? <a href="/login">Log in</a>`);
+  return authCard(
+    'Create your account',
+    'Render PDFs and fetch page metadata with one account.',
+    state,
+    form,
+    html`Already have an account? <a href="/login">Log in</a>`,
+  );
 }
 
 /** Shown instead of the sign-up form when DASHBOARD_SIGNUP=closed. */

@@ -1,6 +1,6 @@
 import { html } from '../html.js';
-import { type PublicUrls, docsUrl, metadataCurl, renderCurl } from './examples.js';
-import { type Viewer, codeBlock, page } from './layout.js';
+import { docsUrl, metadataCurl, type PublicUrls, renderCurl } from './examples.js';
+import { codeBlock, page, type Viewer } from './layout.js';
 
 /** Getting started: from a key to a first PDF and a first metadata fetch, with this server's addresses. */
 export function docsPage(viewer: Viewer, urls: PublicUrls): string {

@@ -1,11 +1,11 @@
 import type { ApiService } from '../../config.js';
 import type { ApiKeyRecord } from '../../store/store.js';
-import { type SafeHtml, html } from '../html.js';
+import { html, type SafeHtml } from '../html.js';
 import { type KeyActivity, OUTCOMES } from '../usage-series.js';
-import { type PublicUrls, docsUrl, metadataCurl, renderCurl } from './examples.js';
+import { docsUrl, metadataCurl, type PublicUrls, renderCurl } from './examples.js';
 import { formatAgo, formatCount, formatDate, formatDateTime } from './format.js';
+import { alert, codeBlock, copyButton, csrfField, page, type Viewer } from './layout.js';
 import { OUTCOME_LABELS } from './usage-chart.js';
-import { type Viewer, alert, codeBlock, copyButton, csrfField, page } from './layout.js';
 
 /** Everything the API keys page shows. */
 export interface KeysPageModel {
@@ -152,7 +152,10 @@ function revokeAdvice(key: ApiKeyRecord, activity: KeyActivity | undefined, now:
   const total = activity?.total ?? 0;
   const last = key.lastUsedAt === null ? 'never used' : `last used ${formatAgo(key.lastUsedAt, now)}`;
   if (total === 0 && (key.lastUsedAt === null || now - key.lastUsedAt >= ACTIVITY_DAYS * 86_400_000)) {
-    return alert('ok', html`<strong>No requests in the last ${ACTIVITY_DAYS} days</strong> (${last}): nothing seems to depend on this key.`);
+    return alert(
+      'ok',
+      html`<strong>No requests in the last ${ACTIVITY_DAYS} days</strong> (${last}): nothing seems to depend on this key.`,
+    );
   }
   return alert(
     'warn',

@@ -1,5 +1,5 @@
 import { ASSET_URLS, LOGO_SVG } from '../assets.js';
-import { type HtmlValue, type SafeHtml, html, raw } from '../html.js';
+import { type HtmlValue, html, raw, type SafeHtml } from '../html.js';
 
 /** The signed-in user, as the page chrome needs it. */
 export interface Viewer {

@@ -11,7 +11,13 @@ ${csrfField(state.csrfToken)}
 <input id="email" name="email" type="email" autocomplete="username" required value="${state.email ?? ''}" autofocus></div>
 <button class="btn" type="submit">Send reset link</button>
 </form>`;
-  return authCard('Reset your password', 'We will mail you a link to choose a new password.', state, form, html`<a href="/login">Back to log in</a>`);
+  return authCard(
+    'Reset your password',
+    'We will mail you a link to choose a new password.',
+    state,
+    form,
+    html`<a href="/login">Back to log in</a>`,
+  );
 }
 
 /**
@@ -23,14 +29,26 @@ export function forgotSentPage(): string {
   const body = html`<div class="alert alert-ok" role="status">If an account exists for that address, a link to reset its
 password is on its way. It works once, for 30 minutes.</div>
 <p>Nothing arriving? Check the spam folder, or ask the administrator of this server.</p>`;
-  return authCard('Check your mail', 'Password reset requested.', { csrfToken: '', signupOpen: false }, body, html`<a href="/login">Back to log in</a>`);
+  return authCard(
+    'Check your mail',
+    'Password reset requested.',
+    { csrfToken: '', signupOpen: false },
+    body,
+    html`<a href="/login">Back to log in</a>`,
+  );
 }
 
 /** Without SMTP_URL: no mail can be sent, the administrator hands out reset links. */
 export function forgotByAdminPage(): string {
   const form = html`<p>This server does not send mail. Ask its administrator for a one-time reset link; they create one with</p>
 <pre class="command">pageworks accounts reset-password --email you@example.com</pre>`;
-  return authCard('Reset your password', 'Password resets go through the administrator here.', { csrfToken: '', signupOpen: false }, form, html`<a href="/login">Back to log in</a>`);
+  return authCard(
+    'Reset your password',
+    'Password resets go through the administrator here.',
+    { csrfToken: '', signupOpen: false },
+    form,
+    html`<a href="/login">Back to log in</a>`,
+  );
 }
 
 /** The form that sets a new password with a reset token. */
@@ -45,12 +63,24 @@ ${csrfField(state.csrfToken)}
 <input id="new_password_confirm" name="new_password_confirm" type="password" autocomplete="new-password" required></div>
 <button class="btn" type="submit">Set new password</button>
 </form>`;
-  return authCard('Choose a new password', 'Setting it signs out every session of the account.', state, form, html`<a href="/login">Back to log in</a>`);
+  return authCard(
+    'Choose a new password',
+    'Setting it signs out every session of the account.',
+    state,
+    form,
+    html`<a href="/login">Back to log in</a>`,
+  );
 }
 
 /** A reset link that is unknown, expired or already used. */
 export function resetInvalidPage(byMail: boolean): string {
   const next = byMail ? html`<a href="/forgot-password">Ask for a new link</a>` : html`Ask the administrator for a new link.`;
   const form = html`<p>This reset link has expired, has been used already, or was replaced by a password change.</p>`;
-  return authCard('This link no longer works', 'Reset links work once, for 30 minutes.', { csrfToken: '', signupOpen: false }, form, next);
+  return authCard(
+    'This link no longer works',
+    'Reset links work once, for 30 minutes.',
+    { csrfToken: '', signupOpen: false },
+    form,
+    next,
+  );
 }

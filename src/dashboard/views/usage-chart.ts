@@ -1,5 +1,5 @@
 import type { UsageOutcome } from '../../store/schema.js';
-import { type SafeHtml, html } from '../html.js';
+import { html, type SafeHtml } from '../html.js';
 import { OUTCOMES, type ServiceUsage } from '../usage-series.js';
 import { formatCount } from './format.js';
 
@@ -107,7 +107,8 @@ export function usageChart(usage: ServiceUsage): SafeHtml {
     return html`<g><title>${label}</title>${hit}${parts}</g>${tick}`;
   });
 
-  const span = usage.unit === 'day' ? `per day over the last ${buckets.length} days` : `per hour over the last ${buckets.length} hours`;
+  const span =
+    usage.unit === 'day' ? `per day over the last ${buckets.length} days` : `per hour over the last ${buckets.length} hours`;
   const summary = `Requests ${span} for the ${usage.service} service: ${formatCount(usage.total)} in total.`;
   return html`<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary}" preserveAspectRatio="xMidYMid meet">
 ${grid}${bars}

@@ -1,10 +1,10 @@
 import type { ApiService } from '../../config.js';
 import type { ApiKeyRecord } from '../../store/store.js';
-import { type SafeHtml, html } from '../html.js';
+import { html, type SafeHtml } from '../html.js';
 import { OUTCOMES, type ServiceUsage } from '../usage-series.js';
 import { formatCount, formatDate } from './format.js';
-import { type Viewer, alert, page } from './layout.js';
-import { OUTCOME_LABELS, legend, usageChart } from './usage-chart.js';
+import { alert, page, type Viewer } from './layout.js';
+import { legend, OUTCOME_LABELS, usageChart } from './usage-chart.js';
 
 /** An account's effective limit for a service and where it comes from. */
 export interface LimitInfo {
@@ -84,7 +84,8 @@ function filterForm(model: UsagePageModel): SafeHtml {
     const keys = model.keys.filter((k) => k.service === service);
     return keys.length === 0 ? '' : html`<optgroup label="${TITLES[service]}">${keys.map(option)}</optgroup>`;
   };
-  const range = (value: UsageRange, label: string) => html`<option value="${value}"${model.range === value ? html` selected` : ''}>${label}</option>`;
+  const range = (value: UsageRange, label: string) =>
+    html`<option value="${value}"${model.range === value ? html` selected` : ''}>${label}</option>`;
   return html`<form class="inline filter" method="get" action="/usage" aria-label="Filter usage">
 <div class="field"><label for="usage-key">Key</label>
 <select id="usage-key" name="key" data-submit-on-change><option value="">All keys</option>${group('render')}${group('metadata')}</select></div>
@@ -97,10 +98,15 @@ function filterForm(model: UsagePageModel): SafeHtml {
 /** The usage page: a chart per service (or the chosen key's), by day or by hour, and the account's limits. */
 export function usagePage(model: UsagePageModel): string {
   const key = model.key;
-  const cards = key ? [serviceCard(model.usage[key.service], model)] : [serviceCard(model.usage.render, model), serviceCard(model.usage.metadata, model)];
+  const cards = key
+    ? [serviceCard(model.usage[key.service], model)]
+    : [serviceCard(model.usage.render, model), serviceCard(model.usage.metadata, model)];
   const revokedNote =
     key && key.revokedAt !== null
-      ? alert('warn', html`Key <span class="prefix">${key.displayPrefix}…</span> was revoked on ${formatDate(key.revokedAt)}; its history stays here. Requests with it since then were refused and are not counted.`)
+      ? alert(
+          'warn',
+          html`Key <span class="prefix">${key.displayPrefix}…</span> was revoked on ${formatDate(key.revokedAt)}; its history stays here. Requests with it since then were refused and are not counted.`,
+        )
       : '';
   const body = html`<div class="page-head"><div><h1>Usage</h1>
 <p class="lead">Authenticated API requests by outcome. Counts may lag up to a few seconds.</p></div></div>
