@@ -4,7 +4,7 @@ import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 import * as keyUsage from './key-usage-queries.js';
 import type { ActivityEntry, RecoveryStore } from './recovery-queries.js';
 import * as recovery from './recovery-queries.js';
-import type { AccountsTable, ApiKeysTable, Database, UsageDailyTable, UsageOutcome } from './schema.js';
+import type { AccountsTable, ApiKeysTable, Database, UsageOutcome } from './schema.js';
 import { type ChangeStamp, UnchangedCache } from './unchanged-cache.js';
 
 /** An account as the application sees it. */
@@ -88,8 +88,7 @@ export interface Store extends KeyUsageStore, RecoveryStore {
   /** Deletes sessions idle since before `lastSeenBefore` or created before `createdBefore`; returns how many. */
   deleteExpiredSessions(lastSeenBefore: number, createdBefore: number): Promise<number>;
 
-  /** Adds counts to the daily usage counters (upsert, so several instances' batches add up). */
-  addUsage(increments: ReadonlyArray<UsageIncrement>): Promise<void>;
+  /** The account's daily counters from `fromDay` on (written by recordUsage). */
   usageSince(accountId: string, fromDay: string): Promise<UsageIncrement[]>;
 
   /** Cheap round trip to check the store is reachable. */
@@ -323,29 +322,6 @@ export class KyselyStore implements Store {
     return Number(result.numDeletedRows);
   }
 
-  async addUsage(increments: ReadonlyArray<UsageIncrement>) {
-    // Counts of an account deleted while they waited in a batch (on any instance) are dropped: their
-    // foreign key would fail the whole batch, and the batch is retried forever (issue 16a).
-    increments = await this.ofLiveAccounts(increments);
-    if (increments.length === 0) return;
-    const rows: UsageDailyTable[] = increments.map((i) => ({
-      account_id: i.accountId,
-      service: i.service,
-      day: i.day,
-      outcome: i.outcome,
-      count: i.count,
-    }));
-    await this.db
-      .insertInto('usage_daily')
-      .values(rows)
-      .onConflict((oc) =>
-        oc
-          .columns(['account_id', 'service', 'day', 'outcome'])
-          .doUpdateSet((eb) => ({ count: eb(eb.ref('usage_daily.count'), '+', eb.ref('excluded.count')) })),
-      )
-      .execute();
-  }
-
   async usageSince(accountId: string, fromDay: string) {
     const rows = await this.db
       .selectFrom('usage_daily')
@@ -434,13 +410,6 @@ export class KyselyStore implements Store {
   }
 
   // ---- end of account recovery ----
-
-  private async ofLiveAccounts(increments: ReadonlyArray<UsageIncrement>): Promise<ReadonlyArray<UsageIncrement>> {
-    if (increments.length === 0) return increments;
-    const ids = [...new Set(increments.map((i) => i.accountId))];
-    const live = new Set((await this.db.selectFrom('accounts').select('id').where('id', 'in', ids).execute()).map((r) => r.id));
-    return live.size === ids.length ? increments : increments.filter((i) => live.has(i.accountId));
-  }
 
   async ping() {
     await this.db.selectFrom('accounts').select('id').limit(1).execute();

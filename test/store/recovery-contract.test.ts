@@ -163,7 +163,11 @@ for (const backend of backends) {
         publicId: 'pub_d',
       });
       await store.insertResetToken({ tokenHash: 'th_d', accountId: 'acc_d', createdAt: t0, expiresAt: t0 + 1000 });
-      await store.addUsage([{ accountId: 'acc_d', service: 'metadata', day: '2026-01-02', outcome: 'ok', count: 3 }]);
+      await store.recordUsage({
+        daily: [{ accountId: 'acc_d', service: 'metadata', day: '2026-01-02', outcome: 'ok', count: 3 }],
+        keyDaily: [],
+        keyHourly: [],
+      });
       await store.addActivity(entry('acc_d', t0, 'act_d1'));
 
       const tombstone = entry('acc_d', t0 + 50, 'act_tomb', { kind: 'account_deleted', actor: 'cli', ip: null, userAgent: null });
@@ -181,10 +185,14 @@ for (const backend of backends) {
     });
 
     it('drops usage counts of a deleted account instead of failing the whole batch', async () => {
-      await store.addUsage([
-        { accountId: 'acc_d', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 2 },
-        { accountId: 'acc_s', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 5 },
-      ]);
+      await store.recordUsage({
+        daily: [
+          { accountId: 'acc_d', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 2 },
+          { accountId: 'acc_s', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 5 },
+        ],
+        keyDaily: [],
+        keyHourly: [],
+      });
       expect(await store.usageSince('acc_s', '2026-01-03')).toEqual([
         { accountId: 'acc_s', service: 'metadata', day: '2026-01-03', outcome: 'ok', count: 5 },
       ]);

@@ -128,12 +128,24 @@ for (const backend of backends) {
     });
 
     it('adds usage counters from several batches', async () => {
-      await store.addUsage([
-        { accountId: 'acc_a', service: 'render', day: '2026-01-02', outcome: 'ok', count: 3 },
-        { accountId: 'acc_a', service: 'render', day: '2026-01-02', outcome: 'rate_limited', count: 1 },
-      ]);
-      await store.addUsage([{ accountId: 'acc_a', service: 'render', day: '2026-01-02', outcome: 'ok', count: 4 }]);
-      await store.addUsage([{ accountId: 'acc_a', service: 'metadata', day: '2026-01-01', outcome: 'client_error', count: 2 }]);
+      await store.recordUsage({
+        daily: [
+          { accountId: 'acc_a', service: 'render', day: '2026-01-02', outcome: 'ok', count: 3 },
+          { accountId: 'acc_a', service: 'render', day: '2026-01-02', outcome: 'rate_limited', count: 1 },
+        ],
+        keyDaily: [],
+        keyHourly: [],
+      });
+      await store.recordUsage({
+        daily: [{ accountId: 'acc_a', service: 'render', day: '2026-01-02', outcome: 'ok', count: 4 }],
+        keyDaily: [],
+        keyHourly: [],
+      });
+      await store.recordUsage({
+        daily: [{ accountId: 'acc_a', service: 'metadata', day: '2026-01-01', outcome: 'client_error', count: 2 }],
+        keyDaily: [],
+        keyHourly: [],
+      });
       const rows = await store.usageSince('acc_a', '2026-01-02');
       expect(rows.sort((a, b) => a.outcome.localeCompare(b.outcome))).toEqual([
         { accountId: 'acc_a', service: 'render', day: '2026-01-02', outcome: 'ok', count: 7 },
