@@ -3,11 +3,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
+import { launchTestBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 
 // What a new user hit in Chromium (issue 16): a reload after "Create key", the new key below the
@@ -15,7 +16,6 @@ import { closeTestCore, createTestCore } from '../helpers/core.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
 const PASSWORD = 'correct horse battery staple';
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const PHONE = { width: 375, height: 667 };
 const LAPTOP = { width: 1366, height: 768 };
 
@@ -50,17 +50,7 @@ beforeAll(async () => {
   apps.push(dashboard);
   dashboardUrl = await dashboard.listen({ host: '127.0.0.1', port: 0 });
 
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      ...(isRoot ? ['--no-sandbox'] : []),
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-gpu',
-    ],
-  });
+  browser = await launchTestBrowser();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 

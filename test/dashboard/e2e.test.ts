@@ -3,18 +3,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { formatDate } from '../../src/dashboard/views/format.js';
+import { launchTestBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
 const PASSWORD = 'correct horse battery staple';
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 let core: CoreDeps;
 let apps: FastifyInstance[] = [];
@@ -50,17 +50,7 @@ beforeAll(async () => {
   apps.push(dashboard);
   dashboardUrl = await dashboard.listen({ host: '127.0.0.1', port: 0 });
 
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      ...(isRoot ? ['--no-sandbox'] : []),
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-gpu',
-    ],
-  });
+  browser = await launchTestBrowser();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 

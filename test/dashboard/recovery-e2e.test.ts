@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
+import { launchTestBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { MailCatcher, resetLinkIn } from '../helpers/smtp.js';
 import { freePort } from '../scale/backends.js';
@@ -13,7 +14,6 @@ const ARTIFACTS = path.resolve('test-artifacts');
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a fresh and long passphrase';
 const EMAIL = 'e2e-reset@example.com';
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 let catcher: MailCatcher;
 let core: CoreDeps;
@@ -30,17 +30,7 @@ beforeAll(async () => {
   core = await createTestCore({ SMTP_URL: catcher.url, DASHBOARD_PUBLIC_URL: dashboardUrl });
   app = await buildDashboardApp(core);
   await app.listen({ host: '127.0.0.1', port });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      ...(isRoot ? ['--no-sandbox'] : []),
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-gpu',
-    ],
-  });
+  browser = await launchTestBrowser();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 

@@ -1,45 +1,11 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageRecorder } from '../../src/accounts/usage.js';
-import { openPostgresStore } from '../../src/store/postgres.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { KeyUsageIncrement, Store } from '../../src/store/store.js';
-import { DATABASE_URL, uniqueName } from '../helpers/backends.js';
+import { storeBackends } from '../helpers/store-backends.js';
 
 // The per-key usage and one-time key display methods, on every store backend (issue 16).
 
-interface Backend {
-  name: string;
-  enabled: boolean;
-  open(): Promise<Store>;
-  cleanup(): Promise<void>;
-}
-
-const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-key-usage-'));
-const pgSchema = uniqueName('key_usage');
-
-const backends: Backend[] = [
-  {
-    name: 'sqlite',
-    enabled: true,
-    open: () => openSqliteStore(sqliteDir),
-    cleanup: async () => fs.rmSync(sqliteDir, { recursive: true, force: true }),
-  },
-  {
-    name: 'postgres',
-    enabled: Boolean(DATABASE_URL),
-    open: () => openPostgresStore(DATABASE_URL!, { schema: pgSchema }),
-    cleanup: async () => {
-      const client = new pg.Client({ connectionString: DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${pgSchema} cascade`);
-      await client.end();
-    },
-  },
-];
+const backends = storeBackends('key_usage');
 
 const byKeyThenBucket = (a: KeyUsageIncrement, b: KeyUsageIncrement) =>
   a.keyId.localeCompare(b.keyId) || a.bucket.localeCompare(b.bucket) || a.outcome.localeCompare(b.outcome);

@@ -1,45 +1,11 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../src/store/postgres.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { ActivityEntry, Store } from '../../src/store/store.js';
-import { DATABASE_URL, uniqueName } from '../helpers/backends.js';
+import { storeBackends } from '../helpers/store-backends.js';
 
 // The store contract of issue 16's account recovery, activity log, sessions list and deletion,
 // run against both adapters like store-contract.test.ts.
 
-interface Backend {
-  name: string;
-  enabled: boolean;
-  open(): Promise<Store>;
-  cleanup(): Promise<void>;
-}
-
-const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-recovery-'));
-const pgSchema = uniqueName('recovery');
-
-const backends: Backend[] = [
-  {
-    name: 'sqlite',
-    enabled: true,
-    open: () => openSqliteStore(sqliteDir),
-    cleanup: async () => fs.rmSync(sqliteDir, { recursive: true, force: true }),
-  },
-  {
-    name: 'postgres',
-    enabled: Boolean(DATABASE_URL),
-    open: () => openPostgresStore(DATABASE_URL!, { schema: pgSchema }),
-    cleanup: async () => {
-      const client = new pg.Client({ connectionString: DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${pgSchema} cascade`);
-      await client.end();
-    },
-  },
-];
+const backends = storeBackends('recovery');
 
 const t0 = 1_700_000_000_000;
 
