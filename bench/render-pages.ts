@@ -13,6 +13,7 @@ import { buildRenderApp } from '../src/app/render-app.js';
 import { loadConfig } from '../src/config.js';
 import { processGroupMembers, processGroupRss } from '../src/render/chromium.js';
 import { reportDocument } from '../test/fixtures/render/generated.js';
+import { chromiumChildren } from '../test/render/processes.js';
 import { serviceRender } from './render-loops.js';
 import { fmt, heading, median } from './stats.js';
 
@@ -24,23 +25,6 @@ const SIZES: ReadonlyArray<{ pages: number; runs: number }> = [
 ];
 const SAMPLE_MS = 50;
 const MIB = 1024 * 1024;
-
-/** Chromium main processes started by this process: each leads its own process group (see chromium.ts). */
-function chromiumGroups(): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((e) => /^\d+$/.test(e))
-    .filter((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === process.pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('chrom');
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 /**
  * Proportional set size of the groups in bytes: shared pages (libraries, the zygote's copy-on-write heap)
@@ -89,7 +73,7 @@ export async function runRenderPagesBench(): Promise<void> {
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const account = await core.accounts.create(`bench-pages-${process.pid}@example.com`);
     const { key } = await core.keys.create(account.id, 'render', 'bench');
-    const groups = chromiumGroups();
+    const groups = chromiumChildren();
     process.stdout.write(
       `service: default RENDER_TIMEOUT_MS (${config.renderTimeoutMs} ms); one render at a time; Chromium groups ${groups.join(', ')}\n`,
     );
