@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
-import { launchTestBrowser } from '../helpers/browser.js';
+import { launchTestBrowser, signUpInBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 
 // What a new user hit in Chromium (issue 16): a reload after "Create key", the new key below the
@@ -72,13 +72,8 @@ async function newPage(viewport: { width: number; height: number }): Promise<{ p
   return { page, errors };
 }
 
-async function signUp(page: Page, email: string): Promise<void> {
-  await page.goto('/signup');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByLabel('Confirm password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL('**/keys?welcome');
+function signUp(page: Page, email: string): Promise<void> {
+  return signUpInBrowser(page, email, PASSWORD);
 }
 
 async function createKey(page: Page, service: 'render' | 'metadata', name: string): Promise<string> {

@@ -10,7 +10,7 @@ import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { formatDate } from '../../src/dashboard/views/format.js';
-import { launchTestBrowser } from '../helpers/browser.js';
+import { launchTestBrowser, signUpInBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
@@ -75,13 +75,8 @@ async function newUser(): Promise<{ context: BrowserContext; page: Page; errors:
   return { context, page, errors };
 }
 
-async function signUp(page: Page, email: string): Promise<void> {
-  await page.goto('/signup');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByLabel('Confirm password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.waitForURL('**/keys?welcome');
+function signUp(page: Page, email: string): Promise<void> {
+  return signUpInBrowser(page, email, PASSWORD);
 }
 
 async function createKey(page: Page, service: 'render' | 'metadata', name: string): Promise<string> {

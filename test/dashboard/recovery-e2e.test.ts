@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
-import { launchTestBrowser } from '../helpers/browser.js';
+import { launchTestBrowser, signUpInBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { MailCatcher, resetLinkIn } from '../helpers/smtp.js';
 import { freePort } from '../scale/backends.js';
@@ -79,12 +79,7 @@ async function checkNarrow(page: Page, name: string): Promise<void> {
 describe('password reset in Chromium (real SMTP exchange)', () => {
   it('forgot password → mail → link → new password → log in; old sessions gone; the link works once', async () => {
     const first = await newBrowser();
-    await first.page.goto('/signup');
-    await first.page.getByLabel('Email').fill(EMAIL);
-    await first.page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await first.page.getByLabel('Confirm password').fill(PASSWORD);
-    await first.page.getByRole('button', { name: 'Create account' }).click();
-    await first.page.waitForURL('**/keys?welcome');
+    await signUpInBrowser(first.page, EMAIL, PASSWORD);
     const second = await newBrowser();
     await logIn(second.page, PASSWORD);
     await second.page.waitForURL('**/keys');

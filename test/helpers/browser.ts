@@ -1,4 +1,4 @@
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
@@ -16,4 +16,14 @@ export function launchTestBrowser(): Promise<Browser> {
       '--disable-gpu',
     ],
   });
+}
+
+/** Signs up through the dashboard's form in the browser and waits for the welcome page. */
+export async function signUpInBrowser(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/signup');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL('**/keys?welcome');
 }
