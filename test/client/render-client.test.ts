@@ -15,10 +15,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { RenderApiError, RenderClient } from '../../src/client/index.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-
-const noDns = async (): Promise<never> => {
-  throw new Error('tests never resolve names');
-};
+import { noDns } from '../helpers/render.js';
 
 const stacks: Array<{ core: CoreDeps; app: FastifyInstance }> = [];
 

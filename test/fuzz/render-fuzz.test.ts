@@ -9,12 +9,10 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { noDns } from '../helpers/render.js';
 import { printParamsProperty, renderRequestProperty } from './render-properties.js';
 
 const SEED = 15;
-const noDns = async (): Promise<never> => {
-  throw new Error('tests never resolve names');
-};
 
 let core: CoreDeps;
 let app: FastifyInstance;

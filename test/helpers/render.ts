@@ -14,3 +14,8 @@ export function postRender(
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
+
+/** The egress policy's resolver in tests: tests never ask real DNS, so any name lookup fails. */
+export async function noDns(): Promise<never> {
+  throw new Error('tests never resolve names');
+}

@@ -7,12 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { postRender } from '../helpers/render.js';
+import { noDns, postRender } from '../helpers/render.js';
 import { firstWordBox, pdfInfo, pdfStructure, pixel } from './pdf-tools.js';
-
-const noDns = async (): Promise<never> => {
-  throw new Error('tests never resolve names');
-};
 
 let core: CoreDeps;
 let app: FastifyInstance;

@@ -7,12 +7,10 @@ import { createEgressPolicy } from '../../src/net/policy.js';
 import { BrowserPool, type BrowserPoolOptions } from '../../src/render/browser-pool.js';
 import { processGroupMembers } from '../../src/render/chromium.js';
 import { toPrintParams } from '../../src/render/options.js';
+import { noDns } from '../helpers/render.js';
 import { type Canary, startCanary } from './canary.js';
 import { pdfText, pixel } from './pdf-tools.js';
 
-const noDns = async (): Promise<never> => {
-  throw new Error('no DNS in tests');
-};
 const A4 = toPrintParams({});
 let canary: Canary;
 

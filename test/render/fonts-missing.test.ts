@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { postRender } from '../helpers/render.js';
+import { noDns, postRender } from '../helpers/render.js';
 import { glyphReport } from './pdf-glyphs.js';
 
 const FONT_DIRS = ['/usr/share/fonts/truetype/dejavu', '/usr/share/fonts/truetype/liberation'];
@@ -35,7 +35,7 @@ beforeAll(async () => {
   );
   process.env.FONTCONFIG_FILE = conf;
   core = await createTestCore();
-  app = await buildRenderApp(core, { lookup: async () => Promise.reject(new Error('tests never resolve names')) });
+  app = await buildRenderApp(core, { lookup: noDns });
   key = (await createKey(core, 'render')).key;
 });
 

@@ -12,13 +12,10 @@ import { type CoreDeps, closeCore, createCore } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { loadConfig } from '../../src/config.js';
 import { createKey } from '../helpers/core.js';
-import { postRender } from '../helpers/render.js';
+import { noDns, postRender } from '../helpers/render.js';
 import { firstWordBox, pdfInfo, pdfPageSizes, pdfPageTexts, pdfText, pixel } from './pdf-tools.js';
 
 const TIMEOUT_MS = 6000;
-const noDns = async (): Promise<never> => {
-  throw new Error('tests never resolve names');
-};
 
 let core: CoreDeps;
 let app: FastifyInstance;

@@ -12,14 +12,11 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { annexLabel, reportDocument, rowLabel, tableDocument } from '../fixtures/render/generated.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { postRender } from '../helpers/render.js';
+import { noDns, postRender } from '../helpers/render.js';
 import { glyphReport } from './pdf-glyphs.js';
 import { darkestIn, pdfFonts, pdfInfo, pdfPageTexts, pdfText, wordBoxes } from './pdf-tools.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/render');
-const noDns = async (): Promise<never> => {
-  throw new Error('tests never resolve names');
-};
 
 let core: CoreDeps;
 let app: FastifyInstance;

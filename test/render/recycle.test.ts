@@ -10,13 +10,10 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { parseMetrics, sample } from '../helpers/prometheus.js';
-import { postRender } from '../helpers/render.js';
+import { noDns, postRender } from '../helpers/render.js';
 import { pdfText } from './pdf-tools.js';
 import { chromiumChildren } from './processes.js';
 
-const noDns = async (): Promise<never> => {
-  throw new Error('tests never resolve names');
-};
 const RECYCLE_AFTER = 4;
 const RENDERS = 14;
 

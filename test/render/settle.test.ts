@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressPolicy } from '../../src/net/policy.js';
 import { BrowserPool } from '../../src/render/browser-pool.js';
 import { toPrintParams } from '../../src/render/options.js';
+import { noDns } from '../helpers/render.js';
 import { CANARY_TEXT, type Canary, startCanary } from './canary.js';
 import { pdfText } from './pdf-tools.js';
 
@@ -19,9 +20,6 @@ let base: string;
 beforeAll(async () => {
   canary = await startCanary();
   base = `http://127.0.0.1:${canary.port}`;
-  const noDns = async (): Promise<never> => {
-    throw new Error('no DNS in tests');
-  };
   pool = await BrowserPool.start({
     policy: createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: noDns }),
     concurrency: 2,

@@ -12,14 +12,12 @@ import { type LaunchedChromium, launchChromium, shutdownChromium } from '../../s
 import { toPrintParams } from '../../src/render/options.js';
 import { renderInSlot } from '../../src/render/renderer.js';
 import { closeSlot, createSlot, type RenderSlot, resetSlot } from '../../src/render/slot.js';
+import { noDns } from '../helpers/render.js';
 import { pdfText } from './pdf-tools.js';
 
 const A4 = toPrintParams({});
 /** The PDF's text on one line (pdftotext wraps long lines). */
 const flatText = (pdf: Buffer): string => pdfText(pdf).replace(/\s+/g, ' ');
-const noDns = async (): Promise<never> => {
-  throw new Error('no DNS in tests');
-};
 const policy = createEgressPolicy({ allow: [], lookup: noDns });
 
 /** What a render can try to leave behind in an opaque-origin document; it prints what worked. */
