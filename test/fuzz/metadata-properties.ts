@@ -1,10 +1,9 @@
 /**
  * The metadata extractor's and encoding sniffer's fuzz properties, shared by `npm test` (fixed seed, a few
  * seconds) and `npm run bench -- fuzz` (random seeds, FUZZ_S): never throws, always the eight-field shape,
- * the same fields however the bytes are chunked, and a mutation fuzzer over the metadata corpus.
+ * the same fields however the bytes are chunked, and a mutation fuzzer over the metadata corpus (the pages
+ * written in test/fixtures, plus the saved real pages when PAGEWORKS_CORPUS_DIR is set).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import fc from 'fast-check';
 import {
@@ -18,9 +17,8 @@ import {
 import { extractMetadata, MetadataExtractor } from '../../src/metadata/extract.js';
 import { decodeReferences } from '../../src/metadata/text.js';
 import { METADATA_FIELDS, type Metadata } from '../../src/metadata/types.js';
+import { metadataPages } from '../fixtures/corpus/index.js';
 import { LEGACY_ENCODINGS } from './pathological.js';
-
-const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus/metadata');
 
 /** Throws unless `m` is exactly the eight fields, in order, each a string or null. */
 export function assertShape(m: Metadata): void {
@@ -237,15 +235,6 @@ export function metadataProperties(): Array<{ name: string; property: fc.IRawPro
   ];
 }
 
-/** The metadata corpus pages with the URL each was fetched from. */
-export function loadMetadataCorpus(): Array<{ name: string; url: string; bytes: Buffer }> {
-  const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{
-    name: string;
-    url: string;
-  }>;
-  return manifest.map((m) => ({ ...m, bytes: fs.readFileSync(path.join(CORPUS, 'pages', `${m.name}.html`)) }));
-}
-
 /** A small deterministic generator (xorshift32), so a failing mutation is reproduced from its seed. */
 export function prng(seed: number): (n: number) => number {
   let x = seed >>> 0 || 0x9e3779b9;
@@ -297,7 +286,7 @@ export function mutationFuzz(
   iterations: number,
   deadline = Number.POSITIVE_INFINITY,
 ): { runs: number; failures: string[] } {
-  const pages = loadMetadataCorpus();
+  const pages = metadataPages();
   const rand = prng(seed);
   const failures: string[] = [];
   let runs = 0;

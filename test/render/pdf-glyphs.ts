@@ -141,7 +141,7 @@ class PdfReader {
       }
       const descriptor = this.resolved(dict, 'FontDescriptor') ?? '';
       return {
-        name: (value(descriptor, 'FontName') ?? '/Type3').slice(1),
+        name: value(descriptor, 'FontName')?.slice(1) ?? 'Type3',
         glyphs: (bytes) =>
           [...bytes].map((b) => {
             const glyph = /^g([0-9A-Fa-f]+)$/.exec(names.get(b) ?? '');
