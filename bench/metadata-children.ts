@@ -13,8 +13,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type Dispatcher, request } from 'undici';
+import { metadataPages } from '../test/fixtures/corpus/index.js';
 
-const CORPUS = process.env.METADATA_CORPUS_DIR ?? '/work/shared/corpus/metadata';
 /**
  * The service runs from the tsc build, as `npm start` does (setup builds it before the bench);
  * BENCH_BUILD=src runs the TypeScript sources through tsx instead.
@@ -22,8 +22,8 @@ const CORPUS = process.env.METADATA_CORPUS_DIR ?? '/work/shared/corpus/metadata'
 const BUILD = process.env.BENCH_BUILD === 'src' ? '../src' : '../dist';
 
 async function origin(): Promise<void> {
-  const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{ name: string }>;
-  const pages = new Map(manifest.map((m) => [`/${m.name}`, fs.readFileSync(path.join(CORPUS, 'pages', `${m.name}.html`))]));
+  // The same pages as the bench process: PAGEWORKS_CORPUS_DIR is inherited.
+  const pages = new Map(metadataPages().map((p) => [`/${p.name}`, p.bytes]));
   const server = http.createServer((req, res) => {
     const body = pages.get((req.url ?? '').split('?')[0]!);
     res.on('error', () => {});
@@ -44,7 +44,7 @@ async function origin(): Promise<void> {
  */
 function proxyServer(answer: (upstream: Dispatcher.ResponseData, target: string) => Promise<Buffer>): void {
   const server = http.createServer(async (req, res) => {
-    const target = new URL(req.url ?? '/', 'http://proxy').searchParams.get('url') ?? '';
+    const target = new URL(req.url ?? '', 'http://proxy/').searchParams.get('url') ?? '';
     try {
       const body = await answer(await request(target), target);
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });

@@ -9,21 +9,15 @@
  * Bounded: fixed rounds and durations, about two minutes in total.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import createMetascraper from 'metascraper';
-import metascraperDescription from 'metascraper-description';
-import metascraperImage from 'metascraper-image';
-import metascraperTitle from 'metascraper-title';
-import metascraperUrl from 'metascraper-url';
-import ogs from 'open-graph-scraper';
 import { Pool } from 'undici';
 import { extractMetadata } from '../src/metadata/extract.js';
+import { metadataPages } from '../test/fixtures/corpus/index.js';
+import { loadPeers, type Ogs, type Peers } from './peers.js';
 import { fmt, heading, median, quantile, verdict } from './stats.js';
 
-const CORPUS = process.env.METADATA_CORPUS_DIR ?? '/work/shared/corpus/metadata';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const E2E_SECONDS = 4;
 const E2E_ROUNDS = 2;
@@ -36,15 +30,9 @@ interface Page {
   html: string;
 }
 
+/** The corpus written here, plus the saved real pages when PAGEWORKS_CORPUS_DIR is set. */
 function loadCorpus(): Page[] {
-  const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{
-    name: string;
-    url: string;
-  }>;
-  return manifest.map((m) => {
-    const bytes = fs.readFileSync(path.join(CORPUS, 'pages', `${m.name}.html`));
-    return { ...m, bytes, html: bytes.toString('utf8') };
-  });
+  return metadataPages().map((p) => ({ ...p, html: p.bytes.toString('utf8') }));
 }
 
 /** Pages per second of one pass of `fn` over the corpus, `passes` times in a row. */
@@ -54,9 +42,15 @@ async function pagesPerSecond(pages: Page[], passes: number, fn: (p: Page) => un
   return (passes * pages.length) / (Number(process.hrtime.bigint() - start) / 1e9);
 }
 
-async function extractionBench(pages: Page[]): Promise<{ ours: number; ogs: number; metascraper: number }> {
+async function extractionBench(pages: Page[], peers: Peers): Promise<{ ours: number; ogs: number; metascraper: number }> {
   heading('metadata: extraction only (corpus in memory, pages/s, one core)');
-  const scrape = createMetascraper([metascraperTitle(), metascraperDescription(), metascraperImage(), metascraperUrl()]);
+  const { ogs } = peers;
+  const scrape = peers.createMetascraper([
+    peers.metascraperTitle(),
+    peers.metascraperDescription(),
+    peers.metascraperImage(),
+    peers.metascraperUrl(),
+  ]);
   const ours = (p: Page) => extractMetadata(p.bytes, 'text/html', p.url);
   const og = (p: Page) => ogs({ html: p.html });
   const ms = (p: Page) => scrape({ html: p.html, url: p.url });
@@ -86,7 +80,6 @@ async function extractionBench(pages: Page[]): Promise<{ ours: number; ogs: numb
 export async function child(role: string): Promise<{ proc: ChildProcess; port: number; extra: string }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'metadata-children.ts'), role], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, METADATA_CORPUS_DIR: CORPUS },
   });
   const lines = readline.createInterface({ input: proc.stdout! });
   for await (const line of lines) {
@@ -140,7 +133,7 @@ async function load(
 }
 
 /** open-graph-scraper fetching the pages itself, `concurrency` calls in flight. */
-async function ogsLoad(urls: string[], concurrency: number, seconds: number): Promise<LoadResult> {
+async function ogsLoad(ogs: Ogs, urls: string[], concurrency: number, seconds: number): Promise<LoadResult> {
   const latenciesMs: number[] = [];
   let next = 0;
   let ok = 0;
@@ -162,7 +155,7 @@ async function ogsLoad(urls: string[], concurrency: number, seconds: number): Pr
   return { rps: ok / (Number(process.hrtime.bigint() - start) / 1e9), latenciesMs, errors };
 }
 
-async function endToEndBench(pages: Page[]): Promise<void> {
+async function endToEndBench(pages: Page[], ogs: Ogs): Promise<void> {
   heading(`metadata: end to end, loopback origin serving the corpus, cache off (${E2E_ROUNDS}×${E2E_SECONDS} s per cell)`);
   const origin = await child('origin');
   const bare = await child('bare-proxy');
@@ -200,7 +193,7 @@ async function endToEndBench(pages: Page[]): Promise<void> {
         add(`bareExtract c${c}`, await load(proxyExtract, barePaths, {}, c, E2E_SECONDS));
       }
     }
-    for (const c of [1, 16]) add(`ogs c${c}`, await ogsLoad(pageUrls, c, E2E_SECONDS));
+    for (const c of [1, 16]) add(`ogs c${c}`, await ogsLoad(ogs, pageUrls, c, E2E_SECONDS));
     const typicalRun = await load(ours, [`/v1/fetch${q(`http://127.0.0.1:${origin.port}/${typical.name}`)}`], auth, 1, 2);
     const rps = (k: string) => median(cells[k].map((r) => r.rps));
     const errors = (k: string) => cells[k].reduce((n, r) => n + r.errors, 0);
@@ -250,11 +243,12 @@ async function endToEndBench(pages: Page[]): Promise<void> {
 
 /** The metadata section of `npm run bench`. */
 export async function runMetadataBench(): Promise<void> {
+  const peers = await loadPeers();
   const pages = loadCorpus();
-  const ex = await extractionBench(pages);
+  const ex = await extractionBench(pages, peers);
   process.stdout.write(
     `goal extraction ≥ 40× open-graph-scraper: ${verdict(ex.ours / ex.ogs >= 40)}; ` +
       `≥ 30× metascraper: ${verdict(ex.ours / ex.metascraper >= 30)}\n`,
   );
-  await endToEndBench(pages);
+  await endToEndBench(pages, peers.ogs);
 }

@@ -1,5 +1,5 @@
 /**
- * Render bench: invoice-40-rows.html through the HTTP API (real port, real key) at concurrency 1, 2, 4,
+ * Render bench: the corpus's 40-row invoice (test/fixtures) through the HTTP API (real port, real key) at concurrency 1, 2, 4,
  * side by side with a bare puppeteer loop and a browser-per-request loop in the same run.
  */
 import fs from 'node:fs';
@@ -10,10 +10,18 @@ import pino from 'pino';
 import { closeCore, createCore } from '../src/app/core.js';
 import { buildRenderApp } from '../src/app/render-app.js';
 import { loadConfig } from '../src/config.js';
+import { invoiceDocument } from '../test/fixtures/corpus/documents.js';
+import { extraCorpusDir } from '../test/fixtures/corpus/index.js';
 import { drive, emptyResult, type LoopResult, launchPerRequest, serviceRender, startBare } from './render-loops.js';
 import { fmt, heading, median, quantile, verdict } from './stats.js';
 
-const DOCUMENT = path.resolve(import.meta.dirname, '../../shared/corpus/render/invoice-40-rows.html');
+/** The saved real invoice when PAGEWORKS_CORPUS_DIR is set (the figures of earlier runs), else the corpus's own. */
+function benchDocument(): { name: string; html: string } {
+  const extra = extraCorpusDir('render');
+  if (extra)
+    return { name: 'saved invoice-40-rows.html', html: fs.readFileSync(path.join(extra, 'invoice-40-rows.html'), 'utf8') };
+  return { name: 'invoice-40-rows (test/fixtures)', html: invoiceDocument(40) };
+}
 /**
  * Measured renders per loop and concurrency, in alternating chunks, and the wall-time cap of one chunk.
  * Launch-per-request runs in the same alternation (c=1 and c=2), so machine noise hits it alike too.
@@ -34,8 +42,8 @@ function row(r: LoopResult): string {
 
 /** Runs the render bench and prints its table and goals. */
 export async function runRenderBench(): Promise<void> {
-  heading('render: invoice-40-rows.html');
-  const html = fs.readFileSync(DOCUMENT, 'utf8');
+  const { name, html } = benchDocument();
+  heading(`render: ${name}`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-bench-render-'));
   const config = loadConfig({
     PAGEWORKS_DATA_DIR: dataDir,

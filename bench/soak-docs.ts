@@ -1,13 +1,15 @@
 /**
- * The documents the soak bench renders: the shared render corpus plus heavier ones of our own (a canvas
+ * The documents the soak bench renders: the render corpus (test/fixtures, plus the saved real documents when
+ * PAGEWORKS_CORPUS_DIR is set) and heavier ones (a canvas
  * drawing, a 5,000-node DOM, web fonts from a loopback server, a script that leaks 50 MB into a global).
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { corpusDocuments } from '../test/fixtures/corpus/documents.js';
+import { extraCorpusDir } from '../test/fixtures/corpus/index.js';
 
-const RENDER_CORPUS = path.resolve(import.meta.dirname, '../../shared/corpus/render');
 const FONT_FILE = '/usr/share/fonts/truetype/liberation/LiberationSerif-Regular.ttf';
 
 /** A loopback server handing out one TrueType font (CORS open: the document's origin is not the server's). */
@@ -82,14 +84,15 @@ function webFont(fontBase: string): (n: number) => string {
 
 /** The render mix: every corpus document, then the heavier ones. */
 export function soakDocuments(fontBase: string): SoakDocument[] {
-  const corpus = fs
-    .readdirSync(RENDER_CORPUS)
-    .filter((f) => f.endsWith('.html'))
-    .sort()
-    .map((f) => {
-      const html = fs.readFileSync(path.join(RENDER_CORPUS, f), 'utf8');
-      return { name: f, html: () => html };
-    });
+  const extra = extraCorpusDir('render');
+  const saved = extra
+    ? fs
+        .readdirSync(extra)
+        .filter((f) => f.endsWith('.html'))
+        .sort()
+        .map((f) => ({ name: `saved/${f}`, html: fs.readFileSync(path.join(extra, f), 'utf8') }))
+    : [];
+  const corpus = [...corpusDocuments(), ...saved].map((d) => ({ name: d.name, html: () => d.html }));
   return [
     ...corpus,
     { name: 'canvas', html: () => canvas },

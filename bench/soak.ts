@@ -1,7 +1,8 @@
 /**
  * Soak bench (`npm run bench -- soak`, opt-in): one instance (render + metadata, embedded store) started as
- * `npm start` starts it, under a mixed load for SOAK_S seconds (default 600): renders of the shared corpus and
- * of heavier documents at c=2, metadata fetches of the 91-page corpus from a loopback origin at c=16 (every
+ * `npm start` starts it, under a mixed load for SOAK_S seconds (default 600): renders of the render corpus and
+ * of heavier documents at c=2, metadata fetches of the metadata corpus (test/fixtures, plus the saved real
+ * pages when PAGEWORKS_CORPUS_DIR is set) from a loopback origin at c=16 (every
  * other request with a cache-busting query, so the cache both hits and fills). Every 10 s it samples
  * throughput, p50/p99, Node RSS and heap, Chromium RSS/PSS, processes and the service's open fds; at the end
  * it prints the slopes after warm-up (MB per 1,000 requests) and compares the last minute with the first
@@ -13,13 +14,13 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { Pool } from 'undici';
+import { metadataPages } from '../test/fixtures/corpus/index.js';
 import { child } from './metadata.js';
 import { soakDocuments, startFontServer } from './soak-docs.js';
 import { descendants, type MetricsSample, type ProcessSample, sampleMetrics, sampleProcesses, slope } from './soak-probe.js';
 import { fmt, heading, quantile, verdict } from './stats.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const CORPUS = path.resolve(ROOT, '../shared/corpus/metadata');
 const SAMPLE_S = 10;
 const RENDER_C = 2;
 const METADATA_C = 16;
@@ -257,7 +258,7 @@ export async function runSoakBench(): Promise<void> {
         `RENDER_MAX_BROWSER_RSS_MB=${process.env.RENDER_MAX_BROWSER_RSS_MB ?? '(default)'}\n`,
     );
     const docs = soakDocuments(fonts.base);
-    const manifest = JSON.parse(fs.readFileSync(path.join(CORPUS, 'manifest.json'), 'utf8')) as Array<{ name: string }>;
+    const manifest = metadataPages().map((p) => ({ name: p.name }));
     const deadline = Date.now() + seconds * 1000;
     let window: Outcome[] = [];
     let totalRenders = 0;
