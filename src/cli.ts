@@ -6,6 +6,7 @@ import { KeyService } from './accounts/keys.js';
 import { PasswordResets, RESET_TOKEN_TTL_MS, resetLink } from './accounts/password-reset.js';
 import { type ApiService, type Config, ConfigError, loadConfig, parseServices } from './config.js';
 import { serve } from './main.js';
+import { windowUnit } from './ratelimit/window.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
@@ -15,7 +16,7 @@ const USAGE = `pageworks ${VERSION}: HTML-to-PDF and URL-metadata API
 Usage:
   pageworks serve [--services render,metadata,dashboard]
   pageworks accounts create --email E [--password P]
-  pageworks accounts set-limit --email E --service render|metadata --limit N   (requests per minute; "default" clears)
+  pageworks accounts set-limit --email E --service render|metadata --limit N   (requests per minute, or per RATE_LIMIT_WINDOW_S; "default" clears)
   pageworks keys create --email E --service render|metadata [--name N]        (prints the full key alone on stdout)
   pageworks keys list --email E [--json]
   pageworks keys revoke --key FULL_KEY_OR_DISPLAY_PREFIX
@@ -74,11 +75,12 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
       if (raw !== 'default' && !/^\d+$/.test(raw)) throw new UsageError('--limit must be a whole number or "default"');
       const account = await accountByEmail(store, email);
       await accounts.setLimit(account.id, svc, raw === 'default' ? null : Number(raw));
+      const per = windowUnit(config.rateLimitWindowS);
       await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'limit_changed', 'cli', {
-        detail: `${svc}: ${raw === 'default' ? 'default' : `${raw} per minute`}`,
+        detail: `${svc}: ${raw === 'default' ? 'default' : `${raw} per ${per}`}`,
       });
       console.log(
-        `${account.email}: ${svc} limit ${raw === 'default' ? 'reset to the default' : `set to ${raw} requests per minute`}`,
+        `${account.email}: ${svc} limit ${raw === 'default' ? 'reset to the default' : `set to ${raw} requests per ${per}`}`,
       );
       return 0;
     }

@@ -27,6 +27,8 @@ export interface Config {
   readonly renderMaxBrowserRssMb: number;
   readonly renderRateLimit: number;
   readonly metadataRateLimit: number;
+  /** Length of the fixed window both rate limits count in (seconds; a minute by default). */
+  readonly rateLimitWindowS: number;
   readonly metadataTimeoutMs: number;
   readonly metadataMaxBytes: number;
   readonly metadataCacheTtlS: number;
@@ -198,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
     renderMaxBrowserRssMb: int(env, 'RENDER_MAX_BROWSER_RSS_MB', 2048, 0, 1_048_576),
     renderRateLimit: int(env, 'RENDER_RATE_LIMIT', 120, 1, 1_000_000),
     metadataRateLimit: int(env, 'METADATA_RATE_LIMIT', 600, 1, 1_000_000),
+    rateLimitWindowS: int(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     metadataTimeoutMs: int(env, 'METADATA_TIMEOUT_MS', 10_000, 100, 600_000),
     metadataMaxBytes: int(env, 'METADATA_MAX_BYTES', 5_242_880, 1024, 1_073_741_824),
     metadataCacheTtlS: int(env, 'METADATA_CACHE_TTL_S', 300, 0, 86_400 * 30),

@@ -49,10 +49,10 @@ export class AccountService {
     return this.store.findAccountById(id);
   }
 
-  /** Sets (or, with null, clears) the account's requests-per-minute limit for a service. */
+  /** Sets (or, with null, clears) the account's limit for a service, in requests per rate-limit window. */
   async setLimit(accountId: string, service: ApiService, limit: number | null): Promise<void> {
     if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > 1_000_000)) {
-      throw new AccountError('the limit must be a whole number from 1 to 1000000 requests per minute');
+      throw new AccountError('the limit must be a whole number from 1 to 1000000 requests per window');
     }
     await this.store.setAccountLimit(accountId, service, limit);
   }

@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import type { KeyCheck } from '../accounts/keys.js';
 import { outcomeOf } from '../accounts/usage.js';
 import type { ApiService } from '../config.js';
+import { windowUnit } from '../ratelimit/window.js';
 import { VERSION } from '../version.js';
 import { withTimeout } from '../with-timeout.js';
 import { type CoreDeps, defaultLimit } from './core.js';
@@ -93,7 +94,6 @@ const HealthSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const RATE_WINDOW_MS = 60_000;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const READY_TIMEOUT_MS = 2000;
 const BEARER = /^bearer ([!-~]+)$/i;
@@ -277,9 +277,10 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     (request.log as unknown as Logger).setBindings({ accountId: check.accountId, keyId: check.keyId });
     core.lastUsed.record(check.keyId, now);
     const limit = check.limitOverride ?? defaultLimit(core.config, service);
-    const decision = await core.limiter.hit(`${service}:${check.accountId}`, limit, RATE_WINDOW_MS);
+    const windowS = core.config.rateLimitWindowS;
+    const decision = await core.limiter.hit(`${service}:${check.accountId}`, limit, windowS * 1000);
     const resetS = Math.ceil(decision.resetMs / 1000);
-    reply.header('RateLimit-Policy', `"${service}";q=${limit};w=${RATE_WINDOW_MS / 1000}`);
+    reply.header('RateLimit-Policy', `"${service}";q=${limit};w=${windowS}`);
     reply.header('RateLimit', `"${service}";r=${decision.remaining};t=${resetS}`);
     if (!decision.allowed) {
       app.metrics.rateLimitRejections.inc({ service });
@@ -289,7 +290,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
           reply,
           429,
           'RATE_LIMITED',
-          `rate limit of ${limit} ${service} requests per minute exceeded; retry in ${Math.max(1, resetS)} s`,
+          `rate limit of ${limit} ${service} requests per ${windowUnit(windowS)} exceeded; retry in ${Math.max(1, resetS)} s`,
         ),
         reply
       );

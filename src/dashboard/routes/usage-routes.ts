@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { defaultLimit } from '../../app/core.js';
 import type { ApiService } from '../../config.js';
+import { windowUnit } from '../../ratelimit/window.js';
 import { type DashboardContext, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
 import { dailyRows, hourlySeries, hourWindowStart, type UsageRow, usageSeries, windowStart } from '../usage-series.js';
 import { docsPage } from '../views/docs-view.js';
@@ -36,7 +37,11 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: DashboardContext)
     const usage = range === '24h' ? hourlySeries(rows, now, HOURS) : usageSeries(rows, now, DAYS);
     const limit = (service: ApiService): LimitInfo => {
       const override = account.limits[service];
-      return { perMinute: override ?? defaultLimit(core.config, service), custom: override !== null };
+      return {
+        perWindow: override ?? defaultLimit(core.config, service),
+        window: windowUnit(core.config.rateLimitWindowS),
+        custom: override !== null,
+      };
     };
     const model = {
       viewer: viewerOf(signedIn),

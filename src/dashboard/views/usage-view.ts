@@ -6,9 +6,11 @@ import { formatCount, formatDate } from './format.js';
 import { alert, page, type Viewer } from './layout.js';
 import { legend, OUTCOME_LABELS, usageChart } from './usage-chart.js';
 
-/** An account's effective limit for a service and where it comes from. */
+/** An account's effective limit for a service, the window it counts in, and where it comes from. */
 export interface LimitInfo {
-  perMinute: number;
+  perWindow: number;
+  /** "minute" unless RATE_LIMIT_WINDOW_S says otherwise. */
+  window: string;
   custom: boolean;
 }
 
@@ -67,7 +69,7 @@ ${legend()}
 function limitsCard(limits: Record<ApiService, LimitInfo>): SafeHtml {
   const item = (service: ApiService) => {
     const l = limits[service];
-    return html`<div class="limit"><dt>${TITLES[service]}</dt><dd><strong>${formatCount(l.perMinute)}</strong> requests / minute</dd>
+    return html`<div class="limit"><dt>${TITLES[service]}</dt><dd><strong>${formatCount(l.perWindow)}</strong> requests / ${l.window}</dd>
 <dd class="source">${l.custom ? 'set for your account' : 'default limit'}</dd></div>`;
   };
   return html`<section class="card limits-card" aria-labelledby="limits-title">
