@@ -36,6 +36,9 @@ export function escapeUnshowable(text: string): string {
  */
 export function escapeUnshowableJson(json: string): string {
   return json.replace(UNSHOWABLE_ALL, (c) =>
-    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+    // Raw line breaks and tabs are only ever the layout between tokens (in strings they are escaped already).
+    c === '\n' || c === '\r' || c === '\t'
+      ? c
+      : Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
   );
 }
