@@ -4,6 +4,7 @@ import { AccountError, AccountService } from './accounts/accounts.js';
 import { ActivityLog } from './accounts/activity.js';
 import { KeyService } from './accounts/keys.js';
 import { PasswordResets, RESET_TOKEN_TTL_MS, resetLink } from './accounts/password-reset.js';
+import { escapeUnshowable, escapeUnshowableJson } from './accounts/user-text.js';
 import { type ApiService, type Config, ConfigError, loadConfig, parseServices } from './config.js';
 import { serve } from './main.js';
 import { windowUnit } from './ratelimit/window.js';
@@ -51,7 +52,7 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): P
 
 async function accountByEmail(store: Store, email: string) {
   const account = await new AccountService(store).findByEmail(email);
-  if (!account) throw new AccountError(`no account for ${email}`);
+  if (!account) throw new AccountError(`no account for ${escapeUnshowable(email)}`);
   return account;
 }
 
@@ -137,16 +138,18 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
     if (sub === 'list') {
       const account = await accountByEmail(store, need(values.email, 'email'));
       const list = await keys.list(account.id);
+      // Names are the user's text: a control or bidi character in one (stored before such names were
+      // refused) is printed as an escape, never sent to the operator's terminal.
       if (values.json) {
-        console.log(JSON.stringify(list, null, 2));
+        console.log(escapeUnshowableJson(JSON.stringify(list, null, 2)));
       } else if (list.length === 0) {
-        console.log(`${account.email} has no keys`);
+        console.log(`${escapeUnshowable(account.email)} has no keys`);
       } else {
         for (const k of list) {
           const used = k.lastUsedAt ? new Date(k.lastUsedAt).toISOString() : 'never';
           const state = k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active';
           console.log(
-            `${k.displayPrefix}…  ${k.service.padEnd(8)}  ${state.padEnd(32)}  created ${new Date(k.createdAt).toISOString()}  last used ${used}  ${k.name ?? ''}`,
+            `${k.displayPrefix}…  ${k.service.padEnd(8)}  ${state.padEnd(32)}  created ${new Date(k.createdAt).toISOString()}  last used ${used}  ${escapeUnshowable(k.name ?? '')}`,
           );
         }
       }

@@ -2,6 +2,7 @@ import type { ApiService } from '../config.js';
 import { newId } from '../ids.js';
 import type { Account, ActivityEntry, Store } from '../store/store.js';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './password.js';
+import { unshowableCharacterProblem } from './user-text.js';
 
 /** A refused account operation, with a message fit for the user. */
 export class AccountError extends Error {
@@ -24,6 +25,8 @@ export class AccountService {
   /** Creates an account; the password is optional for CLI-made accounts (no dashboard login then). */
   async create(email: string, password?: string): Promise<Account> {
     const trimmed = email.trim();
+    const unshowable = unshowableCharacterProblem('an email address', trimmed);
+    if (unshowable) throw new AccountError(unshowable);
     if (!EMAIL.test(trimmed) || trimmed.length > 254) throw new AccountError(`"${email}" is not an email address`);
     if (password !== undefined && password.length < MIN_PASSWORD_LENGTH) {
       throw new AccountError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
@@ -68,14 +71,16 @@ export class AccountService {
     return (await verifyPassword(password, account.passwordHash)) ? account : undefined;
   }
 
-  /** Replaces the account's password. */
-  async changePassword(accountId: string, password: string): Promise<void> {
+  /**
+   * Replaces the account's password and, in the same transaction, ends every session and reset link of
+   * the account and bumps its credential version (a log-in still checking the old password cannot start
+   * a session that survives this). Returns the new credential version, for the caller's fresh session.
+   */
+  async changePassword(accountId: string, password: string): Promise<number> {
     if (password.length < MIN_PASSWORD_LENGTH) {
       throw new AccountError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
     }
-    await this.store.setPasswordHash(accountId, await hashPassword(password));
-    // Any reset link issued before this change dies with the old password.
-    await this.store.deleteResetTokensOf(accountId);
+    return this.store.setPasswordHash(accountId, await hashPassword(password));
   }
 
   /**

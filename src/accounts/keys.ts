@@ -1,7 +1,9 @@
 import type { ApiService } from '../config.js';
 import { newId } from '../ids.js';
 import type { ApiKeyRecord, Store } from '../store/store.js';
+import { AccountError } from './accounts.js';
 import { displayPrefixOf, generateKey, hashKey, parseKey } from './key-format.js';
+import { unshowableCharacterProblem } from './user-text.js';
 
 /** Why a presented key does not authenticate. */
 export type KeyDenial = 'malformed' | 'unknown' | 'revoked' | 'wrong_service';
@@ -18,8 +20,13 @@ export class KeyService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Creates a key; the full key is returned here and never again. */
+  /**
+   * Creates a key; the full key is returned here and never again. Throws AccountError for a name with a
+   * control or invisible formatting character.
+   */
   async create(accountId: string, service: ApiService, name?: string | null): Promise<{ key: string; record: ApiKeyRecord }> {
+    const problem = name ? unshowableCharacterProblem('the key name', name) : undefined;
+    if (problem) throw new AccountError(problem);
     const key = generateKey(service);
     const record = await this.store.insertKey({
       id: newId('key'),

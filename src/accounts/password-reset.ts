@@ -60,8 +60,8 @@ export class PasswordResets {
     if (!TOKEN.test(token)) return undefined;
     const accountId = await this.store.consumeResetToken(hashToken(token), this.now());
     if (!accountId) return undefined;
+    // Ends every session of the account in the same transaction (see AccountService.changePassword).
     await this.accounts.changePassword(accountId, password);
-    await this.store.deleteSessionsOf(accountId);
     return accountId;
   }
 

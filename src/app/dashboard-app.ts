@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import { createMailer } from '../accounts/mailer.js';
 import { registerAssets } from '../dashboard/assets.js';
 import { cookieNames, type DashboardContext, sendPage, viewerOf } from '../dashboard/context.js';
+import { KeyReveals } from '../dashboard/key-reveal.js';
 import { LoginThrottle, type ThrottlePolicy } from '../dashboard/login-throttle.js';
 import { registerAccountRoutes } from '../dashboard/routes/account-routes.js';
 import { registerActivityRoutes } from '../dashboard/routes/activity-routes.js';
@@ -19,6 +20,7 @@ import { isConnectionError, StoreUnavailableError } from '../store/postgres.js';
 import { VERSION } from '../version.js';
 import type { CoreDeps } from './core.js';
 import { httpServerLimits } from './http-limits.js';
+import { requestLogger } from './logger.js';
 import { installMetrics } from './metrics.js';
 
 const PURGE_EVERY_MS = 15 * 60_000;
@@ -39,7 +41,7 @@ const RESET_THROTTLE: ThrottlePolicy = {
 export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance> {
   const secure = core.config.dashboardSecureCookies;
   const app = Fastify({
-    loggerInstance: core.log.child({ service: 'dashboard' }) as FastifyBaseLogger,
+    loggerInstance: requestLogger(core.log, { service: 'dashboard' }) as FastifyBaseLogger,
     genReqId: () => `dsh_${crypto.randomBytes(12).toString('hex')}`,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     // Forms are a few fields; nothing legitimate comes near this.
@@ -140,16 +142,19 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
     );
   });
 
+  // The 15-minute housekeeping: expired or stale sessions, reset links, old activity, and sealed new
+  // keys that were never displayed (refused after 10 minutes anyway; nothing should keep them longer).
+  const reveals = new KeyReveals(core.store);
+  const chores: Array<[string, () => Promise<number>]> = [
+    ['expired sessions', () => ctx.sessions.purgeExpired()],
+    ['expired reset tokens', () => core.resets.purgeExpired()],
+    ['the activity log', () => core.activity.prune()],
+    ['sealed new keys', () => reveals.purgeExpired()],
+  ];
   const purge = setInterval(() => {
-    ctx.sessions
-      .purgeExpired()
-      .catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not purge expired sessions'));
-    core.resets
-      .purgeExpired()
-      .catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not purge expired reset tokens'));
-    core.activity
-      .prune()
-      .catch((err: unknown) => app.log.warn({ err: (err as Error).message }, 'could not prune the activity log'));
+    for (const [what, chore] of chores) {
+      chore().catch((err: unknown) => app.log.warn({ err: (err as Error).message }, `could not purge ${what}`));
+    }
   }, PURGE_EVERY_MS);
   purge.unref();
   app.addHook('onClose', async () => {

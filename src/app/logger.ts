@@ -1,6 +1,9 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from '../config.js';
+import { REQUEST_SERIALIZERS } from './redact-url.js';
+
+export { redactUrl } from './redact-url.js';
 
 /** Header paths that can carry a key or a session; pino replaces them before a line is written. */
 export const REDACTED_PATHS = [
@@ -13,12 +16,21 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-/** Structured JSON logs with keys and cookies redacted. */
+/** Structured JSON logs with keys, cookies and secrets in request URLs redacted. */
 export function loggerOptions(config: Pick<Config, 'logLevel'>): LoggerOptions {
   return {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: REQUEST_SERIALIZERS,
   };
+}
+
+/**
+ * Fastify's request logger over `log`: the same serializers as the process logger, so a request line
+ * never carries a secret from the URL even when the core was handed some other pino logger.
+ */
+export function requestLogger(log: Logger, bindings: Record<string, unknown>): Logger {
+  return log.child(bindings, { serializers: REQUEST_SERIALIZERS });
 }
 
 /** Whether lines go out human-readable: `LOG_FORMAT=pretty`, or unset with a terminal on the other end. */

@@ -22,6 +22,7 @@ import { VERSION } from '../version.js';
 import { withTimeout } from '../with-timeout.js';
 import { type CoreDeps, defaultLimit } from './core.js';
 import { httpServerLimits } from './http-limits.js';
+import { redactUrl, requestLogger } from './logger.js';
 import { installMetrics, type ServiceMetrics } from './metrics.js';
 
 /** Who an authenticated request is from. */
@@ -101,13 +102,18 @@ const BEARER = /^bearer ([!-~]+)$/i;
 /**
  * One log line per request instead of Fastify's two: no "incoming request" line, and "request completed"
  * (or "request errored") carries the method and URL, and the account once authenticated (bound by
- * `authenticate`), never the key. Flat fields: no serializer or redaction pass per line.
+ * `authenticate`), never the key. Flat fields: no serializer pass per line; only the URL is redacted (redactUrl).
  */
 class OneLineRequestLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime };
+    const line = {
+      method: request.method,
+      url: redactUrl(request.url),
+      statusCode: reply.statusCode,
+      responseTime: reply.elapsedTime,
+    };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request completed');
   }
@@ -153,7 +159,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
   const { service, core, requestIdHeader, sendError } = opts;
   const idPrefix = service === 'render' ? 'rnd' : 'req';
   const app = Fastify({
-    loggerInstance: core.log.child({ service }) as FastifyBaseLogger,
+    loggerInstance: requestLogger(core.log, { service }) as FastifyBaseLogger,
     genReqId: () => randomRequestId(idPrefix),
     logController: new OneLineRequestLog(),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,

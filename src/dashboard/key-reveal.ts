@@ -48,6 +48,11 @@ export class KeyReveals {
     await this.store.putKeyReveal(session.idHash, keyId, sealForSession(session.id, keyId, secret), this.now());
   }
 
+  /** Deletes the sealed keys that waited longer than REVEAL_TTL_MS (they can no longer be shown); returns how many. */
+  purgeExpired(): Promise<number> {
+    return this.store.deleteKeyRevealsBefore(this.now() - REVEAL_TTL_MS);
+  }
+
   /** The key, the first time it is asked for within REVEAL_TTL_MS; afterwards undefined. */
   async take(session: { id: string; idHash: string }, keyId: string): Promise<string | undefined> {
     const sealed = await this.store.takeKeyReveal(session.idHash, keyId, this.now() - REVEAL_TTL_MS);

@@ -48,8 +48,15 @@ export class SessionManager {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Starts a session; returns the id for the cookie (only its hash is stored). */
-  async create(accountId: string, client?: ClientInfo): Promise<{ id: string; session: ActiveSession }> {
+  /**
+   * Starts a session; returns the id for the cookie (only its hash is stored). `credentialVersion` is the
+   * account's version read together with the password hash that was checked (Account.credentialVersion).
+   */
+  async create(
+    accountId: string,
+    credentialVersion: number,
+    client?: ClientInfo,
+  ): Promise<{ id: string; session: ActiveSession }> {
     const id = randomToken();
     const at = this.now();
     const session = { idHash: hashSessionId(id), accountId, csrfToken: randomToken(), createdAt: at };
@@ -62,6 +69,7 @@ export class SessionManager {
       publicId: crypto.randomBytes(16).toString('base64url'),
       ip: client?.ip ?? null,
       userAgent: client?.userAgent?.slice(0, 300) ?? null,
+      credentialVersion,
     });
     return { id, session };
   }
@@ -108,7 +116,7 @@ export class SessionManager {
     return this.store.deleteSessionsOf(accountId);
   }
 
-  /** Removes sessions past either timeout, so abandoned ones do not pile up. */
+  /** Removes sessions past either timeout or of a changed password, so abandoned ones do not pile up. */
   purgeExpired(): Promise<number> {
     const at = this.now();
     return this.store.deleteExpiredSessions(at - this.timeouts.idleMs, at - this.timeouts.absoluteMs);

@@ -50,6 +50,8 @@ export interface KeyUsageStore {
   putKeyReveal(sessionHash: string, keyId: string, sealed: string, at: number): Promise<void>;
   /** Takes (deletes and returns) the sealed key if it was put at or after `notBefore`; a second take finds nothing. */
   takeKeyReveal(sessionHash: string, keyId: string, notBefore: number): Promise<string | undefined>;
+  /** Deletes sealed keys put before `before` (never displayed in time); returns how many. */
+  deleteKeyRevealsBefore(before: number): Promise<number>;
 }
 
 /** See KeyUsageStore.recordUsage. */
@@ -204,4 +206,10 @@ export async function takeKeyReveal(
     .returning(['sealed', 'created_at'])
     .executeTakeFirst();
   return row && Number(row.created_at) >= notBefore ? row.sealed : undefined;
+}
+
+/** See KeyUsageStore.deleteKeyRevealsBefore. */
+export async function deleteKeyRevealsBefore(db: Kysely<Database>, before: number): Promise<number> {
+  const result = await db.deleteFrom('key_reveals').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

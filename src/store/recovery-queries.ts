@@ -184,9 +184,12 @@ export async function pruneActivity(db: Kysely<Database>, before: number) {
 export async function listSessions(db: Kysely<Database>, accountId: string) {
   const rows = await db
     .selectFrom('sessions')
-    .select(['id_hash', 'public_id', 'created_at', 'last_seen_at', 'ip', 'user_agent'])
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
+    .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+    .select(['id_hash', 'public_id', 'sessions.created_at', 'last_seen_at', 'ip', 'user_agent'])
+    .where('sessions.account_id', '=', accountId)
+    // A session of an older password is refused (see findSession); the list does not show it either.
+    .whereRef('sessions.credential_version', '=', 'accounts.credential_version')
+    .orderBy('sessions.created_at', 'desc')
     .execute();
   return rows.map((r) => ({
     publicId: r.public_id ?? r.id_hash.slice(0, 22),

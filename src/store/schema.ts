@@ -9,6 +9,8 @@ export interface AccountsTable {
   render_limit: number | null;
   metadata_limit: number | null;
   created_at: number;
+  /** Bumped with every password change; a session minted under an older one is refused. */
+  credential_version: number;
 }
 
 export interface ApiKeysTable {
@@ -34,6 +36,8 @@ export interface SessionsTable {
   public_id: string | null;
   ip: string | null;
   user_agent: string | null;
+  /** The account's credential version its log-in checked; valid only while still the account's. */
+  credential_version: number;
 }
 
 export interface UsageDailyTable {

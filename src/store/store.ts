@@ -14,6 +14,8 @@ export interface Account {
   passwordHash: string | null;
   limits: { render: number | null; metadata: number | null };
   createdAt: number;
+  /** Changes with every password change: what a session must carry to stay valid (read with the hash). */
+  credentialVersion: number;
 }
 
 /** A stored API key: never the key itself, only its hash and display prefix. */
@@ -43,6 +45,8 @@ export interface SessionRecord {
   publicId?: string;
   ip?: string | null;
   userAgent?: string | null;
+  /** The credential version the log-in checked (0 when absent); the session is refused once it is stale. */
+  credentialVersion?: number;
 }
 
 /** One usage counter increment. */
@@ -68,7 +72,11 @@ export interface Store extends KeyUsageStore, RecoveryStore {
   findAccountById(id: string): Promise<Account | undefined>;
   countAccounts(): Promise<number>;
   setAccountLimit(accountId: string, service: ApiService, limit: number | null): Promise<void>;
-  setPasswordHash(accountId: string, passwordHash: string): Promise<void>;
+  /**
+   * Replaces the password hash, bumps the credential version and deletes every session and reset token
+   * of the account, in one transaction; returns the new credential version.
+   */
+  setPasswordHash(accountId: string, passwordHash: string): Promise<number>;
 
   insertKey(input: Omit<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'> & { keyHash: string }): Promise<ApiKeyRecord>;
   findKeyByHash(keyHash: string): Promise<KeyLookup | undefined>;
@@ -80,12 +88,13 @@ export interface Store extends KeyUsageStore, RecoveryStore {
   touchKeys(entries: ReadonlyArray<{ keyId: string; at: number }>): Promise<void>;
 
   createSession(idHash: string, session: SessionRecord): Promise<void>;
+  /** The session, unless its account is gone or its credential version is no longer the account's. */
   findSession(idHash: string): Promise<SessionRecord | undefined>;
   touchSession(idHash: string, at: number): Promise<void>;
   deleteSession(idHash: string): Promise<void>;
   /** Deletes every session of the account except the one given (all when undefined). */
   deleteSessionsOf(accountId: string, exceptIdHash?: string): Promise<void>;
-  /** Deletes sessions idle since before `lastSeenBefore` or created before `createdBefore`; returns how many. */
+  /** Deletes sessions idle since before `lastSeenBefore`, created before `createdBefore` or stale; returns how many. */
   deleteExpiredSessions(lastSeenBefore: number, createdBefore: number): Promise<number>;
 
   /** The account's daily counters from `fromDay` on (written by recordUsage). */
@@ -103,6 +112,7 @@ function toAccount(row: AccountsTable): Account {
     passwordHash: row.password_hash,
     limits: { render: row.render_limit, metadata: row.metadata_limit },
     createdAt: Number(row.created_at),
+    credentialVersion: Number(row.credential_version),
   };
 }
 
@@ -169,6 +179,7 @@ export class KyselyStore implements Store {
       render_limit: null,
       metadata_limit: null,
       created_at: input.createdAt,
+      credential_version: 0,
     };
     await this.db.insertInto('accounts').values(row).execute();
     return toAccount(row);
@@ -206,7 +217,19 @@ export class KyselyStore implements Store {
   }
 
   async setPasswordHash(accountId: string, passwordHash: string) {
-    await this.db.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', accountId).execute();
+    return this.db.transaction().execute(async (trx) => {
+      // Sessions minted under the old version, even by a log-in that committed after the delete below
+      // (it checked the old hash), are refused from the commit on: see findSession.
+      const row = await trx
+        .updateTable('accounts')
+        .set((eb) => ({ password_hash: passwordHash, credential_version: eb('credential_version', '+', 1) }))
+        .where('id', '=', accountId)
+        .returning('credential_version')
+        .executeTakeFirst();
+      await trx.deleteFrom('sessions').where('account_id', '=', accountId).execute();
+      await trx.deleteFrom('password_reset_tokens').where('account_id', '=', accountId).execute();
+      return Number(row?.credential_version ?? 0);
+    });
   }
 
   async insertKey(input: Omit<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'> & { keyHash: string }) {
@@ -284,12 +307,20 @@ export class KyselyStore implements Store {
         public_id: s.publicId ?? idHash.slice(0, 22),
         ip: s.ip ?? null,
         user_agent: s.userAgent ?? null,
+        credential_version: s.credentialVersion ?? 0,
       })
       .execute();
   }
 
   async findSession(idHash: string) {
-    const row = await this.db.selectFrom('sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('sessions')
+      .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+      .selectAll('sessions')
+      .where('sessions.id_hash', '=', idHash)
+      // Minted under a password that has been changed since: as good as deleted.
+      .whereRef('sessions.credential_version', '=', 'accounts.credential_version')
+      .executeTakeFirst();
     return (
       row && {
         accountId: row.account_id,
@@ -317,7 +348,17 @@ export class KyselyStore implements Store {
   async deleteExpiredSessions(lastSeenBefore: number, createdBefore: number) {
     const result = await this.db
       .deleteFrom('sessions')
-      .where((eb) => eb.or([eb('last_seen_at', '<', lastSeenBefore), eb('created_at', '<', createdBefore)]))
+      .where((eb) =>
+        eb.or([
+          eb('last_seen_at', '<', lastSeenBefore),
+          eb('created_at', '<', createdBefore),
+          eb(
+            'credential_version',
+            '!=',
+            eb.selectFrom('accounts').select('accounts.credential_version').whereRef('accounts.id', '=', 'sessions.account_id'),
+          ),
+        ]),
+      )
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
@@ -359,6 +400,10 @@ export class KyselyStore implements Store {
 
   takeKeyReveal(sessionHash: string, keyId: string, notBefore: number) {
     return keyUsage.takeKeyReveal(this.db, sessionHash, keyId, notBefore);
+  }
+
+  deleteKeyRevealsBefore(before: number) {
+    return keyUsage.deleteKeyRevealsBefore(this.db, before);
   }
 
   // ---- end of per-key usage ----

@@ -184,25 +184,25 @@ describe('sessions', () => {
     const { accountId } = await createKey(core, 'render');
     let now = 1_000_000;
     const sessions = new SessionManager(core.store, { idleMs: 10_000, absoluteMs: 100_000 }, () => now);
-    const idle = await sessions.create(accountId);
+    const idle = await sessions.create(accountId, 0);
     now += 9_000;
     expect(await sessions.load(idle.id)).toMatchObject({ accountId });
     now += 10_001;
     expect(await sessions.load(idle.id)).toBeUndefined();
     expect(await core.store.findSession(hashSessionId(idle.id))).toBeUndefined();
 
-    const busy = await sessions.create(accountId);
+    const busy = await sessions.create(accountId, 0);
     for (let i = 0; i < 12; i++) {
       now += 9_000; // active within the idle timeout each time
       if (now - busy.session.createdAt <= 100_000) expect(await sessions.load(busy.id)).toBeDefined();
     }
     expect(await sessions.load(busy.id)).toBeUndefined();
 
-    const stale = await sessions.create(accountId);
-    const fresh = await sessions.create(accountId);
+    const stale = await sessions.create(accountId, 0);
+    const fresh = await sessions.create(accountId, 0);
     now += 11_000;
     await sessions.load(fresh.id); // still idle-expired: deleted on load
-    const keep = await sessions.create(accountId);
+    const keep = await sessions.create(accountId, 0);
     expect(await sessions.purgeExpired()).toBe(1); // `stale`
     expect(await core.store.findSession(hashSessionId(stale.id))).toBeUndefined();
     expect(await sessions.load(keep.id)).toBeDefined();

@@ -54,11 +54,15 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
         : query.others !== undefined
           ? 'Every other session was ended.'
           : undefined;
-    return show(request, reply, 200, { notice, sessionsNotice });
+    const sessionsWarning =
+      query['not-ended'] !== undefined
+        ? 'No session was ended: none of your live sessions has that id. It may have ended or expired already.'
+        : undefined;
+    return show(request, reply, 200, { notice, sessionsNotice, sessionsWarning });
   });
 
   app.post('/account/password', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
-    const { account, session } = signedInOf(request);
+    const { account } = signedInOf(request);
     const fail = (status: number, error: string) => show(request, reply, status, { error });
     const next = field(request, 'new_password');
     if (next.length < MIN_PASSWORD_LENGTH || next.length > 1024) {
@@ -67,11 +71,10 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
     if (next !== field(request, 'new_password_confirm')) return fail(400, 'The two new passwords do not match.');
     const refused = await checkPassword(request, reply, field(request, 'current_password'));
     if (refused) return fail(reply.getHeader('Retry-After') ? 429 : 400, refused.replace('The password', 'The current password'));
-    await core.accounts.changePassword(account.id, next);
-    // Every session ends, this one included; this browser gets a fresh one so it stays signed in.
-    await sessions.destroyAllOf(account.id);
-    await sessions.destroy(session.idHash);
-    const { id } = await sessions.create(account.id, clientOf(request));
+    // Every session ends with the change, this one included; this browser gets a fresh one under the
+    // new credential version so it stays signed in.
+    const version = await core.accounts.changePassword(account.id, next);
+    const { id } = await sessions.create(account.id, version, clientOf(request));
     reply.setCookie(cookies.session, id, { ...cookieOptions, maxAge: Math.floor(sessions.timeouts.absoluteMs / 1000) });
     await core.activity.record(account.id, 'password_changed', 'dashboard', {
       client: clientOf(request),
@@ -83,10 +86,12 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
 
   app.post('/account/sessions/end', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const { account } = signedInOf(request);
-    // Only the account's own sessions match: another account's public id ends nothing.
-    if (await sessions.destroyByPublicId(account.id, field(request, 'session'))) {
-      await core.activity.record(account.id, 'session_ended', 'dashboard', { client: clientOf(request), detail: 'one session' });
+    // Only the account's own sessions match: another account's public id ends nothing, and says so in
+    // the same words as an unknown one.
+    if (!(await sessions.destroyByPublicId(account.id, field(request, 'session')))) {
+      return reply.redirect('/account?not-ended', 303);
     }
+    await core.activity.record(account.id, 'session_ended', 'dashboard', { client: clientOf(request), detail: 'one session' });
     return reply.redirect('/account?ended', 303);
   });
 

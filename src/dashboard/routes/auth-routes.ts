@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AccountError } from '../../accounts/accounts.js';
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
+import type { Account } from '../../store/store.js';
 import { clientOf, type DashboardContext, field, requireCsrf, sendCsrfFailure, sendPage, signedInOf } from '../context.js';
 import { randomToken, sameSecret } from '../sessions.js';
 import { type AuthFormState, loginPage, signupClosedPage, signupPage } from '../views/auth-views.js';
@@ -50,10 +51,10 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
   });
   more?.({ token: formToken, ok: formTokenOk });
 
-  const startSession = async (request: FastifyRequest, reply: FastifyReply, accountId: string) => {
+  const startSession = async (request: FastifyRequest, reply: FastifyReply, accountId: string, credentialVersion: number) => {
     // A fresh id on every login: an id planted before login (session fixation) never becomes valid.
     if (request.signedIn) await sessions.destroy(request.signedIn.session.idHash);
-    const { id } = await sessions.create(accountId, clientOf(request));
+    const { id } = await sessions.create(accountId, credentialVersion, clientOf(request));
     reply.setCookie(cookies.session, id, { ...cookieOptions, maxAge: Math.floor(sessions.timeouts.absoluteMs / 1000) });
   };
 
@@ -105,7 +106,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
     }
     throttle.succeed(email);
     await core.activity.record(account.id, 'sign_in', 'dashboard', { client: clientOf(request) });
-    await startSession(request, reply, account.id);
+    // The version read with the hash just checked: a password change meanwhile makes this session stale.
+    await startSession(request, reply, account.id, account.credentialVersion);
     return reply.redirect('/keys', 303);
   });
 
@@ -131,14 +133,14 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
       reply.header('Retry-After', String(Math.max(1, Math.ceil(decision.resetMs / 1000))));
       return fail(429, 'Too many sign-ups from your network. Try again later.');
     }
-    let accountId: string;
+    let account: Account;
     try {
-      accountId = (await core.accounts.create(email, password)).id;
+      account = await core.accounts.create(email, password);
     } catch (err) {
       if (err instanceof AccountError) return fail(400, `${err.message.replace(/^./, (c) => c.toUpperCase())}.`);
       throw err;
     }
-    await startSession(request, reply, accountId);
+    await startSession(request, reply, account.id, account.credentialVersion);
     return reply.redirect('/keys?welcome', 303);
   });
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { unshowableCharacterProblem } from '../../accounts/user-text.js';
 import type { ApiService } from '../../config.js';
 import {
   clientOf,
@@ -14,9 +15,6 @@ import { KeyReveals } from '../key-reveal.js';
 import { keyActivity, windowStart } from '../usage-series.js';
 import { errorPage } from '../views/error-view.js';
 import { ACTIVITY_DAYS, type KeysPageModel, keysPage, MAX_KEY_NAME, revokePage } from '../views/keys-view.js';
-
-// Control characters in a name would only confuse lists and logs.
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** The API keys page: list, create (full key shown once), revoke with a confirmation step. */
 export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext): void {
@@ -81,11 +79,12 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
       );
     }
     const name = field(request, 'name').trim();
+    const unshowable = unshowableCharacterProblem('the name', name);
     const invalid =
       name.length > MAX_KEY_NAME
         ? `Use a name of at most ${MAX_KEY_NAME} characters.`
-        : CONTROL.test(name)
-          ? 'The name cannot contain control characters.'
+        : unshowable
+          ? `${unshowable.replace(/^./, (c) => c.toUpperCase())}. Type the name again without it.`
           : undefined;
     if (invalid)
       return sendPage(

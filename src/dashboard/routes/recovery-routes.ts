@@ -1,8 +1,10 @@
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import { AccountError } from '../../accounts/accounts.js';
 import type { ClientInfo } from '../../accounts/activity.js';
 import { RESET_TOKEN_TTL_MS, resetLink } from '../../accounts/password-reset.js';
 import { clientOf, type DashboardContext, field, sendCsrfFailure, sendPage } from '../context.js';
+import { type Jitter, JitteredQueue } from '../jittered-queue.js';
 import {
   forgotByAdminPage,
   forgotPasswordPage,
@@ -11,6 +13,9 @@ import {
   resetPasswordPage,
 } from '../views/recovery-views.js';
 import type { FormTokens } from './auth-routes.js';
+
+/** A reset mail goes out between a quarter second and three seconds after it was asked for. */
+export const RESET_MAIL_JITTER: Jitter = { minMs: 250, maxMs: 3000 };
 
 function resetMailText(email: string, link: string): string {
   return `Someone (hopefully you) asked to reset the password of the Pageworks account ${email}.
@@ -29,12 +34,19 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
   const { core, mailer, resetThrottle, cookies, cookieOptions } = ctx;
   const byMail = mailer !== undefined;
 
-  // Runs after the answer is sent: the request takes the same time whether the email has an account or not.
-  const sendResetMail = async (email: string, client: ClientInfo, log: FastifyBaseLogger) => {
+  // Everything that depends on whether the email has an account (the lookup, the token, the mail) runs
+  // later, at a random moment among other requests, and an unknown address costs the same kind of work
+  // (a token drawn and looked up, a mail composed): neither the answer nor the next request's latency
+  // tells the two apart.
+  const sendResetMail = async ({ email, client }: { email: string; client: ClientInfo }) => {
     try {
       const account = await core.accounts.findByEmail(email);
-      if (!account) return;
-      // Only called when byMail; the admin-reset page is shown otherwise.
+      if (!account) {
+        await core.resets.usable(crypto.randomBytes(32).toString('base64url'));
+        resetMailText(email, resetLink(core.config.dashboardPublicUrl, ''));
+        return;
+      }
+      // Only queued when byMail; the admin-reset page is shown otherwise.
       if (!mailer) throw new Error('a password reset mail without SMTP_URL configured');
       const token = await core.resets.issue(account.id);
       await mailer.send({
@@ -44,9 +56,11 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
       });
       await core.activity.record(account.id, 'password_reset_requested', 'dashboard', { client, detail: 'link sent by mail' });
     } catch (err) {
-      log.error({ err: (err as Error).message }, 'could not send a password reset mail');
+      app.log.error({ err: (err as Error).message }, 'could not send a password reset mail');
     }
   };
+  const resetMails = new JitteredQueue(sendResetMail, RESET_MAIL_JITTER);
+  app.addHook('onClose', () => resetMails.close());
 
   app.get('/forgot-password', async (request, reply) => {
     if (!byMail) return sendPage(reply, 200, forgotByAdminPage());
@@ -67,23 +81,12 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
       return fail(429, `Too many reset requests. Try again in ${Math.ceil(wait / 60_000)} minutes.`);
     }
     resetThrottle.fail(email, request.ip);
-    // Started only after this reply is on the wire (setImmediate runs after the current I/O phase), so
-    // not even the account lookup happens before the answer: it cannot take longer for a known email.
-    const client = clientOf(request);
-    setImmediate(() => void sendResetMail(email, client, request.log));
+    resetMails.push({ email, client: clientOf(request) });
     return sendPage(reply, 200, forgotSentPage());
   });
 
-  // The token is a password for 30 minutes: the request log gets the path without it.
-  const logSerializers = {
-    req: (req: FastifyRequest) => ({
-      method: req.method,
-      url: req.url.replace(/token=[^&]*/, 'token=[redacted]'),
-      remoteAddress: req.ip,
-    }),
-  };
-
-  app.get('/reset-password', { logSerializers }, async (request, reply) => {
+  // The token is a password for 30 minutes: every logger redacts it from URLs (app/redact-url.ts).
+  app.get('/reset-password', async (request, reply) => {
     const token = String((request.query as Record<string, unknown>).token ?? '');
     if (!(await core.resets.usable(token))) return sendPage(reply, 400, resetInvalidPage(byMail));
     return sendPage(reply, 200, resetPasswordPage({ csrfToken: forms.token(request, reply), signupOpen: false, token }));

@@ -21,6 +21,8 @@ export interface AccountPageModel {
   }>;
   now: number;
   sessionsNotice?: string;
+  /** Shown as a warning: nothing was changed. */
+  sessionsWarning?: string;
   deleteError?: string;
 }
 
@@ -79,7 +81,7 @@ ${
 <button class="btn btn-secondary btn-small" type="submit">End all other sessions</button></form>`
     : ''
 }</div>
-${model.sessionsNotice ? alert('ok', model.sessionsNotice) : ''}
+${model.sessionsNotice ? alert('ok', model.sessionsNotice) : ''}${model.sessionsWarning ? alert('warn', model.sessionsWarning) : ''}
 <ul class="session-list">${rows}</ul>
 </section>`;
 }

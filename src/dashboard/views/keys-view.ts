@@ -1,3 +1,4 @@
+import { escapeUnshowable } from '../../accounts/user-text.js';
 import type { ApiService } from '../../config.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { html, type SafeHtml } from '../html.js';
@@ -44,7 +45,8 @@ function lastUsed(ms: number | null, now: number): SafeHtml {
 }
 
 function keyName(record: ApiKeyRecord): SafeHtml {
-  return record.name === null ? html`<span class="muted">unnamed</span>` : html`${record.name}`;
+  // Names stored before control and format characters were refused still must not reorder the row.
+  return record.name === null ? html`<span class="muted">unnamed</span>` : html`${escapeUnshowable(record.name)}`;
 }
 
 /** "12", titled with the split by outcome; a muted 0 for an idle key; links to the key's chart. */
@@ -66,7 +68,7 @@ function activeTable(service: ApiService, keys: ApiKeyRecord[], model: KeysPageM
     (k) => html`<tr data-key-id="${k.id}">
 <td class="name" data-label="Name">${keyName(k)}</td><td class="prefix" data-label="Key">${k.displayPrefix}…</td><td class="date" data-label="Created">${when(k.createdAt)}</td><td class="date" data-label="Last used">${lastUsed(k.lastUsedAt, model.now)}</td>
 <td class="num" data-label="${REQUESTS_HEAD}">${requests(k, model.activity.get(k.id))}</td>
-<td class="actions"><a class="btn btn-danger-outline btn-small" href="/keys/${k.id}/revoke" aria-label="Revoke key ${k.displayPrefix}… ${k.name ?? ''}">Revoke</a></td>
+<td class="actions"><a class="btn btn-danger-outline btn-small" href="/keys/${k.id}/revoke" aria-label="Revoke key ${k.displayPrefix}… ${escapeUnshowable(k.name ?? '')}">Revoke</a></td>
 </tr>`,
   );
   return html`<table class="keys" aria-label="Active ${service} keys">
@@ -101,7 +103,7 @@ function newKeyPanel(model: KeysPageModel, service: ApiService): SafeHtml {
   if (!created || created.service !== service) return html``;
   const curl = service === 'render' ? renderCurl(model.urls.render, created.key) : metadataCurl(model.urls.metadata, created.key);
   return html`<div class="new-key" id="new-key" role="status">
-<h3>Your new ${service} key${created.record.name ? html` “${created.record.name}”` : ''} is ready</h3>
+<h3>Your new ${service} key${created.record.name ? html` “${escapeUnshowable(created.record.name)}”` : ''} is ready</h3>
 <p class="warning"><strong>Copy it now: it will not be shown again.</strong> Pageworks stores only a hash of it.</p>
 <label for="new-key-value">API key</label>
 <div class="key-row"><input id="new-key-value" type="text" readonly value="${created.key}" spellcheck="false" autocomplete="off" data-select-on-focus>${copyButton('new-key-value', 'Copy key')}</div>
@@ -168,7 +170,7 @@ Whatever still sends this key will get 401: deploy its replacement first.`,
 export function revokePage(viewer: Viewer, key: ApiKeyRecord, activity: KeyActivity | undefined, now: number): string {
   const body = html`<div class="auth"><div class="card">
 <h1>Revoke this key?</h1>
-<p class="lead"><span class="prefix">${key.displayPrefix}…</span> ${key.name ? html`“${key.name}”` : ''} · ${key.service} · created ${formatDate(key.createdAt)}</p>
+<p class="lead"><span class="prefix">${key.displayPrefix}…</span> ${key.name ? html`“${escapeUnshowable(key.name)}”` : ''} · ${key.service} · created ${formatDate(key.createdAt)}</p>
 ${revokeAdvice(key, activity, now)}
 <p>Requests that use it will be refused with 401 from the very next one. This cannot be undone.</p>
 <form method="post" action="/keys/${key.id}/revoke">${csrfField(viewer.csrfToken)}

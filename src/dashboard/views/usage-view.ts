@@ -1,3 +1,4 @@
+import { escapeUnshowable } from '../../accounts/user-text.js';
 import type { ApiService } from '../../config.js';
 import type { ApiKeyRecord } from '../../store/store.js';
 import { html, type SafeHtml } from '../html.js';
@@ -45,7 +46,7 @@ function totals(usage: ServiceUsage): SafeHtml {
 }
 
 function keyLabel(k: ApiKeyRecord): string {
-  return `${k.name ?? 'unnamed'} (${k.displayPrefix}…)${k.revokedAt === null ? '' : ' · revoked'}`;
+  return `${k.name === null ? 'unnamed' : escapeUnshowable(k.name)} (${k.displayPrefix}…)${k.revokedAt === null ? '' : ' · revoked'}`;
 }
 
 function serviceCard(usage: ServiceUsage, model: UsagePageModel): SafeHtml {

@@ -1,0 +1,80 @@
+import type { FastifyRequest } from 'fastify';
+
+const REDACTED = '[redacted]';
+
+// A query parameter whose name holds one of these (after decoding and case-folding) carries a secret:
+// reset tokens, API keys, passwords, webhook secrets, signatures, session ids.
+const SECRET_NAME = /token|key|pass|pwd|secret|auth|session|csrf|signature|sig$|credential/;
+
+// Values that are secrets whatever they are called: API keys and webhook signing secrets.
+const SECRET_VALUE = /(?:pwr|pwm)_live_[0-9a-z]|whsec_[0-9a-z+/=]/i;
+
+/** Percent-decodes (and `+` as space) until nothing changes, a few rounds at most; malformed escapes stay as they are. */
+function decoded(text: string): string {
+  let current = text;
+  for (let round = 0; round < 3 && /[%+]/.test(current); round++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(current.replace(/\+/g, ' '));
+    } catch {
+      next = current
+        .replace(/\+/g, ' ')
+        .replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    }
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
+
+function isSecretParameter(rawName: string, rawValue: string): boolean {
+  const name = decoded(rawName).toLowerCase();
+  return SECRET_NAME.test(name) || SECRET_VALUE.test(decoded(rawValue));
+}
+
+/**
+ * The URL as a log may show it: the value of every query parameter whose name is token-, key- or
+ * password-shaped (compared after percent-decoding and case-folding, so `%74oken` and `TOKEN` count),
+ * or whose value looks like an API key or webhook secret, becomes `[redacted]`, each occurrence of a
+ * repeated parameter included. A path segment that looks like a key is redacted too.
+ */
+export function redactUrl(url: string): string {
+  const mark = url.indexOf('?');
+  const rawPath = mark === -1 ? url : url.slice(0, mark);
+  const path = SECRET_VALUE.test(decoded(rawPath))
+    ? rawPath
+        .split('/')
+        .map((segment) => (SECRET_VALUE.test(decoded(segment)) ? REDACTED : segment))
+        .join('/')
+    : rawPath;
+  if (mark === -1) return path;
+  // Both separators browsers and some frameworks accept, so `;token=` is not a way around it.
+  const query = url
+    .slice(mark + 1)
+    .split(/([&;])/)
+    .map((part) => {
+      if (part === '&' || part === ';' || part === '') return part;
+      const eq = part.indexOf('=');
+      const name = eq === -1 ? part : part.slice(0, eq);
+      // A name that is itself a key (`?pwr_live_…`) is the secret.
+      if (SECRET_VALUE.test(decoded(name))) return REDACTED;
+      if (eq === -1 || !isSecretParameter(name, part.slice(eq + 1))) return part;
+      return `${name}=${REDACTED}`;
+    })
+    .join('');
+  return `${path}?${query}`;
+}
+
+/** What Fastify logs of a request ("incoming request"): its URL always passes through redactUrl. */
+function serializeRequest(req: FastifyRequest) {
+  return {
+    method: req.method,
+    url: redactUrl(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
+/** The serializers every logger of the process uses (see logger.ts). */
+export const REQUEST_SERIALIZERS = { req: serializeRequest };
