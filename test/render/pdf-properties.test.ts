@@ -102,11 +102,11 @@ describe('PDF properties from the document', () => {
     expect(qpdfCheck(pdf)).toMatchObject({ status: 0 });
   });
 
-  it('takes what the document says once its scripts ran: a title set by script, names in any case, the first non-empty meta', async () => {
+  it('takes what the document says once its scripts ran: a title set by script, names in any case, the first non-empty meta, printed headings only', async () => {
     const pdf = await renderPdf(`<html lang="en-GB"><head><title>Draft</title>
       <meta name="Author" content="   "><META NAME="AUTHOR" content="  Ada
         Lovelace "><meta name="keywords" content="">
-      <script>document.title = 'Invoice 42'</script></head><body><h3>Only an h3</h3></body></html>`);
+      <script>document.title = 'Invoice 42'</script></head><body><h2 style="display: none">Not printed</h2><h3>Only an h3</h3></body></html>`);
     const props = pdfProperties(pdf);
     expect(props.Title).toBe('Invoice 42');
     expect(props.Author).toBe('Ada Lovelace');
