@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Brings a fresh checkout to a runnable state: dependencies, build, Chromium and the fonts documents
-// print with (and, for tests, poppler-utils). Uses only Node built-ins, so it runs before `npm install` ever did.
+// print with (and, for tests, poppler-utils and qpdf). Uses only Node built-ins, so it runs before `npm install` ever did.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,7 +52,7 @@ if (!fs.existsSync(builtStamp) || newestIn(path.join(root, 'src')) > mtime(built
   fs.utimesSync(builtStamp, new Date(), new Date());
 }
 
-// 3. System packages: Chromium for rendering; poppler-utils for the tests that read PDFs back, curl for the docs' examples.
+// 3. System packages: Chromium for rendering; poppler-utils and qpdf for the tests that read PDFs back, curl for the docs' examples.
 function findChromium() {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
   return candidates.find((p) => p && fs.existsSync(p));
@@ -67,6 +67,8 @@ if (forTests) {
       break;
     }
   }
+  // qpdf reads back the outline and the catalog of printed PDFs (test/render/pdf-tools.ts).
+  if (spawnSync('sh', ['-c', 'command -v qpdf']).status !== 0) needed.push('qpdf');
   // The docs' examples run with the real curl (test/docs/examples.test.ts).
   if (spawnSync('sh', ['-c', 'command -v curl']).status !== 0) needed.push('curl');
 }

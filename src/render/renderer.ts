@@ -5,9 +5,12 @@
  * The caller (the pool) enforces the wall-clock deadline and discards the slot when it is not clean.
  */
 import { RenderError } from '../errors.js';
+import { VERSION } from '../version.js';
 import { callExpression, evaluate, readStream } from './cdp.js';
+import { type DocumentInfo, readDocumentInfo } from './document-info.js';
 import type { PrintParams } from './options.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
+import { withPdfProperties } from './pdf-info.js';
 import type { RenderSlot } from './slot.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
@@ -18,9 +21,28 @@ const QUIET_MS = 50;
 const NAVIGATION_START_MS = 100;
 /** How a call into the page fails when the document navigated away under it. */
 const NAVIGATED = /context was destroyed|navigat/i;
+/** Creator and Producer of every PDF: the service that made it, not the browser engine it used. */
+const PRODUCER = `Pageworks ${VERSION}`;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** What preparing a document reports: why `pageworksReady` rejected, and what the document says about itself. */
+interface Prepared {
+  rejected?: string;
+  info?: DocumentInfo;
+}
+
+/** preparePage, then readDocumentInfo on the document it leaves ready to print: one round trip for both. */
+function prepareExpression(html: string | null, pageCss: string): string {
+  const prepare = callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS);
+  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)} }))()`;
+}
+
+/** readDocumentInfo alone, for a document that navigated after it was prepared; none when it navigates again. */
+async function readInfo(slot: RenderSlot): Promise<DocumentInfo> {
+  return ((await evaluate(slot.session, callExpression(readDocumentInfo)).catch(() => undefined)) as DocumentInfo) ?? {};
 }
 
 /**
@@ -28,14 +50,14 @@ function sleep(ms: number): Promise<void> {
  * One round trip does the whole wait: what the renderer reported before its answer (requests, navigation
  * requests) is known when it arrives. Returns the reason a `pageworksReady` promise rejected, if it did.
  */
-async function loadDocument(slot: RenderSlot, html: string, pageCss: string, until: number): Promise<string | undefined> {
+async function loadDocument(slot: RenderSlot, html: string, pageCss: string, until: number): Promise<Prepared> {
   try {
-    return (await evaluate(slot.session, callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS))) as string | undefined;
+    return (await evaluate(slot.session, prepareExpression(html, pageCss))) as Prepared;
   } catch (err) {
     // The document navigated itself (meta refresh, location=…): print wherever it ended up, once loaded.
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
     await waitUntilLoaded(slot, until);
-    return undefined;
+    return {};
   }
 }
 
@@ -111,33 +133,39 @@ export async function renderInSlot(
 ): Promise<Buffer> {
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
-  let rejected = await loadDocument(slot, html, params.pageCss, deadline - reserve);
+  let { rejected, info } = await loadDocument(slot, html, params.pageCss, deadline - reserve);
   await networkIdle(slot, deadline - reserve);
   await settleNavigation(slot, deadline - reserve);
   // What the document loaded or navigated to since it was prepared may animate, or wait to be ready, too.
   if (slot.egress.requests > 0 || slot.navigations > 0) {
     const again = await prepareAgain(slot, params.pageCss);
-    rejected ??= again;
+    rejected ??= again.rejected;
+    // After a navigation, what the first document said is not what prints.
+    info = slot.navigations > 0 ? again.info : (again.info ?? info);
   }
   if (rejected !== undefined) log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
+  info ??= await readInfo(slot);
+  let pdf: Buffer;
   try {
-    return await print(slot, params);
+    pdf = await print(slot, params);
   } catch (err) {
     // A navigation that started after the checks above can still race the print: settle and retry once.
     if (slot.navigations === 0 && !slot.navigating) throw err;
     await settleNavigation(slot, deadline - reserve);
-    return print(slot, params);
+    info = await readInfo(slot);
+    pdf = await print(slot, params);
   }
+  return withPdfProperties(pdf, { ...info, creator: PRODUCER, producer: PRODUCER, date: new Date() });
 }
 
 /** preparePage on the document as it is now (no HTML to write); a navigation racing it is left to the print's retry. */
-async function prepareAgain(slot: RenderSlot, pageCss: string): Promise<string | undefined> {
+async function prepareAgain(slot: RenderSlot, pageCss: string): Promise<Prepared> {
   try {
-    return (await evaluate(slot.session, callExpression(preparePage, null, pageCss, ANIMATION_ROUNDS))) as string | undefined;
+    return (await evaluate(slot.session, prepareExpression(null, pageCss))) as Prepared;
   } catch (err) {
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
-    return undefined;
+    return {};
   }
 }
 
@@ -160,6 +188,8 @@ async function print(slot: RenderSlot, params: PrintParams): Promise<Buffer> {
       displayHeaderFooter: false,
       // Tagged (accessible) PDF, as puppeteer prints by default.
       generateTaggedPDF: true,
+      // Bookmarks from the document's headings, nested by level (needs the tagged structure above).
+      generateDocumentOutline: true,
       transferMode: 'ReturnAsStream',
     });
     if (!stream) throw new Error('Page.printToPDF returned no stream');

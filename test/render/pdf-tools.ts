@@ -1,7 +1,7 @@
 /**
- * Reading produced PDFs the way a user would check them: poppler's pdfinfo, pdftotext, pdffonts and pdftoppm.
+ * Reading produced PDFs the way a user would check them: poppler's pdfinfo, pdftotext, pdffonts and pdftoppm, and qpdf.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -121,4 +121,48 @@ export function darkestIn(pdf: Buffer, page: number, box: Omit<WordBox, 'word'>,
     }
   }
   return darkest;
+}
+
+/** The document properties pdfinfo shows (Title, Author, Subject, Keywords, Creator, Producer, …), as UTF-8. */
+export function pdfProperties(pdf: Buffer): Record<string, string> {
+  const out = withFile(pdf, (file) => execFileSync('pdfinfo', ['-enc', 'UTF-8', file], { encoding: 'utf8' }));
+  return Object.fromEntries([...out.matchAll(/^([A-Za-z][A-Za-z ]*):\s+(.*)$/gm)].map((m) => [m[1], m[2]]));
+}
+
+/** One bookmark as qpdf reads it: its title, the 1-based page it lands on, and its children. */
+export interface OutlineEntry {
+  title: string;
+  page: number;
+  kids: OutlineEntry[];
+}
+
+interface QpdfOutline {
+  title: string;
+  destpageposfrom1: number;
+  kids: QpdfOutline[];
+}
+
+/** The PDF's outline (bookmarks), nested, as `qpdf --json` reads it. */
+export function pdfOutline(pdf: Buffer): OutlineEntry[] {
+  const json = withFile(pdf, (file) => execFileSync('qpdf', ['--json', '--json-key=outlines', file], { encoding: 'utf8' }));
+  const simplify = (entries: QpdfOutline[]): OutlineEntry[] =>
+    entries.map((e) => ({ title: e.title, page: e.destpageposfrom1, kids: simplify(e.kids) }));
+  return simplify((JSON.parse(json) as { outlines: QpdfOutline[] }).outlines);
+}
+
+/** The catalog's /Lang as qpdf reads it (after every incremental update), or undefined when it has none. */
+export function pdfLang(pdf: Buffer): string | undefined {
+  const json = withFile(pdf, (file) => execFileSync('qpdf', ['--json', '--json-key=qpdf', file], { encoding: 'utf8' }));
+  const [, objects] = (JSON.parse(json) as { qpdf: [unknown, Record<string, { value: Record<string, unknown> }>] }).qpdf;
+  const root = objects.trailer.value['/Root'] as string;
+  const lang = objects[`obj:${root}`].value['/Lang'] as string | undefined;
+  return lang?.replace(/^u:/, '');
+}
+
+/** `qpdf --check`'s verdict: the exit status and what it printed (0 is a clean file, 3 warnings, 2 errors). */
+export function qpdfCheck(pdf: Buffer): { status: number; output: string } {
+  return withFile(pdf, (file) => {
+    const res = spawnSync('qpdf', ['--check', file], { encoding: 'utf8' });
+    return { status: res.status ?? -1, output: `${res.stdout}${res.stderr}` };
+  });
 }
