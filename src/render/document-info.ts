@@ -16,13 +16,19 @@ export interface DocumentInfo {
 /**
  * Runs in the page. `<title>` (as `document.title` has it), the first non-empty `<meta name=author>`,
  * `description` and `keywords` (names compared ASCII case-insensitively, whitespace collapsed), and
- * `<html lang>`. A document that broke the DOM methods this uses gets no properties rather than a failed
+ * `<html lang>`, each at most 4,096 UTF-16 code units. A document that broke the DOM methods this uses gets no properties rather than a failed
  * render.
  */
 export function readDocumentInfo(): DocumentInfo {
+  // A script can make a title of any length; each property stops here (not inside a surrogate pair).
+  const MAX_CHARS = 4096;
   const clean = (value: unknown): string | undefined => {
     if (typeof value !== 'string') return undefined;
-    const text = value.replace(/[\t\n\f\r ]+/g, ' ').trim();
+    let text = value.replace(/[\t\n\f\r ]+/g, ' ').trim();
+    if (text.length > MAX_CHARS) {
+      const high = text.charCodeAt(MAX_CHARS - 1);
+      text = text.slice(0, high >= 0xd800 && high <= 0xdbff ? MAX_CHARS - 1 : MAX_CHARS);
+    }
     return text === '' ? undefined : text;
   };
   try {

@@ -150,7 +150,10 @@ function infoEntries(props: PdfProperties): string {
   ];
   const date = pdfDate(props.date);
   return [
-    ...entries.filter(([, value]) => value !== undefined && value !== '').map(([k, v]) => `/${k} ${pdfTextString(v as string)}`),
+    // The values come from the page: anything but a non-empty string is left out.
+    ...entries
+      .filter(([, value]) => typeof value === 'string' && value !== '')
+      .map(([k, v]) => `/${k} ${pdfTextString(v as string)}`),
     `/CreationDate ${date}`,
     `/ModDate ${date}`,
   ].join('\n');
@@ -177,7 +180,7 @@ export function withPdfProperties(pdf: Buffer, props: PdfProperties): Buffer {
   const catalog = readCatalog(pdf, trailer, Number(root[1]), Number(root[2]));
   if (catalog) {
     const current = langEntry(catalog.body);
-    const wanted = props.lang ? pdfTextString(props.lang) : undefined;
+    const wanted = typeof props.lang === 'string' && props.lang !== '' ? pdfTextString(props.lang) : undefined;
     if (current?.raw !== wanted) {
       const rest = current ? catalog.body.slice(0, current.start) + catalog.body.slice(current.end) : catalog.body;
       const body = wanted ? `${rest.trimEnd()}\n/Lang ${wanted}` : rest;

@@ -48,7 +48,8 @@ async function readInfo(slot: RenderSlot): Promise<DocumentInfo> {
 /**
  * Writes the HTML into the page's current (fresh) document and prepares it for printing (preparePage).
  * One round trip does the whole wait: what the renderer reported before its answer (requests, navigation
- * requests) is known when it arrives. Returns the reason a `pageworksReady` promise rejected, if it did.
+ * requests) is known when it arrives. Returns the reason a `pageworksReady` promise rejected, if it did,
+ * and what the document says about itself (none when it navigated away meanwhile).
  */
 async function loadDocument(slot: RenderSlot, html: string, pageCss: string, until: number): Promise<Prepared> {
   try {

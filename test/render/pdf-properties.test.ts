@@ -105,12 +105,17 @@ describe('PDF properties from the document', () => {
   it('takes what the document says once its scripts ran: a title set by script, names in any case, the first non-empty meta, printed headings only', async () => {
     const pdf = await renderPdf(`<html lang="en-GB"><head><title>Draft</title>
       <meta name="Author" content="   "><META NAME="AUTHOR" content="  Ada
-        Lovelace "><meta name="keywords" content="">
-      <script>document.title = 'Invoice 42'</script></head><body><h2 style="display: none">Not printed</h2><h3>Only an h3</h3></body></html>`);
+        Lovelace "><meta name="keywords" content=""><meta name="description" content="">
+      <script>
+        document.title = 'Invoice 42';
+        document.querySelector('meta[name=description]').content = 'a' + '😀'.repeat(3000);
+      </script></head><body><h2 style="display: none">Not printed</h2><h3>Only an h3</h3></body></html>`);
     const props = pdfProperties(pdf);
     expect(props.Title).toBe('Invoice 42');
     expect(props.Author).toBe('Ada Lovelace');
     expect(props.Keywords).toBeUndefined();
+    // Cut at 4,096 UTF-16 code units, never inside a character.
+    expect(props.Subject).toBe(`a${'😀'.repeat(2047)}`);
     expect(pdfLang(pdf)).toBe('en-GB');
     expect(pdfOutline(pdf)).toEqual([{ title: 'Only an h3', page: 1, kids: [] }]);
   });
