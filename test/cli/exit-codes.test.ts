@@ -164,7 +164,8 @@ const rows: Row[] = [
 ];
 
 describe('pageworks exit codes', () => {
-  it.concurrent.each(rows)('%s → exit %i, one stderr line', async (_label, args, env, code, stderr) => {
+  const titled = rows.map(([label, ...rest]) => [`${label} → exit ${rest[2]}, one stderr line`, ...rest] as const);
+  it.concurrent.each(titled)('%s', async (_title, args, env, code, stderr) => {
     const res = await pageworks(args(), env());
     expect({ code: res.code, stdout: res.stdout }).toEqual({ code, stdout: '' });
     const lines = res.stderr.split('\n');
