@@ -69,6 +69,17 @@ describe('pageworks CLI', () => {
     expect(text).toMatch(new RegExp(`^${key.slice(0, 13)}…  render\\s+revoked `, 'm'));
   });
 
+  it('revoke --email picks the account a display prefix belongs to, and refuses another account', () => {
+    const key = pageworks(['keys', 'create', '--email', 'a@example.com', '--service', 'metadata']).stdout.trim();
+    expect(pageworks(['accounts', 'create', '--email', 'other@example.com']).code).toBe(0);
+    const other = pageworks(['keys', 'revoke', '--key', key.slice(0, 13), '--email', 'other@example.com']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toBe(`pageworks: no active key matches ${key.slice(0, 13)} for other@example.com\n`);
+    const own = pageworks(['keys', 'revoke', '--key', key.slice(0, 13), '--email', 'a@example.com']);
+    expect(own.code).toBe(0);
+    expect(own.stdout).toBe(`revoked ${key.slice(0, 13)}… (metadata)\n`);
+  });
+
   it('sets and clears a per-account limit', () => {
     const set = pageworks(['accounts', 'set-limit', '--email', 'a@example.com', '--service', 'render', '--limit', '20']);
     expect(set.code).toBe(0);

@@ -158,7 +158,7 @@ describe.skipIf(!hasNginx)('deploy/nginx.conf in front of real instances', () =>
     const account = await (await fetch(`${base}/account`, { dispatcher: clientB, headers: { cookie: session } })).text();
     expect(account).toContain('127.0.0.3');
     expect(account).not.toContain('127.0.0.1<');
-  });
+  }, 240_000); // 22 password checks, each a deliberately slow hash
 
   it('answers its own 413 in each service shape', async () => {
     const big = await fetch(`${nginx.url('render')}/v1/render`, {

@@ -119,5 +119,5 @@ async function accepts(port: number): Promise<boolean> {
 
 /** A fetch dispatcher whose connections leave from `address` (127.0.0.x), so nginx sees distinct clients. */
 export function fromAddress(address: string): Agent {
-  return new Agent({ connect: { localAddress: address } });
+  return new Agent({ localAddress: address });
 }
