@@ -43,7 +43,14 @@ function pageworksServices(): ComposeService[] {
 
 /** A service's environment made local: its own variables, but loopback, free ports and no shared servers. */
 async function localEnvironment(environment: Record<string, string>): Promise<NodeJS.ProcessEnv> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', ...environment };
+  // Compose's interpolation with nothing set in deploy/.env: `${VAR:-default}` is the default, `${VAR}` empty.
+  const interpolated = Object.fromEntries(
+    Object.entries(environment).map(([k, v]) => [
+      k,
+      String(v).replace(/\$\{\w+(?::?-([^}]*))?(?::?\?[^}]*)?\}/g, (_m, fallback: string | undefined) => fallback ?? ''),
+    ]),
+  );
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', ...interpolated };
   // The health check needs neither: the instance runs on its own embedded store.
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
@@ -89,10 +96,18 @@ function runHealthcheck(pid: number, env: NodeJS.ProcessEnv): { code: number | n
   return { code: res.status, stderr: res.stderr };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
+/**
+ * Ends a namespace: SIGKILL to its PID 1 from outside (unshare itself ignores SIGTERM while it waits,
+ * and a PID 1 without a handler ignores it too); the kernel then ends everything inside.
+ */
+async function stop(ns: { pid: number; child: ChildProcess }): Promise<void> {
+  if (ns.child.exitCode !== null || ns.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => ns.child.once('exit', resolve));
+  try {
+    process.kill(ns.pid, 'SIGKILL');
+  } catch {
+    ns.child.kill('SIGKILL');
+  }
   await exited;
 }
 
@@ -113,7 +128,7 @@ function cases(): ComposeService[] {
 }
 
 describe.skipIf(!canUnshare)("the Dockerfile's HEALTHCHECK against each compose service", () => {
-  const running: ChildProcess[] = [];
+  const running: Array<{ pid: number; child: ChildProcess }> = [];
   afterEach(async () => {
     await Promise.all(running.splice(0).map(stop));
   });
@@ -130,13 +145,14 @@ describe.skipIf(!canUnshare)("the Dockerfile's HEALTHCHECK against each compose 
       try {
         // Down: PID 1 has the container's command line but nothing listens (a hung or crashed service).
         const idle = await asPidOne([process.execPath, '-e', 'setInterval(() => {}, 1000)', ...s.command], env);
-        running.push(idle.child);
+        running.push(idle);
         const down = runHealthcheck(idle.pid, env);
         expect(down.code, down.stderr).toBe(1);
-        await stop(idle.child);
+        running.splice(running.indexOf(idle), 1);
+        await stop(idle);
 
         const up = await asPidOne([process.execPath, '--import', 'tsx', 'src/cli.ts', ...s.command], env);
-        running.push(up.child);
+        running.push(up);
         const until = Date.now() + 90_000;
         while (!/listening on/.test(up.output())) {
           if (up.child.exitCode !== null || Date.now() > until) throw new Error(`${s.name} did not start:\n${up.output()}`);
