@@ -33,7 +33,8 @@ export class MemoryStrikeCounter implements StrikeCounter {
   constructor(private readonly now: () => number = Date.now) {}
 
   async strike(key: string, at: number, ttlMs: number): Promise<Strikes> {
-    const entry = { count: ((await this.get(key))?.count ?? 0) + 1, lastAt: at, expiresAt: this.now() + ttlMs };
+    // Read and write with no await between them: concurrent strikes are counted exactly.
+    const entry = { count: (this.live(key)?.count ?? 0) + 1, lastAt: at, expiresAt: this.now() + ttlMs };
     // Re-inserted so the Map's order is least-recently-failed first.
     this.entries.delete(key);
     this.entries.set(key, entry);
@@ -45,16 +46,21 @@ export class MemoryStrikeCounter implements StrikeCounter {
   }
 
   async get(key: string): Promise<Strikes | undefined> {
-    const entry = this.entries.get(key);
-    if (entry && entry.expiresAt <= this.now()) {
-      this.entries.delete(key);
-      return undefined;
-    }
+    const entry = this.live(key);
     return entry && { count: entry.count, lastAt: entry.lastAt };
   }
 
   async clear(key: string): Promise<void> {
     this.entries.delete(key);
+  }
+
+  private live(key: string): (Strikes & { expiresAt: number }) | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
   }
 }
 
