@@ -15,6 +15,9 @@ import { REDIS_URL, uniqueName } from '../helpers/backends.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { FormClient, PASSWORD, signUp } from './client.js';
 
+/** Twenty-odd password checks, each a deliberately slow hash: minutes on a loaded machine. */
+const SLOW_MS = 300_000;
+
 /** One failed log-in for a fresh email (so only the per-IP count can decide); returns the status. */
 let attempt = 0;
 async function failLogIn(client: FormClient): Promise<number> {
@@ -33,35 +36,43 @@ describe('the client address behind a proxy (TRUST_PROXY)', () => {
     core = undefined;
   });
 
-  it('unset: X-Forwarded-For is ignored, so a client cannot dodge the per-IP throttle with it', async () => {
-    core = await createTestCore();
-    app = await buildDashboardApp(core);
-    for (let i = 0; i < 20; i++) {
-      const client = new FormClient(app, '10.0.0.9', { 'x-forwarded-for': `203.0.113.${i}` });
-      expect(await failLogIn(client)).toBe(401);
-    }
-    const forged = new FormClient(app, '10.0.0.9', { 'x-forwarded-for': '198.51.100.7' });
-    expect(await failLogIn(forged)).toBe(429);
-  });
+  it(
+    'unset: X-Forwarded-For is ignored, so a client cannot dodge the per-IP throttle with it',
+    async () => {
+      core = await createTestCore();
+      app = await buildDashboardApp(core);
+      for (let i = 0; i < 20; i++) {
+        const client = new FormClient(app, '10.0.0.9', { 'x-forwarded-for': `203.0.113.${i}` });
+        expect(await failLogIn(client)).toBe(401);
+      }
+      const forged = new FormClient(app, '10.0.0.9', { 'x-forwarded-for': '198.51.100.7' });
+      expect(await failLogIn(forged)).toBe(429);
+    },
+    SLOW_MS,
+  );
 
-  it('set: the proxy’s X-Forwarded-For is the client: throttles, sessions and the activity log use it', async () => {
-    core = await createTestCore({ TRUST_PROXY: '10.0.0.1' });
-    app = await buildDashboardApp(core);
-    const a = new FormClient(app, '10.0.0.1', { 'x-forwarded-for': '203.0.113.5' });
-    for (let i = 0; i < 20; i++) expect(await failLogIn(a)).toBe(401);
-    expect(await failLogIn(a)).toBe(429);
-    // Same proxy, another client: not throttled, and recorded under its own address.
-    const b = await signUp(app, 'b@example.com', '10.0.0.1');
-    const viaProxy = new FormClient(app, '10.0.0.1', { 'x-forwarded-for': '198.51.100.7, 203.0.113.9' });
-    expect((await viaProxy.submit('/login', '/login', { email: 'b@example.com', password: PASSWORD })).statusCode).toBe(303);
-    expect((await viaProxy.get('/account')).body).toContain('203.0.113.9');
-    expect((await b.get('/activity')).body).toContain('203.0.113.9');
-    // A client that is not the proxy cannot claim an address: its own is counted.
-    for (let i = 0; i < 20; i++) {
-      expect(await failLogIn(new FormClient(app, '10.0.0.2', { 'x-forwarded-for': `192.0.2.${i}` }))).toBe(401);
-    }
-    expect(await failLogIn(new FormClient(app, '10.0.0.2', { 'x-forwarded-for': '192.0.2.99' }))).toBe(429);
-  });
+  it(
+    'set: the proxy’s X-Forwarded-For is the client: throttles, sessions and the activity log use it',
+    async () => {
+      core = await createTestCore({ TRUST_PROXY: '10.0.0.1' });
+      app = await buildDashboardApp(core);
+      const a = new FormClient(app, '10.0.0.1', { 'x-forwarded-for': '203.0.113.5' });
+      for (let i = 0; i < 20; i++) expect(await failLogIn(a)).toBe(401);
+      expect(await failLogIn(a)).toBe(429);
+      // Same proxy, another client: not throttled, and recorded under its own address.
+      const b = await signUp(app, 'b@example.com', '10.0.0.1');
+      const viaProxy = new FormClient(app, '10.0.0.1', { 'x-forwarded-for': '198.51.100.7, 203.0.113.9' });
+      expect((await viaProxy.submit('/login', '/login', { email: 'b@example.com', password: PASSWORD })).statusCode).toBe(303);
+      expect((await viaProxy.get('/account')).body).toContain('203.0.113.9');
+      expect((await b.get('/activity')).body).toContain('203.0.113.9');
+      // A client that is not the proxy cannot claim an address: its own is counted.
+      for (let i = 0; i < 20; i++) {
+        expect(await failLogIn(new FormClient(app, '10.0.0.2', { 'x-forwarded-for': `192.0.2.${i}` }))).toBe(401);
+      }
+      expect(await failLogIn(new FormClient(app, '10.0.0.2', { 'x-forwarded-for': '192.0.2.99' }))).toBe(429);
+    },
+    SLOW_MS,
+  );
 
   it('set: X-Forwarded-Proto https from the proxy makes the cookies Secure', async () => {
     core = await createTestCore({ TRUST_PROXY: '10.0.0.1' });
@@ -106,26 +117,30 @@ describe.skipIf(!REDIS_URL)('log-in throttles shared through Redis', () => {
     for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('20 failed log-ins spread over two instances throttle the 21st on either, and a restarted instance remembers', async () => {
-    const one = await instance();
-    const two = await instance();
-    const ip = '192.0.2.44';
-    for (let i = 0; i < 20; i++) {
-      const on = i % 2 === 0 ? one : two;
-      expect(await failLogIn(new FormClient(on.app, ip)), `attempt ${i + 1}`).toBe(401);
-    }
-    expect(await failLogIn(new FormClient(one.app, ip))).toBe(429);
-    expect(await failLogIn(new FormClient(two.app, ip))).toBe(429);
-    // Another address is not affected.
-    expect(await failLogIn(new FormClient(two.app, '192.0.2.45'))).toBe(401);
+  it(
+    '20 failed log-ins spread over two instances throttle the 21st on either, and a restarted instance remembers',
+    async () => {
+      const one = await instance();
+      const two = await instance();
+      const ip = '192.0.2.44';
+      for (let i = 0; i < 20; i++) {
+        const on = i % 2 === 0 ? one : two;
+        expect(await failLogIn(new FormClient(on.app, ip)), `attempt ${i + 1}`).toBe(401);
+      }
+      expect(await failLogIn(new FormClient(one.app, ip))).toBe(429);
+      expect(await failLogIn(new FormClient(two.app, ip))).toBe(429);
+      // Another address is not affected.
+      expect(await failLogIn(new FormClient(two.app, '192.0.2.45'))).toBe(401);
 
-    await stop(one);
-    const restarted = await instance();
-    const res = await new FormClient(restarted.app, ip).submit('/login', '/login', {
-      email: 'someone@example.com',
-      password: 'wrong password',
-    });
-    expect(res.statusCode).toBe(429);
-    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-  });
+      await stop(one);
+      const restarted = await instance();
+      const res = await new FormClient(restarted.app, ip).submit('/login', '/login', {
+        email: 'someone@example.com',
+        password: 'wrong password',
+      });
+      expect(res.statusCode).toBe(429);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    },
+    SLOW_MS,
+  );
 });
