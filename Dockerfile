@@ -39,9 +39,10 @@ ENV NODE_ENV=production \
     PAGEWORKS_DATA_DIR=/data \
     CHROMIUM_PATH=/usr/bin/chromium
 EXPOSE 3000 3001 3002
-# Liveness of the first service this container runs (plain HTTP, no curl needed in the image).
+# Liveness of every service this container runs, whether chosen by `serve --services …` (the command)
+# or PAGEWORKS_SERVICES: bin/healthcheck.js reads PID 1's command line. Plain HTTP, no curl in the image.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "const s=(process.env.PAGEWORKS_SERVICES||'dashboard').split(',')[0].trim();const p={dashboard:process.env.DASHBOARD_PORT||3000,render:process.env.RENDER_PORT||3001,metadata:process.env.METADATA_PORT||3002}[s];fetch('http://127.0.0.1:'+p+'/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "/app/bin/healthcheck.js"]
 # tini reaps orphaned Chromium helpers and forwards SIGTERM so `serve` drains before exiting.
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/bin/pageworks.js"]
 CMD ["serve"]

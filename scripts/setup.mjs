@@ -37,6 +37,18 @@ function newestIn(dir) {
   return newest;
 }
 
+// 0. Node itself: the floor in package.json's engines (undici and the test runner need it).
+const floor = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node.replace(/^>=\s*/, '');
+const older = (a, b) => {
+  const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] < y[i];
+  return false;
+};
+if (older(process.versions.node, floor)) {
+  log(`Node.js ${process.versions.node} is too old: Pageworks needs ${floor} or newer (package.json "engines")`);
+  process.exit(1);
+}
+
 // 1. Dependencies: install when missing or when the lock file changed since the last install.
 const installedStamp = path.join(root, 'node_modules', '.package-lock.json');
 if (!fs.existsSync(installedStamp) || mtime(path.join(root, 'package-lock.json')) > mtime(installedStamp)) {
@@ -94,8 +106,8 @@ if (fonts.length > 0 && !isRoot) {
   log(`install them with:  sudo apt-get install -y ${FONT_PACKAGES.join(' ')}`);
 }
 if (isRoot) needed.push(...fonts.filter((p) => !needed.includes(p)));
-// nginx only for the suite that runs deploy/nginx.conf; without it that suite skips loudly, so it is
-// installed when we can (root) and never demanded.
+// nginx only for the suites that run deploy/nginx.conf; without it they skip loudly, so it is
+// installed when we can (root) and never demanded. nginx-light is enough; plain nginx where it is not packaged.
 const optional = forTests && isRoot && spawnSync('sh', ['-c', 'command -v nginx']).status !== 0 ? ['nginx-light'] : [];
 if (needed.length > 0 || optional.length > 0) {
   if (needed.length > 0 && !isRoot) {
@@ -112,12 +124,23 @@ if (needed.length > 0 || optional.length > 0) {
   }
   if (optional.length > 0) {
     log(`installing ${optional.join(' ')} with apt-get (optional: its suite skips without it)`);
-    const res = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...optional], {
-      cwd: root,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env,
-    });
-    if (res.status !== 0) log(`could not install ${optional.join(' ')}; going on without it`);
+    // The package would start a system nginx on port 80 that stays running; the tests start their own
+    // in the foreground on free loopback ports. policy-rc.d (exit 101) tells the package not to start it.
+    const policy = '/usr/sbin/policy-rc.d';
+    const ownPolicy = !fs.existsSync(policy);
+    if (ownPolicy)
+      fs.writeFileSync(policy, '#!/bin/sh\n# written by pageworks setup while installing nginx\nexit 101\n', { mode: 0o755 });
+    try {
+      const install = (pkg) =>
+        spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], {
+          cwd: root,
+          stdio: ['ignore', 'inherit', 'inherit'],
+          env,
+        }).status === 0;
+      if (!install('nginx-light') && !install('nginx')) log('could not install nginx; its suites skip');
+    } finally {
+      if (ownPolicy) fs.rmSync(policy, { force: true });
+    }
   }
 }
 if (findChromium()) {

@@ -5,7 +5,8 @@ import { ActivityLog } from './accounts/activity.js';
 import { KeyService } from './accounts/keys.js';
 import { PasswordResets, RESET_TOKEN_TTL_MS, resetLink } from './accounts/password-reset.js';
 import { escapeUnshowable, escapeUnshowableJson } from './accounts/user-text.js';
-import { type ApiService, type Config, ConfigError, loadConfig, parseServices } from './config.js';
+import { reportCliError, UsageError } from './cli-errors.js';
+import { type ApiService, type Config, loadConfig, parseServices } from './config.js';
 import { serve } from './main.js';
 import { windowUnit } from './ratelimit/window.js';
 import { openStore } from './store/open-store.js';
@@ -20,16 +21,14 @@ Usage:
   pageworks accounts set-limit --email E --service render|metadata --limit N   (requests per minute, or per RATE_LIMIT_WINDOW_S; "default" clears)
   pageworks keys create --email E --service render|metadata [--name N]        (prints the full key alone on stdout)
   pageworks keys list --email E [--json]
-  pageworks keys revoke --key FULL_KEY_OR_DISPLAY_PREFIX
+  pageworks keys revoke --key FULL_KEY_OR_DISPLAY_PREFIX [--email E]         (--email narrows a prefix several accounts share)
   pageworks accounts reset-password --email E                                (prints a one-time reset link, valid 30 minutes)
   pageworks accounts delete --email E                                        (keys refused at once, sessions ended, data removed)
+  pageworks backup --to FILE                                                 (a consistent copy of the SQLite store, while serve runs)
   pageworks render IN.html [-o OUT.pdf] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
   pageworks fetch URL [--json]
 
 Configuration comes from environment variables (see README.md).`;
-
-/** A mistake in the command line, reported as one line with exit code 2. */
-class UsageError extends Error {}
 
 function need(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`missing --${flag}`);
@@ -157,10 +156,23 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
     }
     if (sub === 'revoke') {
       const target = need(values.key, 'key').replace(/…$/, '');
-      const found = await keys.findActive(target);
+      let found = await keys.findActive(target);
+      // A 4-hex display prefix can be shared by keys of several accounts; the account tells them apart.
+      if (values.email !== undefined) {
+        const account = await accountByEmail(store, values.email);
+        found = found.filter((k) => k.accountId === account.id);
+      }
       const key = found[0];
-      if (key === undefined) throw new AccountError(`no active key matches ${target}`);
-      if (found.length > 1) throw new AccountError(`${target} matches ${found.length} active keys; pass the full key`);
+      if (key === undefined)
+        throw new AccountError(`no active key matches ${target}${values.email ? ` for ${values.email}` : ''}`);
+      if (found.length > 1) {
+        const accounts = new Set(found.map((k) => k.accountId)).size;
+        throw new AccountError(
+          accounts > 1 && values.email === undefined
+            ? `${target} matches active keys of ${accounts} accounts; add --email to choose the account`
+            : `${target} matches ${found.length} active keys of this account; revoke it in the dashboard, where each key is listed`,
+        );
+      }
       await keys.revoke(key.id);
       await new ActivityLog(store, config.activityRetentionDays).record(key.accountId, 'key_revoked', 'cli', {
         detail: `${key.displayPrefix}… (${key.service})`,
@@ -175,15 +187,16 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
 /** Runs one CLI invocation and returns its exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+  if (command === '--help' || command === '-h' || command === 'help') {
     console.log(USAGE);
-    return command === undefined ? 2 : 0;
+    return 0;
   }
   if (command === '--version' || command === '-v') {
     console.log(VERSION);
     return 0;
   }
   try {
+    if (command === undefined) throw new UsageError('missing command (see pageworks --help)');
     const config = loadConfig();
     switch (command) {
       case 'serve': {
@@ -196,6 +209,13 @@ export async function runCli(argv: string[]): Promise<number> {
         return await accountsCommand(rest, config);
       case 'keys':
         return await keysCommand(rest, config);
+      case 'backup': {
+        const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
+        const to = need(values.to, 'to');
+        const bytes = (await import('./store/backup.js')).backupSqliteStore(config, to);
+        console.log(`wrote ${to} (${bytes} bytes)`);
+        return 0;
+      }
       case 'render':
         return await (await import('./render/cli.js')).runRenderCli(rest, config);
       case 'fetch':
@@ -204,16 +224,7 @@ export async function runCli(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}" (see pageworks --help)`);
     }
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof AccountError || err instanceof UsageError) {
-      console.error(`pageworks: ${err.message}`);
-      return 2;
-    }
-    if ((err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`pageworks: ${(err as Error).message}`);
-      return 2;
-    }
-    console.error(`pageworks: ${(err as Error).message ?? String(err)}`);
-    return 1;
+    return reportCliError('pageworks', err);
   }
 }
 

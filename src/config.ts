@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /** The services one process can run. */
 export const SERVICES = ['dashboard', 'render', 'metadata'] as const;
@@ -41,6 +42,8 @@ export interface Config {
   readonly dashboardSignup: 'open' | 'closed';
   /** Set cookies with `Secure` and the `__Host-` prefix (dashboard behind HTTPS). */
   readonly dashboardSecureCookies: boolean;
+  /** Addresses/CIDRs of reverse proxies whose `X-Forwarded-For`/`-Proto` are believed; empty: none. */
+  readonly trustProxy: readonly string[];
   /** Public base addresses shown in the dashboard's curl examples; default to host:port. */
   readonly renderPublicUrl: string;
   readonly metadataPublicUrl: string;
@@ -158,6 +161,24 @@ function egressAllow(env: Env): string[] {
   return entries;
 }
 
+/**
+ * TRUST_PROXY: addresses or CIDRs only. Host names and `true` are refused on purpose: believing
+ * every hop's `X-Forwarded-For` would let any client pick the address its throttles count against.
+ */
+function trustProxy(env: Env): string[] {
+  const entries = str(env, 'TRUST_PROXY', '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+    if (!valid) {
+      throw new ConfigError('TRUST_PROXY', `"${entry}" is not an IP address or CIDR (allowed: comma-separated addresses/CIDRs)`);
+    }
+  }
+  return entries;
+}
+
 // A display name and an address in angle brackets, or a bare address; no line breaks (header injection).
 const MAIL_FROM = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
 
@@ -210,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpRequestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
     dashboardSignup: oneOf(env, 'DASHBOARD_SIGNUP', ['open', 'closed'] as const, 'open'),
     dashboardSecureCookies: bool(env, 'DASHBOARD_SECURE_COOKIES', false),
+    trustProxy: trustProxy(env),
     renderPublicUrl: str(env, 'RENDER_PUBLIC_URL', `http://${publicHost}:${renderPort}`),
     metadataPublicUrl: str(env, 'METADATA_PUBLIC_URL', `http://${publicHost}:${metadataPort}`),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

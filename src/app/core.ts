@@ -10,6 +10,7 @@ import { FallbackRateLimiter } from '../ratelimit/fallback.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { MemoryRateLimiter } from '../ratelimit/memory.js';
 import { RedisRateLimiter } from '../ratelimit/redis.js';
+import { FallbackStrikeCounter, MemoryStrikeCounter, RedisStrikeCounter, type StrikeCounter } from '../ratelimit/strikes.js';
 import { openStore } from '../store/open-store.js';
 import { openPostgresStore } from '../store/postgres.js';
 import type { Store } from '../store/store.js';
@@ -23,6 +24,8 @@ export interface CoreDeps {
   keys: KeyService;
   accounts: AccountService;
   limiter: RateLimiter;
+  /** Failure counts behind the dashboard's log-in and reset throttles (shared through Redis when set). */
+  strikes: StrikeCounter;
   usage: UsageRecorder;
   lastUsed: LastUsedRecorder;
   activity: ActivityLog;
@@ -78,21 +81,30 @@ async function connectRedisOrDegrade(url: string, log: Logger): Promise<Redis> {
   return redis;
 }
 
+/** Test seam: a Redis key prefix, so tests sharing one Redis never see each other's counters. */
+export interface CoreOptions {
+  redisPrefix?: string;
+}
+
 /**
  * Opens the store and Redis (if configured) and builds the account, key, limit and usage services.
  * Neither an unreachable PostgreSQL nor an unreachable Redis stops the start (see docs/deploy.md,
  * "Degraded modes"): the instance is live, not ready, and recovers on its own.
  */
-export async function createCore(config: Config, log: Logger = createLogger(config)): Promise<CoreDeps> {
+export async function createCore(config: Config, log: Logger = createLogger(config), opts: CoreOptions = {}): Promise<CoreDeps> {
   const store = config.databaseUrl
     ? await openPostgresStore(config.databaseUrl, { background: { log } })
     : await openStore(config);
   const redis = config.redisUrl ? await connectRedisOrDegrade(config.redisUrl, log) : undefined;
   const onFlushError = (what: string) => (err: unknown) =>
     log.error({ err: (err as Error).message }, `could not write ${what}; will retry`);
+  const prefix = opts.redisPrefix ?? 'pw:';
   const limiter = redis
-    ? new FallbackRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter(), log)
+    ? new FallbackRateLimiter(new RedisRateLimiter(redis, `${prefix}rl:`), new MemoryRateLimiter(), log)
     : new MemoryRateLimiter();
+  const strikes = redis
+    ? new FallbackStrikeCounter(new RedisStrikeCounter(redis, `${prefix}strikes:`), new MemoryStrikeCounter(), log)
+    : new MemoryStrikeCounter();
   const accounts = new AccountService(store);
   return {
     config,
@@ -104,6 +116,7 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
     activity: new ActivityLog(store, config.activityRetentionDays),
     resets: new PasswordResets(store, accounts),
     limiter,
+    strikes,
     usage: new UsageRecorder(store, 10_000, onFlushError('usage counters')),
     lastUsed: new LastUsedRecorder(store, 30_000, onFlushError('key last-used times')),
   };

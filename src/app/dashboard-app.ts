@@ -46,19 +46,22 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     // Forms are a few fields; nothing legitimate comes near this.
     bodyLimit: 16 * 1024,
-    return503OnClosing: true,
+    // Our own 503 page while closing (the first onRequest hook below), never Fastify's default JSON body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     ...httpServerLimits(core.config),
   });
   const ctx: DashboardContext = {
     core,
     sessions: new SessionManager(core.store),
-    throttle: new LoginThrottle(),
-    resetThrottle: new LoginThrottle(RESET_THROTTLE),
+    throttle: new LoginThrottle(core.strikes),
+    resetThrottle: new LoginThrottle(core.strikes, RESET_THROTTLE, Date.now, 'reset'),
     mailer: createMailer(core.config),
     urls: { render: core.config.renderPublicUrl, metadata: core.config.metadataPublicUrl },
     cookies: cookieNames(secure),
-    cookieOptions: { path: '/', httpOnly: true, sameSite: 'lax', secure },
+    // Without DASHBOARD_SECURE_COOKIES, Secure still follows the request's protocol, which a trusted
+    // proxy's X-Forwarded-Proto sets (TRUST_PROXY): a cookie set over https is never sent over http.
+    cookieOptions: { path: '/', httpOnly: true, sameSite: 'lax', secure: secure ? true : 'auto' },
   };
 
   await app.register(cookie);
@@ -82,6 +85,21 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
     strictTransportSecurity: secure ? { maxAge: 31_536_000, includeSubDomains: false } : false,
   });
 
+  // A request that still reaches a closing instance (a keep-alive connection it already holds) gets
+  // the dashboard's own page, before the session lookup touches the store.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('Connection', 'close').header('Retry-After', '1');
+    return sendPage(
+      reply,
+      503,
+      errorPage({ title: 'Temporarily unavailable', message: 'This server is restarting. Try again in a moment.' }),
+    );
+  });
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith('/assets/')) return;
     const session = await ctx.sessions.load(request.cookies[ctx.cookies.session]);

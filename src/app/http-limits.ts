@@ -13,14 +13,21 @@ const CHECK_INTERVAL_MS = 1000;
  */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
-/** The Fastify server options that bound how long a client may take to send its request. */
+/**
+ * The Fastify server options every service shares: how long a client may take to send its request,
+ * and which proxies' `X-Forwarded-For`/`-Proto` decide `request.ip` and `request.protocol`.
+ */
 export function httpServerLimits(config: Config): {
+  trustProxy: string[] | false;
   requestTimeout: number;
   keepAliveTimeout: number;
   connectionTimeout: number;
   http: http.ServerOptions;
 } {
   return {
+    // Only the listed proxies: with none, a client's own X-Forwarded-For is ignored, so it cannot choose
+    // the address its throttles, sessions and activity entries are recorded under.
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     // Until the whole request (headers and body) has arrived; the handler's time (a render) is not counted.
     requestTimeout: config.httpRequestTimeoutMs,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,

@@ -77,7 +77,12 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
     events: renderMetrics,
   });
   renderMetrics.watch(pool);
-  app.addHook('onClose', async () => pool.close());
+  // onClose runs once the requests have drained: their usage and last-used times are written first,
+  // since closing Chromium can take seconds and an orchestrator's SIGKILL may come during it.
+  app.addHook('onClose', async () => {
+    await Promise.all([core.usage.flush(), core.lastUsed.flush()]);
+    await pool.close();
+  });
   // Not ready while Chromium is down or restarting: a load balancer sends renders elsewhere meanwhile.
   app.addReadinessCheck('chromium', async () => {
     const reason = pool.unavailable;

@@ -98,6 +98,8 @@ const HealthSchema = Type.Object(
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const READY_TIMEOUT_MS = 2000;
 const BEARER = /^bearer ([!-~]+)$/i;
+/** Retry-After of a request refused while draining: another instance (or this one restarted) takes it. */
+const DRAIN_RETRY_AFTER_S = 1;
 
 /**
  * One log line per request instead of Fastify's two: no "incoming request" line, and "request completed"
@@ -163,22 +165,26 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     genReqId: () => randomRequestId(idPrefix),
     logController: new OneLineRequestLog(),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-    return503OnClosing: true,
+    // Our own 503 in the service's shape (the onRequest hook below), never Fastify's default body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     ...httpServerLimits(core.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Callback-style hooks: an async hook costs a promise per request for nothing here.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header(requestIdHeader, request.id);
-    done();
-  });
-
-  // While the app closes, answers still sent (requests in flight) end their connection, so a
-  // keep-alive client or load balancer cannot hold it open and stall the drain.
+  // While the app closes, a request that still reaches it (on a keep-alive connection it already
+  // holds) gets the service's own 503 instead of Fastify's default body, and answers still sent
+  // (requests in flight) end their connection, so a keep-alive client or load balancer cannot hold
+  // it open and stall the drain.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+  // Callback-style hooks: an async hook costs a promise per request for nothing here.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(requestIdHeader, request.id);
+    if (!closing) return done();
+    reply.header('Retry-After', String(DRAIN_RETRY_AFTER_S));
+    sendError(reply, 503, 'OVERLOADED', `the ${service} service is shutting down; retry shortly`);
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('Connection', 'close');

@@ -34,7 +34,7 @@ export interface DashboardContext {
   urls: PublicUrls;
   cookies: CookieNames;
   /** Cookie attributes shared by every dashboard cookie. */
-  cookieOptions: { path: '/'; httpOnly: true; sameSite: 'lax'; secure: boolean };
+  cookieOptions: { path: '/'; httpOnly: true; sameSite: 'lax'; secure: boolean | 'auto' };
 }
 
 /** Cookie names; `__Host-` (Secure, Path=/, no Domain) when served over HTTPS. */

@@ -1,3 +1,5 @@
+import type { StrikeCounter, Strikes } from '../ratelimit/strikes.js';
+
 /** How many failures a key may have before back-off starts, and how the back-off grows. */
 export interface ThrottlePolicy {
   /** Failures allowed per email before back-off. */
@@ -20,80 +22,55 @@ export const DEFAULT_THROTTLE: ThrottlePolicy = {
   forgetAfterMs: 60 * 60_000,
 };
 
-interface Entry {
-  failures: number;
-  lastFailureAt: number;
-  blockedUntil: number;
-}
-
-// Bounds memory under a flood of distinct emails/IPs; the oldest entries go first.
-const MAX_ENTRIES = 100_000;
-
 /**
- * Login throttling per email and per client IP, kept in this process's memory: stricter than any
- * API limit, and reset by a restart (acceptable: an attacker gains one round of five guesses).
- * With several dashboard instances each keeps its own counts.
+ * Log-in (and reset-request) throttling per email and per client IP over a strike counter: in this
+ * process's memory without Redis, shared by every instance and kept across restarts with it, so N
+ * instances do not give an attacker N times the attempts.
  */
 export class LoginThrottle {
-  private readonly entries = new Map<string, Entry>();
-
   constructor(
+    private readonly strikes: StrikeCounter,
     readonly policy: ThrottlePolicy = DEFAULT_THROTTLE,
     private readonly now: () => number = Date.now,
+    /** Separates the counts of throttles that share one counter (log-in, reset requests). */
+    private readonly scope = 'login',
   ) {}
 
   /** Milliseconds the caller must wait before trying this email from this IP again (0: go ahead). */
-  retryAfterMs(email: string, ip: string): number {
+  async retryAfterMs(email: string, ip: string): Promise<number> {
     const at = this.now();
-    const wait = (key: string) => {
-      const entry = this.live(key, at);
-      return entry ? Math.max(0, entry.blockedUntil - at) : 0;
-    };
-    return Math.max(wait(emailKey(email)), wait(ipKey(ip)));
+    const [byEmail, byIp] = await Promise.all([this.strikes.get(this.emailKey(email)), this.strikes.get(this.ipKey(ip))]);
+    return Math.max(this.wait(byEmail, this.policy.emailThreshold, at), this.wait(byIp, this.policy.ipThreshold, at));
   }
 
   /** Counts a failed attempt against both the email and the IP. */
-  fail(email: string, ip: string): void {
+  async fail(email: string, ip: string): Promise<void> {
     const at = this.now();
-    this.bump(emailKey(email), this.policy.emailThreshold, at);
-    this.bump(ipKey(ip), this.policy.ipThreshold, at);
+    // A block never outlasts the forget period (maxDelayMs ≤ forgetAfterMs in every policy), so expiring
+    // the count then loses nothing.
+    const ttl = this.policy.forgetAfterMs;
+    await Promise.all([this.strikes.strike(this.emailKey(email), at, ttl), this.strikes.strike(this.ipKey(ip), at, ttl)]);
   }
 
   /** A correct password clears the email's count; the IP's stays, so one valid account cannot reset it. */
-  succeed(email: string): void {
-    this.entries.delete(emailKey(email));
+  async succeed(email: string): Promise<void> {
+    await this.strikes.clear(this.emailKey(email));
   }
 
-  private live(key: string, at: number): Entry | undefined {
-    const entry = this.entries.get(key);
-    if (entry && at - entry.lastFailureAt > this.policy.forgetAfterMs && at >= entry.blockedUntil) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry;
+  /** The block left after `strikes` failures: none below the threshold, then a doubling delay from the last one. */
+  private wait(strikes: Strikes | undefined, threshold: number, at: number): number {
+    if (!strikes) return 0;
+    const over = strikes.count - threshold;
+    if (over < 0) return 0;
+    const delay = Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** Math.min(over, 30));
+    return Math.max(0, strikes.lastAt + delay - at);
   }
 
-  private bump(key: string, threshold: number, at: number): void {
-    const entry = this.live(key, at) ?? { failures: 0, lastFailureAt: at, blockedUntil: 0 };
-    entry.failures += 1;
-    entry.lastFailureAt = at;
-    const over = entry.failures - threshold;
-    if (over >= 0) {
-      entry.blockedUntil = at + Math.min(this.policy.maxDelayMs, this.policy.baseDelayMs * 2 ** Math.min(over, 30));
-    }
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    if (this.entries.size > MAX_ENTRIES) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
+  private emailKey(email: string): string {
+    return `${this.scope}:e:${email.trim().toLowerCase()}`;
   }
-}
 
-function emailKey(email: string): string {
-  return `e:${email.trim().toLowerCase()}`;
-}
-
-function ipKey(ip: string): string {
-  return `i:${ip}`;
+  private ipKey(ip: string): string {
+    return `${this.scope}:i:${ip}`;
+  }
 }

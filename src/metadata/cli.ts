@@ -1,4 +1,5 @@
 /** `pageworks fetch URL [--json]`: one metadata fetch through the service's code path, no server. */
+import { reportCliError, UsageError } from '../cli-errors.js';
 import type { Config } from '../config.js';
 import { MetadataError } from '../errors.js';
 import { createMetadataService } from './service.js';
@@ -16,13 +17,12 @@ export async function runFetchCli(args: string[], config: Config): Promise<numbe
       process.stdout.write(`${USAGE}\n`);
       return 0;
     } else if (arg.startsWith('-')) {
-      process.stderr.write(`error: unknown option ${arg} (${USAGE})\n`);
-      return 2;
+      return reportCliError('pageworks fetch', new UsageError(`unknown option ${arg} (${USAGE})`));
     } else positional.push(arg);
   }
   if (positional.length !== 1) {
-    process.stderr.write(`error: ${positional.length === 0 ? 'missing URL' : 'give exactly one URL'} (${USAGE})\n`);
-    return 2;
+    const problem = positional.length === 0 ? 'missing URL' : 'give exactly one URL';
+    return reportCliError('pageworks fetch', new UsageError(`${problem} (${USAGE})`));
   }
   const service = createMetadataService(config);
   try {
@@ -31,9 +31,11 @@ export async function runFetchCli(args: string[], config: Config): Promise<numbe
     else process.stdout.write(METADATA_FIELDS.map((f) => `${f}: ${metadata[f] ?? 'null'}\n`).join(''));
     return 0;
   } catch (err) {
-    const detail = err instanceof MetadataError ? `${err.detail} (HTTP ${err.status} from the service)` : (err as Error).message;
-    process.stderr.write(`error: ${detail}\n`);
-    return 1;
+    if (!(err instanceof MetadataError)) return reportCliError('pageworks fetch', err);
+    // A URL the service refuses (400: not http(s), malformed, forbidden host) is an input error;
+    // a target that failed (502/504) is not.
+    const message = `${err.detail} (HTTP ${err.status} from the service)`;
+    return reportCliError('pageworks fetch', err.status === 400 ? new UsageError(message) : new Error(message));
   } finally {
     await service.close();
   }

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { reportCliError, UsageError } from '../cli-errors.js';
 import type { Config } from '../config.js';
 import { RenderError } from '../errors.js';
 import { createEgressPolicy } from '../net/policy.js';
@@ -14,8 +15,6 @@ import { validateRenderRequest } from './schema.js';
 const USAGE =
   'usage: pageworks render IN.html [-o OUT.pdf] [--format A4|A3|A5|Letter|Legal|Tabloid] [--landscape] [--print-background] ' +
   '[--scale S] [--margin D] [--margin-top D] [--margin-right D] [--margin-bottom D] [--margin-left D] [--width D] [--height D]';
-
-class UsageError extends Error {}
 
 interface CliRequest {
   input: string;
@@ -72,12 +71,12 @@ export function parseRenderArgs(args: string[]): CliRequest {
         margin[arg.slice('--margin-'.length)] = value(i++, arg);
         break;
       default:
-        if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
+        if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (${USAGE})`);
         if (input !== undefined) throw new UsageError(`only one input file (got ${input} and ${arg})`);
         input = arg;
     }
   }
-  if (input === undefined) throw new UsageError('missing IN.html');
+  if (input === undefined) throw new UsageError(`missing IN.html (${USAGE})`);
   if (Object.keys(margin).length > 0) options.margin = margin;
   output ??= path.join(path.dirname(input), `${path.basename(input, path.extname(input))}.pdf`);
   return { input, output, options };
@@ -85,17 +84,10 @@ export function parseRenderArgs(args: string[]): CliRequest {
 
 /** Runs `pageworks render …`; returns the exit code (errors are one line on stderr). */
 export async function runRenderCli(args: string[], config: Config): Promise<number> {
-  let request: CliRequest;
-  try {
-    request = parseRenderArgs(args);
-  } catch (err) {
-    process.stderr.write(`pageworks render: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
   let pool: BrowserPool | undefined;
   try {
-    const html = fs.readFileSync(request.input, 'utf8');
-    const body = validateRenderRequest({ html, options: request.options });
+    const request = parseRenderArgs(args);
+    const body = validateRenderRequest({ html: readInput(request.input), options: request.options });
     const params = toPrintParams(body.options);
     pool = await BrowserPool.start({
       policy: createEgressPolicy({ allow: config.egressAllow }),
@@ -111,10 +103,25 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
     process.stderr.write(`wrote ${request.output} (${pdf.length} bytes)\n`);
     return 0;
   } catch (err) {
-    const message = err instanceof RenderError ? `${err.code}: ${err.message}` : (err as Error).message;
-    process.stderr.write(`pageworks render: ${message.split('\n')[0]}\n`);
-    return 1;
+    return reportCliError('pageworks render', asCliError(err));
   } finally {
     await pool?.close();
   }
+}
+
+/** The input document; a file that cannot be read is an input error (exit 2), not a failed render. */
+function readInput(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** Options the API would refuse with 400/413 are input errors; a render that failed or timed out is not. */
+function asCliError(err: unknown): unknown {
+  if (!(err instanceof RenderError)) return err;
+  const input = err.code === 'INVALID_REQUEST' || err.code === 'PAYLOAD_TOO_LARGE';
+  const message = `${err.code}: ${err.message}`;
+  return input ? new UsageError(message) : new Error(message);
 }

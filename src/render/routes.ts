@@ -49,7 +49,9 @@ export function registerRenderRoutes(app: ServiceApp, pool: BrowserPool): void {
           422: errorResponse('RENDER_FAILED: Chromium could not print this document'),
           429: errorResponse('RATE_LIMITED: account over its render limit (Retry-After set)'),
           500: errorResponse('INTERNAL_ERROR'),
-          503: errorResponse('OVERLOADED: render queue full (Retry-After set)'),
+          503: errorResponse(
+            'OVERLOADED: queue full, no renderer free in time, or shutting down; SERVICE_UNAVAILABLE: account store unreachable (Retry-After set)',
+          ),
           504: errorResponse('RENDER_TIMEOUT: render exceeded RENDER_TIMEOUT_MS'),
         },
       },

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { AccountService } from '../../src/accounts/accounts.js';
 import { crc32Hex } from '../../src/accounts/key-format.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-cli-'));
@@ -67,6 +69,17 @@ describe('pageworks CLI', () => {
     expect(text).toMatch(new RegExp(`^${key.slice(0, 13)}…  render\\s+revoked `, 'm'));
   });
 
+  it('revoke --email picks the account a display prefix belongs to, and refuses another account', () => {
+    const key = pageworks(['keys', 'create', '--email', 'a@example.com', '--service', 'metadata']).stdout.trim();
+    expect(pageworks(['accounts', 'create', '--email', 'other@example.com']).code).toBe(0);
+    const other = pageworks(['keys', 'revoke', '--key', key.slice(0, 13), '--email', 'other@example.com']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toBe(`pageworks: no active key matches ${key.slice(0, 13)} for other@example.com\n`);
+    const own = pageworks(['keys', 'revoke', '--key', key.slice(0, 13), '--email', 'a@example.com']);
+    expect(own.code).toBe(0);
+    expect(own.stdout).toBe(`revoked ${key.slice(0, 13)}… (metadata)\n`);
+  });
+
   it('sets and clears a per-account limit', () => {
     const set = pageworks(['accounts', 'set-limit', '--email', 'a@example.com', '--service', 'render', '--limit', '20']);
     expect(set.code).toBe(0);
@@ -75,6 +88,20 @@ describe('pageworks CLI', () => {
     expect(bad.code).toBe(2);
     const cleared = pageworks(['accounts', 'set-limit', '--email', 'a@example.com', '--service', 'render', '--limit', 'default']);
     expect(cleared.stdout).toBe('a@example.com: render limit reset to the default\n');
+  });
+
+  it('backs the embedded store up to a file that opens as a store with the same accounts', async () => {
+    const to = path.join(dataDir, 'backup-copy.sqlite');
+    const res = pageworks(['backup', '--to', to]);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^wrote .*backup-copy\.sqlite \(\d+ bytes\)\n$/);
+    const copy = await openSqliteStore(dataDir, 'backup-copy.sqlite');
+    try {
+      expect((await new AccountService(copy).findByEmail('a@example.com'))?.email).toBe('a@example.com');
+    } finally {
+      await copy.close();
+    }
+    expect(pageworks(['backup', '--to', to]).code).toBe(2);
   });
 
   it.each([

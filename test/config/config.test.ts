@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({});
+    expect(c.trustProxy).toEqual([]);
     expect(c).toMatchObject({
       host: '127.0.0.1',
       dashboardPort: 3000,
@@ -50,6 +51,7 @@ describe('configuration', () => {
       RENDER_MAX_BROWSER_RSS_MB: '1500',
       HTTP_HEADERS_TIMEOUT_MS: '5000',
       HTTP_REQUEST_TIMEOUT_MS: '5000',
+      TRUST_PROXY: '172.28.0.0/24, 10.0.0.1, ::1',
     });
     expect(c).toMatchObject({
       renderPort: 4001,
@@ -64,6 +66,7 @@ describe('configuration', () => {
       renderMaxBrowserRssMb: 1500,
       httpHeadersTimeoutMs: 5000,
       httpRequestTimeoutMs: 5000,
+      trustProxy: ['172.28.0.0/24', '10.0.0.1', '::1'],
     });
   });
 
@@ -86,6 +89,8 @@ describe('configuration', () => {
     ['REDIS_URL', 'http://localhost', /^REDIS_URL: scheme "http:" is not allowed/],
     ['PAGEWORKS_SERVICES', 'render,pdf', /^PAGEWORKS_SERVICES: unknown service "pdf"/],
     ['EGRESS_ALLOW', '10.0.0.0/8,http://x', /^EGRESS_ALLOW: "http:\/\/x" is neither a CIDR nor a host name/],
+    ['TRUST_PROXY', 'nginx', /^TRUST_PROXY: "nginx" is not an IP address or CIDR/],
+    ['TRUST_PROXY', '10.0.0.0/99', /^TRUST_PROXY: "10.0.0.0\/99" is not an IP address or CIDR/],
     ['DASHBOARD_SIGNUP', 'maybe', /^DASHBOARD_SIGNUP: "maybe" is not allowed \(allowed: open, closed\)$/],
     ['LOG_FORMAT', 'text', /^LOG_FORMAT: "text" is not allowed \(allowed: pretty, json\)$/],
   ])('refuses %s=%s with a message naming the variable', (name, value, message) => {

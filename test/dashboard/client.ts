@@ -9,6 +9,8 @@ export class FormClient {
   constructor(
     private readonly app: FastifyInstance,
     private readonly ip = '127.0.0.1',
+    /** Sent with every request (an `X-Forwarded-For` a proxy would add). */
+    private readonly headers: Record<string, string> = {},
   ) {}
 
   private remember(res: LightMyRequestResponse): LightMyRequestResponse {
@@ -23,7 +25,13 @@ export class FormClient {
   /** GET a page with this client's cookies. */
   async get(url: string): Promise<LightMyRequestResponse> {
     return this.remember(
-      await this.app.inject({ method: 'GET', url, cookies: Object.fromEntries(this.cookies), remoteAddress: this.ip }),
+      await this.app.inject({
+        method: 'GET',
+        url,
+        cookies: Object.fromEntries(this.cookies),
+        remoteAddress: this.ip,
+        headers: this.headers,
+      }),
     );
   }
 
@@ -35,7 +43,7 @@ export class FormClient {
         url,
         cookies: Object.fromEntries(this.cookies),
         remoteAddress: this.ip,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' },
         payload: new URLSearchParams(form).toString(),
       }),
     );

@@ -7,6 +7,7 @@ import { LoginThrottle } from '../../src/dashboard/login-throttle.js';
 import { hashSessionId, SessionManager } from '../../src/dashboard/sessions.js';
 import { hourlySeries, keyActivity, usageSeries, windowStart } from '../../src/dashboard/usage-series.js';
 import { integerTicks, usageChart } from '../../src/dashboard/views/usage-chart.js';
+import { MemoryStrikeCounter } from '../../src/ratelimit/strikes.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 
 describe('html template', () => {
@@ -20,39 +21,40 @@ describe('html template', () => {
 });
 
 describe('login throttle', () => {
-  it('lets 5 failures through, then backs off exponentially up to the cap', () => {
+  it('lets 5 failures through, then backs off exponentially up to the cap', async () => {
     let now = 0;
-    const t = new LoginThrottle(undefined, () => now);
-    for (let i = 0; i < 4; i++) t.fail('a@x.io', '1.1.1.1');
-    expect(t.retryAfterMs('a@x.io', '1.1.1.1')).toBe(0);
-    t.fail('A@x.io ', '1.1.1.1'); // same email, other spelling
-    expect(t.retryAfterMs('a@x.io', '2.2.2.2')).toBe(15_000);
+    const t = new LoginThrottle(new MemoryStrikeCounter(() => now), undefined, () => now);
+    for (let i = 0; i < 4; i++) await t.fail('a@x.io', '1.1.1.1');
+    expect(await t.retryAfterMs('a@x.io', '1.1.1.1')).toBe(0);
+    await t.fail('A@x.io ', '1.1.1.1'); // same email, other spelling
+    expect(await t.retryAfterMs('a@x.io', '2.2.2.2')).toBe(15_000);
     now += 15_000;
-    expect(t.retryAfterMs('a@x.io', '2.2.2.2')).toBe(0);
-    t.fail('a@x.io', '1.1.1.1');
-    expect(t.retryAfterMs('a@x.io', '3.3.3.3')).toBe(30_000);
-    for (let i = 0; i < 10; i++) t.fail('a@x.io', '1.1.1.1');
-    expect(t.retryAfterMs('a@x.io', '3.3.3.3')).toBe(15 * 60_000);
-    expect(t.retryAfterMs('b@x.io', '3.3.3.3')).toBe(0);
+    expect(await t.retryAfterMs('a@x.io', '2.2.2.2')).toBe(0);
+    await t.fail('a@x.io', '1.1.1.1');
+    expect(await t.retryAfterMs('a@x.io', '3.3.3.3')).toBe(30_000);
+    for (let i = 0; i < 10; i++) await t.fail('a@x.io', '1.1.1.1');
+    expect(await t.retryAfterMs('a@x.io', '3.3.3.3')).toBe(15 * 60_000);
+    expect(await t.retryAfterMs('b@x.io', '3.3.3.3')).toBe(0);
   });
 
-  it('success clears the email count but not the IP count; quiet time forgets both', () => {
+  it('success clears the email count but not the IP count; quiet time forgets both', async () => {
     let now = 0;
     const t = new LoginThrottle(
-      { emailThreshold: 2, ipThreshold: 3, baseDelayMs: 1000, maxDelayMs: 60_000, forgetAfterMs: 10_000 },
+      new MemoryStrikeCounter(() => now),
+      { emailThreshold: 2, ipThreshold: 3, baseDelayMs: 1000, maxDelayMs: 10_000, forgetAfterMs: 10_000 },
       () => now,
     );
-    t.fail('a@x.io', 'ip');
-    t.fail('a@x.io', 'ip');
-    expect(t.retryAfterMs('a@x.io', 'other')).toBe(1000);
-    t.succeed('a@x.io');
-    expect(t.retryAfterMs('a@x.io', 'other')).toBe(0);
-    t.fail('b@x.io', 'ip');
-    expect(t.retryAfterMs('c@x.io', 'ip')).toBe(1000);
+    await t.fail('a@x.io', 'ip');
+    await t.fail('a@x.io', 'ip');
+    expect(await t.retryAfterMs('a@x.io', 'other')).toBe(1000);
+    await t.succeed('a@x.io');
+    expect(await t.retryAfterMs('a@x.io', 'other')).toBe(0);
+    await t.fail('b@x.io', 'ip');
+    expect(await t.retryAfterMs('c@x.io', 'ip')).toBe(1000);
     now += 20_000;
-    expect(t.retryAfterMs('c@x.io', 'ip')).toBe(0);
-    t.fail('b@x.io', 'ip');
-    expect(t.retryAfterMs('c@x.io', 'ip')).toBe(0);
+    expect(await t.retryAfterMs('c@x.io', 'ip')).toBe(0);
+    await t.fail('b@x.io', 'ip');
+    expect(await t.retryAfterMs('c@x.io', 'ip')).toBe(0);
   });
 });
 

@@ -56,16 +56,16 @@ describe('pageworks fetch', () => {
     });
   });
 
-  it('goes through the egress policy and fails with one line', async () => {
-    expect(await run(['http://127.0.0.2/'])).toBe(1);
-    expect(err).toEqual(['error: url not allowed: address 127.0.0.2 is loopback (HTTP 400 from the service)\n']);
-    expect(await run(['ftp://example.com/'])).toBe(1);
-    expect(err.join('')).toMatch(/^error: url: scheme "ftp" is not allowed/);
+  it('goes through the egress policy; a refused URL is an input error: one line, exit code 2', async () => {
+    expect(await run(['http://127.0.0.2/'])).toBe(2);
+    expect(err).toEqual(['pageworks fetch: url not allowed: address 127.0.0.2 is loopback (HTTP 400 from the service)\n']);
+    expect(await run(['ftp://example.com/'])).toBe(2);
+    expect(err.join('')).toMatch(/^pageworks fetch: url: scheme "ftp" is not allowed[^\n]*\n$/);
   });
 
   it('usage errors exit with 2', async () => {
     expect(await run([])).toBe(2);
-    expect(err.join('')).toMatch(/^error: missing URL \(usage: pageworks fetch URL \[--json\]\)\n$/);
+    expect(err.join('')).toMatch(/^pageworks fetch: missing URL \(usage: pageworks fetch URL \[--json\]\)\n$/);
     expect(await run(['--yaml', 'http://x.example/'])).toBe(2);
   });
 });

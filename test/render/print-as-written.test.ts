@@ -1,7 +1,7 @@
 /**
  * Documents print as written (DESIGN.md): animations and transitions at their end state, frames for
  * script-drawn content, `window.pageworksReady` (promise, flag, rejection, never), and paged media: the
- * request's page box against the document's `@page` rules, and the README's worked invoice example.
+ * request's page box against the document's `@page` rules, and docs/rendering.md's worked invoice example.
  */
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
@@ -229,10 +229,10 @@ describe("paged media: the request's page box wins over @page", () => {
     expect(firstWordBox(pdf).xMin).toBeGreaterThan(72 - 1);
   });
 
-  it("the README's worked invoice prints Page N of M, a running header from page 2, the table header on every page and no split row", async () => {
-    const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it("docs/rendering.md's worked invoice prints Page N of M, a running header from page 2, the table header on every page and no split row", async () => {
+    const readme = fs.readFileSync(new URL('../../docs/rendering.md', import.meta.url), 'utf8');
     const block = /<!-- paged-media-example[^\n]*\n\s*```html\n([\s\S]*?)\n\s*```/.exec(readme);
-    expect(block, 'the README example block').not.toBeNull();
+    expect(block, 'the docs/rendering.md example block').not.toBeNull();
     const html = block![1].replace(/^ {2}/gm, '');
     const pdf = await renderPdf(html, { format: 'A4' });
     const pages = pdfPageTexts(pdf);

@@ -15,13 +15,16 @@ export function instanceEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, PAGEWORKS_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
 }
 
+/** The services an instance can run alone. */
+export type InstanceService = 'render' | 'metadata' | 'dashboard';
+
 /** One `pageworks serve --services …` process on a loopback port. */
 export class Instance {
   output = '';
   readonly exited: Promise<number | null>;
 
   private constructor(
-    readonly service: 'render' | 'metadata',
+    readonly service: InstanceService,
     private readonly child: ChildProcess,
     private readonly dataDir: string,
   ) {
@@ -31,11 +34,18 @@ export class Instance {
   }
 
   /** Starts an instance of `service` and waits until it listens (or fails). */
-  static async start(service: 'render' | 'metadata', env: Record<string, string>): Promise<Instance> {
+  static async start(service: InstanceService, env: Record<string, string>): Promise<Instance> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-scale-'));
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--services', service], {
       cwd: ROOT,
-      env: instanceEnv({ PAGEWORKS_DATA_DIR: dataDir, RENDER_PORT: '0', METADATA_PORT: '0', RENDER_CONCURRENCY: '1', ...env }),
+      env: instanceEnv({
+        PAGEWORKS_DATA_DIR: dataDir,
+        RENDER_PORT: '0',
+        METADATA_PORT: '0',
+        DASHBOARD_PORT: '0',
+        RENDER_CONCURRENCY: '1',
+        ...env,
+      }),
     });
     const instance = new Instance(service, child, dataDir);
     await instance.waitFor(new RegExp(`${service}\\s+listening on`), 60_000);

@@ -1,43 +1,17 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasNginx, Nginx } from '../deploy/nginx.js';
 import { DATABASE_URL, REDIS_URL } from '../helpers/backends.js';
-import { type FreshDatabase, freePort, freshDatabase, sleep } from './backends.js';
+import { type FreshDatabase, freePort, freshDatabase } from './backends.js';
 import { Seeder, startTargetPage } from './cluster.js';
 import { Instance } from './instances.js';
 
-const NGINX_CONF = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../deploy/nginx.conf');
-const hasNginx = spawnSync('nginx', ['-v']).status === 0;
 if (!hasNginx) console.warn('\n*** nginx is not installed: the deploy/nginx.conf suite is SKIPPED ***\n');
-
-/**
- * deploy/nginx.conf as compose runs it, with the container names and public ports replaced by
- * loopback ports, so the real configuration is exercised in front of real instances.
- */
-function loopbackConfig(ports: { metadata: number[]; lb: number; spare: number[] }): string {
-  const [render1, render2, renderListen, dashboard, dashboardListen] = ports.spare;
-  const conf = fs.readFileSync(NGINX_CONF, 'utf8');
-  return conf
-    .replace('metadata-1:3002', `127.0.0.1:${ports.metadata[0]}`)
-    .replace('metadata-2:3002', `127.0.0.1:${ports.metadata[1]}`)
-    .replace('render-1:3001', `127.0.0.1:${render1}`)
-    .replace('render-2:3001', `127.0.0.1:${render2}`)
-    .replace('dashboard:3000', `127.0.0.1:${dashboard}`)
-    .replace('listen 8002;', `listen 127.0.0.1:${ports.lb};`)
-    .replace('listen 8001;', `listen 127.0.0.1:${renderListen};`)
-    .replace('listen 8000;', `listen 127.0.0.1:${dashboardListen};`)
-    .replace('access_log /dev/stdout main;', 'access_log off;');
-}
 
 describe.skipIf(!DATABASE_URL || !REDIS_URL || !hasNginx)('deploy/nginx.conf in front of two metadata instances', () => {
   let db: FreshDatabase;
   let target: Awaited<ReturnType<typeof startTargetPage>>;
   let instances: Instance[] = [];
-  let nginx: ChildProcess | undefined;
-  let dir: string;
+  let nginx: Nginx | undefined;
   let lb: string;
 
   beforeAll(async () => {
@@ -45,43 +19,22 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL || !hasNginx)('deploy/nginx.conf in 
     target = await startTargetPage();
     const env = { DATABASE_URL: db.url, REDIS_URL: REDIS_URL!, EGRESS_ALLOW: '127.0.0.1/32', LOG_LEVEL: 'warn' };
     instances = await Promise.all([Instance.start('metadata', env), Instance.start('metadata', env)]);
-    const port = (i: Instance) => Number(new URL(i.url).port);
     // Render and dashboard upstreams point at unused ports: only the metadata server block is exercised.
-    const spare = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-    const lbPort = await freePort();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-nginx-'));
-    fs.writeFileSync(path.join(dir, 'nginx.conf'), loopbackConfig({ metadata: instances.map(port), lb: lbPort, spare }));
-    nginx = spawn(
-      'nginx',
-      ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-g', `daemon off; pid ${dir}/nginx.pid; error_log stderr;`],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
+    const spare = await Promise.all([freePort(), freePort(), freePort()]);
+    nginx = await Nginx.start({
+      upstreams: {
+        metadata: instances.map((i) => new URL(i.url).host),
+        render: [`127.0.0.1:${spare[0]}`, `127.0.0.1:${spare[1]}`],
+        dashboard: [`127.0.0.1:${spare[2]}`],
       },
-    );
-    let errors = '';
-    nginx.stderr!.on('data', (d) => (errors += d));
-    lb = `http://127.0.0.1:${lbPort}`;
-    const until = Date.now() + 10_000;
-    while (
-      !(await fetch(`${lb}/v1/health`).then(
-        (r) => r.ok,
-        () => false,
-      ))
-    ) {
-      if (nginx.exitCode !== null || Date.now() > until) throw new Error(`nginx did not start: ${errors}`);
-      await sleep(100);
-    }
+    });
+    lb = nginx.url('metadata');
   });
   afterAll(async () => {
-    if (nginx && nginx.exitCode === null) {
-      const exited = new Promise((resolve) => nginx!.once('exit', resolve));
-      nginx.kill('SIGTERM');
-      await exited;
-    }
+    await nginx?.stop();
     await Promise.all(instances.map((i) => i.stop()));
     await target?.close();
     await db?.drop();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('spreads requests over both instances, keeps the shared limit, and hides /metrics and /v1/ready', async () => {

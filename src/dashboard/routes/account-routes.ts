@@ -33,13 +33,13 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
   // Guessing the password through a stolen session is throttled like logging in; undefined: go ahead.
   const checkPassword = async (request: FastifyRequest, reply: FastifyReply, password: string): Promise<string | undefined> => {
     const { account } = signedInOf(request);
-    const wait = throttle.retryAfterMs(account.email, request.ip);
+    const wait = await throttle.retryAfterMs(account.email, request.ip);
     if (wait > 0) {
       reply.header('Retry-After', String(Math.ceil(wait / 1000)));
       return 'Too many failed attempts. Try again later.';
     }
     if (!(await core.accounts.authenticate(account.email, password))) {
-      throttle.fail(account.email, request.ip);
+      await throttle.fail(account.email, request.ip);
       return 'The password is not correct.';
     }
     return undefined;

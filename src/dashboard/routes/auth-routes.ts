@@ -88,7 +88,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
     if (!formTokenOk(request)) return sendCsrfFailure(reply);
     const email = field(request, 'email').trim();
     const password = field(request, 'password');
-    const wait = throttle.retryAfterMs(email, request.ip);
+    const wait = await throttle.retryAfterMs(email, request.ip);
     if (wait > 0) {
       reply.header('Retry-After', String(Math.ceil(wait / 1000)));
       const error = `Too many failed attempts. Try again in ${waitText(wait)}.`;
@@ -99,12 +99,12 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
     }
     const account = password.length <= MAX_PASSWORD_LENGTH ? await core.accounts.authenticate(email, password) : undefined;
     if (!account) {
-      throttle.fail(email, request.ip);
+      await throttle.fail(email, request.ip);
       recordFailedSignIn(email, request);
       // One message whatever was wrong: no hint whether the email has an account.
       return sendPage(reply, 401, loginPage(state(request, reply, { email, error: 'Incorrect email or password.' })));
     }
-    throttle.succeed(email);
+    await throttle.succeed(email);
     await core.activity.record(account.id, 'sign_in', 'dashboard', { client: clientOf(request) });
     // The version read with the hash just checked: a password change meanwhile makes this session stale.
     await startSession(request, reply, account.id, account.credentialVersion);

@@ -75,12 +75,12 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
       sendPage(reply, status, forgotPasswordPage({ csrfToken: forms.token(request, reply), signupOpen: false, email, error }));
     if (email === '' || email.length > 254 || !email.includes('@')) return fail(400, 'Enter the email address of your account.');
     // Counted per email and per IP whether or not the email has an account: the limit itself tells nothing.
-    const wait = resetThrottle.retryAfterMs(email, request.ip);
+    const wait = await resetThrottle.retryAfterMs(email, request.ip);
     if (wait > 0) {
       reply.header('Retry-After', String(Math.ceil(wait / 1000)));
       return fail(429, `Too many reset requests. Try again in ${Math.ceil(wait / 60_000)} minutes.`);
     }
-    resetThrottle.fail(email, request.ip);
+    await resetThrottle.fail(email, request.ip);
     resetMails.push({ email, client: clientOf(request) });
     return sendPage(reply, 200, forgotSentPage());
   });

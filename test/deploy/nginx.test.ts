@@ -1,0 +1,263 @@
+/**
+ * The shipped deploy/nginx.conf, run by Debian's nginx in front of real `pageworks serve` instances on
+ * one embedded store: per-client throttles through it, hidden probe paths, its own error answers in
+ * each service's shape, an instance whose readiness fails taken out, and the typed client behind it.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { type Dispatcher, fetch } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeCore, createCore } from '../../src/app/core.js';
+import { MetadataApiError, MetadataClient, RenderApiError, RenderClient } from '../../src/client/index.js';
+import { loadConfig } from '../../src/config.js';
+import { startTargetPage } from '../scale/cluster.js';
+import { Instance } from '../scale/instances.js';
+import { freeLoopbackPort, fromAddress, hasNginx, Nginx } from './nginx.js';
+
+if (!hasNginx)
+  console.warn(
+    '\n*** nginx is not installed: the deploy/nginx.conf suite is SKIPPED (run as root: node scripts/setup.mjs --test) ***\n',
+  );
+
+const PASSWORD = 'correct horse battery staple';
+const HIDDEN_PAGE = /^<!doctype html><title>Page not found<\/title>/;
+
+/** One log-in through the form: GET for the CSRF cookie and token, then POST, from `dispatcher`'s address. */
+async function logIn(base: string, dispatcher: Dispatcher, email: string, password: string) {
+  const page = await fetch(`${base}/login`, { dispatcher });
+  const cookie = page.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+  if (!csrf) throw new Error('no CSRF token on the log-in page');
+  return fetch(`${base}/login`, {
+    method: 'POST',
+    dispatcher,
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    body: new URLSearchParams({ _csrf: csrf, email, password }).toString(),
+  });
+}
+
+/** The `error.code` of a render-shaped answer. */
+async function errorCode(res: { json(): Promise<unknown> }): Promise<string> {
+  return ((await res.json()) as { error: { code: string } }).error.code;
+}
+
+/** Requests an instance answered on a route, from its own /metrics. */
+async function answered(instance: Instance, route: string): Promise<number> {
+  const text = await (await fetch(`${instance.url}/metrics`)).text();
+  const line = new RegExp(`^pageworks_http_requests_total\\{route="${route}"[^}]*\\} (\\d+)`, 'gm');
+  return [...text.matchAll(line)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
+/** A TCP server that accepts connections and never answers: an instance hung mid-request. */
+async function blackHole(): Promise<{ address: string; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((s) => {
+    sockets.add(s);
+    s.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe.skipIf(!hasNginx)('deploy/nginx.conf in front of real instances', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-nginx-store-'));
+  const email = 'b@example.com';
+  let keys: { render: string; metadata: string };
+  let target: Awaited<ReturnType<typeof startTargetPage>>;
+  let dashboard: Instance;
+  let render: Instance;
+  let metadata: Instance;
+  let notReady: Instance;
+  let nginx: Nginx;
+  const clientA = fromAddress('127.0.0.2');
+  const clientB = fromAddress('127.0.0.3');
+
+  beforeAll(async () => {
+    // One embedded store for every instance, seeded before they start (so none bootstraps a local account).
+    const core = await createCore(loadConfig({ PAGEWORKS_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), pino({ level: 'silent' }));
+    const account = await core.accounts.create(email, PASSWORD);
+    keys = {
+      render: (await core.keys.create(account.id, 'render', 'nginx')).key,
+      metadata: (await core.keys.create(account.id, 'metadata', 'nginx')).key,
+    };
+    await closeCore(core);
+    target = await startTargetPage();
+    const env = { PAGEWORKS_DATA_DIR: dataDir, EGRESS_ALLOW: '127.0.0.1/32', LOG_LEVEL: 'warn', METADATA_CACHE_TTL_S: '0' };
+    // nginx reaches the instances from 127.0.0.1: that is the proxy they believe.
+    const dead = `postgres://postgres@127.0.0.1:${await freeLoopbackPort()}/none`;
+    [dashboard, render, metadata, notReady] = await Promise.all([
+      Instance.start('dashboard', { ...env, TRUST_PROXY: '127.0.0.1' }),
+      Instance.start('render', env),
+      Instance.start('metadata', env),
+      // Its store is unreachable: /v1/ready fails and authenticated requests get 503.
+      Instance.start('metadata', { ...env, DATABASE_URL: dead }),
+    ]);
+    const host = (i: Instance) => new URL(i.url).host;
+    nginx = await Nginx.start({
+      upstreams: { render: [host(render)], metadata: [host(notReady), host(metadata)], dashboard: [host(dashboard)] },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await nginx?.stop();
+    await Promise.all([dashboard, render, metadata, notReady].map((i) => i?.stop()));
+    await target?.close();
+    await Promise.all([clientA.close(), clientB.close()]);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers 404 for /metrics and /v1/ready on every public port, in the service shape', async () => {
+    for (const p of ['/metrics', '/v1/ready']) {
+      const r = await fetch(`${nginx.url('render')}${p}`);
+      expect(r.status).toBe(404);
+      expect(r.headers.get('x-render-id')).toMatch(/^rnd_[0-9a-f]{32}$/);
+      expect(await r.json()).toEqual({ error: { code: 'NOT_FOUND', message: `not found: ${p}` } });
+      const m = await fetch(`${nginx.url('metadata')}${p}`);
+      expect(m.status).toBe(404);
+      expect(await m.json()).toEqual({ detail: `not found: GET ${p}` });
+      const d = await fetch(`${nginx.url('dashboard')}${p}`);
+      expect(d.status).toBe(404);
+      expect(await d.text()).toMatch(HIDDEN_PAGE);
+    }
+    // The instances themselves still answer them, for the internal network.
+    expect((await fetch(`${dashboard.url}/v1/ready`)).status).toBe(200);
+  });
+
+  it('throttles log-in per client behind it: 20 wrong passwords from A lock A out, not B', async () => {
+    const base = nginx.url('dashboard');
+    // Twenty emails, so the per-email limit (5) never decides: only the per-client-IP one (20) can.
+    for (let i = 0; i < 20; i++) {
+      const res = await logIn(base, clientA, `nobody${i}@example.com`, 'wrong password');
+      expect(res.status, `attempt ${i + 1}`).toBe(401);
+    }
+    const locked = await logIn(base, clientA, 'nobody-else@example.com', 'wrong password');
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    const b = await logIn(base, clientB, email, PASSWORD);
+    expect(b.status).toBe(303);
+    expect(b.headers.get('location')).toBe('/keys');
+    // The session and the activity log record B's own address, not nginx's.
+    const session = b.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const account = await (await fetch(`${base}/account`, { dispatcher: clientB, headers: { cookie: session } })).text();
+    expect(account).toContain('127.0.0.3');
+    expect(account).not.toContain('127.0.0.1<');
+  }, 240_000); // 22 password checks, each a deliberately slow hash
+
+  it('answers its own 413 in each service shape', async () => {
+    const big = await fetch(`${nginx.url('render')}/v1/render`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.render}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ html: 'x'.repeat(17 * 1024 * 1024) }),
+    });
+    expect(big.status).toBe(413);
+    expect(big.headers.get('content-type')).toBe('application/json');
+    expect(big.headers.get('x-render-id')).toMatch(/^rnd_/);
+    expect(await errorCode(big)).toBe('PAYLOAD_TOO_LARGE');
+
+    const meta = await fetch(`${nginx.url('metadata')}/v1/fetch`, { method: 'POST', body: 'x'.repeat(100_000) });
+    expect(meta.status).toBe(413);
+    expect(await meta.json()).toEqual({ detail: 'request body too large' });
+
+    const form = await fetch(`${nginx.url('dashboard')}/login`, { method: 'POST', body: 'x'.repeat(100_000) });
+    expect(form.status).toBe(413);
+    expect(await form.text()).toMatch(/^<!doctype html><title>Bad request<\/title>/);
+  });
+
+  it('stops sending requests to an instance whose /v1/ready fails (its 503s move them on)', async () => {
+    expect((await fetch(`${notReady.url}/v1/ready`)).status).toBe(503);
+    const url = `${nginx.url('metadata')}/v1/fetch?url=${encodeURIComponent(target.url)}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      statuses.push((await fetch(url, { headers: { 'x-api-key': keys.metadata } })).status);
+    }
+    expect(statuses).toEqual(Array(20).fill(200));
+    // Tried (the first requests), then out for fail_timeout after max_fails=3 strikes.
+    const onNotReady = await answered(notReady, '/v1/fetch');
+    expect(onNotReady).toBeGreaterThanOrEqual(1);
+    expect(onNotReady).toBeLessThanOrEqual(4);
+    expect(await answered(metadata, '/v1/fetch')).toBe(20);
+  });
+
+  it('gives the typed client typed errors, never INVALID_RESPONSE', async () => {
+    const client = new RenderClient({ baseUrl: nginx.url('render'), apiKey: keys.render, retry: false });
+    const pdf = await client.render('<h1>Through nginx</h1>', { format: 'A5' });
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    const err = await client.render('x'.repeat(17 * 1024 * 1024)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderApiError);
+    expect(err).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+    expect((err as RenderApiError).renderId).toMatch(/^rnd_/);
+  });
+
+  describe('with no instance answering', () => {
+    let refused: Nginx;
+    let hung: Nginx;
+    let hole: Awaited<ReturnType<typeof blackHole>>;
+
+    beforeAll(async () => {
+      const closed = `127.0.0.1:${await freeLoopbackPort()}`;
+      refused = await Nginx.start({ upstreams: { render: [closed], metadata: [closed], dashboard: [closed] } });
+      hole = await blackHole();
+      hung = await Nginx.start({
+        upstreams: { render: [hole.address], metadata: [hole.address], dashboard: [hole.address] },
+        readTimeoutS: 1,
+      });
+    });
+    afterAll(async () => {
+      await refused?.stop();
+      await hung?.stop();
+      await hole?.close();
+    });
+
+    it('answers 503 with Retry-After in each service shape when every instance refuses (its 502)', async () => {
+      const r = await fetch(`${refused.url('render')}/v1/render`, { method: 'POST', body: '{}' });
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toBe('5');
+      expect(r.headers.get('x-render-id')).toMatch(/^rnd_/);
+      expect(await errorCode(r)).toBe('OVERLOADED');
+      const m = await fetch(`${refused.url('metadata')}/v1/fetch?url=x`);
+      expect([m.status, m.headers.get('retry-after')]).toEqual([503, '5']);
+      expect(await m.json()).toEqual({ detail: 'no metadata instance is available; retry shortly' });
+      const d = await fetch(`${refused.url('dashboard')}/login`);
+      expect(d.status).toBe(503);
+      expect(await d.text()).toMatch(/^<!doctype html><title>Temporarily unavailable<\/title>/);
+
+      const metadataClient = new MetadataClient({ baseUrl: refused.url('metadata'), apiKey: keys.metadata, retry: false });
+      const err = await metadataClient.fetchMetadata('https://example.com/').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MetadataApiError);
+      expect(err).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503, retryAfterS: 5 });
+    });
+
+    it('answers 504 in each service shape when the instance does not answer in time', async () => {
+      const r = await fetch(`${hung.url('render')}/v1/health`);
+      expect(r.status).toBe(504);
+      expect(await errorCode(r)).toBe('RENDER_TIMEOUT');
+      const m = await fetch(`${hung.url('metadata')}/v1/health`);
+      expect(m.status).toBe(504);
+      expect(await m.json()).toEqual({ detail: 'the metadata instance did not answer in time' });
+      const d = await fetch(`${hung.url('dashboard')}/login`);
+      expect(d.status).toBe(504);
+      expect(await d.text()).toMatch(/^<!doctype html><title>Temporarily unavailable<\/title>/);
+
+      const client = new RenderClient({ baseUrl: hung.url('render'), apiKey: keys.render, retry: false });
+      const err = await client.render('<p>x</p>').catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'RENDER_TIMEOUT', status: 504 });
+    });
+  });
+});
