@@ -78,6 +78,8 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
 
   const track = (s: Duplex): void => {
     const set = live;
+    // A keep-alive socket carries many requests: one listener, not one per request.
+    if (set.has(s)) return;
     set.add(s);
     s.once('close', () => set.delete(s));
   };
@@ -87,19 +89,31 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
     if (bytes > opts.maxBytes) cut();
   };
 
+  // What the policy said about each host in this render, asked once per host: a page asks for the same
+  // host dozens of times, and a lookup per request queued that many resolver calls (each holding one of
+  // libuv's four threads, seconds apiece when the resolver drops a burst), where a browser asks once.
+  // Reused within the render only, so the address stays the one checked (pinning is unchanged).
+  let verdicts = new Map<string, Promise<{ address: string } | string>>();
+  const lookUp = (host: string, label: string): Promise<{ address: string } | string> => {
+    const known = verdicts.get(host);
+    if (known) return known;
+    const verdict = opts.policy.resolve(host).then(
+      ({ address }) => ({ address }),
+      (err: unknown) => (err instanceof EgressDenied ? err.message : `cannot resolve ${label}`),
+    );
+    verdicts.set(host, verdict);
+    return verdict;
+  };
+
   /** Checks a destination; resolves to the pinned address, or to the reason it is refused. */
   const admit = async (host: string, targetPort: number, label: string): Promise<{ address: string } | string> => {
     requests += 1;
     if (requests > opts.maxRequests) return `more than ${opts.maxRequests} requests in one render`;
     if (bytes > opts.maxBytes) return `more than ${opts.maxBytes} bytes in one render`;
-    try {
-      const { address } = await opts.policy.resolve(host);
-      if (net.isIP(address) && isLoopback(address) && proxyPorts.has(targetPort)) return 'the render proxy itself';
-      return { address };
-    } catch (err) {
-      if (err instanceof EgressDenied) return err.message;
-      return `cannot resolve ${label}`;
-    }
+    const verdict = await lookUp(host, label);
+    if (typeof verdict === 'string') return verdict;
+    if (net.isIP(verdict.address) && isLoopback(verdict.address) && proxyPorts.has(targetPort)) return 'the render proxy itself';
+    return verdict;
   };
 
   const server = http.createServer((req, res) => {
@@ -229,6 +243,7 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
     },
     reset() {
       generation += 1;
+      verdicts = new Map();
       cutAll();
       requests = 0;
       bytes = 0;
