@@ -25,11 +25,15 @@ const noSuchHost: LookupFn = async () => {
   throw Object.assign(new Error('no such host'), { code: 'ENOTFOUND' });
 };
 
-/** A resolver that also says no name exists, but takes SLOW_DNS_MS per answer and answers four at a time. */
+/**
+ * A resolver that also says no name exists, but takes SLOW_DNS_MS per answer and answers four at a time;
+ * names under silent.invalid it never answers at all (a resolver that drops the query).
+ */
 function slowResolver(): LookupFn {
   let running = 0;
   const waiting: Array<() => void> = [];
-  return async () => {
+  return async (hostname) => {
+    if (hostname.endsWith('.silent.invalid')) return new Promise<never>(() => undefined);
     if (running >= 4) await new Promise<void>((resolve) => waiting.push(resolve));
     running += 1;
     try {
@@ -139,6 +143,19 @@ describe('unreachable resources fail at once', () => {
     // One lookup per image took 100 / 4 × SLOW_DNS_MS = 5 s.
     expect(service.ms).toBeLessThan(Math.max(3000, 4 * browser + SLOW_DNS_MS));
   });
+});
+
+it('a resolver that never answers: images, fonts and stylesheets on its names fail and the document prints', async () => {
+  const fonts = Array.from(
+    { length: 20 },
+    (_, i) => `@font-face { font-family: f${i}; src: url(https://f${i}.silent.invalid/f.woff2); } .f${i} { font-family: f${i}; }`,
+  ).join('\n');
+  const html = `<style>${fonts}</style><link rel="stylesheet" href="https://css.silent.invalid/a.css">
+    ${imagesOn(50, (i) => `i${i}.silent.invalid`, 'https')}
+    ${Array.from({ length: 20 }, (_, i) => `<span class="f${i}">${i}</span>`).join(' ')}`;
+  const { text, ms } = await timed(html, slowPool);
+  expect(text).toContain(UNREACHABLE_TEXT);
+  expect(ms).toBeLessThan(6000);
 });
 
 describe('after load, pending requests are waited for at most RENDER_IDLE_MAX_MS (2 s)', () => {
