@@ -23,8 +23,9 @@ import { fmt, heading, median } from './stats.js';
 
 /** Measured renders of each document per side (after one warm-up each), alternating service and bare. */
 const RUNS = 3;
-/** Saved pages rendered (each once per side, after no warm-up): BENCH_CORPUS_PAGES overrides. */
+/** Saved pages rendered (each once per side, no warm-up): the first BENCH_CORPUS_PAGES by name, or those named in BENCH_CORPUS_ONLY (comma-separated). */
 const CORPUS_PAGES = Number(process.env.BENCH_CORPUS_PAGES ?? 30);
+const CORPUS_ONLY = process.env.BENCH_CORPUS_ONLY?.split(',').map((name) => name.trim());
 /** How long the loopback image server holds each answer (a CDN's latency). */
 const IMAGE_DELAY_MS = 20;
 
@@ -40,7 +41,7 @@ function corpusPages(): Array<{ name: string; file: string }> {
   if (!dir) return [];
   return fs
     .readdirSync(dir)
-    .filter((f) => f.endsWith('.html'))
+    .filter((f) => f.endsWith('.html') && (!CORPUS_ONLY || CORPUS_ONLY.includes(f.slice(0, -5))))
     .sort()
     .slice(0, CORPUS_PAGES)
     .map((f) => ({ name: f.slice(0, -5), file: path.join(dir, f) }));
