@@ -10,7 +10,9 @@ const sections: Record<string, () => Promise<void>> = {
   render: async () => {
     await (await import('./render.js')).runRenderBench();
     await (await import('./render-pages.js')).runRenderPagesBench();
+    await (await import('./render-unreachable.js')).runRenderUnreachableBench();
   },
+  'render-unreachable': async () => (await import('./render-unreachable.js')).runRenderUnreachableBench(),
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),
   soak: async () => (await import('./soak.js')).runSoakBench(),

@@ -22,6 +22,8 @@ export interface Config {
   readonly renderConcurrency: number;
   readonly renderQueueLimit: number;
   readonly renderTimeoutMs: number;
+  /** After the load event, how long requests still pending are waited for before printing regardless. */
+  readonly renderIdleMaxMs: number;
   /** Relaunch Chromium after this many renders (0: never); the new one is ready before the old one drains. */
   readonly renderRecycleAfter: number;
   /** Relaunch Chromium when its processes together hold more resident memory than this, in MiB (0: never). */
@@ -217,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     renderConcurrency,
     renderQueueLimit: int(env, 'RENDER_QUEUE_LIMIT', renderConcurrency * 8, 0, 100_000),
     renderTimeoutMs: int(env, 'RENDER_TIMEOUT_MS', 30_000, 100, 600_000),
+    renderIdleMaxMs: int(env, 'RENDER_IDLE_MAX_MS', 2000, 0, 600_000),
     renderRecycleAfter: int(env, 'RENDER_RECYCLE_AFTER', 500, 0, 10_000_000),
     renderMaxBrowserRssMb: int(env, 'RENDER_MAX_BROWSER_RSS_MB', 2048, 0, 1_048_576),
     renderRateLimit: int(env, 'RENDER_RATE_LIMIT', 120, 1, 1_000_000),

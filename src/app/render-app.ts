@@ -70,6 +70,7 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
     concurrency: config.renderConcurrency,
     queueLimit: config.renderQueueLimit,
     timeoutMs: config.renderTimeoutMs,
+    idleMaxMs: config.renderIdleMaxMs,
     executablePath: config.chromiumPath,
     maxRendersPerBrowser: config.renderRecycleAfter,
     memoryLimitBytes: config.renderMaxBrowserRssMb * 1024 * 1024,

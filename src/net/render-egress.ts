@@ -18,6 +18,8 @@ export interface RenderEgressOptions {
   /** Bytes one render may receive from upstream; the connection that crosses it is cut. */
   maxBytes: number;
   connectTimeoutMs?: number;
+  /** A host whose name is not resolved within this is refused like one that does not exist (default 1500). */
+  lookupTimeoutMs?: number;
   /** Called for every refused destination (debug logging). */
   onDenied?: (target: string, reason: string) => void;
 }
@@ -67,6 +69,7 @@ function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
 /** Starts a render egress proxy on an ephemeral loopback port. */
 export async function startRenderEgress(opts: RenderEgressOptions): Promise<RenderEgress> {
   const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
+  const lookupTimeoutMs = opts.lookupTimeoutMs ?? 1500;
   let requests = 0;
   let bytes = 0;
   let pending = 0;
@@ -78,6 +81,8 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
 
   const track = (s: Duplex): void => {
     const set = live;
+    // A keep-alive socket carries many requests: one listener, not one per request.
+    if (set.has(s)) return;
     set.add(s);
     s.once('close', () => set.delete(s));
   };
@@ -87,19 +92,39 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
     if (bytes > opts.maxBytes) cut();
   };
 
+  // What the policy said about each host in this render, asked once per host: a page asks for the same
+  // host dozens of times, and a lookup per request queued that many resolver calls (each holding one of
+  // libuv's four threads, seconds apiece when the resolver drops a burst), where a browser asks once.
+  // Reused within the render only, so the address stays the one checked (pinning is unchanged). A
+  // resolver that does not answer in lookupTimeoutMs (glibc retries after 5 s, and every waiting lookup
+  // holds a thread) counts as one that says the name does not exist: the resource fails, the page prints.
+  let verdicts = new Map<string, Promise<{ address: string } | string>>();
+  const lookUp = (host: string, label: string): Promise<{ address: string } | string> => {
+    const known = verdicts.get(host);
+    if (known) return known;
+    let timer: NodeJS.Timeout | undefined;
+    const verdict = Promise.race([
+      opts.policy.resolve(host).then(
+        ({ address }) => ({ address }),
+        (err: unknown) => (err instanceof EgressDenied ? err.message : `cannot resolve ${label}`),
+      ),
+      new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`cannot resolve ${label} within ${lookupTimeoutMs} ms`), lookupTimeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    verdicts.set(host, verdict);
+    return verdict;
+  };
+
   /** Checks a destination; resolves to the pinned address, or to the reason it is refused. */
   const admit = async (host: string, targetPort: number, label: string): Promise<{ address: string } | string> => {
     requests += 1;
     if (requests > opts.maxRequests) return `more than ${opts.maxRequests} requests in one render`;
     if (bytes > opts.maxBytes) return `more than ${opts.maxBytes} bytes in one render`;
-    try {
-      const { address } = await opts.policy.resolve(host);
-      if (net.isIP(address) && isLoopback(address) && proxyPorts.has(targetPort)) return 'the render proxy itself';
-      return { address };
-    } catch (err) {
-      if (err instanceof EgressDenied) return err.message;
-      return `cannot resolve ${label}`;
-    }
+    const verdict = await lookUp(host, label);
+    if (typeof verdict === 'string') return verdict;
+    if (net.isIP(verdict.address) && isLoopback(verdict.address) && proxyPorts.has(targetPort)) return 'the render proxy itself';
+    return verdict;
   };
 
   const server = http.createServer((req, res) => {
@@ -229,6 +254,7 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
     },
     reset() {
       generation += 1;
+      verdicts = new Map();
       cutAll();
       requests = 0;
       bytes = 0;

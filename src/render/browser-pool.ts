@@ -11,7 +11,7 @@ import { CRASH_MESSAGE, type DiscardReason, Instance, InstanceGone } from './bro
 import { launchChromium, processGroupRss } from './chromium.js';
 import { FairQueue } from './fair-queue.js';
 import type { PrintParams } from './options.js';
-import { type RenderLog, renderInSlot } from './renderer.js';
+import { DEFAULT_IDLE_MAX_MS, type RenderLog, renderInSlot } from './renderer.js';
 import type { RenderSlot } from './slot.js';
 
 /** The logging the pool needs (pino and Fastify loggers fit). */
@@ -38,6 +38,8 @@ export interface BrowserPoolOptions {
   concurrency: number;
   queueLimit: number;
   timeoutMs: number;
+  /** After the load event, how long requests still pending are waited for before printing regardless. */
+  idleMaxMs?: number;
   executablePath?: string;
   /** Relaunch Chromium after this many renders (slow leaks in long-lived browsers); 0: never. */
   maxRendersPerBrowser?: number;
@@ -81,6 +83,7 @@ export class BrowserPool {
       maxRequestsPerRender: 300,
       maxBytesPerRender: 64 * 1024 * 1024,
       jsHeapMb: 1024,
+      idleMaxMs: DEFAULT_IDLE_MAX_MS,
       ...options,
     };
     this.queue = new FairQueue(this.opts.concurrency, this.opts.queueLimit, () => {
@@ -263,7 +266,7 @@ export class BrowserPool {
     instance.busy += 1;
     instance.renders += 1;
     let clean = false;
-    const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs, log);
+    const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs, log, this.opts.idleMaxMs);
     work.catch(() => undefined);
     try {
       const pdf = await this.withDeadline(Promise.race([work, instance.died, slot.crash]), deadline);

@@ -94,6 +94,7 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
       concurrency: 1,
       queueLimit: 0,
       timeoutMs: config.renderTimeoutMs,
+      idleMaxMs: config.renderIdleMaxMs,
       executablePath: config.chromiumPath,
     });
     const warn = (obj: object, msg: string): void =>

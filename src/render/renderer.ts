@@ -15,6 +15,11 @@ import type { RenderSlot } from './slot.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
 const PRINT_RESERVE_MAX_MS = 5000;
+/**
+ * After the load event (and `pageworksReady`), how long requests still pending are waited for: late data
+ * within it prints, a request that never settles (a beacon, a long poll) does not hold the print longer.
+ */
+export const DEFAULT_IDLE_MAX_MS = 2000;
 /** Once a document that loads things went quiet, it must stay quiet this long (a fetch chained on a fetch). */
 const QUIET_MS = 50;
 /** A navigation asked for by the document has this long to show up as a request before it is given up on. */
@@ -109,13 +114,14 @@ async function networkIdle(slot: RenderSlot, until: number): Promise<void> {
 
 /**
  * When the document navigated itself (location=…, meta refresh), waits for the new document to commit,
- * load and get its fonts, so printing never races a navigation.
+ * load and get its fonts, so printing never races a navigation; then for its pending requests, at most
+ * `idleMaxMs` after its load.
  */
-async function settleNavigation(slot: RenderSlot, until: number): Promise<void> {
+async function settleNavigation(slot: RenderSlot, until: number, idleMaxMs: number): Promise<void> {
   while (slot.navigating && Date.now() < until) await sleep(10);
   if (slot.navigations === 0) return;
   await waitUntilLoaded(slot, until);
-  await networkIdle(slot, until);
+  await networkIdle(slot, Math.min(until, Date.now() + idleMaxMs));
 }
 
 /** Where a render reports what the document got wrong without failing the render. */
@@ -123,7 +129,10 @@ export interface RenderLog {
   warn(obj: object, msg: string): void;
 }
 
-/** Renders `html` in `slot` and returns the PDF bytes; `deadline` is epoch ms. Throws RenderError. */
+/**
+ * Renders `html` in `slot` and returns the PDF bytes; `deadline` is epoch ms. Requests still pending once
+ * the document has loaded (and said it is ready) are waited for at most `idleMaxMs`. Throws RenderError.
+ */
 export async function renderInSlot(
   slot: RenderSlot,
   html: string,
@@ -131,12 +140,13 @@ export async function renderInSlot(
   deadline: number,
   timeoutMs: number,
   log?: RenderLog,
+  idleMaxMs = DEFAULT_IDLE_MAX_MS,
 ): Promise<Buffer> {
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
   let { rejected, info } = await loadDocument(slot, html, params.pageCss, deadline - reserve);
-  await networkIdle(slot, deadline - reserve);
-  await settleNavigation(slot, deadline - reserve);
+  await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
+  await settleNavigation(slot, deadline - reserve, idleMaxMs);
   // What the document loaded or navigated to since it was prepared may animate, or wait to be ready, too.
   if (slot.egress.requests > 0 || slot.navigations > 0) {
     const again = await prepareAgain(slot, params.pageCss);
@@ -153,7 +163,7 @@ export async function renderInSlot(
   } catch (err) {
     // A navigation that started after the checks above can still race the print: settle and retry once.
     if (slot.navigations === 0 && !slot.navigating) throw err;
-    await settleNavigation(slot, deadline - reserve);
+    await settleNavigation(slot, deadline - reserve, idleMaxMs);
     info = await readInfo(slot);
     pdf = await print(slot, params);
   }

@@ -26,8 +26,8 @@ export interface RenderSlot {
   /** Renders done in this slot. */
   renders: number;
   /**
-   * Document requests (any scheme, as the page reports them) not finished yet, by request id, each with
-   * whether it is a main-frame navigation.
+   * Document requests (any scheme but blob: and data: subresources, as the page reports them) not
+   * finished yet, by request id, each with whether it is a main-frame navigation.
    */
   readonly requests: Map<string, boolean>;
   /** Set when the page's renderer crashed. */
@@ -116,6 +116,9 @@ async function watchPage(slot: RenderSlot, onCrash: (err: unknown) => void): Pro
   session.on('Network.requestWillBeSent', (event) => {
     // A redirect keeps the request id: the same request, still pending.
     const mainNavigation = event.requestId === event.loaderId && event.type === 'Document' && event.frameId === mainFrameId;
+    // A blob: or data: subresource is read from memory and cannot keep a document waiting; a worker's
+    // blob: script is even reported finished to the worker's target only, so it would seem pending forever.
+    if (!mainNavigation && /^(blob|data):/i.test(event.request.url)) return;
     requests.set(event.requestId, mainNavigation);
     if (mainNavigation) slot.navigating = true;
   });

@@ -14,6 +14,7 @@ describe('configuration', () => {
       databaseUrl: undefined,
       redisUrl: undefined,
       renderTimeoutMs: 30_000,
+      renderIdleMaxMs: 2000,
       renderRateLimit: 120,
       metadataRateLimit: 600,
       metadataTimeoutMs: 10_000,
@@ -52,6 +53,7 @@ describe('configuration', () => {
       HTTP_HEADERS_TIMEOUT_MS: '5000',
       HTTP_REQUEST_TIMEOUT_MS: '5000',
       TRUST_PROXY: '172.28.0.0/24, 10.0.0.1, ::1',
+      RENDER_IDLE_MAX_MS: '0',
     });
     expect(c).toMatchObject({
       renderPort: 4001,
@@ -67,6 +69,7 @@ describe('configuration', () => {
       httpHeadersTimeoutMs: 5000,
       httpRequestTimeoutMs: 5000,
       trustProxy: ['172.28.0.0/24', '10.0.0.1', '::1'],
+      renderIdleMaxMs: 0,
     });
   });
 
@@ -76,6 +79,8 @@ describe('configuration', () => {
     ['METADATA_RATE_LIMIT', '-1', /^METADATA_RATE_LIMIT: "-1" is not a whole number/],
     ['METADATA_RATE_LIMIT', '0', /^METADATA_RATE_LIMIT: 0 is out of range/],
     ['RENDER_TIMEOUT_MS', '1.5', /^RENDER_TIMEOUT_MS: "1.5" is not a whole number/],
+    ['RENDER_IDLE_MAX_MS', '2s', /^RENDER_IDLE_MAX_MS: "2s" is not a whole number \(allowed: 0\.\.600000\)$/],
+    ['RENDER_IDLE_MAX_MS', '600001', /^RENDER_IDLE_MAX_MS: 600001 is out of range/],
     ['RENDER_RECYCLE_AFTER', '-5', /^RENDER_RECYCLE_AFTER: "-5" is not a whole number/],
     ['RENDER_MAX_BROWSER_RSS_MB', '2GB', /^RENDER_MAX_BROWSER_RSS_MB: "2GB" is not a whole number/],
     ['HTTP_HEADERS_TIMEOUT_MS', '50', /^HTTP_HEADERS_TIMEOUT_MS: 50 is out of range \(allowed: 100\.\.600000\)$/],
