@@ -24,6 +24,8 @@ export interface JobsRuntimeOptions {
   log: WorkerLog;
   /** False: the worker does not claim (an API-only test, or a process that must not render). */
   startWorker?: boolean;
+  /** Longest idle wait of the worker before it looks at the store again (default 1 s). */
+  pollMs?: number;
   now?: () => number;
 }
 
@@ -60,6 +62,7 @@ export class JobsRuntime {
       maxAttempts: config.renderJobAttempts,
       retentionMs: config.renderJobRetentionH * 3600_000,
       log,
+      pollMs: opts.pollMs,
       now: opts.now,
       onOutcome: (outcome: JobOutcome) => outcomes.inc({ outcome }),
     });
