@@ -77,6 +77,8 @@ export class JobsRuntime {
     sweep();
     if (core.redis) this.subscribe(core.redis);
     if (opts.startWorker !== false) this.startWorker();
+    // Webhook delivery (the outbox columns the worker sets when a job becomes final) starts here too,
+    // so every render process delivers; its stop belongs in stop() before the worker's.
   }
 
   /** Builds and starts the runtime (the worker claims at once unless `startWorker` is false). */
