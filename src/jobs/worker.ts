@@ -77,10 +77,14 @@ export class JobWorker {
     this.loopDone = this.loop();
   }
 
-  /** Ends an idle wait at once (a job was submitted). */
+  /** Ends an idle wait at once (a job was submitted); when not idle, the next wait is skipped. */
   wake(): void {
-    this.wakeUp?.();
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
   }
+
+  /** A wake-up came while the worker was busy claiming: a job may have been queued after its last look. */
+  private woken = false;
 
   /**
    * Stops claiming, lets the jobs in flight finish for up to `drainMs`, then gives the rest back to
@@ -102,6 +106,10 @@ export class JobWorker {
   }
 
   private idle(ms: number): Promise<void> {
+    if (this.woken || this.stopping) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       const self = this;
