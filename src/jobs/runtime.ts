@@ -24,7 +24,7 @@ export interface JobsRuntimeOptions {
   log: WorkerLog;
   /** False: the worker does not claim (an API-only test, or a process that must not render). */
   startWorker?: boolean;
-  /** Longest idle wait of the worker before it looks at the store again (default 1 s). */
+  /** Longest idle wait of the worker before it looks at the store again (default 250 ms). */
   pollMs?: number;
   now?: () => number;
 }

@@ -39,6 +39,12 @@ export interface JobWorkerOptions {
   now?: () => number;
 }
 
+/**
+ * Idle poll of the store: without Redis, a job queued by another process waits half of this on
+ * average before a worker sees it; one cheap claim query per interval per idle process.
+ */
+export const DEFAULT_POLL_MS = 250;
+
 /** Errors that say nothing about the document: the attempt is retried while attempts remain. */
 const TRANSIENT = new Set(['RENDER_FAILED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
 
@@ -123,7 +129,7 @@ export class JobWorker {
   }
 
   private async loop(): Promise<void> {
-    const pollMs = this.opts.pollMs ?? 1000;
+    const pollMs = this.opts.pollMs ?? DEFAULT_POLL_MS;
     while (!this.stopping) {
       if (this.running.size >= this.opts.concurrency) {
         await Promise.race([...this.inFlight, this.stopped]);
