@@ -32,7 +32,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 # The `node` user (uid 1000) comes with the base image; only the data directory is writable.
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data/results && chown -R node:node /data
 USER node
 ENV NODE_ENV=production \
     PAGEWORKS_HOST=0.0.0.0 \
