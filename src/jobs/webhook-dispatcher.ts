@@ -11,6 +11,7 @@ import type { Dispatcher } from 'undici';
 import { newId } from '../ids.js';
 import type { EgressPolicy } from '../net/policy.js';
 import type { WebhookDueJob, WebhookOutboxStore, WebhookStore } from '../store/webhook-queries.js';
+import { toJobObject } from './job-object.js';
 import { deliverWebhook } from './webhook-delivery.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 import { nextRetryDelay } from './webhook-schedule.js';
@@ -23,8 +24,8 @@ export interface WebhookDispatcherOptions {
   policy: EgressPolicy;
   /** The pinned (SSRF-safe) agent of src/net. */
   agent: Dispatcher;
-  /** The public job object of a claimed row (the webhook body's `data`). */
-  toJob: (row: WebhookDueJob) => unknown;
+  /** The render service's public address: the job object's `pdf.url` is made absolute with it. */
+  publicBaseUrl: string;
   log: { warn(obj: object, msg: string): void };
   metrics?: WebhookMetrics;
   /** Pause between looks at the outbox while nothing is due (default 1 s). */
@@ -72,12 +73,17 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
 
   const attempt = async (job: WebhookDueJob): Promise<void> => {
     const at = now();
-    const number = job.webhook_attempts + 1;
+    // Only jobs with a URL are ever marked pending; a row without one has nothing to deliver.
+    if (job.webhook_url === null) {
+      await opts.store.settleWebhook(job.id, { state: 'exhausted', attempts: job.webhook_attempts, nextAt: null });
+      return;
+    }
+    const number = Number(job.webhook_attempts) + 1;
     const webhookId = webhookMessageId(job.id);
     const type = job.status === 'succeeded' ? 'job.succeeded' : 'job.failed';
     // The event's time is the job's end, so every attempt of one event carries the same body.
     const eventAt = new Date(Number(job.finished_at ?? at));
-    const body = webhookBody(type, eventAt, opts.toJob(job));
+    const body = webhookBody(type, eventAt, toJobObject(job, opts.publicBaseUrl, at));
     const secret = await secrets.get(job.account_id);
     const headers = webhookHeaders(secret, webhookId, Math.floor(at / 1000), body);
     const result = await deliverWebhook({

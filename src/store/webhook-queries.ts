@@ -1,6 +1,6 @@
 /** The store's webhook queries: signing secrets, delivery attempts, and the webhook outbox columns of render_jobs. */
 import { type Kysely, sql } from 'kysely';
-import type { Database, WebhookDeliveriesTable } from './schema.js';
+import type { Database, RenderJobsTable, WebhookDeliveriesTable } from './schema.js';
 
 /** One delivery attempt as the application sees it. */
 export interface WebhookDeliveryRecord {
@@ -113,13 +113,7 @@ export async function purgeWebhookDeliveries(db: Kysely<Database>, before: numbe
 // ---- the webhook outbox columns of render_jobs (the queue sets webhook_state='pending' when a job ends) ----
 
 /** A job whose event is due, as the dispatcher claimed it (the whole render_jobs row). */
-export type WebhookDueJob = Record<string, unknown> & {
-  id: string;
-  account_id: string;
-  status: string;
-  webhook_url: string;
-  webhook_attempts: number;
-};
+export type WebhookDueJob = RenderJobsTable;
 
 /** The webhook outbox over render_jobs. */
 export interface WebhookOutboxStore {

@@ -45,7 +45,9 @@ async function succeededJob(accountId: string, reference: string | null): Promis
   expect(claimed?.id).toBe(id);
   const key = `${accountId}/${id}.pdf`;
   await core.results.put(key, PDF);
-  await core.store.finishJob(id, 'test-worker', now - 1500, { pdf: { key, bytes: PDF.length, pages: 3, expiresAt: now + 3_600_000 } });
+  await core.store.finishJob(id, 'test-worker', now - 1500, {
+    pdf: { key, bytes: PDF.length, pages: 3, expiresAt: now + 3_600_000 },
+  });
   return id;
 }
 

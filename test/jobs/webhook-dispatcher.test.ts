@@ -9,7 +9,6 @@ import { Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.js';
-import { toJobObject } from '../../src/jobs/job-object.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../../src/jobs/webhook-dispatcher.js';
 import { createWebhookMetrics } from '../../src/jobs/webhook-metrics.js';
 import { WebhookSecrets } from '../../src/jobs/webhook-secrets.js';
@@ -118,7 +117,7 @@ for (const backend of storeBackends('webhooks')) {
         store,
         policy,
         agent,
-        toJob: (row) => toJobObject(row as Parameters<typeof toJobObject>[0], BASE),
+        publicBaseUrl: BASE,
         log: quiet,
         pollMs: 50,
         metrics: opts.registry ? createWebhookMetrics(opts.registry) : undefined,
@@ -138,9 +137,16 @@ for (const backend of storeBackends('webhooks')) {
       await until(() => r.hits.length === 1, 'the delivery');
       const hit = r.hits[0] as Hit;
       const secret = await new WebhookSecrets(store).get(acc);
-      const event = new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>) as { type: string; data: { id: string; status: string; reference: string; pdf: { url: string; bytes: number } } };
+      const event = new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>) as {
+        type: string;
+        data: { id: string; status: string; reference: string; pdf: { url: string; bytes: number } };
+      };
       expect(event.type).toBe('job.succeeded');
-      expect(event.data).toMatchObject({ id: jobId, status: 'succeeded', pdf: { url: `${BASE}/v1/jobs/${jobId}/pdf`, bytes: 1234 } });
+      expect(event.data).toMatchObject({
+        id: jobId,
+        status: 'succeeded',
+        pdf: { url: `${BASE}/v1/jobs/${jobId}/pdf`, bytes: 1234 },
+      });
       expect(hit.headers['webhook-id']).toBe(`msg_${jobId}`);
       await until(async () => (await store.findJob(jobId))?.webhook_state === 'delivered', 'state delivered');
       const [attempt] = await store.listWebhookDeliveries(acc, [jobId]);
@@ -160,7 +166,10 @@ for (const backend of storeBackends('webhooks')) {
       expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
       expect(second.body).toBe(first.body);
       const event = JSON.parse(second.body);
-      expect(event).toMatchObject({ type: 'job.failed', data: { id: jobId, status: 'failed', error: { code: 'RENDER_TIMEOUT' } } });
+      expect(event).toMatchObject({
+        type: 'job.failed',
+        data: { id: jobId, status: 'failed', error: { code: 'RENDER_TIMEOUT' } },
+      });
       await until(async () => (await store.findJob(jobId))?.webhook_state === 'delivered', 'state delivered');
       const attempts = await store.listWebhookDeliveries(acc, [jobId]);
       expect(attempts.map((a) => [a.attempt, a.statusCode, a.error])).toEqual([
