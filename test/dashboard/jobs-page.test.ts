@@ -54,7 +54,8 @@ async function succeededJob(accountId: string, reference: string | null): Promis
 function cardOf(body: string, jobId: string): string {
   const start = body.indexOf(`<li class="job" data-job-id="${jobId}">`);
   expect(start, `job ${jobId} listed`).toBeGreaterThan(-1);
-  return body.slice(start, body.indexOf('</li>\n', body.indexOf('class="job-facts"', start)) + 5);
+  const next = body.indexOf('<li class="job" ', start + 1);
+  return body.slice(start, next === -1 ? body.indexOf('</section>', start) : next);
 }
 
 describe('Jobs page', () => {
