@@ -54,6 +54,11 @@ export class JobWorker {
   private readonly running = new Map<string, AbortController>();
   private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
+  private markStopped: () => void = () => {};
+  /** Settles when stop() is called: a loop waiting for a free slot stops waiting. */
+  private readonly stopped = new Promise<void>((resolve) => {
+    this.markStopped = resolve;
+  });
   private loopDone: Promise<void> = Promise.resolve();
   private wakeUp: (() => void) | undefined;
   private readonly now: () => number;
@@ -83,6 +88,7 @@ export class JobWorker {
    */
   async stop(drainMs: number): Promise<void> {
     this.stopping = true;
+    this.markStopped();
     this.wake();
     await this.loopDone;
     let timer: NodeJS.Timeout | undefined;
@@ -112,7 +118,7 @@ export class JobWorker {
     const pollMs = this.opts.pollMs ?? 1000;
     while (!this.stopping) {
       if (this.running.size >= this.opts.concurrency) {
-        await Promise.race(this.inFlight);
+        await Promise.race([...this.inFlight, this.stopped]);
         continue;
       }
       let row: RenderJobRow | undefined;
@@ -182,7 +188,16 @@ export class JobWorker {
   private async render(row: RenderJobRow, signal: AbortSignal): Promise<Buffer> {
     const request = JSON.parse(row.request) as { html: string; options?: Parameters<typeof toPrintParams>[0] };
     const params = toPrintParams(request.options);
-    return this.opts.pool.render(row.account_id, request.html, params, signal);
+    const rendering = this.opts.pool.render(row.account_id, request.html, params, signal);
+    // The pool honours the signal only while the job waits for a turn; a render under way runs to its
+    // end (bounded by the render timeout). The job is settled at once all the same, its result dropped.
+    rendering.catch(() => {});
+    return new Promise<Buffer>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      rendering.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   private async settleFailure(row: RenderJobRow, err: unknown, signal: AbortSignal): Promise<void> {

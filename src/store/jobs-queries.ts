@@ -209,17 +209,23 @@ export async function claimJob(
   );
   if (lapsed.rows[0]) return lapsed.rows[0];
   // Fair across accounts: the account with the fewest running jobs, then the one served least
-  // recently (its latest start), then the one whose oldest job has waited longest.
+  // recently (its latest start), then the one whose oldest job has waited longest. The accounts with
+  // queued jobs are found by skipping through the index (one probe per account), so the cost grows
+  // with the number of waiting accounts, not with one account's 10,000 queued jobs.
   const fair = await take(
-    sql`select j.id from render_jobs j
+    sql`with recursive waiting(account_id) as (
+          select min(account_id) from render_jobs where status = 'queued'
+          union all
+          select (select min(n.account_id) from render_jobs n where n.status = 'queued' and n.account_id > w.account_id)
+          from waiting w where w.account_id is not null)
+        select j.id from render_jobs j
         where j.status = 'queued' and j.account_id = (
-          select q.account_id from render_jobs q
-          where q.status = 'queued'
-          group by q.account_id
+          select w.account_id from waiting w
+          where w.account_id is not null
           order by
-            (select count(*) from render_jobs r where r.status = 'running' and r.account_id = q.account_id),
-            (select coalesce(max(s.started_at), 0) from render_jobs s where s.account_id = q.account_id),
-            min(q.created_at)
+            (select count(*) from render_jobs r where r.status = 'running' and r.account_id = w.account_id),
+            (select coalesce(max(s.started_at), 0) from render_jobs s where s.account_id = w.account_id),
+            (select min(o.created_at) from render_jobs o where o.status = 'queued' and o.account_id = w.account_id)
           limit 1)
         order by j.created_at, j.id limit 1 ${lock}`,
     'queued',
