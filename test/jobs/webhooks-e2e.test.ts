@@ -135,5 +135,8 @@ describe('render jobs end to end', () => {
     expect(attempts.length).toBe(2);
     for (const a of attempts) expect(a).toMatchObject({ attempt: 1, statusCode: 204, error: null });
     for (const r of rows) expect(r.webhook_state).toBe('delivered');
+    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/^pageworks_webhook_deliveries_total\{outcome="delivered",service="render"\} 2$/m);
+    expect(metrics.body).toMatch(/^pageworks_webhook_deliveries_total\{outcome="failed",service="render"\} 0$/m);
   });
 });
