@@ -30,7 +30,7 @@ export interface JobsRuntimeOptions {
   startWorker?: boolean;
   /** The render egress policy: webhooks are delivered through it (with the worker). */
   policy?: EgressPolicy;
-  /** Longest idle wait of the worker before it looks at the store again (default 1 s). */
+  /** Longest idle wait of the worker before it looks at the store again (default 250 ms). */
   pollMs?: number;
   now?: () => number;
 }

@@ -39,6 +39,12 @@ export interface JobWorkerOptions {
   now?: () => number;
 }
 
+/**
+ * Idle poll of the store: without Redis, a job queued by another process waits half of this on
+ * average before a worker sees it; one cheap claim query per interval per idle process.
+ */
+export const DEFAULT_POLL_MS = 250;
+
 /** Errors that say nothing about the document: the attempt is retried while attempts remain. */
 const TRANSIENT = new Set(['RENDER_FAILED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
 
@@ -77,10 +83,14 @@ export class JobWorker {
     this.loopDone = this.loop();
   }
 
-  /** Ends an idle wait at once (a job was submitted). */
+  /** Ends an idle wait at once (a job was submitted); when not idle, the next wait is skipped. */
   wake(): void {
-    this.wakeUp?.();
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
   }
+
+  /** A wake-up came while the worker was busy claiming: a job may have been queued after its last look. */
+  private woken = false;
 
   /**
    * Stops claiming, lets the jobs in flight finish for up to `drainMs`, then gives the rest back to
@@ -102,6 +112,10 @@ export class JobWorker {
   }
 
   private idle(ms: number): Promise<void> {
+    if (this.woken || this.stopping) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       const self = this;
@@ -115,7 +129,7 @@ export class JobWorker {
   }
 
   private async loop(): Promise<void> {
-    const pollMs = this.opts.pollMs ?? 1000;
+    const pollMs = this.opts.pollMs ?? DEFAULT_POLL_MS;
     while (!this.stopping) {
       if (this.running.size >= this.opts.concurrency) {
         await Promise.race([...this.inFlight, this.stopped]);
