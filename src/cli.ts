@@ -8,6 +8,7 @@ import { escapeUnshowable, escapeUnshowableJson } from './accounts/user-text.js'
 import { reportCliError, UsageError } from './cli-errors.js';
 import { type ApiService, type Config, loadConfig, parseServices } from './config.js';
 import { openResultStore } from './jobs/results/result-store.js';
+import { WebhookSecrets } from './jobs/webhook-secrets.js';
 import { serve } from './main.js';
 import { windowUnit } from './ratelimit/window.js';
 import { openStore } from './store/open-store.js';
@@ -26,6 +27,7 @@ Usage:
   pageworks accounts reset-password --email E                                (prints a one-time reset link, valid 30 minutes)
   pageworks accounts delete --email E                                        (keys refused at once, sessions ended, data removed)
   pageworks backup --to FILE                                                 (a consistent copy of the SQLite store, while serve runs)
+  pageworks webhooks secret --email E [--rotate]                              (prints the webhook signing secret alone on stdout)
   pageworks render IN.html [-o OUT.pdf] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
   pageworks fetch URL [--json]
 
@@ -191,6 +193,26 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
   });
 }
 
+async function webhooksCommand(args: string[], config: Config): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'secret') throw new UsageError(`unknown command "webhooks ${sub ?? ''}"`);
+  const { values } = parseArgs({
+    args: rest,
+    options: { email: { type: 'string' }, rotate: { type: 'boolean', default: false } },
+  });
+  const email = need(values.email, 'email');
+  return withStore(config, async (store) => {
+    const account = await accountByEmail(store, email);
+    const secrets = new WebhookSecrets(store);
+    const secret = values.rotate ? await secrets.rotate(account.id) : await secrets.get(account.id);
+    // The secret alone on stdout (like `keys create`), so a script can store it.
+    process.stdout.write(`${secret}\n`);
+    if (values.rotate)
+      console.error(`rotated the webhook secret of ${account.email}: deliveries are signed with this one from now on`);
+    return 0;
+  });
+}
+
 /** Runs one CLI invocation and returns its exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -223,6 +245,8 @@ export async function runCli(argv: string[]): Promise<number> {
         console.log(`wrote ${to} (${bytes} bytes)`);
         return 0;
       }
+      case 'webhooks':
+        return await webhooksCommand(rest, config);
       case 'render':
         return await (await import('./render/cli.js')).runRenderCli(rest, config);
       case 'fetch':

@@ -93,6 +93,7 @@ export async function startRenderEngine(
     registry: app.metrics.registry,
     log: core.log.child({ service: 'render', component: 'jobs' }),
     startWorker: opts.startJobWorker,
+    policy,
     pollMs: opts.jobPollMs,
   });
   app.decorate('jobs', jobs);
