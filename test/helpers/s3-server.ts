@@ -34,11 +34,10 @@ export function s3Env(server: S3Server, prefix = 'results'): Record<string, stri
  * Starts s3rver (an S3 HTTP server: the REST API with XML errors, objects on disk) in this process on
  * a free 127.0.0.1 port with a temporary directory, and creates one bucket.
  *
- * A client must set `requestChecksumCalculation: 'WHEN_REQUIRED'`: s3rver predates the SDK's
- * default trailing checksums (since @aws-sdk/client-s3 3.729) and stores a streamed upload sent as
- * `aws-chunked` / `STREAMING-UNSIGNED-PAYLOAD-TRAILER` with its chunk framing in the object, a
- * silent corruption (buffered bodies are unaffected). Several S3-compatible stores behave alike, so
- * the service's S3 client sets it whenever `S3_ENDPOINT` is set.
+ * A client that uploads a stream must set `requestChecksumCalculation: 'WHEN_REQUIRED'`: s3rver
+ * predates the SDK's default trailing checksums (since @aws-sdk/client-s3 3.729) and stores a stream
+ * sent as `aws-chunked` / `STREAMING-UNSIGNED-PAYLOAD-TRAILER` with its chunk framing in the object,
+ * a silent corruption. A Buffer body is sent whole with a checksum header and is stored exactly.
  */
 export async function startS3Server(bucket = 'pageworks-test'): Promise<S3Server> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-s3-'));
