@@ -66,12 +66,13 @@ export class JobsCluster {
       options,
     );
     try {
-      // One API instance first, so the migrations run once before the others start.
-      cluster.apis.push(await Instance.start('render', cluster.env()));
-      const more = Array.from({ length: options.apis - 1 }, () => Instance.start('render', cluster.env()));
-      cluster.apis.push(...(await Promise.all(more)));
-      const workers = Array.from({ length: options.workers }, () => Instance.start('render-worker', cluster.env()));
-      cluster.workers.push(...(await Promise.all(workers)));
+      // One process first, so the migrations run once before the others start.
+      const services = [...Array(options.apis).fill('render'), ...Array(options.workers).fill('render-worker')];
+      const [first, ...rest] = services as Array<'render' | 'render-worker'>;
+      const started = [await Instance.start(first!, cluster.env())];
+      started.push(...(await Promise.all(rest.map((service) => Instance.start(service, cluster.env())))));
+      cluster.apis.push(...started.slice(0, options.apis));
+      cluster.workers.push(...started.slice(options.apis));
       cluster.seeder = await Seeder.open(db.url);
     } catch (err) {
       await cluster.close();
@@ -120,6 +121,24 @@ export class JobsCluster {
     for (const pid of orphans) process.kill(pid, 'SIGKILL');
     this.workers[index] = await Instance.start('render-worker', this.env());
     return orphans;
+  }
+
+  /**
+   * Waits until every job of `ids` is final (read from the queue of record) and returns the epoch ms
+   * at which the last of them finished; throws after `timeoutMs`.
+   */
+  async waitFinal(ids: string[], timeoutMs: number): Promise<number> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const [row] = await this.db.query<{ open: string; last: string | null }>(
+        `select count(*) filter (where status in ('queued', 'running')) as open, max(finished_at) as last
+           from render_jobs where id = any($1)`,
+        [ids],
+      );
+      if (Number(row!.open) === 0) return Number(row!.last);
+      if (Date.now() > until) throw new Error(`${row!.open} of ${ids.length} jobs still open after ${timeoutMs} ms`);
+      await sleep(100);
+    }
   }
 
   /** Every Node process of the deployment. */
