@@ -32,7 +32,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 # The `node` user (uid 1000) comes with the base image; only the data directory is writable.
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data/results && chown -R node:node /data
 USER node
 ENV NODE_ENV=production \
     PAGEWORKS_HOST=0.0.0.0 \
@@ -41,7 +41,7 @@ ENV NODE_ENV=production \
 EXPOSE 3000 3001 3002
 # Liveness of the first service this container runs (plain HTTP, no curl needed in the image).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "const s=(process.env.PAGEWORKS_SERVICES||'dashboard').split(',')[0].trim();const p={dashboard:process.env.DASHBOARD_PORT||3000,render:process.env.RENDER_PORT||3001,metadata:process.env.METADATA_PORT||3002}[s];fetch('http://127.0.0.1:'+p+'/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "const s=(process.env.PAGEWORKS_SERVICES||'dashboard').split(',')[0].trim();const p={dashboard:process.env.DASHBOARD_PORT||3000,render:process.env.RENDER_PORT||3001,'render-worker':process.env.RENDER_PORT||3001,metadata:process.env.METADATA_PORT||3002}[s];fetch('http://127.0.0.1:'+p+'/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # tini reaps orphaned Chromium helpers and forwards SIGTERM so `serve` drains before exiting.
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/bin/pageworks.js"]
 CMD ["serve"]

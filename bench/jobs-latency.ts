@@ -8,8 +8,9 @@
  * machines. (A `serve --services render` process also works jobs and wakes its own worker in
  * process, which would hide the cross-process path being measured.)
  */
-import type { AddressInfo } from 'node:net';
+
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';

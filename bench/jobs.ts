@@ -21,7 +21,9 @@ const SMALL_DOC = '<!doctype html><p>receipt</p>';
 
 /** An invoice of 40 rows, the document both paths of the throughput comparison print. */
 function invoice(): string {
-  const rows = Array.from({ length: 40 }, (_, i) => `<tr><td>Item ${i + 1}</td><td>${(i * 7.25).toFixed(2)} €</td></tr>`).join('');
+  const rows = Array.from({ length: 40 }, (_, i) => `<tr><td>Item ${i + 1}</td><td>${(i * 7.25).toFixed(2)} €</td></tr>`).join(
+    '',
+  );
   return `<!doctype html><html><head><style>body{font:12px sans-serif}td{border-bottom:1px solid #ccc;padding:4px}</style></head><body><h1>Invoice 2026-0042</h1><table>${rows}</table></body></html>`;
 }
 
@@ -140,13 +142,22 @@ async function rss(databaseUrl: string): Promise<void> {
       });
       await cluster.waitFinal(ids, 20 * 60_000);
       samples.push(cluster.instances.map((i) => i.rssMb()));
-      log(`${(w + 1) * wave} jobs after ${fmt((Date.now() - started) / 1000, 0, 0)} s: RSS ${samples.at(-1)!.map((m) => `${m.toFixed(0)} MB`).join(' / ')}`);
+      log(
+        `${(w + 1) * wave} jobs after ${fmt((Date.now() - started) / 1000, 0, 0)} s: RSS ${samples
+          .at(-1)!
+          .map((m) => `${m.toFixed(0)} MB`)
+          .join(' / ')}`,
+      );
     }
-    process.stdout.write(`RSS in MB at 0, ${wave}, … ${total} jobs; slope over the last 9 samples (after warm-up), MB per 1,000 jobs\n`);
+    process.stdout.write(
+      `RSS in MB at 0, ${wave}, … ${total} jobs; slope over the last 9 samples (after warm-up), MB per 1,000 jobs\n`,
+    );
     for (const [p, name] of names.entries()) {
       const series = samples.map((s) => s[p]!);
       const slope = leastSquaresSlope(series.slice(2)) * (1000 / wave);
-      process.stdout.write(`${name.padEnd(9)} ${series.map((m) => m.toFixed(0)).join(' ')}  slope ${fmt(slope, 2, 0)} MB/1000 jobs\n`);
+      process.stdout.write(
+        `${name.padEnd(9)} ${series.map((m) => m.toFixed(0)).join(' ')}  slope ${fmt(slope, 2, 0)} MB/1000 jobs\n`,
+      );
     }
     process.stdout.write(`webhooks delivered: ${cluster.receiver.deliveries.filter((d) => d.status < 300).length}\n`);
   } finally {

@@ -5,6 +5,7 @@ import { ActivityLog } from './accounts/activity.js';
 import { KeyService } from './accounts/keys.js';
 import { PasswordResets, RESET_TOKEN_TTL_MS, resetLink } from './accounts/password-reset.js';
 import { type ApiService, type Config, ConfigError, loadConfig, parseServices } from './config.js';
+import { openResultStore } from './jobs/results/result-store.js';
 import { serve } from './main.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
@@ -13,7 +14,7 @@ import { VERSION } from './version.js';
 const USAGE = `pageworks ${VERSION}: HTML-to-PDF and URL-metadata API
 
 Usage:
-  pageworks serve [--services render,metadata,dashboard]
+  pageworks serve [--services render,metadata,dashboard | render-worker]
   pageworks accounts create --email E [--password P]
   pageworks accounts set-limit --email E --service render|metadata --limit N   (requests per minute; "default" clears)
   pageworks keys create --email E --service render|metadata [--name N]        (prints the full key alone on stdout)
@@ -98,7 +99,13 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
     if (sub === 'delete') {
       const account = await accountByEmail(store, email);
       const tombstone = new ActivityLog(store, config.activityRetentionDays).entry(account.id, 'account_deleted', 'cli');
-      await accounts.delete(account.id, tombstone);
+      // The account's job PDFs go too, wherever RESULT_STORE keeps them.
+      const results = openResultStore(config);
+      try {
+        await new AccountService(store, Date.now, results).delete(account.id, tombstone);
+      } finally {
+        await results.close();
+      }
       console.log(
         `deleted account ${account.email} (${account.id}): its keys are refused from now on, its sessions ended, its usage removed`,
       );

@@ -1,8 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
 
-/** The services one process can run. */
-export const SERVICES = ['dashboard', 'render', 'metadata'] as const;
+/** The services one process can run; `render-worker` works render jobs with no public API. */
+export const SERVICES = ['dashboard', 'render', 'metadata', 'render-worker'] as const;
+/** What runs when PAGEWORKS_SERVICES is unset: everything but the bare worker (the render service works jobs itself). */
+const DEFAULT_SERVICES = 'dashboard,render,metadata';
 export type ServiceName = (typeof SERVICES)[number];
 /** The two API services that take keys. */
 export type ApiService = 'render' | 'metadata';
@@ -53,6 +55,20 @@ export interface Config {
   readonly activityRetentionDays: number;
   /** `auto` (unset): human-readable lines when stdout is a terminal, JSON otherwise. */
   readonly logFormat: 'auto' | 'pretty' | 'json';
+  /** Attempts a render job gets (a lost worker or a transient failure) before it ends failed. */
+  readonly renderJobAttempts: number;
+  /** Most queued render jobs per account; one more is refused with 429. */
+  readonly renderJobsMaxQueued: number;
+  /** Hours a job's PDF is kept for download. */
+  readonly renderJobRetentionH: number;
+  /** Where job PDFs go: undefined → files under the data dir; else `s3://bucket/prefix`. */
+  readonly resultStore: string | undefined;
+  /** An S3-compatible endpoint (path-style addressing); unset: AWS's own. */
+  readonly s3Endpoint: string | undefined;
+  /** A worker's lease on a job, renewed every third of it while rendering. */
+  readonly renderJobLeaseMs: number;
+  /** Jobs one process renders at once. */
+  readonly renderWorkerConcurrency: number;
 }
 
 /** A configuration value that is not allowed; the message names the variable. */
@@ -134,6 +150,9 @@ export function parseServices(raw: string, variable = 'PAGEWORKS_SERVICES'): Ser
       throw new ConfigError(variable, `unknown service "${name}" (allowed: ${SERVICES.join(', ')})`);
     }
   }
+  if (names.includes('render') && names.includes('render-worker')) {
+    throw new ConfigError(variable, 'render and render-worker both listen on RENDER_PORT (render works jobs itself; choose one)');
+  }
   return [...new Set(names)] as ServiceName[];
 }
 
@@ -173,6 +192,18 @@ function publicBase(env: Env, name: string, fallback: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function resultStore(env: Env): string | undefined {
+  const raw = str(env, 'RESULT_STORE', '');
+  if (raw === '') return undefined;
+  if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(raw)) {
+    throw new ConfigError(
+      'RESULT_STORE',
+      `"${raw}" is not allowed (allowed: unset for files under the data dir, or s3://bucket/prefix)`,
+    );
+  }
+  return raw;
+}
+
 /** Reads and validates the whole configuration from the environment. Throws ConfigError. */
 export function loadConfig(env: Env = process.env): Config {
   const host = str(env, 'PAGEWORKS_HOST', '127.0.0.1');
@@ -186,7 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardPort: port(env, 'DASHBOARD_PORT', 3000),
     renderPort,
     metadataPort,
-    services: parseServices(str(env, 'PAGEWORKS_SERVICES', SERVICES.join(','))),
+    services: parseServices(str(env, 'PAGEWORKS_SERVICES', DEFAULT_SERVICES)),
     dataDir: path.resolve(str(env, 'PAGEWORKS_DATA_DIR', './data')),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
@@ -215,6 +246,13 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardPublicUrl: publicBase(env, 'DASHBOARD_PUBLIC_URL', `http://${publicHost}:${port(env, 'DASHBOARD_PORT', 3000)}`),
     activityRetentionDays: int(env, 'ACTIVITY_RETENTION_DAYS', 90, 1, 36_500),
     logFormat: str(env, 'LOG_FORMAT', '') === '' ? 'auto' : oneOf(env, 'LOG_FORMAT', ['pretty', 'json'] as const, 'json'),
+    renderJobAttempts: int(env, 'RENDER_JOB_ATTEMPTS', 3, 1, 100),
+    renderJobsMaxQueued: int(env, 'RENDER_JOBS_MAX_QUEUED', 10_000, 1, 10_000_000),
+    renderJobRetentionH: int(env, 'RENDER_JOB_RETENTION_H', 24, 1, 24 * 366),
+    resultStore: resultStore(env),
+    s3Endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
+    renderJobLeaseMs: int(env, 'RENDER_JOB_LEASE_MS', 30_000, 300, 3_600_000),
+    renderWorkerConcurrency: int(env, 'RENDER_WORKER_CONCURRENCY', renderConcurrency, 1, 256),
   };
   // Node refuses a server whose header timeout is longer than its whole-request timeout.
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {

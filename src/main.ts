@@ -5,7 +5,8 @@ import type { Config, ServiceName } from './config.js';
 
 /** The port each service listens on. */
 function portOf(config: Config, service: ServiceName): number {
-  return service === 'dashboard' ? config.dashboardPort : service === 'render' ? config.renderPort : config.metadataPort;
+  if (service === 'dashboard') return config.dashboardPort;
+  return service === 'metadata' ? config.metadataPort : config.renderPort;
 }
 
 /** Builds one service's app; imported lazily so a metadata-only instance never loads the browser driver. */
@@ -17,6 +18,8 @@ async function buildApp(service: ServiceName, core: CoreDeps): Promise<FastifyIn
       return (await import('./app/render-app.js')).buildRenderApp(core);
     case 'metadata':
       return (await import('./app/metadata-app.js')).buildMetadataApp(core);
+    case 'render-worker':
+      return (await import('./app/render-worker-app.js')).buildRenderWorkerApp(core);
   }
 }
 

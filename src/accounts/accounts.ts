@@ -1,5 +1,7 @@
 import type { ApiService } from '../config.js';
 import { newId } from '../ids.js';
+import { deleteAccountJobs } from '../jobs/queue.js';
+import type { ResultStore } from '../jobs/results/result-store.js';
 import type { Account, ActivityEntry, Store } from '../store/store.js';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './password.js';
 
@@ -19,6 +21,8 @@ export class AccountService {
   constructor(
     private readonly store: Store,
     private readonly now: () => number = Date.now,
+    /** Where the account's job PDFs are deleted from; every caller that deletes accounts passes it. */
+    private readonly results?: ResultStore,
   ) {}
 
   /** Creates an account; the password is optional for CLI-made accounts (no dashboard login then). */
@@ -81,9 +85,12 @@ export class AccountService {
   /**
    * Deletes the account: keys (refused from the next request on, see KeyService.verify), sessions,
    * reset tokens, usage and activity go with it in one transaction that leaves `tombstone` (no email)
-   * in the activity log. False when there was no such account.
+   * in the activity log. Its render jobs are canceled and their PDFs deleted first (a worker that
+   * finishes one afterwards finds no job and deletes its PDF). False when there was no such account.
    */
-  delete(accountId: string, tombstone: ActivityEntry): Promise<boolean> {
+  async delete(accountId: string, tombstone: ActivityEntry): Promise<boolean> {
+    if (!this.results) throw new Error('AccountService.delete needs the result store (job PDFs)');
+    await deleteAccountJobs(this.store, this.results, accountId, this.now());
     return this.store.deleteAccount(accountId, tombstone);
   }
 }

@@ -6,6 +6,7 @@ import { KeyService } from '../accounts/keys.js';
 import { PasswordResets } from '../accounts/password-reset.js';
 import { LastUsedRecorder, UsageRecorder } from '../accounts/usage.js';
 import type { ApiService, Config } from '../config.js';
+import { openResultStore, type ResultStore } from '../jobs/results/result-store.js';
 import { FallbackRateLimiter } from '../ratelimit/fallback.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { MemoryRateLimiter } from '../ratelimit/memory.js';
@@ -27,6 +28,8 @@ export interface CoreDeps {
   lastUsed: LastUsedRecorder;
   activity: ActivityLog;
   resets: PasswordResets;
+  /** Where render job PDFs are kept (RESULT_STORE). */
+  results: ResultStore;
   /** Present when REDIS_URL is set. */
   redis?: Redis;
 }
@@ -93,11 +96,13 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
   const limiter = redis
     ? new FallbackRateLimiter(new RedisRateLimiter(redis), new MemoryRateLimiter(), log)
     : new MemoryRateLimiter();
-  const accounts = new AccountService(store);
+  const results = openResultStore(config);
+  const accounts = new AccountService(store, Date.now, results);
   return {
     config,
     log,
     store,
+    results,
     redis,
     keys: new KeyService(store),
     accounts,
@@ -115,5 +120,6 @@ export async function closeCore(core: CoreDeps): Promise<void> {
   await core.lastUsed.close();
   await core.limiter.close();
   core.redis?.disconnect();
+  await core.results.close();
   await core.store.close();
 }

@@ -1,22 +1,37 @@
 /**
- * The render service app: the common service base plus the browser pool, POST /v1/render, OpenAPI
- * (/openapi.json, /docs) and error handlers that give every failure the render shape.
+ * The render service app: the common service base plus the browser pool, POST /v1/render, the render
+ * jobs (routes and a worker), OpenAPI (/openapi.json, /docs) and error handlers that give every
+ * failure the render shape.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { RenderError } from '../errors.js';
-import { createEgressPolicy, type LookupFn } from '../net/policy.js';
+import { registerJobRoutes } from '../jobs/routes.js';
+import { JobsRuntime } from '../jobs/runtime.js';
+import { createEgressPolicy, type EgressPolicy, type LookupFn } from '../net/policy.js';
 import { BrowserPool } from '../render/browser-pool.js';
 import { checkFontCoverage, describeCoverage, fcListRunner } from '../render/font-coverage.js';
 import { createRenderMetrics } from '../render/metrics.js';
 import { registerRenderRoutes, sendRenderError } from '../render/routes.js';
 import { MAX_BODY_BYTES } from '../render/schema.js';
 import type { CoreDeps } from './core.js';
-import { createServiceApp } from './service-app.js';
+import { createServiceApp, type ServiceApp } from './service-app.js';
 
-/** Test seams: a resolver for the egress policy (tests must never ask real DNS), the `fc-list` executable. */
+/**
+ * Test seams: a resolver for the egress policy (tests must never ask real DNS), the `fc-list`
+ * executable, and whether the job worker starts claiming with the app (a test may hold it to see
+ * jobs queued, then call `app.jobs.startWorker()`).
+ */
 export interface RenderAppOptions {
   lookup?: LookupFn;
   fcList?: string;
+  startJobWorker?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The render jobs of this process (render service and render-worker). */
+    jobs: JobsRuntime;
+  }
 }
 
 /** Maps Fastify's own errors (body parsing, limits) onto the render error table. */
@@ -42,25 +57,17 @@ function fromFastify(error: FastifyError): RenderError {
   return new RenderError('INTERNAL_ERROR', 'internal error', undefined, { cause: error });
 }
 
-/** Builds the render service (Chromium launched and warmed before this resolves). */
-export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}): Promise<FastifyInstance> {
+/**
+ * What every render process runs: the browser pool (with its metrics and readiness check), the font
+ * check and the jobs runtime, closed in order with the app (the worker finishes or gives back its
+ * jobs, then Chromium goes). Used by the render service and by the render-worker service.
+ */
+export async function startRenderEngine(
+  app: ServiceApp,
+  core: CoreDeps,
+  opts: RenderAppOptions = {},
+): Promise<{ pool: BrowserPool; jobs: JobsRuntime; policy: EgressPolicy }> {
   const { config } = core;
-  const app = await createServiceApp({
-    service: 'render',
-    core,
-    requestIdHeader: 'X-Render-ID',
-    sendError: sendRenderError,
-    bodyLimit: MAX_BODY_BYTES,
-    openapi: {
-      title: 'Pageworks render service',
-      description: 'HTML in, PDF out.',
-      serverUrl: config.renderPublicUrl,
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A render key (pwr_live_…)' } },
-    },
-  });
-  // Only JSON bodies: without this, text/plain would be parsed and fail validation as a 400, not a 415.
-  app.removeContentTypeParser('text/plain');
-
   const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
   const renderMetrics = createRenderMetrics(app.metrics.registry);
   // Asked while Chromium starts; the installed fonts do not change under a running service.
@@ -77,7 +84,18 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
     events: renderMetrics,
   });
   renderMetrics.watch(pool);
-  app.addHook('onClose', async () => pool.close());
+  const jobs = JobsRuntime.start({
+    core,
+    pool,
+    registry: app.metrics.registry,
+    log: core.log.child({ service: 'render', component: 'jobs' }),
+    startWorker: opts.startJobWorker,
+  });
+  app.decorate('jobs', jobs);
+  app.addHook('onClose', async () => {
+    await jobs.stop();
+    await pool.close();
+  });
   // Not ready while Chromium is down or restarting: a load balancer sends renders elsewhere meanwhile.
   app.addReadinessCheck('chromium', async () => {
     const reason = pool.unavailable;
@@ -90,9 +108,11 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
   if (fonts.missing.length === 0) fontLog.info({ missing: [] }, describeCoverage(fonts));
   else fontLog.warn({ missing: fonts.missing }, describeCoverage(fonts));
   app.addReadinessDetail('fonts', () => fonts);
+  return { pool, jobs, policy };
+}
 
-  registerRenderRoutes(app, pool);
-
+/** The render service's error handler: every failure in the render shape. */
+export function setRenderErrorHandler(app: ServiceApp): void {
   app.setErrorHandler(async (error: FastifyError | RenderError, request, reply) => {
     const failure = error instanceof RenderError ? error : fromFastify(error);
     if (failure.status >= 500) request.log.error({ err: failure.cause ?? failure, code: failure.code }, 'render request failed');
@@ -100,6 +120,30 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
     if (failure.retryAfterS !== undefined) reply.header('Retry-After', String(failure.retryAfterS));
     return sendRenderError(reply, failure.status, failure.code, failure.message);
   });
+}
 
+/** Builds the render service (Chromium launched and warmed before this resolves). */
+export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}): Promise<FastifyInstance> {
+  const { config } = core;
+  const app = await createServiceApp({
+    service: 'render',
+    core,
+    requestIdHeader: 'X-Render-ID',
+    sendError: sendRenderError,
+    bodyLimit: MAX_BODY_BYTES,
+    openapi: {
+      title: 'Pageworks render service',
+      description: 'HTML in, PDF out: at once (POST /v1/render) or as a queued job (POST /v1/jobs).',
+      serverUrl: config.renderPublicUrl,
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A render key (pwr_live_…)' } },
+    },
+  });
+  // Only JSON bodies: without this, text/plain would be parsed and fail validation as a 400, not a 415.
+  app.removeContentTypeParser('text/plain');
+
+  const { pool, jobs, policy } = await startRenderEngine(app, core, opts);
+  registerRenderRoutes(app, pool);
+  registerJobRoutes(app, { queue: jobs.queue, policy, publicUrl: config.renderPublicUrl });
+  setRenderErrorHandler(app);
   return app;
 }

@@ -28,6 +28,8 @@ export interface AuthContext {
   accountId: string;
   keyId: string;
   service: ApiService;
+  /** False for requests that neither count against the rate limit nor as usage (reading a job's state). */
+  metered?: boolean;
 }
 
 declare module 'fastify' {
@@ -40,6 +42,8 @@ declare module 'fastify' {
     addReadinessDetail: (name: string, detail: () => unknown) => void;
     /** onRequest hook: key check, rate limit, usage; runs before the body is read. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+    /** onRequest hook: key check only, for reads that must not spend the account's rate limit (polling a job). */
+    authenticateKey: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
   }
   interface FastifyRequest {
     auth?: AuthContext;
@@ -60,6 +64,8 @@ export interface ServiceAppOptions {
   bodyLimit?: number;
   /** The OpenAPI document's head; with it the app serves `/openapi.json` and a docs page at `/docs`. */
   openapi?: ServiceOpenApi;
+  /** The `service` label of its metrics when it is not the API service's name (`render-worker`). */
+  metricsLabel?: string;
 }
 
 /** What the service's OpenAPI document says about itself; paths come from the route schemas. */
@@ -180,7 +186,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
   });
 
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.auth)
+    if (request.auth && request.auth.metered !== false)
       core.usage.record(request.auth.accountId, service, outcomeOf(reply.statusCode, service), request.auth.keyId);
     done();
   });
@@ -208,7 +214,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
 
   const { limiter } = core;
   const limiterDegraded = () => 'isDegraded' in limiter && limiter.isDegraded === true;
-  app.decorate('metrics', installMetrics(app, service, { limiterDegraded }));
+  app.decorate('metrics', installMetrics(app, opts.metricsLabel ?? service, { limiterDegraded }));
 
   const readinessChecks = new Map<string, () => Promise<void>>([['store', () => core.store.ping()]]);
   app.decorate('addReadinessCheck', (name: string, check: () => Promise<void>) => void readinessChecks.set(name, check));
@@ -247,7 +253,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     return sendError(reply, 404, 'NOT_FOUND', `not found: ${request.method} ${path}`);
   });
 
-  app.decorate('authenticate', async (request: FastifyRequest, reply: FastifyReply) => {
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply, metered: boolean) => {
     const presented = presentedKey(service, request);
     if (presented === undefined) return (sendError(reply, 401, 'UNAUTHORIZED', MISSING_KEY[service]), reply);
     let check: KeyCheck;
@@ -270,12 +276,13 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
       return (sendError(reply, 401, 'UNAUTHORIZED', message), reply);
     }
     const now = Date.now();
-    request.auth = { accountId: check.accountId, keyId: check.keyId, service };
+    request.auth = { accountId: check.accountId, keyId: check.keyId, service, ...(metered ? {} : { metered }) };
     // The rest of this request's log lines, "request completed" included, name the account (never the key).
     // The request's logger is its own child already: binding in place is cheaper than another child.
     // It is a pino logger (the core's, see loggerInstance); Fastify's type only lists the log methods.
     (request.log as unknown as Logger).setBindings({ accountId: check.accountId, keyId: check.keyId });
     core.lastUsed.record(check.keyId, now);
+    if (!metered) return undefined;
     const limit = check.limitOverride ?? defaultLimit(core.config, service);
     const decision = await core.limiter.hit(`${service}:${check.accountId}`, limit, RATE_WINDOW_MS);
     const resetS = Math.ceil(decision.resetMs / 1000);
@@ -295,7 +302,9 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
       );
     }
     return undefined;
-  });
+  };
+  app.decorate('authenticate', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, true));
+  app.decorate('authenticateKey', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, false));
 
   return app;
 }

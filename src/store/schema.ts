@@ -103,6 +103,44 @@ export interface ActivityLogTable {
   detail: string | null;
 }
 
+/** Where a render job is: queued → running → succeeded | failed; canceled by its owner. */
+export type RenderJobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+
+/** A render job: the queue of record (leases over this table) and its webhook outbox. */
+export interface RenderJobsTable {
+  /** `job_` and 32 random hex characters. */
+  id: string;
+  account_id: string;
+  status: RenderJobStatus;
+  /** The render request as JSON `{html, output, options}`; emptied once the job is final. */
+  request: string;
+  reference: string | null;
+  idempotency_key: string | null;
+  /** SHA-256 of the request body with its webhook and reference: a repeated key must carry the same body. */
+  request_hash: string | null;
+  webhook_url: string | null;
+  created_at: number;
+  /** When the current (or last) attempt started. */
+  started_at: number | null;
+  finished_at: number | null;
+  attempts: number;
+  /** The worker holding the job while it runs, and until when; a lapsed lease makes the job claimable again. */
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  /** The result store's key of the PDF; null before success and once deleted or expired. */
+  pdf_key: string | null;
+  pdf_bytes: number | null;
+  pdf_pages: number | null;
+  pdf_expires_at: number | null;
+  /** `pending` once the job is final and has a webhook URL (set in the statement that makes it final), then `delivered` or `exhausted`. */
+  webhook_state: string | null;
+  webhook_next_at: number | null;
+  webhook_attempts: number;
+  webhook_lease_expires_at: number | null;
+}
+
 /** Kysely's view of the whole database. */
 export interface Database {
   accounts: AccountsTable;
@@ -114,4 +152,5 @@ export interface Database {
   key_reveals: KeyRevealsTable;
   password_reset_tokens: PasswordResetTokensTable;
   activity_log: ActivityLogTable;
+  render_jobs: RenderJobsTable;
 }

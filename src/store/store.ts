@@ -1,10 +1,12 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
+import type { JobError, JobPdf, NewRenderJob, RenderJobStore } from './jobs-queries.js';
+import * as jobs from './jobs-queries.js';
 import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 import * as keyUsage from './key-usage-queries.js';
 import type { ActivityEntry, RecoveryStore } from './recovery-queries.js';
 import * as recovery from './recovery-queries.js';
-import type { AccountsTable, ApiKeysTable, Database, UsageOutcome } from './schema.js';
+import type { AccountsTable, ApiKeysTable, Database, RenderJobStatus, UsageOutcome } from './schema.js';
 import { type ChangeStamp, UnchangedCache } from './unchanged-cache.js';
 
 /** An account as the application sees it. */
@@ -54,14 +56,15 @@ export interface UsageIncrement {
   count: number;
 }
 
+// The render job queue: queries in jobs-queries.ts.
+export type { JobError, JobPage, JobPdf, NewRenderJob, RenderJobRow, RenderJobStore } from './jobs-queries.js';
 // Per-key usage and the one-time display of a new key: queries in key-usage-queries.ts.
 export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-queries.js';
-
 // Account recovery, activity log, sessions list and deletion: queries in recovery-queries.ts.
 export type { ActivityEntry, ActivityKind, RecoveryStore, SessionListing } from './recovery-queries.js';
 
 /** The persistence interface; both adapters (SQLite, PostgreSQL) implement it with the same queries. */
-export interface Store extends KeyUsageStore, RecoveryStore {
+export interface Store extends KeyUsageStore, RecoveryStore, RenderJobStore {
   readonly kind: 'sqlite' | 'postgres';
   createAccount(input: { id: string; email: string; passwordHash: string | null; createdAt: number }): Promise<Account>;
   findAccountByEmail(email: string): Promise<Account | undefined>;
@@ -410,6 +413,78 @@ export class KyselyStore implements Store {
   }
 
   // ---- end of account recovery ----
+
+  // ---- render jobs: see jobs-queries.ts ----
+
+  insertJob(job: NewRenderJob) {
+    return jobs.insertJob(this.db, job);
+  }
+
+  findJob(id: string, accountId?: string) {
+    return jobs.findJob(this.db, id, accountId);
+  }
+
+  findJobByIdempotencyKey(accountId: string, key: string) {
+    return jobs.findJobByIdempotencyKey(this.db, accountId, key);
+  }
+
+  releaseIdempotencyKey(id: string) {
+    return jobs.releaseIdempotencyKey(this.db, id);
+  }
+
+  countQueuedJobs(accountId: string) {
+    return jobs.countQueuedJobs(this.db, accountId);
+  }
+
+  claimJob(owner: string, now: number, leaseMs: number, maxAttempts: number) {
+    return jobs.claimJob(this.db, this.kind, owner, now, leaseMs, maxAttempts);
+  }
+
+  renewJobLease(id: string, owner: string, until: number) {
+    return jobs.renewJobLease(this.db, id, owner, until);
+  }
+
+  finishJob(id: string, owner: string, now: number, result: { pdf: JobPdf } | { error: JobError }) {
+    return jobs.finishJob(this.db, id, owner, now, result);
+  }
+
+  requeueJob(id: string, owner: string, error: JobError) {
+    return jobs.requeueJob(this.db, id, owner, error);
+  }
+
+  releaseJob(id: string, owner: string) {
+    return jobs.releaseJob(this.db, id, owner);
+  }
+
+  cancelJob(id: string, accountId: string, now: number) {
+    return jobs.cancelJob(this.db, id, accountId, now);
+  }
+
+  clearJobPdf(id: string, accountId: string) {
+    return jobs.clearJobPdf(this.db, id, accountId);
+  }
+
+  listJobs(accountId: string, opts: { status?: RenderJobStatus; limit: number; cursor?: { createdAt: number; id: string } }) {
+    return jobs.listJobs(this.db, accountId, opts);
+  }
+
+  expiredPdfs(now: number, limit: number) {
+    return jobs.expiredPdfs(this.db, now, limit);
+  }
+
+  clearExpiredPdf(id: string, pdfKey: string) {
+    return jobs.clearExpiredPdf(this.db, id, pdfKey);
+  }
+
+  cancelAccountJobs(accountId: string, now: number) {
+    return jobs.cancelAccountJobs(this.db, accountId, now);
+  }
+
+  jobQueueStats() {
+    return jobs.jobQueueStats(this.db);
+  }
+
+  // ---- end of render jobs ----
 
   async ping() {
     await this.db.selectFrom('accounts').select('id').limit(1).execute();

@@ -1,0 +1,78 @@
+/**
+ * The public job object: the JSON every job route answers and every webhook carries, and its TypeBox
+ * schema for the OpenAPI document.
+ */
+import { Type } from '@sinclair/typebox';
+import type { RenderJobRow } from '../store/store.js';
+
+/** The job as the API shows it. */
+export interface JobObject {
+  id: string;
+  status: RenderJobRow['status'];
+  reference: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  attempts: number;
+  error: { code: string; message: string } | null;
+  pdf: { bytes: number; pages: number; url: string; expires_at: string } | null;
+}
+
+const Time = (description: string) => Type.String({ format: 'date-time', description });
+const NullableTime = (description: string) => Type.Union([Time(description), Type.Null()]);
+
+/** The job object's schema (OpenAPI). */
+export const JobObjectSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^job_[0-9a-f]{32}$', description: 'The job id; also the X-Render-ID of every job route.' }),
+    status: Type.Union(['queued', 'running', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s))),
+    reference: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'Echoed back as submitted.' }),
+    created_at: Time('When the job was submitted (RFC 3339).'),
+    started_at: NullableTime('When its latest attempt started.'),
+    finished_at: NullableTime('When it succeeded, failed or was canceled.'),
+    attempts: Type.Integer({ minimum: 0, description: 'Attempts so far (at most RENDER_JOB_ATTEMPTS).' }),
+    error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()], {
+      description: 'Why it failed, with the codes of POST /v1/render.',
+    }),
+    pdf: Type.Union(
+      [
+        Type.Object({
+          bytes: Type.Integer(),
+          pages: Type.Integer(),
+          url: Type.String({ description: 'GET it with the same key.' }),
+          expires_at: Time('When the PDF is deleted (RENDER_JOB_RETENTION_H after the job finished).'),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The PDF once the job succeeded, until it expires or is deleted.' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function time(ms: number | null): string | null {
+  return ms === null ? null : new Date(Number(ms)).toISOString();
+}
+
+/** The public object of a stored job; `pdf.url` is absolute under the render service's public URL. */
+export function toJobObject(row: RenderJobRow, publicBaseUrl: string, now = Date.now()): JobObject {
+  const pdfLive = row.pdf_key !== null && row.pdf_expires_at !== null && Number(row.pdf_expires_at) > now;
+  return {
+    id: row.id,
+    status: row.status,
+    reference: row.reference,
+    created_at: time(row.created_at) as string,
+    started_at: time(row.started_at),
+    finished_at: time(row.finished_at),
+    attempts: Number(row.attempts),
+    error: row.error_code === null || row.status !== 'failed' ? null : { code: row.error_code, message: row.error_message ?? '' },
+    pdf: pdfLive
+      ? {
+          bytes: Number(row.pdf_bytes),
+          pages: Number(row.pdf_pages),
+          url: `${publicBaseUrl.replace(/\/+$/, '')}/v1/jobs/${row.id}/pdf`,
+          expires_at: time(row.pdf_expires_at) as string,
+        }
+      : null,
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Where job PDFs are kept: one interface, files under the data dir by default or any S3-compatible
+ * store (`RESULT_STORE=s3://bucket/prefix`), so that any instance serves any job's PDF.
+ */
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Config } from '../../config.js';
+import { FileResultStore } from './file-results.js';
+import { S3ResultStore } from './s3-results.js';
+
+/** A stored PDF, streamed. */
+export interface StoredResult {
+  body: Readable;
+  bytes: number;
+}
+
+/** Keeps result bytes under keys such as `acc_…/job_….pdf`. */
+export interface ResultStore {
+  readonly kind: 'files' | 's3';
+  /** Stores the bytes under the key, replacing what was there; durable when it resolves. */
+  put(key: string, bytes: Buffer): Promise<void>;
+  /** The stored bytes as a stream, or undefined when nothing is stored under the key. */
+  get(key: string): Promise<StoredResult | undefined>;
+  /** Deletes the key; deleting a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}
+
+/** Keys are made by the jobs code from ids; anything else is refused before it reaches a path or a bucket. */
+export function checkKey(key: string): string {
+  if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\.pdf$/.test(key)) throw new Error(`not a result key: ${JSON.stringify(key)}`);
+  return key;
+}
+
+/** The result store the configuration asks for. */
+export function openResultStore(
+  config: Pick<Config, 'resultStore' | 's3Endpoint' | 'dataDir'>,
+  env: Record<string, string | undefined> = process.env,
+): ResultStore {
+  if (!config.resultStore) return new FileResultStore(path.join(config.dataDir, 'results'));
+  const url = new URL(config.resultStore);
+  return new S3ResultStore({
+    bucket: url.hostname,
+    prefix: url.pathname.replace(/^\/+/, '').replace(/\/*$/, ''),
+    endpoint: config.s3Endpoint,
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+  });
+}

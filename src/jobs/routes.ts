@@ -1,0 +1,281 @@
+/**
+ * The render job routes: thin — authenticate, validate (the render request's own strict rules plus
+ * `webhook` and `reference`), call the queue, map the result to HTTP.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceApp } from '../app/service-app.js';
+import { RenderError } from '../errors.js';
+import type { EgressPolicy } from '../net/policy.js';
+import {
+  MAX_BODY_BYTES,
+  RenderErrorSchema,
+  type RenderRequest,
+  RenderRequestSchema,
+  validateRenderRequest,
+} from '../render/schema.js';
+import type { RenderJobStatus } from '../store/schema.js';
+import type { RenderJobRow } from '../store/store.js';
+import { JobObjectSchema, toJobObject } from './job-object.js';
+import { checkIdempotencyKey, type JobQueue } from './queue.js';
+import { MAX_WEBHOOK_URL_LENGTH, validateWebhookUrl } from './webhook-url.js';
+
+/** Longest `reference`. */
+export const MAX_REFERENCE_LENGTH = 200;
+const STATUSES: readonly RenderJobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
+
+/** The body of POST /v1/jobs: the render request plus `webhook` and `reference`. */
+export const JobRequestSchema = Type.Object(
+  {
+    ...RenderRequestSchema.properties,
+    webhook: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String({
+            maxLength: MAX_WEBHOOK_URL_LENGTH,
+            description: 'https:// (or http://) URL called when the job is final.',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    reference: Type.Optional(Type.String({ maxLength: MAX_REFERENCE_LENGTH, description: 'Your own label, echoed back.' })),
+  },
+  { additionalProperties: false },
+);
+
+/** A validated job request. */
+interface JobRequest {
+  request: RenderRequest;
+  webhookUrl: string | null;
+  reference: string | null;
+}
+
+const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
+
+/** The render request's validator does the shared part, so every message and code is the same as /v1/render's. */
+function validateJobRequest(body: unknown): JobRequest {
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return { request: validateRenderRequest(body), webhookUrl: null, reference: null };
+  const { webhook, reference, ...rest } = body as Record<string, unknown>;
+  const request = validateRenderRequest(rest);
+  if (reference !== undefined && typeof reference !== 'string') throw invalid('reference: must be a string');
+  if (typeof reference === 'string' && reference.length > MAX_REFERENCE_LENGTH) {
+    throw invalid(`reference: ${reference.length} characters is more than the limit of ${MAX_REFERENCE_LENGTH}`);
+  }
+  let webhookUrl: string | null = null;
+  if (webhook !== undefined) {
+    if (webhook === null || typeof webhook !== 'object' || Array.isArray(webhook))
+      throw invalid('webhook: must be a JSON object {"url": "https://…"}');
+    const { url, ...others } = webhook as Record<string, unknown>;
+    const unknown = Object.keys(others)[0];
+    if (unknown !== undefined) throw invalid(`webhook.${unknown}: unknown field`);
+    if (typeof url !== 'string' || url === '') throw invalid('webhook.url: required, a URL string');
+    webhookUrl = url;
+  }
+  return { request, webhookUrl, reference: reference ?? null };
+}
+
+/** Query of GET /v1/jobs. */
+export const JobListQuerySchema = Type.Object(
+  {
+    status: Type.Optional(Type.Union(STATUSES.map((s) => Type.Literal(s)))),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page.' })),
+  },
+  { additionalProperties: false },
+);
+
+function validateListQuery(query: unknown): { status?: RenderJobStatus; limit: number; cursor?: string } {
+  const q = (query ?? {}) as Record<string, unknown>;
+  const unknown = Object.keys(q).find((k) => !['status', 'limit', 'cursor'].includes(k));
+  if (unknown !== undefined) throw invalid(`${unknown}: unknown query parameter`);
+  for (const [name, value] of Object.entries(q)) if (typeof value !== 'string') throw invalid(`${name}: give it once`);
+  const { status, limit, cursor } = q as Record<string, string | undefined>;
+  if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
+    throw invalid(`status: ${JSON.stringify(status)} is not a job status (${STATUSES.join(', ')})`);
+  }
+  if (limit !== undefined && (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 100)) {
+    throw invalid(`limit: ${JSON.stringify(limit)} is not a whole number from 1 to 100`);
+  }
+  return { status: status as RenderJobStatus | undefined, limit: limit === undefined ? 20 : Number(limit), cursor };
+}
+
+const IdParams = Type.Object({ id: Type.String({ description: 'The job id (job_…).' }) });
+const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
+const JOB_ERRORS = {
+  401: errorResponse('UNAUTHORIZED'),
+  404: errorResponse('NOT_FOUND: no such job for this account'),
+  500: errorResponse('INTERNAL_ERROR'),
+  503: errorResponse('SERVICE_UNAVAILABLE: the account store is unavailable'),
+};
+
+/** What the job routes need. */
+export interface JobRoutesDeps {
+  queue: JobQueue;
+  policy: EgressPolicy;
+  /** The render service's public base URL (absolute `pdf.url`). */
+  publicUrl: string;
+}
+
+/** Registers the /v1/jobs routes on the render service app. */
+export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
+  const { queue, policy, publicUrl } = deps;
+  const accountOf = (request: FastifyRequest) => {
+    if (!request.auth) throw new RenderError('UNAUTHORIZED', 'missing API key');
+    return request.auth.accountId;
+  };
+  const sendJob = (reply: FastifyReply, row: RenderJobRow, status = 200) =>
+    reply.code(status).header('X-Render-ID', row.id).header('Cache-Control', 'no-store').send(toJobObject(row, publicUrl));
+  // Our own validator for one part: Fastify's default Ajv would coerce types and silently drop unknown
+  // fields. The other parts (headers, params) are only documented by their schemas and checked in the handler.
+  const own =
+    (part: 'body' | 'querystring', validate: (value: unknown) => unknown) =>
+    ({ httpPart }: { httpPart?: string }) =>
+    (value: unknown) => {
+      if (httpPart !== part) return { value };
+      try {
+        return { value: validate(value) };
+      } catch (error) {
+        return { error: error as Error };
+      }
+    };
+
+  app.post(
+    '/v1/jobs',
+    {
+      onRequest: app.authenticate,
+      bodyLimit: MAX_BODY_BYTES + 8 * 1024,
+      validatorCompiler: own('body', validateJobRequest),
+      schema: {
+        summary: 'Queue an HTML document for rendering to PDF',
+        description:
+          'The body of POST /v1/render plus optional `webhook` and `reference`. Answers 202 with the job and `Location`. ' +
+          'Idempotency-Key (≤ 255 characters): a repeat within 24 h returns the first job; with another body, 422 IDEMPOTENCY_KEY_REUSED.',
+        tags: ['jobs'],
+        security: [{ bearerAuth: [] }],
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) }),
+        body: JobRequestSchema,
+        response: {
+          202: { ...JobObjectSchema, description: 'The job (Location: /v1/jobs/{id}).' },
+          400: errorResponse('INVALID_REQUEST: as POST /v1/render, or a bad webhook URL, reference, Idempotency-Key'),
+          401: errorResponse('UNAUTHORIZED'),
+          413: errorResponse('PAYLOAD_TOO_LARGE: html over 10 MiB of UTF-8'),
+          415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
+          422: errorResponse('IDEMPOTENCY_KEY_REUSED: the key was used with another body'),
+          429: errorResponse('RATE_LIMITED: over the render limit, or RENDER_JOBS_MAX_QUEUED jobs queued (Retry-After set)'),
+          500: errorResponse('INTERNAL_ERROR'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const accountId = accountOf(request);
+      const idempotencyKey = checkIdempotencyKey(request.headers['idempotency-key']);
+      const body = request.body as unknown as JobRequest;
+      if (body.webhookUrl !== null) {
+        const problem = await validateWebhookUrl(body.webhookUrl, policy);
+        if (problem !== null) throw invalid(problem);
+      }
+      const { row, replayed } = await queue.submit(accountId, { ...body, idempotencyKey });
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      return sendJob(reply.header('Location', `/v1/jobs/${row.id}`), row, 202);
+    },
+  );
+
+  app.get(
+    '/v1/jobs',
+    {
+      onRequest: app.authenticateKey,
+      validatorCompiler: own('querystring', validateListQuery),
+      schema: {
+        summary: 'List jobs, newest first',
+        tags: ['jobs'],
+        security: [{ bearerAuth: [] }],
+        querystring: JobListQuerySchema,
+        response: {
+          200: Type.Object({ data: Type.Array(JobObjectSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+          400: errorResponse('INVALID_REQUEST: bad status, limit or cursor'),
+          ...JOB_ERRORS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const accountId = accountOf(request);
+      const page = await queue.list(accountId, request.query as ReturnType<typeof validateListQuery>);
+      return reply
+        .header('Cache-Control', 'no-store')
+        .send({ data: page.rows.map((row) => toJobObject(row, publicUrl)), next_cursor: page.nextCursor });
+    },
+  );
+
+  app.get(
+    '/v1/jobs/:id',
+    {
+      onRequest: app.authenticateKey,
+      schema: {
+        summary: 'A job',
+        tags: ['jobs'],
+        security: [{ bearerAuth: [] }],
+        params: IdParams,
+        response: { 200: JobObjectSchema, ...JOB_ERRORS },
+      },
+    },
+    async (request, reply) => sendJob(reply, await queue.get(accountOf(request), request.params.id)),
+  );
+
+  app.get(
+    '/v1/jobs/:id/pdf',
+    {
+      onRequest: app.authenticateKey,
+      schema: {
+        summary: 'Download the PDF of a succeeded job',
+        tags: ['jobs'],
+        security: [{ bearerAuth: [] }],
+        params: IdParams,
+        response: {
+          200: {
+            description: 'The PDF (Content-Type application/pdf, exact Content-Length), streamed.',
+            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+          },
+          409: errorResponse('JOB_NOT_DONE: the job is queued or running, or ended without a PDF'),
+          410: errorResponse('GONE: the PDF expired (RENDER_JOB_RETENTION_H) or was deleted'),
+          ...JOB_ERRORS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const found = await queue.openPdf(accountOf(request), request.params.id);
+      if (found.kind === 'not_found') throw new RenderError('NOT_FOUND', `no job ${request.params.id}`);
+      reply.header('X-Render-ID', found.row.id);
+      if (found.kind === 'not_done') {
+        const state =
+          found.row.status === 'queued' || found.row.status === 'running'
+            ? `is ${found.row.status}`
+            : `${found.row.status}: it has no PDF`;
+        throw new RenderError('JOB_NOT_DONE', `job ${found.row.id} ${state}`);
+      }
+      if (found.kind === 'gone') throw new RenderError('GONE', `the PDF of job ${found.row.id} expired or was deleted`);
+      return reply
+        .code(200)
+        .header('Content-Type', 'application/pdf')
+        .header('Content-Length', String(found.result.bytes))
+        .header('Cache-Control', 'no-store')
+        .send(found.result.body);
+    },
+  );
+
+  app.delete(
+    '/v1/jobs/:id',
+    {
+      onRequest: app.authenticateKey,
+      schema: {
+        summary: 'Cancel a queued or running job, or delete a finished job’s PDF',
+        tags: ['jobs'],
+        security: [{ bearerAuth: [] }],
+        params: IdParams,
+        response: { 200: JobObjectSchema, ...JOB_ERRORS },
+      },
+    },
+    async (request, reply) => sendJob(reply, await queue.cancel(accountOf(request), request.params.id)),
+  );
+}

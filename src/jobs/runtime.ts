@@ -1,0 +1,146 @@
+/**
+ * The render jobs of one process, composed: the queue the routes use, the worker over the browser
+ * pool, the Redis wake-up, the retention sweep and the metrics. The render service and the
+ * render-worker service start one and stop it before the pool closes.
+ */
+import type { Redis } from 'ioredis';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { CoreDeps } from '../app/core.js';
+import type { BrowserPool } from '../render/browser-pool.js';
+import { JobQueue } from './queue.js';
+import { type JobOutcome, JobWorker, type WorkerLog } from './worker.js';
+
+/** The Redis channel a submit publishes on, so idle workers on any machine look at the store at once. */
+export const WAKE_CHANNEL = 'pageworks:render-jobs:wake';
+/** How often expired PDFs are looked for. */
+const SWEEP_MS = 60_000;
+
+/** What a jobs runtime is built from. */
+export interface JobsRuntimeOptions {
+  core: CoreDeps;
+  pool: Pick<BrowserPool, 'render'>;
+  /** The service's Prometheus registry (render or render-worker). */
+  registry: Registry;
+  log: WorkerLog;
+  /** False: the worker does not claim (an API-only test, or a process that must not render). */
+  startWorker?: boolean;
+  now?: () => number;
+}
+
+/** The queue, the worker and their timers, started and stopped together. */
+export class JobsRuntime {
+  readonly queue: JobQueue;
+  readonly worker: JobWorker;
+  private readonly sweepTimer: NodeJS.Timeout;
+  private subscriber: Redis | undefined;
+  private workerStarted = false;
+
+  private constructor(private readonly opts: JobsRuntimeOptions) {
+    const { core, log } = opts;
+    const { config, store } = core;
+    const outcomes = new Counter({
+      name: 'pageworks_render_jobs_total',
+      help: 'Render job attempts by outcome: succeeded, failed (final), retried, released (given back on shutdown)',
+      labelNames: ['outcome'] as const,
+      registers: [opts.registry],
+    });
+    this.queue = new JobQueue({
+      store,
+      results: core.results,
+      maxQueuedPerAccount: config.renderJobsMaxQueued,
+      now: opts.now,
+      onSubmitted: () => this.announce(),
+    });
+    this.worker = new JobWorker({
+      store,
+      results: core.results,
+      pool: opts.pool,
+      concurrency: config.renderWorkerConcurrency,
+      leaseMs: config.renderJobLeaseMs,
+      maxAttempts: config.renderJobAttempts,
+      retentionMs: config.renderJobRetentionH * 3600_000,
+      log,
+      now: opts.now,
+      onOutcome: (outcome: JobOutcome) => outcomes.inc({ outcome }),
+    });
+    this.registerQueueGauges(opts.registry);
+    const sweep = () => {
+      this.queue.sweepExpired().then(
+        (n) => n > 0 && log.info({ deleted: n }, 'deleted expired job PDFs'),
+        (err) => log.error({ err: (err as Error).message }, 'could not delete expired job PDFs; will retry'),
+      );
+    };
+    this.sweepTimer = setInterval(sweep, SWEEP_MS).unref();
+    sweep();
+    if (core.redis) this.subscribe(core.redis);
+    if (opts.startWorker !== false) this.startWorker();
+  }
+
+  /** Builds and starts the runtime (the worker claims at once unless `startWorker` is false). */
+  static start(opts: JobsRuntimeOptions): JobsRuntime {
+    return new JobsRuntime(opts);
+  }
+
+  /** Starts the worker (once). */
+  startWorker(): void {
+    if (this.workerStarted) return;
+    this.workerStarted = true;
+    this.worker.start();
+  }
+
+  /** Stops the sweep and the wake-ups, then the worker (finishing or releasing what is in flight). */
+  async stop(drainMs = this.opts.core.config.renderTimeoutMs): Promise<void> {
+    clearInterval(this.sweepTimer);
+    this.subscriber?.disconnect();
+    if (this.workerStarted) await this.worker.stop(drainMs);
+  }
+
+  /** A job was queued: wake this process's worker now and every other one through Redis. */
+  private announce(): void {
+    this.worker.wake();
+    // Losing the message costs at most one poll interval: workers poll the store anyway.
+    this.opts.core.redis?.publish(WAKE_CHANNEL, '1').catch(() => {});
+  }
+
+  private subscribe(redis: Redis): void {
+    const subscriber = redis.duplicate();
+    this.subscriber = subscriber;
+    subscriber.on('error', () => {});
+    subscriber.on('message', () => this.worker.wake());
+    // Subscribed again after every reconnect (the client starts with no offline queue).
+    subscriber.on('ready', () => {
+      subscriber.subscribe(WAKE_CHANNEL).catch(() => {});
+    });
+    subscriber.connect().catch(() => {});
+  }
+
+  private registerQueueGauges(registry: Registry): void {
+    const { store } = this.opts.core;
+    const now = this.opts.now ?? Date.now;
+    // One query per scrape feeds both gauges.
+    let stats: { at: number; value: Promise<{ queued: number; oldestCreatedAt: number | null }> } | undefined;
+    const current = () => {
+      if (!stats || Date.now() - stats.at > 500) stats = { at: Date.now(), value: store.jobQueueStats() };
+      return stats.value;
+    };
+    new Gauge({
+      name: 'pageworks_render_jobs_queued',
+      help: 'Render jobs waiting for a worker, all accounts',
+      registers: [registry],
+      async collect() {
+        // A store outage must not break the whole scrape: the gauge keeps its last value.
+        const s = await current().catch(() => undefined);
+        if (s) this.set(s.queued);
+      },
+    });
+    new Gauge({
+      name: 'pageworks_render_jobs_oldest_queued_age_seconds',
+      help: 'Age of the oldest queued render job (0 when none is queued)',
+      registers: [registry],
+      async collect() {
+        const s = await current().catch(() => undefined);
+        if (s) this.set(s.oldestCreatedAt === null ? 0 : Math.max(0, (now() - s.oldestCreatedAt) / 1000));
+      },
+    });
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * The job worker: claims jobs from the store with a lease, renders them through the render service's
+ * browser pool (the same options and error codes as POST /v1/render), stores the PDF and makes the
+ * job final. Idle, it waits for a wake-up (a local submit, Redis) or polls the store.
+ */
+import crypto from 'node:crypto';
+import os from 'node:os';
+import { RenderError } from '../errors.js';
+import type { BrowserPool } from '../render/browser-pool.js';
+import { toPrintParams } from '../render/options.js';
+import type { RenderJobRow, Store } from '../store/store.js';
+import { countPdfPages } from './pdf-pages.js';
+import { pdfKey } from './queue.js';
+import type { ResultStore } from './results/result-store.js';
+
+/** The logging the worker needs (pino fits). */
+export interface WorkerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** How a job attempt ended, for metrics: `succeeded`, `failed`, `retried` or `released`. */
+export type JobOutcome = 'succeeded' | 'failed' | 'retried' | 'released';
+
+/** What the worker needs. */
+export interface JobWorkerOptions {
+  store: Store;
+  results: ResultStore;
+  pool: Pick<BrowserPool, 'render'>;
+  concurrency: number;
+  leaseMs: number;
+  maxAttempts: number;
+  retentionMs: number;
+  log: WorkerLog;
+  /** Longest idle wait between two looks at the store (Redis or a local submit wake it sooner). */
+  pollMs?: number;
+  onOutcome?: (outcome: JobOutcome) => void;
+  now?: () => number;
+}
+
+/** Errors that say nothing about the document: the attempt is retried while attempts remain. */
+const TRANSIENT = new Set(['RENDER_FAILED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+
+/** The pool refused for lack of capacity (shutting down, no slot in time): give the job back, uncounted. */
+const BUSY = new Set(['OVERLOADED']);
+
+class Released extends Error {}
+
+/** Claims and renders jobs, `concurrency` at a time. */
+export class JobWorker {
+  /** Names this worker in leases (host, process, random). */
+  readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  private readonly running = new Map<string, AbortController>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopping = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private wakeUp: (() => void) | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: JobWorkerOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Jobs rendering now. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  /** Starts claiming. */
+  start(): void {
+    this.loopDone = this.loop();
+  }
+
+  /** Ends an idle wait at once (a job was submitted). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /**
+   * Stops claiming, lets the jobs in flight finish for up to `drainMs`, then gives the rest back to
+   * the queue (lease cleared, attempt not counted) so another worker takes them at once.
+   */
+  async stop(drainMs: number): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loopDone;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, drainMs);
+    });
+    await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
+    clearTimeout(timer);
+    for (const controller of this.running.values()) controller.abort(new Released('worker stopping'));
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        if (self.wakeUp === done) self.wakeUp = undefined;
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const pollMs = this.opts.pollMs ?? 1000;
+    while (!this.stopping) {
+      if (this.running.size >= this.opts.concurrency) {
+        await Promise.race(this.inFlight);
+        continue;
+      }
+      let row: RenderJobRow | undefined;
+      try {
+        row = await this.opts.store.claimJob(this.owner, this.now(), this.opts.leaseMs, this.opts.maxAttempts);
+      } catch (err) {
+        this.opts.log.error({ err: (err as Error).message }, 'could not claim a render job; retrying');
+        await this.idle(pollMs);
+        continue;
+      }
+      if (!row) {
+        await this.idle(pollMs);
+        continue;
+      }
+      const job = row;
+      const task = this.run(job).catch((err) => this.opts.log.error({ err, jobId: job.id }, 'render job bookkeeping failed'));
+      this.inFlight.add(task);
+      void task.finally(() => this.inFlight.delete(task));
+      // The pool said it is full: leave the rest of the queue to other workers for a moment.
+      if (this.pauseClaims) {
+        this.pauseClaims = false;
+        await this.idle(pollMs);
+      }
+    }
+  }
+
+  private pauseClaims = false;
+
+  private async run(row: RenderJobRow): Promise<void> {
+    const { store, results, log } = this.opts;
+    const controller = new AbortController();
+    this.running.set(row.id, controller);
+    const renew = setInterval(
+      () => {
+        store.renewJobLease(row.id, this.owner, this.now() + this.opts.leaseMs).then(
+          (held) => {
+            // Canceled, or taken by another worker after our lease lapsed: stop rendering it.
+            if (!held) controller.abort(new Released('lease lost'));
+          },
+          (err) => log.warn({ err: (err as Error).message, jobId: row.id }, 'could not renew a render job lease'),
+        );
+      },
+      Math.max(100, Math.floor(this.opts.leaseMs / 3)),
+    );
+    const jobLog = { jobId: row.id, accountId: row.account_id, attempt: row.attempts };
+    try {
+      const pdf = await this.render(row, controller.signal);
+      const key = pdfKey(row);
+      await results.put(key, pdf);
+      const now = this.now();
+      const pages = countPdfPages(pdf);
+      const done = await store.finishJob(row.id, this.owner, now, {
+        pdf: { key, bytes: pdf.length, pages, expiresAt: now + this.opts.retentionMs },
+      });
+      // Canceled (or the account deleted) while rendering: the PDF has no job to belong to.
+      if (!done) await results.delete(key);
+      else this.opts.onOutcome?.('succeeded');
+      log.info({ ...jobLog, pdfBytes: pdf.length, pages, kept: done }, 'render job done');
+    } catch (err) {
+      await this.settleFailure(row, err, controller.signal);
+    } finally {
+      clearInterval(renew);
+      this.running.delete(row.id);
+    }
+  }
+
+  private async render(row: RenderJobRow, signal: AbortSignal): Promise<Buffer> {
+    const request = JSON.parse(row.request) as { html: string; options?: Parameters<typeof toPrintParams>[0] };
+    const params = toPrintParams(request.options);
+    return this.opts.pool.render(row.account_id, request.html, params, signal);
+  }
+
+  private async settleFailure(row: RenderJobRow, err: unknown, signal: AbortSignal): Promise<void> {
+    const { store, log } = this.opts;
+    const jobLog = { jobId: row.id, accountId: row.account_id, attempt: row.attempts };
+    const reason: unknown = signal.aborted ? signal.reason : undefined;
+    if (reason instanceof Released) {
+      if (reason.message === 'worker stopping' && (await store.releaseJob(row.id, this.owner))) {
+        this.opts.onOutcome?.('released');
+        log.info(jobLog, 'render job given back to the queue (worker stopping)');
+      }
+      return;
+    }
+    const failure =
+      err instanceof RenderError
+        ? err
+        : new RenderError('INTERNAL_ERROR', 'the job could not be rendered or stored', undefined, { cause: err });
+    const error = { code: failure.code, message: failure.message };
+    if (BUSY.has(failure.code)) {
+      this.pauseClaims = true;
+      if (await store.releaseJob(row.id, this.owner)) this.opts.onOutcome?.('released');
+      return;
+    }
+    if (TRANSIENT.has(failure.code) && row.attempts < this.opts.maxAttempts) {
+      log.warn({ ...jobLog, code: failure.code, err: failure.cause ?? failure.message }, 'render job attempt failed; retrying');
+      if (await store.requeueJob(row.id, this.owner, error)) this.opts.onOutcome?.('retried');
+      return;
+    }
+    log.info({ ...jobLog, code: failure.code, reason: failure.message }, 'render job failed');
+    if (await store.finishJob(row.id, this.owner, this.now(), { error })) this.opts.onOutcome?.('failed');
+  }
+}

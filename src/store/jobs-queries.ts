@@ -1,0 +1,401 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Database, RenderJobStatus, RenderJobsTable } from './schema.js';
+
+// Render jobs: the queue of record and the stored PDFs' keys, written once for both dialects;
+// KyselyStore delegates here. Claims are single UPDATE … RETURNING statements: on SQLite the one
+// connection is the single writer, on PostgreSQL the row is taken with FOR UPDATE SKIP LOCKED.
+
+/** A render job row as stored. */
+export type RenderJobRow = RenderJobsTable;
+
+/** A new job as submitted. */
+export interface NewRenderJob {
+  id: string;
+  accountId: string;
+  request: string;
+  reference: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  webhookUrl: string | null;
+  createdAt: number;
+}
+
+/** How a job ended (or why it goes back to the queue): a sync render error code and its message. */
+export interface JobError {
+  code: string;
+  message: string;
+}
+
+/** The stored PDF of a succeeded job. */
+export interface JobPdf {
+  key: string;
+  bytes: number;
+  pages: number;
+  expiresAt: number;
+}
+
+/** A page of an account's jobs, newest first. */
+export interface JobPage {
+  rows: RenderJobRow[];
+  /** Where the next page starts, or null on the last page. */
+  next: { createdAt: number; id: string } | null;
+}
+
+/** Store methods of the render job queue. */
+export interface RenderJobStore {
+  /**
+   * Inserts a job unless the account already has one with the same idempotency key (the unique
+   * index decides, so concurrent identical requests insert one row). Returns the job that holds the key.
+   */
+  insertJob(job: NewRenderJob): Promise<{ inserted: boolean; row: RenderJobRow }>;
+  /** The job, if it exists (and belongs to `accountId` when given). */
+  findJob(id: string, accountId?: string): Promise<RenderJobRow | undefined>;
+  /** The job holding this idempotency key for the account, if any. */
+  findJobByIdempotencyKey(accountId: string, key: string): Promise<RenderJobRow | undefined>;
+  /** Frees an idempotency key whose window has passed, so a new job can take it. */
+  releaseIdempotencyKey(id: string): Promise<void>;
+  /** Jobs of the account waiting for a worker. */
+  countQueuedJobs(accountId: string): Promise<number>;
+  /**
+   * Takes the next job for `owner` until `now + leaseMs`: first a job whose lease lapsed (attempts left),
+   * else the oldest queued job of the account that has the fewest running jobs and was served least
+   * recently. Jobs whose lease lapsed with no attempt left become `failed` in the same call.
+   */
+  claimJob(owner: string, now: number, leaseMs: number, maxAttempts: number): Promise<RenderJobRow | undefined>;
+  /** Extends the lease; false when the job is no longer this owner's (canceled, or taken after a lapse). */
+  renewJobLease(id: string, owner: string, until: number): Promise<boolean>;
+  /** Makes the job final (succeeded with its PDF, or failed) and its webhook due, in one statement; false if no longer owned. */
+  finishJob(id: string, owner: string, now: number, result: { pdf: JobPdf } | { error: JobError }): Promise<boolean>;
+  /** Puts the job back in the queue after a failed attempt that may succeed later, keeping the error as its last. */
+  requeueJob(id: string, owner: string, error: JobError): Promise<boolean>;
+  /** Gives the job back untouched (shutdown): the lease is cleared and the attempt not counted, so another worker takes it at once. */
+  releaseJob(id: string, owner: string): Promise<boolean>;
+  /** Cancels a queued or running job of the account; returns the job as it is afterwards. */
+  cancelJob(id: string, accountId: string, now: number): Promise<RenderJobRow | undefined>;
+  /** Forgets the PDF of the account's job; returns the result store key to delete (if there was one). */
+  clearJobPdf(id: string, accountId: string): Promise<string | null>;
+  /** The account's jobs, newest first, from after `cursor`, optionally of one status. */
+  listJobs(
+    accountId: string,
+    opts: { status?: RenderJobStatus; limit: number; cursor?: { createdAt: number; id: string } },
+  ): Promise<JobPage>;
+  /** Up to `limit` jobs whose PDF expired at `now`; their keys are cleared by clearExpiredPdf. */
+  expiredPdfs(now: number, limit: number): Promise<Array<{ id: string; pdfKey: string }>>;
+  /** Clears an expired PDF's key (only if it is still that key). */
+  clearExpiredPdf(id: string, pdfKey: string): Promise<void>;
+  /** Cancels every unfinished job of the account and returns every stored PDF key, for account deletion. */
+  cancelAccountJobs(accountId: string, now: number): Promise<string[]>;
+  /** Queued jobs over all accounts and the creation time of the oldest. */
+  jobQueueStats(): Promise<{ queued: number; oldestCreatedAt: number | null }>;
+}
+
+/** The webhook becomes due in the statement that makes the job final, so no crash can lose it. */
+function webhookDue(now: number) {
+  return {
+    webhook_state: sql<string | null>`case when webhook_url is null then null else 'pending' end`,
+    webhook_next_at: sql<number | null>`case when webhook_url is null then null else cast(${now} as bigint) end`,
+  };
+}
+
+/** See RenderJobStore.insertJob. */
+export async function insertJob(db: Kysely<Database>, job: NewRenderJob) {
+  const row: RenderJobRow = {
+    id: job.id,
+    account_id: job.accountId,
+    status: 'queued',
+    request: job.request,
+    reference: job.reference,
+    idempotency_key: job.idempotencyKey,
+    request_hash: job.requestHash,
+    webhook_url: job.webhookUrl,
+    created_at: job.createdAt,
+    started_at: null,
+    finished_at: null,
+    attempts: 0,
+    lease_owner: null,
+    lease_expires_at: null,
+    error_code: null,
+    error_message: null,
+    pdf_key: null,
+    pdf_bytes: null,
+    pdf_pages: null,
+    pdf_expires_at: null,
+    webhook_state: null,
+    webhook_next_at: null,
+    webhook_attempts: 0,
+    webhook_lease_expires_at: null,
+  };
+  const result = await db
+    .insertInto('render_jobs')
+    .values(row)
+    .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
+    .executeTakeFirst();
+  if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return { inserted: true, row };
+  const existing = job.idempotencyKey === null ? undefined : await findJobByIdempotencyKey(db, job.accountId, job.idempotencyKey);
+  if (!existing) throw new Error(`render job ${job.id} was not inserted and no job holds its idempotency key`);
+  return { inserted: false, row: existing };
+}
+
+/** See RenderJobStore.findJob. */
+export async function findJob(db: Kysely<Database>, id: string, accountId?: string) {
+  let query = db.selectFrom('render_jobs').selectAll().where('id', '=', id);
+  if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+  return query.executeTakeFirst();
+}
+
+/** See RenderJobStore.findJobByIdempotencyKey. */
+export async function findJobByIdempotencyKey(db: Kysely<Database>, accountId: string, key: string) {
+  return db
+    .selectFrom('render_jobs')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
+/** See RenderJobStore.releaseIdempotencyKey. */
+export async function releaseIdempotencyKey(db: Kysely<Database>, id: string) {
+  await db.updateTable('render_jobs').set({ idempotency_key: null }).where('id', '=', id).execute();
+}
+
+/** See RenderJobStore.countQueuedJobs. */
+export async function countQueuedJobs(db: Kysely<Database>, accountId: string) {
+  const row = await db
+    .selectFrom('render_jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'queued')
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** See RenderJobStore.claimJob. */
+export async function claimJob(
+  db: Kysely<Database>,
+  kind: 'sqlite' | 'postgres',
+  owner: string,
+  now: number,
+  leaseMs: number,
+  maxAttempts: number,
+) {
+  const lock = kind === 'postgres' ? sql`for update skip locked` : sql``;
+  // A job whose worker died ran out of attempts: it ends failed, with its webhook due.
+  await db
+    .updateTable('render_jobs')
+    .set({
+      status: 'failed',
+      finished_at: now,
+      lease_owner: null,
+      lease_expires_at: null,
+      request: '',
+      error_code: 'INTERNAL_ERROR',
+      error_message: `the render was interrupted ${maxAttempts} times (its worker stopped before finishing)`,
+      ...webhookDue(now),
+    })
+    .where('status', '=', 'running')
+    .where('lease_expires_at', '<', now)
+    .where('attempts', '>=', maxAttempts)
+    .execute();
+  const take = (pick: RawBuilder<unknown>, status: RenderJobStatus) =>
+    sql<RenderJobRow>`update render_jobs
+      set status = 'running', attempts = attempts + 1, lease_owner = ${owner}, lease_expires_at = ${now + leaseMs}, started_at = ${now}
+      where id = (${pick}) and status = ${status}
+      returning *`.execute(db);
+  // Lapsed leases first: those jobs were claimed fairly once already and have waited longest.
+  const lapsed = await take(
+    sql`select id from render_jobs where status = 'running' and lease_expires_at < ${now} and attempts < ${maxAttempts}
+        order by lease_expires_at limit 1 ${lock}`,
+    'running',
+  );
+  if (lapsed.rows[0]) return lapsed.rows[0];
+  // Fair across accounts: the account with the fewest running jobs, then the one served least
+  // recently (its latest start), then the one whose oldest job has waited longest.
+  const fair = await take(
+    sql`select j.id from render_jobs j
+        where j.status = 'queued' and j.account_id = (
+          select q.account_id from render_jobs q
+          where q.status = 'queued'
+          group by q.account_id
+          order by
+            (select count(*) from render_jobs r where r.status = 'running' and r.account_id = q.account_id),
+            (select coalesce(max(s.started_at), 0) from render_jobs s where s.account_id = q.account_id),
+            min(q.created_at)
+          limit 1)
+        order by j.created_at, j.id limit 1 ${lock}`,
+    'queued',
+  );
+  if (fair.rows[0] || kind === 'sqlite') return fair.rows[0];
+  // PostgreSQL: the fair account's next job may be locked by a concurrent claim; take any other then.
+  const any = await take(
+    sql`select id from render_jobs where status = 'queued' order by created_at, id limit 1 ${lock}`,
+    'queued',
+  );
+  return any.rows[0];
+}
+
+/** See RenderJobStore.renewJobLease. */
+export async function renewJobLease(db: Kysely<Database>, id: string, owner: string, until: number) {
+  const result = await db
+    .updateTable('render_jobs')
+    .set({ lease_expires_at: until })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** See RenderJobStore.finishJob. */
+export async function finishJob(
+  db: Kysely<Database>,
+  id: string,
+  owner: string,
+  now: number,
+  result: { pdf: JobPdf } | { error: JobError },
+) {
+  const outcome =
+    'pdf' in result
+      ? {
+          status: 'succeeded' as const,
+          error_code: null,
+          error_message: null,
+          pdf_key: result.pdf.key,
+          pdf_bytes: result.pdf.bytes,
+          pdf_pages: result.pdf.pages,
+          pdf_expires_at: result.pdf.expiresAt,
+        }
+      : { status: 'failed' as const, error_code: result.error.code, error_message: result.error.message };
+  const updated = await db
+    .updateTable('render_jobs')
+    .set({ ...outcome, finished_at: now, lease_owner: null, lease_expires_at: null, request: '', ...webhookDue(now) })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/** See RenderJobStore.requeueJob. */
+export async function requeueJob(db: Kysely<Database>, id: string, owner: string, error: JobError) {
+  const updated = await db
+    .updateTable('render_jobs')
+    .set({ status: 'queued', lease_owner: null, lease_expires_at: null, error_code: error.code, error_message: error.message })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/** See RenderJobStore.releaseJob. */
+export async function releaseJob(db: Kysely<Database>, id: string, owner: string) {
+  const updated = await db
+    .updateTable('render_jobs')
+    .set({ status: 'queued', lease_owner: null, lease_expires_at: null, attempts: sql<number>`attempts - 1` })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/** See RenderJobStore.cancelJob. */
+export async function cancelJob(db: Kysely<Database>, id: string, accountId: string, now: number) {
+  await db
+    .updateTable('render_jobs')
+    .set({ status: 'canceled', finished_at: now, lease_owner: null, lease_expires_at: null, request: '' })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ['queued', 'running'])
+    .execute();
+  return findJob(db, id, accountId);
+}
+
+/** See RenderJobStore.clearJobPdf. */
+export async function clearJobPdf(db: Kysely<Database>, id: string, accountId: string) {
+  const row = await findJob(db, id, accountId);
+  if (!row?.pdf_key) return null;
+  // Only that key: a concurrent clear (retention sweep, a second DELETE) deletes the file once.
+  const cleared = await db
+    .updateTable('render_jobs')
+    .set({ pdf_key: null })
+    .where('id', '=', id)
+    .where('pdf_key', '=', row.pdf_key)
+    .executeTakeFirst();
+  return Number(cleared.numUpdatedRows) > 0 ? row.pdf_key : null;
+}
+
+/** See RenderJobStore.listJobs. */
+export async function listJobs(
+  db: Kysely<Database>,
+  accountId: string,
+  opts: { status?: RenderJobStatus; limit: number; cursor?: { createdAt: number; id: string } },
+): Promise<JobPage> {
+  let query = db.selectFrom('render_jobs').selectAll().where('account_id', '=', accountId);
+  if (opts.status) query = query.where('status', '=', opts.status);
+  const cursor = opts.cursor;
+  if (cursor) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', cursor.createdAt),
+        eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)]),
+      ]),
+    );
+  }
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(opts.limit + 1)
+    .execute();
+  const more = rows.length > opts.limit;
+  const page = more ? rows.slice(0, opts.limit) : rows;
+  const last = page.at(-1);
+  return { rows: page, next: more && last ? { createdAt: Number(last.created_at), id: last.id } : null };
+}
+
+/** See RenderJobStore.expiredPdfs. */
+export async function expiredPdfs(db: Kysely<Database>, now: number, limit: number) {
+  const rows = await db
+    .selectFrom('render_jobs')
+    .select(['id', 'pdf_key'])
+    .where('pdf_expires_at', '<=', now)
+    .where('pdf_key', 'is not', null)
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, pdfKey: r.pdf_key as string }));
+}
+
+/** See RenderJobStore.clearExpiredPdf. */
+export async function clearExpiredPdf(db: Kysely<Database>, id: string, pdfKey: string) {
+  await db.updateTable('render_jobs').set({ pdf_key: null }).where('id', '=', id).where('pdf_key', '=', pdfKey).execute();
+}
+
+/** See RenderJobStore.cancelAccountJobs. */
+export async function cancelAccountJobs(db: Kysely<Database>, accountId: string, now: number) {
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('render_jobs')
+      .set({ status: 'canceled', finished_at: now, lease_owner: null, lease_expires_at: null, request: '' })
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ['queued', 'running'])
+      .execute();
+    const rows = await trx
+      .selectFrom('render_jobs')
+      .select('pdf_key')
+      .where('account_id', '=', accountId)
+      .where('pdf_key', 'is not', null)
+      .execute();
+    await trx.updateTable('render_jobs').set({ pdf_key: null }).where('account_id', '=', accountId).execute();
+    return rows.map((r) => r.pdf_key as string);
+  });
+}
+
+/** See RenderJobStore.jobQueueStats. */
+export async function jobQueueStats(db: Kysely<Database>) {
+  const row = await db
+    .selectFrom('render_jobs')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<number | null>('created_at').as('oldest')])
+    .where('status', '=', 'queued')
+    .executeTakeFirstOrThrow();
+  return { queued: Number(row.n), oldestCreatedAt: row.oldest === null ? null : Number(row.oldest) };
+}
