@@ -6,7 +6,7 @@
  */
 import { type S3Server, s3Env, startS3Server } from '../helpers/s3-server.js';
 import { type FreshDatabase, freshDatabase, OwnRedis, sleep } from './backends.js';
-import { Seeder } from './cluster.js';
+import { eventually, Seeder } from './cluster.js';
 import { alive, descendants, Instance, runCli } from './instances.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
@@ -106,12 +106,13 @@ export class JobsCluster {
   }
 
   /**
-   * SIGKILLs worker `index` (mid-render when the queue is busy), checks that none of its Chromium
-   * processes outlives it, and starts a fresh worker in its place. Returns the orphans found (none
-   * expected).
+   * SIGKILLs worker `index` as soon as it has a render in flight, checks that none of its Chromium
+   * processes outlives it, and starts a fresh worker in its place. Returns whether a render was in
+   * flight at the kill and the orphans found (none expected).
    */
-  async killWorker(index: number): Promise<number[]> {
+  async killWorker(index: number): Promise<{ midRender: boolean; orphans: number[] }> {
     const victim = this.workers[index]!;
+    const midRender = await eventually(async () => (await rendersInFlight(victim)) > 0, 10_000, 20);
     const children = descendants(victim.pid);
     await victim.stop('SIGKILL');
     // Chromium sees its pipe close and exits by itself; give it a moment.
@@ -120,7 +121,7 @@ export class JobsCluster {
     const orphans = children.filter(alive);
     for (const pid of orphans) process.kill(pid, 'SIGKILL');
     this.workers[index] = await Instance.start('render-worker', this.env());
-    return orphans;
+    return { midRender, orphans };
   }
 
   /**
@@ -195,4 +196,10 @@ export async function downloadPdf(
 export async function statusCounts(db: FreshDatabase): Promise<Record<string, number>> {
   const rows = await db.query<{ status: string; n: string }>('select status, count(*) as n from render_jobs group by status');
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/** The `pageworks_renders_in_flight` gauge of an instance. */
+async function rendersInFlight(instance: Instance): Promise<number> {
+  const text = await (await fetch(`${instance.url}/metrics`)).text();
+  return Number(/^pageworks_renders_in_flight(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
 }

@@ -53,6 +53,10 @@ export interface BurstResult {
   settled: boolean;
   /** Chromium processes that outlived a SIGKILLed worker (killed by the harness). */
   orphans: number[];
+  /** SIGKILLs that hit a worker with a render in flight. */
+  killedMidRender: number;
+  /** Faults that never ran because the jobs were all done first. */
+  faultsLeft: number;
   /** The timeline of the faults, "t+12.3 s SIGKILL worker 0". */
   events: string[];
 }
@@ -109,14 +113,17 @@ export async function runBurst(cluster: JobsCluster, o: BurstOptions): Promise<B
   note(`${o.total} jobs submitted (${bigCount} from ${big.label})`);
 
   const orphans: number[] = [];
+  let killedMidRender = 0;
   const pending = [
     ...o.killsAt.map((at, n) => ({
       at,
       run: async () => {
         const index = n % cluster.workers.length;
-        note(`SIGKILL worker ${index}`);
-        orphans.push(...(await cluster.killWorker(index)));
-        note(`worker ${index} restarted`);
+        note(`SIGKILL worker ${index} (when it has a render in flight)`);
+        const kill = await cluster.killWorker(index);
+        orphans.push(...kill.orphans);
+        if (kill.midRender) killedMidRender++;
+        note(`worker ${index} restarted (it was ${kill.midRender ? '' : 'NOT '}rendering when killed)`);
       },
     })),
     ...(o.redisRestartAt === undefined || !cluster.redis
@@ -135,6 +142,8 @@ export async function runBurst(cluster: JobsCluster, o: BurstOptions): Promise<B
         ]),
   ].sort((a, b) => a.at - b.at);
 
+  // Faults run beside the progress loop (a worker restart takes seconds), and are all awaited before the end.
+  const running: Array<Promise<void>> = [];
   let settled = false;
   while (Date.now() - startedAt < o.timeoutMs) {
     const counts = await statusCounts(cluster.db).catch(() => ({}) as Record<string, number>);
@@ -143,15 +152,11 @@ export async function runBurst(cluster: JobsCluster, o: BurstOptions): Promise<B
       settled = true;
       break;
     }
-    const due = pending[0];
-    if (due && final >= due.at * o.total) {
-      pending.shift();
-      await due.run();
-      continue;
-    }
+    while (pending[0] && final >= pending[0].at * o.total) running.push(pending.shift()!.run());
     await sleep(250);
   }
   note(settled ? 'every job final' : `timed out with jobs still open: ${JSON.stringify(await statusCounts(cluster.db))}`);
+  await Promise.all(running);
   clearTimeout(receiverUp);
   if (o.webhooks) await cluster.receiver.up(o.failEvery);
 
@@ -159,13 +164,18 @@ export async function runBurst(cluster: JobsCluster, o: BurstOptions): Promise<B
   await pooled(submitted, 8, async ({ account, id }, i) => {
     jobs[i] = { account, job: await getJob(cluster.apis[i % cluster.apis.length]!, account.key, id) };
   });
-  return { jobs, startedAt, settled, orphans, events };
+  return { jobs, startedAt, settled, orphans, killedMidRender, faultsLeft: pending.length, events };
 }
 
 /** Seconds from the burst's start until the last of `jobs` finished. */
 export function doneAfterS(result: BurstResult, jobs: BurstJob[]): number {
   const last = Math.max(...jobs.map((j) => Date.parse(j.job.finished_at ?? 'invalid')));
   return (last - result.startedAt) / 1000;
+}
+
+/** The longest any of `jobs` took from its submission (created_at) to finished_at, in seconds. */
+export function worstWaitS(jobs: BurstJob[]): number {
+  return Math.max(...jobs.map((j) => Date.parse(j.job.finished_at ?? 'invalid') - Date.parse(j.job.created_at))) / 1000;
 }
 
 /**
