@@ -6,6 +6,7 @@ import { KeyService } from './accounts/keys.js';
 import { PasswordResets, RESET_TOKEN_TTL_MS, resetLink } from './accounts/password-reset.js';
 import { type ApiService, type Config, ConfigError, loadConfig, parseServices } from './config.js';
 import { openResultStore } from './jobs/results/result-store.js';
+import { WebhookSecrets } from './jobs/webhook-secrets.js';
 import { serve } from './main.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
@@ -22,6 +23,7 @@ Usage:
   pageworks keys revoke --key FULL_KEY_OR_DISPLAY_PREFIX
   pageworks accounts reset-password --email E                                (prints a one-time reset link, valid 30 minutes)
   pageworks accounts delete --email E                                        (keys refused at once, sessions ended, data removed)
+  pageworks webhooks secret --email E [--rotate]                              (prints the webhook signing secret alone on stdout)
   pageworks render IN.html [-o OUT.pdf] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
   pageworks fetch URL [--json]
 
@@ -174,6 +176,26 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
   });
 }
 
+async function webhooksCommand(args: string[], config: Config): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'secret') throw new UsageError(`unknown command "webhooks ${sub ?? ''}"`);
+  const { values } = parseArgs({
+    args: rest,
+    options: { email: { type: 'string' }, rotate: { type: 'boolean', default: false } },
+  });
+  const email = need(values.email, 'email');
+  return withStore(config, async (store) => {
+    const account = await accountByEmail(store, email);
+    const secrets = new WebhookSecrets(store);
+    const secret = values.rotate ? await secrets.rotate(account.id) : await secrets.get(account.id);
+    // The secret alone on stdout (like `keys create`), so a script can store it.
+    process.stdout.write(`${secret}\n`);
+    if (values.rotate)
+      console.error(`rotated the webhook secret of ${account.email}: deliveries are signed with this one from now on`);
+    return 0;
+  });
+}
+
 /** Runs one CLI invocation and returns its exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -198,6 +220,8 @@ export async function runCli(argv: string[]): Promise<number> {
         return await accountsCommand(rest, config);
       case 'keys':
         return await keysCommand(rest, config);
+      case 'webhooks':
+        return await webhooksCommand(rest, config);
       case 'render':
         return await (await import('./render/cli.js')).runRenderCli(rest, config);
       case 'fetch':

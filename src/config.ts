@@ -69,6 +69,8 @@ export interface Config {
   readonly renderJobLeaseMs: number;
   /** Jobs one process renders at once. */
   readonly renderWorkerConcurrency: number;
+  /** Multiplies the webhook retry schedule (5 s … 10 h); below 1 only for tests and staging. */
+  readonly webhookRetryScale: number;
 }
 
 /** A configuration value that is not allowed; the message names the variable. */
@@ -204,6 +206,13 @@ function resultStore(env: Env): string | undefined {
   return raw;
 }
 
+function fraction(env: Env, name: string, fallback: number): number {
+  const raw = str(env, name, String(fallback));
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value > 1) throw new ConfigError(name, `"${raw}" is not a number from 0 to 1`);
+  return value;
+}
+
 /** Reads and validates the whole configuration from the environment. Throws ConfigError. */
 export function loadConfig(env: Env = process.env): Config {
   const host = str(env, 'PAGEWORKS_HOST', '127.0.0.1');
@@ -253,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     s3Endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
     renderJobLeaseMs: int(env, 'RENDER_JOB_LEASE_MS', 30_000, 300, 3_600_000),
     renderWorkerConcurrency: int(env, 'RENDER_WORKER_CONCURRENCY', renderConcurrency, 1, 256),
+    webhookRetryScale: fraction(env, 'WEBHOOK_RETRY_SCALE', 1),
   };
   // Node refuses a server whose header timeout is longer than its whole-request timeout.
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {

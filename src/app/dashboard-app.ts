@@ -10,6 +10,7 @@ import { LoginThrottle, type ThrottlePolicy } from '../dashboard/login-throttle.
 import { registerAccountRoutes } from '../dashboard/routes/account-routes.js';
 import { registerActivityRoutes } from '../dashboard/routes/activity-routes.js';
 import { registerAuthRoutes } from '../dashboard/routes/auth-routes.js';
+import { registerJobsRoutes } from '../dashboard/routes/jobs-routes.js';
 import { registerKeysRoutes } from '../dashboard/routes/keys-routes.js';
 import { registerRecoveryRoutes } from '../dashboard/routes/recovery-routes.js';
 import { registerUsageRoutes } from '../dashboard/routes/usage-routes.js';
@@ -95,6 +96,7 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
   registerAuthRoutes(app, ctx, (forms) => registerRecoveryRoutes(app, ctx, forms));
   registerActivityRoutes(app, ctx);
   registerKeysRoutes(app, ctx);
+  registerJobsRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
   registerAccountRoutes(app, ctx);
   app.get('/', async (request, reply) => reply.redirect(request.signedIn ? '/keys' : '/login', 303));

@@ -90,6 +90,7 @@ export async function startRenderEngine(
     registry: app.metrics.registry,
     log: core.log.child({ service: 'render', component: 'jobs' }),
     startWorker: opts.startJobWorker,
+    policy,
   });
   app.decorate('jobs', jobs);
   app.addHook('onClose', async () => {

@@ -5,7 +5,16 @@
 
 export type { RenderErrorCode } from '../errors.js';
 export { type ClientErrorCode, MetadataApiError, type MetadataErrorCode, PageworksError, RenderApiError } from './errors.js';
+export { JobsClient, type ListOptions, type SubmitOptions, type WaitOptions } from './jobs-client.js';
+export type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
 export { type Metadata, MetadataClient } from './metadata-client.js';
 export { RenderClient, type RenderOptions, type RenderRequest, type RenderStream } from './render-client.js';
 export type { RetryListener, RetryOptions } from './retry.js';
 export type { CallOptions, ClientOptions } from './transport.js';
+export {
+  type JobEvent,
+  type VerifyOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from './webhook-verify.js';

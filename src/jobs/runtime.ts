@@ -6,8 +6,12 @@
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CoreDeps } from '../app/core.js';
+import { createPinnedAgent } from '../net/pinned-agent.js';
+import type { EgressPolicy } from '../net/policy.js';
 import type { BrowserPool } from '../render/browser-pool.js';
 import { JobQueue } from './queue.js';
+import { startWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher.js';
+import { createWebhookMetrics } from './webhook-metrics.js';
 import { type JobOutcome, JobWorker, type WorkerLog } from './worker.js';
 
 /** The Redis channel a submit publishes on, so idle workers on any machine look at the store at once. */
@@ -24,6 +28,8 @@ export interface JobsRuntimeOptions {
   log: WorkerLog;
   /** False: the worker does not claim (an API-only test, or a process that must not render). */
   startWorker?: boolean;
+  /** The render egress policy: webhooks are delivered through it (with the worker). */
+  policy?: EgressPolicy;
   now?: () => number;
 }
 
@@ -33,6 +39,7 @@ export class JobsRuntime {
   readonly worker: JobWorker;
   private readonly sweepTimer: NodeJS.Timeout;
   private subscriber: Redis | undefined;
+  private webhooks: WebhookDispatcher | undefined;
   private workerStarted = false;
 
   private constructor(private readonly opts: JobsRuntimeOptions) {
@@ -61,7 +68,11 @@ export class JobsRuntime {
       retentionMs: config.renderJobRetentionH * 3600_000,
       log,
       now: opts.now,
-      onOutcome: (outcome: JobOutcome) => outcomes.inc({ outcome }),
+      onOutcome: (outcome: JobOutcome) => {
+        outcomes.inc({ outcome });
+        // A final job's webhook is due now: look at the outbox without waiting for the next poll.
+        if (outcome === 'succeeded' || outcome === 'failed') this.webhooks?.wake();
+      },
     });
     this.registerQueueGauges(opts.registry);
     const sweep = () => {
@@ -86,6 +97,21 @@ export class JobsRuntime {
     if (this.workerStarted) return;
     this.workerStarted = true;
     this.worker.start();
+    const { policy, core } = this.opts;
+    if (policy) {
+      const agent = createPinnedAgent({ connectTimeoutMs: 10_000 });
+      const dispatcher = startWebhookDispatcher({
+        store: core.store,
+        policy,
+        agent,
+        publicBaseUrl: core.config.renderPublicUrl,
+        retryScale: core.config.webhookRetryScale,
+        metrics: createWebhookMetrics(this.opts.registry),
+        log: this.opts.log,
+        now: this.opts.now,
+      });
+      this.webhooks = { wake: dispatcher.wake, stop: () => dispatcher.stop().finally(() => agent.close()) };
+    }
   }
 
   /** Stops the sweep and the wake-ups, then the worker (finishing or releasing what is in flight). */
@@ -93,6 +119,8 @@ export class JobsRuntime {
     clearInterval(this.sweepTimer);
     this.subscriber?.disconnect();
     if (this.workerStarted) await this.worker.stop(drainMs);
+    // After the worker: the events of the jobs it just finished go out (or stay pending for another process).
+    await this.webhooks?.stop();
   }
 
   /** A job was queued: wake this process's worker now and every other one through Redis. */

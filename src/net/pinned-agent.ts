@@ -50,8 +50,10 @@ export interface PinnedTarget {
 
 /** Per-request options of pinnedDispatch. */
 export interface PinnedRequestOptions {
-  method?: 'GET' | 'HEAD';
+  method?: 'GET' | 'HEAD' | 'POST';
   headers?: Record<string, string>;
+  /** Request body (POST); sent whole, so callers keep it small. */
+  body?: string | Buffer;
   cancel?: Cancellation;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
@@ -183,7 +185,7 @@ export class PushBody {
 }
 
 /**
- * Sends one GET/HEAD (no redirect following) to a checked target over the pinned agent and resolves at
+ * Sends one request (no redirect following) to a checked target over the pinned agent and resolves at
  * the response headers with a pushed body. `cancel` aborts the request and its body.
  */
 export function pinnedDispatch(
@@ -210,6 +212,7 @@ export function pinnedDispatch(
         method: opts.method ?? 'GET',
         // Credentials in the URL are never forwarded; the fragment never leaves the client.
         headers: { ...opts.headers, host: target.url.host },
+        ...(opts.body === undefined ? {} : { body: opts.body }),
         headersTimeout: opts.headersTimeoutMs,
         bodyTimeout: opts.bodyTimeoutMs,
       },

@@ -141,6 +141,27 @@ export interface RenderJobsTable {
   webhook_lease_expires_at: number | null;
 }
 
+/** One signing secret per account (`whsec_…`), created on first need, replaced on rotation. */
+export interface WebhookSecretsTable {
+  account_id: string;
+  secret: string;
+  created_at: number;
+}
+
+/** One webhook delivery attempt; kept 7 days. No foreign key to the job: the attempt outlives its job's purge. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  job_id: string;
+  account_id: string;
+  /** The `webhook-id` header sent (the same on every attempt of one event). */
+  webhook_id: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: number;
+}
+
 /** Kysely's view of the whole database. */
 export interface Database {
   accounts: AccountsTable;
@@ -153,4 +174,6 @@ export interface Database {
   password_reset_tokens: PasswordResetTokensTable;
   activity_log: ActivityLogTable;
   render_jobs: RenderJobsTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

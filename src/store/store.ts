@@ -8,6 +8,8 @@ import type { ActivityEntry, RecoveryStore } from './recovery-queries.js';
 import * as recovery from './recovery-queries.js';
 import type { AccountsTable, ApiKeysTable, Database, RenderJobStatus, UsageOutcome } from './schema.js';
 import { type ChangeStamp, UnchangedCache } from './unchanged-cache.js';
+import type { WebhookDeliveryRecord, WebhookOutboxStore, WebhookStore } from './webhook-queries.js';
+import * as webhooks from './webhook-queries.js';
 
 /** An account as the application sees it. */
 export interface Account {
@@ -63,8 +65,11 @@ export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-q
 // Account recovery, activity log, sessions list and deletion: queries in recovery-queries.ts.
 export type { ActivityEntry, ActivityKind, RecoveryStore, SessionListing } from './recovery-queries.js';
 
+// Webhook secrets and delivery attempts: queries in webhook-queries.ts.
+export type { WebhookDeliveryRecord, WebhookDueJob, WebhookOutboxStore, WebhookStore } from './webhook-queries.js';
+
 /** The persistence interface; both adapters (SQLite, PostgreSQL) implement it with the same queries. */
-export interface Store extends KeyUsageStore, RecoveryStore, RenderJobStore {
+export interface Store extends KeyUsageStore, RecoveryStore, RenderJobStore, WebhookStore, WebhookOutboxStore {
   readonly kind: 'sqlite' | 'postgres';
   createAccount(input: { id: string; email: string; passwordHash: string | null; createdAt: number }): Promise<Account>;
   findAccountByEmail(email: string): Promise<Account | undefined>;
@@ -485,6 +490,49 @@ export class KyselyStore implements Store {
   }
 
   // ---- end of render jobs ----
+
+  // ---- webhook secrets and delivery attempts: see webhook-queries.ts ----
+
+  findWebhookSecret(accountId: string) {
+    return webhooks.findWebhookSecret(this.db, accountId);
+  }
+
+  ensureWebhookSecret(accountId: string, candidate: string, at: number) {
+    return webhooks.ensureWebhookSecret(this.db, accountId, candidate, at);
+  }
+
+  replaceWebhookSecret(accountId: string, secret: string, at: number) {
+    return webhooks.replaceWebhookSecret(this.db, accountId, secret, at);
+  }
+
+  insertWebhookDelivery(d: WebhookDeliveryRecord) {
+    return webhooks.insertWebhookDelivery(this.db, d);
+  }
+
+  listWebhookDeliveries(accountId: string, jobIds: readonly string[]) {
+    return webhooks.listWebhookDeliveries(this.db, accountId, jobIds);
+  }
+
+  purgeWebhookDeliveries(before: number) {
+    return webhooks.purgeWebhookDeliveries(this.db, before);
+  }
+
+  claimDueWebhooks(now: number, leaseUntil: number, limit: number) {
+    return webhooks.claimDueWebhooks(this.db, this.kind, now, leaseUntil, limit);
+  }
+
+  settleWebhook(
+    jobId: string,
+    outcome: { state: 'pending' | 'delivered' | 'exhausted'; attempts: number; nextAt: number | null },
+  ) {
+    return webhooks.settleWebhook(this.db, jobId, outcome);
+  }
+
+  redeliverWebhook(accountId: string, jobId: string, now: number) {
+    return webhooks.redeliverWebhook(this.db, accountId, jobId, now);
+  }
+
+  // ---- end of webhooks ----
 
   async ping() {
     await this.db.selectFrom('accounts').select('id').limit(1).execute();

@@ -11,7 +11,9 @@ describe('package export', () => {
   it('resolves pageworks/client to the built client with its declarations', async () => {
     const script = `import * as client from 'pageworks/client'; console.log(Object.keys(client).sort().join(','));`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
-    expect(stdout.trim()).toBe('MetadataApiError,MetadataClient,PageworksError,RenderApiError,RenderClient');
+    expect(stdout.trim()).toBe(
+      'JobsClient,MetadataApiError,MetadataClient,PageworksError,RenderApiError,RenderClient,WebhookVerificationError,verifyWebhook',
+    );
     expect(fs.existsSync('dist/client/index.d.ts')).toBe(true);
     const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
     expect(pkg.exports['./client']).toEqual({ types: './dist/client/index.d.ts', default: './dist/client/index.js' });

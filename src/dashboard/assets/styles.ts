@@ -201,4 +201,32 @@ pre.command { font-family: var(--mono); font-size: 13px; background: #eceef2; pa
 @media (max-width: 760px) {
   .card-head { flex-wrap: wrap; }
 }
+/* render jobs: each job a small card that wraps at any width */
+.job-list, .deliveries { list-style: none; padding: 0; margin: 0; }
+.job { padding: 14px 0; border-top: 1px solid var(--border); min-width: 0; }
+.job:first-child { border-top: none; padding-top: 0; }
+.job-head { display: flex; justify-content: space-between; align-items: baseline; gap: 8px 16px; flex-wrap: wrap; }
+.job-name { font-weight: 600; overflow-wrap: anywhere; min-width: 0; }
+.status { font: 600 12px/1 var(--mono); padding: 5px 7px; border-radius: 6px; background: var(--bg); color: var(--muted); }
+.status-succeeded { background: var(--ok-soft); color: var(--ok); }
+.status-failed { background: var(--danger-soft); color: var(--danger); }
+.status-running { background: var(--accent-soft); color: var(--accent); }
+.job-facts { display: flex; flex-wrap: wrap; gap: 4px 24px; margin: 8px 0; font-size: 14px; }
+.job-facts dt { font-size: 12px; color: var(--muted); }
+.job-facts dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }
+.job-facts div { min-width: 0; }
+.mono { font-family: var(--mono); font-size: 13px; }
+.job-error { font-size: 14px; color: var(--danger); overflow-wrap: anywhere; }
+.job-actions { margin: 8px 0; }
+.webhook summary { cursor: pointer; font-size: 14px; color: var(--muted); }
+.webhook-url { overflow-wrap: anywhere; color: var(--muted); margin: 6px 0; }
+.delivery { display: flex; flex-wrap: wrap; gap: 4px 16px; font-size: 13px; padding: 4px 0; }
+.delivery-status { font-family: var(--mono); font-weight: 600; min-width: 3em; }
+.delivery-ok .delivery-status { color: var(--ok); }
+.delivery-failed .delivery-status { color: var(--danger); }
+.delivery-error { color: var(--muted); flex-basis: 100%; overflow-wrap: anywhere; }
+.redeliver { margin: 8px 0 0; }
+.secret { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-bottom: 12px; }
+.secret code { overflow-wrap: anywhere; min-width: 0; }
+form.rotate { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin-top: 12px; }
 `;

@@ -8,10 +8,11 @@ export interface Viewer {
 }
 
 /** The sections of the signed-in navigation. */
-export type Section = 'keys' | 'usage' | 'docs' | 'account';
+export type Section = 'keys' | 'jobs' | 'usage' | 'docs' | 'account';
 
 const NAV: Array<[Section, string, string]> = [
   ['keys', '/keys', 'API keys'],
+  ['jobs', '/jobs', 'Jobs'],
   ['usage', '/usage', 'Usage'],
   ['docs', '/docs', 'Docs'],
   ['account', '/account', 'Account'],

@@ -1,0 +1,153 @@
+/** The render jobs client: submit, look up, wait for, list and cancel jobs, and download their PDFs. */
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { RenderErrorCode } from '../errors.js';
+import { type ClientErrorCode, RenderApiError } from './errors.js';
+import type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
+import type { RenderStream } from './render-client.js';
+import { sleep } from './retry.js';
+import { type CallOptions, type ClientOptions, endpoint, exchange } from './transport.js';
+
+/** Options of submit. */
+export interface SubmitOptions extends CallOptions {
+  /** Sent as `Idempotency-Key`: a repeat within 24 h returns the first job instead of a new one. */
+  idempotencyKey?: string;
+}
+
+/** Options of wait. */
+export interface WaitOptions {
+  /** Longest wait in all before a TIMEOUT error (default 10 minutes). */
+  timeoutMs?: number;
+  /** First pause between polls (default 500 ms), then ×1.5 per poll up to `maxIntervalMs`. */
+  intervalMs?: number;
+  /** Longest pause between polls (default 5 s). */
+  maxIntervalMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Options of list. */
+export interface ListOptions extends CallOptions {
+  status?: JobStatus;
+  /** At most 100 (default 20). */
+  limit?: number;
+  cursor?: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const FINAL: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'canceled']);
+
+/** Parses the render error body `{"error":{"code","message"}}`; anything else is reported as it came. */
+function jobsError(status: number, body: string, renderId: string | undefined, retryAfterS: number | undefined): RenderApiError {
+  try {
+    const { code, message } = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error ?? {};
+    if (typeof code === 'string' && typeof message === 'string') {
+      return new RenderApiError(code as RenderErrorCode, message, status, renderId, retryAfterS);
+    }
+  } catch {
+    // Not JSON: a proxy in front of the service answered; fall through.
+  }
+  return new RenderApiError('INVALID_RESPONSE', `HTTP ${status}: ${body.slice(0, 200)}`, status, renderId, retryAfterS);
+}
+
+/** Calls /v1/jobs of one Pageworks render service with a render key. */
+export class JobsClient {
+  constructor(private readonly options: ClientOptions) {}
+
+  /** Queues a render; resolves with the queued job (or, for a repeated Idempotency-Key, the first one). */
+  submit(request: JobRequest, call: SubmitOptions = {}): Promise<JobObject> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
+    return this.json<JobObject>('POST', '/v1/jobs', call, { headers, body: JSON.stringify(request) });
+  }
+
+  /** The job as it is now. */
+  get(id: string, call: CallOptions = {}): Promise<JobObject> {
+    return this.json<JobObject>('GET', `/v1/jobs/${encodeURIComponent(id)}`, call);
+  }
+
+  /** One page of the account's jobs, newest first; pass `next_cursor` back as `cursor` for the next. */
+  list(opts: ListOptions = {}): Promise<JobList> {
+    const query = new URLSearchParams();
+    if (opts.status) query.set('status', opts.status);
+    if (opts.limit !== undefined) query.set('limit', String(opts.limit));
+    if (opts.cursor) query.set('cursor', opts.cursor);
+    const qs = query.size > 0 ? `?${query}` : '';
+    return this.json<JobList>('GET', `/v1/jobs${qs}`, opts);
+  }
+
+  /** Cancels a queued job, or deletes a finished job's PDF; resolves with the job as it is then. */
+  cancel(id: string, call: CallOptions = {}): Promise<JobObject> {
+    return this.json<JobObject>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`, call);
+  }
+
+  /**
+   * Polls until the job is succeeded, failed or canceled, pausing longer each time (bounded), and
+   * resolves with it; a TIMEOUT error after `timeoutMs`. A failed job resolves too: look at `error`.
+   */
+  async wait(id: string, opts: WaitOptions = {}): Promise<JobObject> {
+    const timeoutMs = opts.timeoutMs ?? 600_000;
+    const maxInterval = opts.maxIntervalMs ?? 5000;
+    const deadline = Date.now() + timeoutMs;
+    let interval = opts.intervalMs ?? 500;
+    for (;;) {
+      const job = await this.get(id, { signal: opts.signal });
+      if (FINAL.has(job.status)) return job;
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new RenderApiError('TIMEOUT', `job ${id} still ${job.status} after ${timeoutMs} ms`, undefined, id, undefined);
+      await sleep(Math.min(interval, left), opts.signal);
+      interval = Math.min(maxInterval, interval * 1.5);
+    }
+  }
+
+  /** The PDF of a succeeded job as a Node stream (JOB_NOT_DONE before, GONE once it expired). */
+  async downloadPdf(id: string, call: CallOptions = {}): Promise<RenderStream> {
+    const answer = await this.exchange('GET', `/v1/jobs/${encodeURIComponent(id)}/pdf`, call, {
+      headers: { accept: 'application/pdf' },
+    });
+    answer.settle();
+    const { response } = answer;
+    if (!response.body)
+      throw new RenderApiError('INVALID_RESPONSE', 'the answer has no body', response.status, answer.requestId, undefined);
+    const length = response.headers.get('content-length');
+    return {
+      // undici's stream is the web stream of node:stream/web; the DOM lib types it separately.
+      body: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
+      renderId: answer.requestId,
+      contentLength: length === null ? undefined : Number(length),
+    };
+  }
+
+  private async json<T>(method: string, path: string, call: CallOptions, init: RequestInit = {}): Promise<T> {
+    const answer = await this.exchange(method, path, call, init);
+    try {
+      return (await answer.response.json()) as T;
+    } catch (err) {
+      throw answer.failure(err);
+    } finally {
+      answer.settle();
+    }
+  }
+
+  private exchange(method: string, path: string, call: CallOptions, init: RequestInit) {
+    return exchange({
+      url: endpoint(this.options.baseUrl, path),
+      init: {
+        ...init,
+        method,
+        headers: {
+          accept: 'application/json',
+          ...(init.headers as Record<string, string>),
+          authorization: `Bearer ${this.options.apiKey}`,
+        },
+      },
+      timeoutMs: call.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      signal: call.signal,
+      options: this.options,
+      idHeader: 'x-render-id',
+      serviceError: jobsError,
+      clientError: (code: ClientErrorCode, message: string, cause?: unknown) =>
+        new RenderApiError(code, message, undefined, undefined, undefined, { cause }),
+    });
+  }
+}
