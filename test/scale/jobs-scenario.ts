@@ -253,3 +253,19 @@ export async function awaitWebhooks(cluster: JobsCluster, jobs: BurstJob[], time
     await sleep(500);
   }
 }
+
+/** For a failure message: the outbox columns and the receiver's log of jobs whose webhook is missing. */
+export async function webhookDiagnosis(cluster: JobsCluster, ids: string[]): Promise<unknown[]> {
+  const rows = await cluster.db.query(
+    `select id, finished_at, webhook_state, webhook_attempts, webhook_next_at, webhook_lease_expires_at
+       from render_jobs where id = any($1)`,
+    [ids],
+  );
+  return rows.map((row) => ({
+    ...row,
+    now: Date.now(),
+    seen: cluster.receiver.deliveries
+      .filter((d) => d.event?.data.id === row.id)
+      .map((d) => ({ at: d.at, status: d.status, id: d.webhookId })),
+  }));
+}
