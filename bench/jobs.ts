@@ -5,8 +5,8 @@
  *      (one sends 90%), the receiver down for 60 s then failing 20%, 2 SIGKILLs, a Redis restart;
  *   2. job throughput ÷ sync `/v1/render` throughput on one render instance, same document;
  *   3. submit-to-running on an idle queue, with Redis and without (bench/jobs-latency.ts);
- *   4. Node RSS over 10 × JOBS_BENCH_N (10,000) jobs, sampled every tenth.
- * JOBS_BENCH_N=100 makes a quick run.
+ *   4. Node RSS over JOBS_BENCH_RSS_N (10 × JOBS_BENCH_N: 10,000) jobs, sampled every tenth.
+ * JOBS_BENCH_N=100 makes a quick run; JOBS_BENCH_PARTS (scenario,throughput,latency,rss) picks parts.
  */
 import { JobsCluster, submitJob } from '../test/scale/jobs-cluster.js';
 import { awaitWebhooks, checkDownloads, doneAfterS, pooled, runBurst } from '../test/scale/jobs-scenario.js';
@@ -15,6 +15,7 @@ import { benchDatabaseUrl } from './scale.js';
 import { fmt, heading, median, verdict } from './stats.js';
 
 const N = Math.max(20, Number(process.env.JOBS_BENCH_N ?? 1000));
+const RSS_N = Math.max(100, Number(process.env.JOBS_BENCH_RSS_N ?? N * 10));
 /** The scenario's webhook back-off runs at this share of 5 s, 5 min, 30 min, … so the bench ends. */
 const RETRY_SCALE = '0.01';
 const SMALL_DOC = '<!doctype html><p>receipt</p>';
@@ -121,8 +122,8 @@ async function throughput(databaseUrl: string): Promise<void> {
 
 /** Part 4: RSS of each Node process after every tenth of the jobs, and its slope. */
 async function rss(databaseUrl: string): Promise<void> {
-  const total = N * 10;
-  const wave = total / 10;
+  const wave = Math.round(RSS_N / 10);
+  const total = wave * 10;
   heading(`Node RSS over ${total} jobs (a one-line document, webhooks on), 1 API + 2 workers`);
   const cluster = await JobsCluster.start(databaseUrl, { apis: 1, workers: 2 });
   try {
