@@ -9,7 +9,7 @@
  * JOBS_BENCH_N=100 makes a quick run; JOBS_BENCH_PARTS (scenario,throughput,latency,rss) picks parts.
  */
 import { JobsCluster, submitJob } from '../test/scale/jobs-cluster.js';
-import { awaitWebhooks, checkDownloads, doneAfterS, pooled, runBurst } from '../test/scale/jobs-scenario.js';
+import { awaitWebhooks, checkDownloads, doneAfterS, pooled, runBurst, worstWaitS } from '../test/scale/jobs-scenario.js';
 import { runSubmitToRunning } from './jobs-latency.js';
 import { benchDatabaseUrl } from './scale.js';
 import { fmt, heading, median, verdict } from './stats.js';
@@ -56,6 +56,7 @@ async function scenario(databaseUrl: string): Promise<void> {
     const small = result.jobs.filter((j) => j.account.label !== 'big');
     const drain = doneAfterS(result, big);
     const smallDone = doneAfterS(result, small);
+    const smallFrom = (Math.min(...small.map((j) => Date.parse(j.job.created_at))) - result.startedAt) / 1000;
     const lastHook = Math.max(...cluster.receiver.deliveries.map((d) => d.at));
     process.stdout.write(
       `jobs: ${result.jobs.length - failed.length}/${N} succeeded${failed.length ? ` (NOT: ${failed.length})` : ''}, ` +
@@ -65,8 +66,9 @@ async function scenario(databaseUrl: string): Promise<void> {
         `${webhooks.attempts} attempts (${webhooks.failedAnswers} answered 500), ${webhooks.duplicates} jobs delivered twice, ` +
         `${webhooks.idMismatches.length} with differing webhook-ids; last delivery at t+${fmt((lastHook - result.startedAt) / 1000, 1, 0)} s ` +
         `(retry schedule × ${RETRY_SCALE})\n` +
-        `small accounts' ${small.length} jobs all done after ${fmt(smallDone, 1, 0)} s; the burst of ${big.length} drained after ${fmt(drain, 1, 0)} s ` +
-        `(${fmt((smallDone / drain) * 100, 1, 0)}% of the drain)\n` +
+        `small accounts' ${small.length} jobs (submitted from t+${fmt(smallFrom, 1, 0)} s, behind the ${big.length}) all done at ` +
+        `t+${fmt(smallDone, 1, 0)} s; the burst drained at t+${fmt(drain, 1, 0)} s (${fmt((smallDone / drain) * 100, 1, 0)}% of the drain)\n` +
+        `longest submit-to-finished wait: small accounts ${fmt(worstWaitS(small), 1, 0)} s, big account ${fmt(worstWaitS(big), 1, 0)} s\n` +
         `throughput over the burst: ${fmt(N / drain, 2, 0)} jobs/s\n`,
     );
   } finally {
