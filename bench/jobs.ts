@@ -79,7 +79,15 @@ async function scenario(databaseUrl: string): Promise<void> {
 /** Part 2: one render instance (2 slots), the same invoice, sync renders then jobs, alternating. */
 async function throughput(databaseUrl: string): Promise<void> {
   heading('job throughput ÷ sync /v1/render throughput, one render instance with 2 render slots');
-  const cluster = await JobsCluster.start(databaseUrl, { apis: 1, workers: 0, env: { RENDER_CONCURRENCY: '2' } });
+  // RENDER_WORKER_CONCURRENCY (default: the render slots) may be set above the slots, so a job's
+  // claim, upload and bookkeeping overlap another job's render.
+  const workerConcurrency = process.env.RENDER_WORKER_CONCURRENCY;
+  const cluster = await JobsCluster.start(databaseUrl, {
+    apis: 1,
+    workers: 0,
+    env: { RENDER_CONCURRENCY: '2', ...(workerConcurrency ? { RENDER_WORKER_CONCURRENCY: workerConcurrency } : {}) },
+  });
+  process.stdout.write(`RENDER_WORKER_CONCURRENCY ${workerConcurrency ?? '2 (default: the render slots)'}\n`);
   const html = invoice();
   const count = Math.max(20, Math.round(N / 25));
   try {
