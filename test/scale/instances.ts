@@ -33,15 +33,20 @@ export class Instance {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   }
 
-  /** Starts an instance of `service` and waits until it listens (or fails). */
-  static async start(service: InstanceService, env: Record<string, string>): Promise<Instance> {
+  /** Starts an instance of `service` and waits until it listens (or fails: then it is killed). */
+  static async start(service: InstanceService, env: Record<string, string>, timeoutMs = 60_000): Promise<Instance> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-scale-'));
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--services', service], {
       cwd: ROOT,
       env: instanceEnv({ PAGEWORKS_DATA_DIR: dataDir, RENDER_PORT: '0', METADATA_PORT: '0', RENDER_CONCURRENCY: '1', ...env }),
     });
     const instance = new Instance(service, child, dataDir);
-    await instance.waitFor(new RegExp(`${service}\\s+listening on`), 60_000);
+    try {
+      await instance.waitFor(new RegExp(`${service}\\s+listening on`), timeoutMs);
+    } catch (err) {
+      instance.kill();
+      throw err;
+    }
     return instance;
   }
 

@@ -10,6 +10,9 @@ import { eventually, Seeder } from './cluster.js';
 import { alive, descendants, Instance, runCli } from './instances.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
+/** How long a process may take to listen: Chromium and the TypeScript loader start slowly on a busy machine. */
+const START_MS = 180_000;
+
 /** The public job object, as far as these tests read it. */
 export interface JobObject {
   id: string;
@@ -69,8 +72,14 @@ export class JobsCluster {
       // One process first, so the migrations run once before the others start.
       const services = [...Array(options.apis).fill('render'), ...Array(options.workers).fill('render-worker')];
       const [first, ...rest] = services as Array<'render' | 'render-worker'>;
-      const started = [await Instance.start(first!, cluster.env())];
-      started.push(...(await Promise.all(rest.map((service) => Instance.start(service, cluster.env())))));
+      const started = [await Instance.start(first!, cluster.env(), START_MS)];
+      const others = await Promise.allSettled(rest.map((service) => Instance.start(service, cluster.env(), START_MS)));
+      for (const other of others) if (other.status === 'fulfilled') started.push(other.value);
+      const failure = others.find((other) => other.status === 'rejected');
+      if (failure) {
+        for (const instance of started) instance.kill();
+        throw failure.reason;
+      }
       cluster.apis.push(...started.slice(0, options.apis));
       cluster.workers.push(...started.slice(options.apis));
       cluster.seeder = await Seeder.open(db.url);
@@ -120,7 +129,7 @@ export class JobsCluster {
     while (children.some(alive) && Date.now() < until) await sleep(100);
     const orphans = children.filter(alive);
     for (const pid of orphans) process.kill(pid, 'SIGKILL');
-    this.workers[index] = await Instance.start('render-worker', this.env());
+    this.workers[index] = await Instance.start('render-worker', this.env(), START_MS);
     return { midRender, orphans };
   }
 
