@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|metadata|scale|soak|fuzz …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|metadata|scale|soak|fuzz|jobs …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -15,11 +15,12 @@ const sections: Record<string, () => Promise<void>> = {
   'render-unreachable': async () => (await import('./render-unreachable.js')).runRenderUnreachableBench(),
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),
+  jobs: async () => (await import('./jobs.js')).runJobsBench(),
   soak: async () => (await import('./soak.js')).runSoakBench(),
   fuzz: async () => (await import('./fuzz.js')).runFuzzBench(),
 };
-/** Minutes long each (SOAK_S, FUZZ_S): only when named. */
-const OPT_IN = new Set(['soak', 'fuzz']);
+/** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N): only when named. */
+const OPT_IN = new Set(['soak', 'fuzz', 'jobs']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of chosen) {

@@ -90,10 +90,15 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
+/** DATABASE_URL, or CI's PostgreSQL when something listens on its port. */
+export async function benchDatabaseUrl(): Promise<string | undefined> {
+  return process.env.DATABASE_URL ?? ((await listening(5432)) ? LOCAL_POSTGRES : undefined);
+}
+
 /** Runs the scale-out bench and prints its table (skipped, loudly, without DATABASE_URL and REDIS_URL). */
 export async function runScaleBench(): Promise<void> {
   heading('scale-out: one vs two metadata instances (PostgreSQL + Redis, autocannon)');
-  const DATABASE_URL = process.env.DATABASE_URL ?? ((await listening(5432)) ? LOCAL_POSTGRES : undefined);
+  const DATABASE_URL = await benchDatabaseUrl();
   const REDIS_URL = process.env.REDIS_URL ?? ((await listening(6379)) ? LOCAL_REDIS : undefined);
   if (!DATABASE_URL || !REDIS_URL) {
     process.stdout.write(

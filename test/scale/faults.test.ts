@@ -1,11 +1,10 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/accounts/key-format.js';
 import { DATABASE_URL, REDIS_URL } from '../helpers/backends.js';
 import { parseMetrics, sample } from '../helpers/prometheus.js';
 import { type FreshDatabase, freshDatabase, OwnRedis, sleep, TcpForwarder } from './backends.js';
 import { type Answer, call, eventually, getJson, Seeder, startTargetPage } from './cluster.js';
-import { Instance } from './instances.js';
+import { alive, descendants, Instance } from './instances.js';
 
 const SERVICE = 'metadata';
 const STORE_DOWN = { detail: 'the account store is unavailable; retry shortly' };
@@ -209,35 +208,3 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('faults: Redis and PostgreSQL going
     });
   }
 });
-
-/** Every process below `pid` (children, grandchildren, …), from /proc. */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  const found: number[] = [];
-  const queue = [...(children.get(pid) ?? [])];
-  while (queue.length > 0) {
-    const next = queue.pop()!;
-    found.push(next);
-    queue.push(...(children.get(next) ?? []));
-  }
-  return found;
-}
-
-/** Whether a process still exists and is not a zombie waiting to be reaped. */
-function alive(pid: number): boolean {
-  try {
-    return !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}

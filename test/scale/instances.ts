@@ -15,8 +15,8 @@ export function instanceEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, PAGEWORKS_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
 }
 
-/** The services an instance can run alone. */
-export type InstanceService = 'render' | 'metadata' | 'dashboard';
+/** A service one instance runs alone (`render-worker` works render jobs and answers only health, readiness, metrics). */
+export type InstanceService = 'render' | 'metadata' | 'dashboard' | 'render-worker';
 
 /** One `pageworks serve --services …` process on a loopback port. */
 export class Instance {
@@ -33,8 +33,8 @@ export class Instance {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   }
 
-  /** Starts an instance of `service` and waits until it listens (or fails). */
-  static async start(service: InstanceService, env: Record<string, string>): Promise<Instance> {
+  /** Starts an instance of `service` and waits until it listens (or fails: then it is killed). */
+  static async start(service: InstanceService, env: Record<string, string>, timeoutMs = 60_000): Promise<Instance> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-scale-'));
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--services', service], {
       cwd: ROOT,
@@ -48,7 +48,12 @@ export class Instance {
       }),
     });
     const instance = new Instance(service, child, dataDir);
-    await instance.waitFor(new RegExp(`${service}\\s+listening on`), 60_000);
+    try {
+      await instance.waitFor(new RegExp(`${service}\\s+listening on`), timeoutMs);
+    } catch (err) {
+      instance.kill();
+      throw err;
+    }
     return instance;
   }
 
@@ -61,6 +66,12 @@ export class Instance {
 
   get pid(): number {
     return this.child.pid!;
+  }
+
+  /** Resident memory of the Node process (not its Chromium children), in MB, from /proc. */
+  rssMb(): number {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${this.pid}/status`, 'utf8'))?.[1];
+    return Number(kb) / 1024;
   }
 
   /** Waits until the output matches `pattern`; throws with the output when the process exits or time runs out. */
@@ -101,4 +112,36 @@ export async function runCli(
   child.stderr.on('data', (d) => (stderr += d));
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   return { code, stdout, stderr };
+}
+
+/** Every process below `pid` (children, grandchildren, …), from /proc. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const found: number[] = [];
+  const queue = [...(children.get(pid) ?? [])];
+  while (queue.length > 0) {
+    const next = queue.pop()!;
+    found.push(next);
+    queue.push(...(children.get(next) ?? []));
+  }
+  return found;
+}
+
+/** Whether a process still exists and is not a zombie waiting to be reaped. */
+export function alive(pid: number): boolean {
+  try {
+    return !/^\S+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
