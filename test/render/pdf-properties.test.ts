@@ -1,15 +1,21 @@
 /**
  * A PDF carries what its document says about itself (DESIGN.md): title, author, description, keywords
  * and language from the markup, Pageworks as Creator and Producer, and the headings as nested bookmarks
- * landing on their pages — read back with pdfinfo and qpdf from PDFs rendered through the API.
+ * landing on their pages — read back with pdfinfo and qpdf from PDFs rendered through the API (and, for
+ * a document that navigates, through a pool allowed to reach a loopback server).
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CoreDeps, closeCore, createCore } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { loadConfig } from '../../src/config.js';
+import { createEgressPolicy } from '../../src/net/policy.js';
+import { BrowserPool } from '../../src/render/browser-pool.js';
+import { toPrintParams } from '../../src/render/options.js';
 import { VERSION } from '../../src/version.js';
 import { createKey } from '../helpers/core.js';
 import { noDns, postRender } from '../helpers/render.js';
@@ -118,5 +124,46 @@ describe('PDF properties from the document', () => {
     expect(props.Subject).toBe(`a${'😀'.repeat(2047)}`);
     expect(pdfLang(pdf)).toBe('en-GB');
     expect(pdfOutline(pdf)).toEqual([{ title: 'Only an h3', page: 1, kids: [] }]);
+  });
+});
+
+describe('a document that navigates', () => {
+  let server: http.Server;
+  let pool: BrowserPool;
+  let base: string;
+
+  beforeAll(async () => {
+    server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><html lang="nb"><title>Landed</title><h1>Landed here</h1>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Loopback allowed for this pool only, so the document can navigate to the server above.
+    pool = await BrowserPool.start({
+      policy: createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: noDns }),
+      concurrency: 1,
+      queueLimit: 4,
+      timeoutMs: 20_000,
+    });
+  });
+
+  afterAll(async () => {
+    await pool?.close();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('carries what the document it landed on says, nothing of the one it left', async () => {
+    const pdf = await pool.render(
+      'a',
+      `<html lang="fr"><title>Left behind</title><meta name="author" content="Nobody"><h2>Gone</h2>
+      <script>location.href = '${base}/landed'</script></html>`,
+      toPrintParams({}),
+    );
+    const props = pdfProperties(pdf);
+    expect(props.Title).toBe('Landed');
+    expect(props.Author).toBeUndefined();
+    expect(pdfLang(pdf)).toBe('nb');
+    expect(pdfOutline(pdf)).toEqual([{ title: 'Landed here', page: 1, kids: [] }]);
   });
 });
