@@ -115,7 +115,13 @@ export class JobsRuntime {
         log: this.opts.log,
         now: this.opts.now,
       });
-      this.webhooks = { wake: dispatcher.wake, stop: () => dispatcher.stop().finally(() => agent.close()) };
+      // Stopping twice (a test stops the runtime, then the app closes) waits for the same stop.
+      let stopping: Promise<void> | undefined;
+      const stop = () => {
+        stopping ??= dispatcher.stop().finally(() => agent.close());
+        return stopping;
+      };
+      this.webhooks = { wake: dispatcher.wake, stop };
     }
   }
 
