@@ -29,7 +29,9 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       '0001_initial',
       '0002_account_recovery',
       '0003_usage_per_key',
+      '0004_credential_version',
       '0005_render_jobs',
+      '0006_webhooks',
     ]);
     const tables = await db.query<{ table_name: string }>(
       "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
@@ -47,6 +49,8 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       'usage_daily',
       'usage_daily_keys',
       'usage_hourly_keys',
+      'webhook_deliveries',
+      'webhook_secrets',
     ]);
     const columns = await db.query<{ column_name: string }>(
       "select column_name from information_schema.columns where table_name = 'api_keys' order by ordinal_position",
@@ -76,9 +80,11 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
         '0001_initial',
         '0002_account_recovery',
         '0003_usage_per_key',
+        '0004_credential_version',
         '0005_render_jobs',
+        '0006_webhooks',
       ]);
-      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(12);
+      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(14);
     } finally {
       await second.drop();
     }
