@@ -4,6 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { unshowableCharacterProblem } from '../accounts/user-text.js';
 import type { ServiceApp } from '../app/service-app.js';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
@@ -64,6 +65,9 @@ function validateJobRequest(body: unknown): JobRequest {
   if (typeof reference === 'string' && reference.length > MAX_REFERENCE_LENGTH) {
     throw invalid(`reference: ${reference.length} characters is more than the limit of ${MAX_REFERENCE_LENGTH}`);
   }
+  // The reference is shown back on the dashboard's Jobs page, so it follows the rule for names.
+  const unshowable = typeof reference === 'string' ? unshowableCharacterProblem('reference', reference) : undefined;
+  if (unshowable !== undefined) throw invalid(unshowable);
   let webhookUrl: string | null = null;
   if (webhook !== undefined) {
     if (webhook === null || typeof webhook !== 'object' || Array.isArray(webhook))

@@ -127,6 +127,13 @@ describe('with the worker held', () => {
     );
     expect((await submitJob(app, key, { html: TEXT, reference: 'r'.repeat(200) })).statusCode).toBe(202);
     expectJobError(
+      await submitJob(app, key, { html: TEXT, reference: 'inv\u202e42' }),
+      400,
+      'INVALID_REQUEST',
+      'reference cannot contain control or invisible formatting characters (found U+202E at position 4)',
+    );
+    expect((await submitJob(app, key, { html: TEXT, reference: 'Rechnung Nr. 42 — Zoë 日本' })).statusCode).toBe(202);
+    expectJobError(
       await submitJob(app, key, { html: TEXT, webhook: { url: HOOK_URL, secret: 'x' } }),
       400,
       'INVALID_REQUEST',
