@@ -5,6 +5,28 @@ export function newId(prefix: string): string {
   return `${prefix}_${crypto.randomBytes(16).toString('hex')}`;
 }
 
+let lastOrderedMs = -1;
+let lastOrderedTail = 0n;
+const TAIL_BITS = 80n;
+const TAIL_MAX = (1n << TAIL_BITS) - 1n;
+
+/**
+ * An identifier such as `job_0193a1b2c3d4…` whose 32 hex digits sort as the objects were made: 48 bits
+ * of the time `ms`, then 80 random bits; made again within the same millisecond (or with a clock that
+ * went back), the tail is the previous one plus one, so ids from one process never tie, and a list
+ * ordered by (time, id) keeps the order of submission.
+ */
+export function newTimeOrderedId(prefix: string, ms: number): string {
+  const time = Math.max(Math.trunc(ms), lastOrderedMs);
+  if (time === lastOrderedMs && lastOrderedTail < TAIL_MAX) {
+    lastOrderedTail += 1n;
+  } else {
+    lastOrderedTail = BigInt(`0x${crypto.randomBytes(10).toString('hex')}`) >> 1n; // room to count up
+  }
+  lastOrderedMs = time;
+  return `${prefix}_${time.toString(16).padStart(12, '0')}${lastOrderedTail.toString(16).padStart(20, '0')}`;
+}
+
 const DAY_MS = 86_400_000;
 let lastDayNumber = Number.NaN;
 let lastDay = '';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { utcDay } from '../src/ids.js';
+import { newTimeOrderedId, utcDay } from '../src/ids.js';
 
 describe('utcDay', () => {
   it('changes exactly at UTC midnight, in either direction of time', () => {
@@ -15,5 +15,22 @@ describe('utcDay', () => {
     for (const ms of [-1, -0.5, 0, 0.5, -86_400_000, -86_400_000.5, 86_399_999.5, Date.UTC(1969, 11, 31, 23, 59, 59, 999)]) {
       expect(utcDay(ms)).toBe(new Date(ms).toISOString().slice(0, 10));
     }
+  });
+});
+
+describe('newTimeOrderedId', () => {
+  it('sorts as made, within one millisecond and across a clock that goes back, with 32 hex digits', () => {
+    const t = Date.UTC(2026, 10, 25, 12);
+    const ids = [t, t, t, t + 1, t + 1, t - 5, t + 2].map((ms) => newTimeOrderedId('job', ms));
+    for (const id of ids) expect(id).toMatch(/^job_[0-9a-f]{32}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids[0].slice(4, 16)).toBe(t.toString(16).padStart(12, '0'));
+  });
+
+  it('keeps 80 unpredictable bits between milliseconds', () => {
+    const a = newTimeOrderedId('job', 1_000_000_000_000);
+    const b = newTimeOrderedId('job', 1_000_000_000_001);
+    expect(a.slice(16)).not.toBe(b.slice(16));
   });
 });

@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { RenderError } from '../errors.js';
-import { newId } from '../ids.js';
+import { newTimeOrderedId } from '../ids.js';
 import type { RenderRequest } from '../render/schema.js';
 import type { RenderJobStatus } from '../store/schema.js';
 import type { RenderJobRow, Store } from '../store/store.js';
@@ -119,7 +119,7 @@ export class JobQueue {
     }
     const { request } = s;
     const { inserted, row } = await store.insertJob({
-      id: newId('job'),
+      id: newTimeOrderedId('job', now),
       accountId,
       request: JSON.stringify({ html: request.html, output: request.output ?? 'pdf', options: request.options ?? {} }),
       reference: s.reference,
