@@ -25,6 +25,8 @@ export interface RenderAppOptions {
   lookup?: LookupFn;
   fcList?: string;
   startJobWorker?: boolean;
+  /** The job worker's idle poll interval (a test shows Redis wakes it long before the poll would). */
+  jobPollMs?: number;
 }
 
 declare module 'fastify' {
@@ -91,6 +93,7 @@ export async function startRenderEngine(
     log: core.log.child({ service: 'render', component: 'jobs' }),
     startWorker: opts.startJobWorker,
     policy,
+    pollMs: opts.jobPollMs,
   });
   app.decorate('jobs', jobs);
   app.addHook('onClose', async () => {

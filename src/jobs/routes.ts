@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceApp } from '../app/service-app.js';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
+import { toPrintParams } from '../render/options.js';
 import {
   MAX_BODY_BYTES,
   RenderErrorSchema,
@@ -172,6 +173,8 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
       const accountId = accountOf(request);
       const idempotencyKey = checkIdempotencyKey(request.headers['idempotency-key']);
       const body = request.body as unknown as JobRequest;
+      // The options' meaning (format names, margins that leave no page) is checked now, as /v1/render does, not at render time.
+      toPrintParams(body.request.options);
       if (body.webhookUrl !== null) {
         const problem = await validateWebhookUrl(body.webhookUrl, policy);
         if (problem !== null) throw invalid(problem);

@@ -30,6 +30,8 @@ export interface JobsRuntimeOptions {
   startWorker?: boolean;
   /** The render egress policy: webhooks are delivered through it (with the worker). */
   policy?: EgressPolicy;
+  /** Longest idle wait of the worker before it looks at the store again (default 250 ms). */
+  pollMs?: number;
   now?: () => number;
 }
 
@@ -67,6 +69,7 @@ export class JobsRuntime {
       maxAttempts: config.renderJobAttempts,
       retentionMs: config.renderJobRetentionH * 3600_000,
       log,
+      pollMs: opts.pollMs,
       now: opts.now,
       onOutcome: (outcome: JobOutcome) => {
         outcomes.inc({ outcome });
@@ -85,6 +88,8 @@ export class JobsRuntime {
     sweep();
     if (core.redis) this.subscribe(core.redis);
     if (opts.startWorker !== false) this.startWorker();
+    // Webhook delivery (the outbox columns the worker sets when a job becomes final) starts here too,
+    // so every render process delivers; its stop belongs in stop() before the worker's.
   }
 
   /** Builds and starts the runtime (the worker claims at once unless `startWorker` is false). */
@@ -110,7 +115,13 @@ export class JobsRuntime {
         log: this.opts.log,
         now: this.opts.now,
       });
-      this.webhooks = { wake: dispatcher.wake, stop: () => dispatcher.stop().finally(() => agent.close()) };
+      // Stopping twice (a test stops the runtime, then the app closes) waits for the same stop.
+      let stopping: Promise<void> | undefined;
+      const stop = () => {
+        stopping ??= dispatcher.stop().finally(() => agent.close());
+        return stopping;
+      };
+      this.webhooks = { wake: dispatcher.wake, stop };
     }
   }
 

@@ -63,12 +63,15 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
   const inFlight = new Set<Promise<void>>();
   let running = true;
   let wakeUp: (() => void) | null = null;
+  // A wake-up that arrives while the loop is claiming (not pausing) is kept for the next pause.
+  let woken = false;
   let lastPurge = 0;
 
   const wake = (): void => {
     const w = wakeUp;
     wakeUp = null;
-    w?.();
+    if (w) w();
+    else woken = true;
   };
 
   const attempt = async (job: WebhookDueJob): Promise<void> => {
@@ -135,6 +138,11 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
 
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
+      if (woken) {
+        woken = false;
+        resolve();
+        return;
+      }
       const timer = setTimeout(() => {
         wakeUp = null;
         resolve();

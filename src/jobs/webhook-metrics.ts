@@ -21,5 +21,6 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     failed: deliveries.labels({ outcome: 'failed' }),
     exhausted: deliveries.labels({ outcome: 'exhausted' }),
   };
+  for (const child of Object.values(children)) child.inc(0);
   return (outcome) => children[outcome].inc();
 }

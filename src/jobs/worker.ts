@@ -39,6 +39,12 @@ export interface JobWorkerOptions {
   now?: () => number;
 }
 
+/**
+ * Idle poll of the store: without Redis, a job queued by another process waits half of this on
+ * average before a worker sees it; one cheap claim query per interval per idle process.
+ */
+export const DEFAULT_POLL_MS = 250;
+
 /** Errors that say nothing about the document: the attempt is retried while attempts remain. */
 const TRANSIENT = new Set(['RENDER_FAILED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
 
@@ -54,6 +60,11 @@ export class JobWorker {
   private readonly running = new Map<string, AbortController>();
   private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
+  private markStopped: () => void = () => {};
+  /** Settles when stop() is called: a loop waiting for a free slot stops waiting. */
+  private readonly stopped = new Promise<void>((resolve) => {
+    this.markStopped = resolve;
+  });
   private loopDone: Promise<void> = Promise.resolve();
   private wakeUp: (() => void) | undefined;
   private readonly now: () => number;
@@ -72,10 +83,14 @@ export class JobWorker {
     this.loopDone = this.loop();
   }
 
-  /** Ends an idle wait at once (a job was submitted). */
+  /** Ends an idle wait at once (a job was submitted); when not idle, the next wait is skipped. */
   wake(): void {
-    this.wakeUp?.();
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
   }
+
+  /** A wake-up came while the worker was busy claiming: a job may have been queued after its last look. */
+  private woken = false;
 
   /**
    * Stops claiming, lets the jobs in flight finish for up to `drainMs`, then gives the rest back to
@@ -83,6 +98,7 @@ export class JobWorker {
    */
   async stop(drainMs: number): Promise<void> {
     this.stopping = true;
+    this.markStopped();
     this.wake();
     await this.loopDone;
     let timer: NodeJS.Timeout | undefined;
@@ -96,6 +112,10 @@ export class JobWorker {
   }
 
   private idle(ms: number): Promise<void> {
+    if (this.woken || this.stopping) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       const self = this;
@@ -109,10 +129,10 @@ export class JobWorker {
   }
 
   private async loop(): Promise<void> {
-    const pollMs = this.opts.pollMs ?? 1000;
+    const pollMs = this.opts.pollMs ?? DEFAULT_POLL_MS;
     while (!this.stopping) {
       if (this.running.size >= this.opts.concurrency) {
-        await Promise.race(this.inFlight);
+        await Promise.race([...this.inFlight, this.stopped]);
         continue;
       }
       let row: RenderJobRow | undefined;
@@ -182,7 +202,16 @@ export class JobWorker {
   private async render(row: RenderJobRow, signal: AbortSignal): Promise<Buffer> {
     const request = JSON.parse(row.request) as { html: string; options?: Parameters<typeof toPrintParams>[0] };
     const params = toPrintParams(request.options);
-    return this.opts.pool.render(row.account_id, request.html, params, signal);
+    const rendering = this.opts.pool.render(row.account_id, request.html, params, signal);
+    // The pool honours the signal only while the job waits for a turn; a render under way runs to its
+    // end (bounded by the render timeout). The job is settled at once all the same, its result dropped.
+    rendering.catch(() => {});
+    return new Promise<Buffer>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      rendering.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   private async settleFailure(row: RenderJobRow, err: unknown, signal: AbortSignal): Promise<void> {

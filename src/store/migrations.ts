@@ -174,7 +174,7 @@ const MIGRATIONS: Record<string, Migration> = {
       await db.schema
         .createIndex('render_jobs_status_account_idx')
         .on('render_jobs')
-        .columns(['status', 'account_id', 'created_at'])
+        .columns(['status', 'account_id', 'created_at', 'id'])
         .execute();
       // Lapsed leases, found by the claim.
       await db.schema.createIndex('render_jobs_lease_idx').on('render_jobs').columns(['status', 'lease_expires_at']).execute();

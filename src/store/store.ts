@@ -1,5 +1,6 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
+import * as leases from './job-lease-queries.js';
 import type { JobError, JobPdf, NewRenderJob, RenderJobStore } from './jobs-queries.js';
 import * as jobs from './jobs-queries.js';
 import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
@@ -442,23 +443,23 @@ export class KyselyStore implements Store {
   }
 
   claimJob(owner: string, now: number, leaseMs: number, maxAttempts: number) {
-    return jobs.claimJob(this.db, this.kind, owner, now, leaseMs, maxAttempts);
+    return leases.claimJob(this.db, this.kind, owner, now, leaseMs, maxAttempts);
   }
 
   renewJobLease(id: string, owner: string, until: number) {
-    return jobs.renewJobLease(this.db, id, owner, until);
+    return leases.renewJobLease(this.db, id, owner, until);
   }
 
   finishJob(id: string, owner: string, now: number, result: { pdf: JobPdf } | { error: JobError }) {
-    return jobs.finishJob(this.db, id, owner, now, result);
+    return leases.finishJob(this.db, id, owner, now, result);
   }
 
   requeueJob(id: string, owner: string, error: JobError) {
-    return jobs.requeueJob(this.db, id, owner, error);
+    return leases.requeueJob(this.db, id, owner, error);
   }
 
   releaseJob(id: string, owner: string) {
-    return jobs.releaseJob(this.db, id, owner);
+    return leases.releaseJob(this.db, id, owner);
   }
 
   cancelJob(id: string, accountId: string, now: number) {

@@ -31,7 +31,7 @@ const MAX_QUEUED = 6;
 beforeAll(async () => {
   core = await createTestCore({
     RENDER_CONCURRENCY: '2',
-    RENDER_TIMEOUT_MS: '6000',
+    RENDER_TIMEOUT_MS: '12000',
     RENDER_JOBS_MAX_QUEUED: String(MAX_QUEUED),
     RENDER_JOB_LEASE_MS: '1500',
     RENDER_RATE_LIMIT: '1000',
@@ -288,12 +288,19 @@ describe('with the worker running', () => {
     expect(job.pdf.pages).toBe(5);
   });
 
-  it('a never-ready document ends failed with RENDER_TIMEOUT (RENDER_TIMEOUT_MS=6000)', async () => {
+  it('a never-ready document ends failed with RENDER_TIMEOUT (RENDER_TIMEOUT_MS=12000)', async () => {
     const html = '<html><body><script>window.pageworksReady = false</script><p>never</p></body></html>';
     const job = await waitForJob(app, key, (await submitJob(app, key, { html })).json().id);
     expect(job).toMatchObject({ status: 'failed', attempts: 1, pdf: null, error: { code: 'RENDER_TIMEOUT' } });
     expectJobError(await jobRequest(app, key, 'GET', `/v1/jobs/${job.id}/pdf`), 409, 'JOB_NOT_DONE');
   });
+
+  it('a document that crashes its renderer is tried RENDER_JOB_ATTEMPTS (3) times, then fails with RENDER_FAILED', async () => {
+    const html = '<script>const a = []; for (;;) a.push(new Array(1e6).fill(1.5));</script>';
+    const job = await waitForJob(app, key, (await submitJob(app, key, { html })).json().id, 120_000);
+    expect(job).toMatchObject({ status: 'failed', attempts: 3, pdf: null, error: { code: 'RENDER_FAILED' } });
+    expect(job.error.message).toMatch(/crashed the renderer/);
+  }, 150_000);
 
   it('a job whose worker died is taken again once its lease lapsed, and succeeds', async () => {
     const job = await waitForJob(app, key, deadJobId);
@@ -329,7 +336,8 @@ describe('with the worker running', () => {
     expect(res.body).toMatch(/^pageworks_render_jobs_queued\{service="render"\} 0$/m);
     expect(res.body).toMatch(/^pageworks_render_jobs_oldest_queued_age_seconds\{service="render"\} 0$/m);
     expect(res.body).toMatch(/^pageworks_render_jobs_total\{outcome="succeeded",service="render"\} [5-9]$/m);
-    expect(res.body).toMatch(/^pageworks_render_jobs_total\{outcome="failed",service="render"\} 1$/m);
+    expect(res.body).toMatch(/^pageworks_render_jobs_total\{outcome="failed",service="render"\} 2$/m);
+    expect(res.body).toMatch(/^pageworks_render_jobs_total\{outcome="retried",service="render"\} 2$/m);
   });
 
   it('the OpenAPI document has the job routes', async () => {

@@ -152,6 +152,21 @@ for (const backend of storeBackends('webhooks')) {
       const [attempt] = await store.listWebhookDeliveries(acc, [jobId]);
       expect(attempt).toMatchObject({ jobId, attempt: 1, statusCode: 204, error: null, webhookId: `msg_${jobId}` });
       expect(await registry.metrics()).toContain('pageworks_webhook_deliveries_total{outcome="delivered"} 1');
+
+      // Deleting the account takes its secret and its delivery attempts with it.
+      const tombstone = {
+        id: newId('act'),
+        accountId: acc,
+        at: Date.now(),
+        kind: 'account_deleted',
+        actor: 'cli',
+        ip: null,
+        userAgent: null,
+        detail: null,
+      } as const;
+      expect(await store.deleteAccount(acc, tombstone)).toBe(true);
+      expect(await store.findWebhookSecret(acc)).toBeUndefined();
+      expect(await store.listWebhookDeliveries(acc, [jobId])).toEqual([]);
     });
 
     it('delivers job.failed with the error; retries a 500 with the same webhook-id and body', async () => {

@@ -25,7 +25,12 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
     }
 
     const migrations = await db.query<{ name: string }>('select name from kysely_migration order by name');
-    expect(migrations.map((m) => m.name)).toEqual(['0001_initial', '0002_account_recovery', '0003_usage_per_key']);
+    expect(migrations.map((m) => m.name)).toEqual([
+      '0001_initial',
+      '0002_account_recovery',
+      '0003_usage_per_key',
+      '0005_render_jobs',
+    ]);
     const tables = await db.query<{ table_name: string }>(
       "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
     );
@@ -37,6 +42,7 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       'kysely_migration',
       'kysely_migration_lock',
       'password_reset_tokens',
+      'render_jobs',
       'sessions',
       'usage_daily',
       'usage_daily_keys',
@@ -66,8 +72,13 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       const stores = await Promise.all(Array.from({ length: 8 }, () => openPostgresStore(second.url)));
       await Promise.all(stores.map((s) => s.close()));
       const migrations = await second.query<{ name: string }>('select name from kysely_migration order by name');
-      expect(migrations.map((m) => m.name)).toEqual(['0001_initial', '0002_account_recovery', '0003_usage_per_key']);
-      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(11);
+      expect(migrations.map((m) => m.name)).toEqual([
+        '0001_initial',
+        '0002_account_recovery',
+        '0003_usage_per_key',
+        '0005_render_jobs',
+      ]);
+      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(12);
     } finally {
       await second.drop();
     }

@@ -131,6 +131,27 @@ for (const backend of backends) {
       });
     });
 
+    it('hands each job to exactly one of several concurrent claimers', async () => {
+      const accounts = [await account(), await account(), await account()];
+      const ids = new Set<string>();
+      for (let i = 0; i < 30; i++) ids.add((await store.insertJob(job(accounts[i % 3], t0 + i))).row.id);
+      const claimed: string[] = [];
+      const owners = new Map<string, string>();
+      await Promise.all(
+        Array.from({ length: 6 }, async (_, w) => {
+          for (;;) {
+            const row = await store.claimJob(`w${w}`, t0 + 100, 30_000, 3);
+            if (!row) return;
+            claimed.push(row.id);
+            owners.set(row.id, `w${w}`);
+          }
+        }),
+      );
+      expect(claimed.length).toBe(30);
+      expect(new Set(claimed)).toEqual(ids);
+      for (const [id, owner] of owners) await store.finishJob(id, owner, t0, { error: { code: 'RENDER_FAILED', message: 'x' } });
+    });
+
     it('requeues after a transient failure and releases without counting the attempt', async () => {
       const a = await account();
       const { row } = await store.insertJob(job(a, t0));

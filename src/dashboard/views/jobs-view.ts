@@ -63,11 +63,12 @@ function time(ms: number, now: number): SafeHtml {
   return html`<time datetime="${new Date(ms).toISOString()}" title="${formatDateTime(ms)}">${formatAgo(ms, now)}</time>`;
 }
 
-function deliveryRow(d: WebhookDeliveryRecord, now: number): SafeHtml {
+/** One attempt; `ordinal` counts every attempt of the job (a redelivery starts a fresh retry schedule in the store). */
+function deliveryRow(d: WebhookDeliveryRecord, ordinal: number, now: number): SafeHtml {
   const ok = d.statusCode !== null && d.statusCode >= 200 && d.statusCode < 300;
   const status = d.statusCode === null ? html`<span class="muted">no answer</span>` : html`${d.statusCode}`;
-  return html`<li class="delivery ${ok ? 'delivery-ok' : 'delivery-failed'}" data-attempt="${d.attempt}">
-<span class="delivery-status">${status}</span><span>attempt ${d.attempt}</span><span>${time(d.createdAt, now)}</span>
+  return html`<li class="delivery ${ok ? 'delivery-ok' : 'delivery-failed'}" data-attempt="${ordinal}">
+<span class="delivery-status">${status}</span><span>attempt ${ordinal}</span><span>${time(d.createdAt, now)}</span>
 ${d.error ? html`<span class="delivery-error">${d.error}</span>` : ''}</li>`;
 }
 
@@ -88,7 +89,7 @@ function webhookPart(job: JobView, viewer: Viewer, now: number): SafeHtml {
   const list =
     job.deliveries.length === 0
       ? html`<p class="muted small">No delivery attempt yet.</p>`
-      : html`<ul class="deliveries">${job.deliveries.map((d) => deliveryRow(d, now))}</ul>`;
+      : html`<ul class="deliveries">${job.deliveries.map((d, i) => deliveryRow(d, job.deliveries.length - i, now))}</ul>`;
   return html`<details class="webhook"><summary>Webhook: ${state} · ${job.deliveries.length} ${job.deliveries.length === 1 ? 'attempt' : 'attempts'}</summary>
 <p class="webhook-url small">${job.webhookUrl}</p>${list}${redeliver}</details>`;
 }

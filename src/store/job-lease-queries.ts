@@ -1,0 +1,152 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { JobError, JobPdf, RenderJobRow } from './jobs-queries.js';
+import type { Database, RenderJobStatus } from './schema.js';
+
+// The render job queue's leases: claim, renew, and the statements that end an attempt (final, back
+// to the queue, given back). KyselyStore delegates here; the interface is RenderJobStore (jobs-queries.ts).
+// Claims are single UPDATE … RETURNING statements: on SQLite the one connection is the single writer,
+// on PostgreSQL the row is taken with FOR UPDATE SKIP LOCKED.
+
+/** The webhook becomes due in the statement that makes the job final, so no crash can lose it. */
+function webhookDue(now: number) {
+  return {
+    webhook_state: sql<string | null>`case when webhook_url is null then null else 'pending' end`,
+    webhook_next_at: sql<number | null>`case when webhook_url is null then null else cast(${now} as bigint) end`,
+  };
+}
+
+/** See RenderJobStore.claimJob. */
+export async function claimJob(
+  db: Kysely<Database>,
+  kind: 'sqlite' | 'postgres',
+  owner: string,
+  now: number,
+  leaseMs: number,
+  maxAttempts: number,
+) {
+  const lock = kind === 'postgres' ? sql`for update skip locked` : sql``;
+  // A job whose worker died ran out of attempts: it ends failed, with its webhook due.
+  await db
+    .updateTable('render_jobs')
+    .set({
+      status: 'failed',
+      finished_at: now,
+      lease_owner: null,
+      lease_expires_at: null,
+      request: '',
+      error_code: 'INTERNAL_ERROR',
+      error_message: `the render was interrupted ${maxAttempts} times (its worker stopped before finishing)`,
+      ...webhookDue(now),
+    })
+    .where('status', '=', 'running')
+    .where('lease_expires_at', '<', now)
+    .where('attempts', '>=', maxAttempts)
+    .execute();
+  const take = (pick: RawBuilder<unknown>, status: RenderJobStatus) =>
+    sql<RenderJobRow>`update render_jobs
+      set status = 'running', attempts = attempts + 1, lease_owner = ${owner}, lease_expires_at = ${now + leaseMs}, started_at = ${now}
+      where id = (${pick}) and status = ${status}
+      returning *`.execute(db);
+  // Lapsed leases first: those jobs were claimed fairly once already and have waited longest.
+  const lapsed = await take(
+    sql`select id from render_jobs where status = 'running' and lease_expires_at < ${now} and attempts < ${maxAttempts}
+        order by lease_expires_at limit 1 ${lock}`,
+    'running',
+  );
+  if (lapsed.rows[0]) return lapsed.rows[0];
+  // Fair across accounts: the account with the fewest running jobs, then the one served least
+  // recently (its latest start), then the one whose oldest job has waited longest. The accounts with
+  // queued jobs are found by skipping through the index (one probe per account), so the cost grows
+  // with the number of waiting accounts, not with one account's 10,000 queued jobs.
+  const fair = await take(
+    sql`with recursive waiting(account_id) as (
+          select min(account_id) from render_jobs where status = 'queued'
+          union all
+          select (select min(n.account_id) from render_jobs n where n.status = 'queued' and n.account_id > w.account_id)
+          from waiting w where w.account_id is not null)
+        select j.id from render_jobs j
+        where j.status = 'queued' and j.account_id = (
+          select w.account_id from waiting w
+          where w.account_id is not null
+          order by
+            (select count(*) from render_jobs r where r.status = 'running' and r.account_id = w.account_id),
+            (select coalesce(max(s.started_at), 0) from render_jobs s where s.account_id = w.account_id),
+            (select min(o.created_at) from render_jobs o where o.status = 'queued' and o.account_id = w.account_id)
+          limit 1)
+        order by j.created_at, j.id limit 1 ${lock}`,
+    'queued',
+  );
+  if (fair.rows[0] || kind === 'sqlite') return fair.rows[0];
+  // PostgreSQL: the fair account's next job may be locked by a concurrent claim; take any other then.
+  const any = await take(
+    sql`select id from render_jobs where status = 'queued' order by created_at, id limit 1 ${lock}`,
+    'queued',
+  );
+  return any.rows[0];
+}
+
+/** See RenderJobStore.renewJobLease. */
+export async function renewJobLease(db: Kysely<Database>, id: string, owner: string, until: number) {
+  const result = await db
+    .updateTable('render_jobs')
+    .set({ lease_expires_at: until })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** See RenderJobStore.finishJob. */
+export async function finishJob(
+  db: Kysely<Database>,
+  id: string,
+  owner: string,
+  now: number,
+  result: { pdf: JobPdf } | { error: JobError },
+) {
+  const outcome =
+    'pdf' in result
+      ? {
+          status: 'succeeded' as const,
+          error_code: null,
+          error_message: null,
+          pdf_key: result.pdf.key,
+          pdf_bytes: result.pdf.bytes,
+          pdf_pages: result.pdf.pages,
+          pdf_expires_at: result.pdf.expiresAt,
+        }
+      : { status: 'failed' as const, error_code: result.error.code, error_message: result.error.message };
+  const updated = await db
+    .updateTable('render_jobs')
+    .set({ ...outcome, finished_at: now, lease_owner: null, lease_expires_at: null, request: '', ...webhookDue(now) })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/** See RenderJobStore.requeueJob. */
+export async function requeueJob(db: Kysely<Database>, id: string, owner: string, error: JobError) {
+  const updated = await db
+    .updateTable('render_jobs')
+    .set({ status: 'queued', lease_owner: null, lease_expires_at: null, error_code: error.code, error_message: error.message })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}
+
+/** See RenderJobStore.releaseJob. */
+export async function releaseJob(db: Kysely<Database>, id: string, owner: string) {
+  const updated = await db
+    .updateTable('render_jobs')
+    .set({ status: 'queued', lease_owner: null, lease_expires_at: null, attempts: sql<number>`attempts - 1` })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
+}

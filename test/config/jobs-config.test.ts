@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, parseServices } from '../../src/config.js';
+
+describe('render job configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({ RENDER_CONCURRENCY: '3' });
+    expect(c).toMatchObject({
+      renderJobAttempts: 3,
+      renderJobsMaxQueued: 10_000,
+      renderJobRetentionH: 24,
+      resultStore: undefined,
+      s3Endpoint: undefined,
+      renderJobLeaseMs: 30_000,
+      renderWorkerConcurrency: 3,
+      services: ['dashboard', 'render', 'metadata'],
+    });
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      RENDER_JOB_ATTEMPTS: '5',
+      RENDER_JOBS_MAX_QUEUED: '50',
+      RENDER_JOB_RETENTION_H: '72',
+      RESULT_STORE: 's3://pdf-bucket/jobs/v1',
+      S3_ENDPOINT: 'http://127.0.0.1:9000',
+      RENDER_JOB_LEASE_MS: '10000',
+      RENDER_WORKER_CONCURRENCY: '4',
+      PAGEWORKS_SERVICES: 'render-worker',
+    });
+    expect(c).toMatchObject({
+      renderJobAttempts: 5,
+      renderJobsMaxQueued: 50,
+      renderJobRetentionH: 72,
+      resultStore: 's3://pdf-bucket/jobs/v1',
+      s3Endpoint: 'http://127.0.0.1:9000',
+      renderJobLeaseMs: 10_000,
+      renderWorkerConcurrency: 4,
+      services: ['render-worker'],
+    });
+  });
+
+  it.each([
+    ['RENDER_JOB_ATTEMPTS', '0'],
+    ['RENDER_JOBS_MAX_QUEUED', 'many'],
+    ['RENDER_JOB_RETENTION_H', '0'],
+    ['RESULT_STORE', '/var/pdfs'],
+    ['RESULT_STORE', 's3://'],
+    ['S3_ENDPOINT', 'ftp://minio:9000'],
+    ['RENDER_JOB_LEASE_MS', '10'],
+    ['RENDER_WORKER_CONCURRENCY', '0'],
+  ])('refuses %s=%s naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}: `));
+  });
+
+  it('refuses render and render-worker in one process (one RENDER_PORT)', () => {
+    expect(() => parseServices('render,render-worker', '--services')).toThrow(/^--services: render and render-worker/);
+    expect(() => loadConfig({ PAGEWORKS_SERVICES: 'render-worker,render' })).toThrow(/^PAGEWORKS_SERVICES: /);
+    expect(parseServices('render-worker,metadata')).toEqual(['render-worker', 'metadata']);
+  });
+});
