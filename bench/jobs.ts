@@ -85,9 +85,16 @@ async function throughput(databaseUrl: string): Promise<void> {
   const cluster = await JobsCluster.start(databaseUrl, {
     apis: 1,
     workers: 0,
-    env: { RENDER_CONCURRENCY: '2', ...(workerConcurrency ? { RENDER_WORKER_CONCURRENCY: workerConcurrency } : {}) },
+    env: {
+      RENDER_CONCURRENCY: '2',
+      ...(workerConcurrency ? { RENDER_WORKER_CONCURRENCY: workerConcurrency } : {}),
+      // JOBS_BENCH_RESULTS=files keeps the PDFs under the data dir: the S3 server of this bench runs in
+      // this process, on the same two cores as the renders, which a real S3 does not.
+      ...(process.env.JOBS_BENCH_RESULTS === 'files' ? { RESULT_STORE: '' } : {}),
+    },
   });
   process.stdout.write(`RENDER_WORKER_CONCURRENCY ${workerConcurrency ?? '2 (default: the render slots)'}\n`);
+  process.stdout.write(`results: ${process.env.JOBS_BENCH_RESULTS === 'files' ? 'files under the data dir' : 's3rver in this process'}\n`);
   const html = invoice();
   const count = Math.max(20, Math.round(N / 25));
   try {
