@@ -72,3 +72,22 @@ export class RenderApiError extends PageworksError<RenderErrorCode | ClientError
 export class MetadataApiError extends PageworksError<MetadataErrorCode | ClientErrorCode> {
   override readonly name = 'MetadataApiError';
 }
+
+/** The error of a render-service answer (`/v1/render`, `/v1/jobs`): its `{"error":{"code","message"}}`, or anything else as it came. */
+export function renderApiErrorOf(
+  status: number,
+  body: string,
+  renderId: string | undefined,
+  retryAfterS: number | undefined,
+): RenderApiError {
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
+    const { code, message } = parsed.error ?? {};
+    if (typeof code === 'string' && typeof message === 'string') {
+      return new RenderApiError(code as RenderErrorCode, message, status, renderId, retryAfterS);
+    }
+  } catch {
+    // Not JSON: a proxy in front of the service answered; fall through.
+  }
+  return new RenderApiError('INVALID_RESPONSE', `HTTP ${status}: ${body.slice(0, 200)}`, status, renderId, retryAfterS);
+}

@@ -1,8 +1,7 @@
 /** The render jobs client: submit, look up, wait for, list and cancel jobs, and download their PDFs. */
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { RenderErrorCode } from '../errors.js';
-import { type ClientErrorCode, RenderApiError } from './errors.js';
+import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
 import type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
 import type { RenderStream } from './render-client.js';
 import { sleep } from './retry.js';
@@ -35,19 +34,6 @@ export interface ListOptions extends CallOptions {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const FINAL: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'canceled']);
-
-/** Parses the render error body `{"error":{"code","message"}}`; anything else is reported as it came. */
-function jobsError(status: number, body: string, renderId: string | undefined, retryAfterS: number | undefined): RenderApiError {
-  try {
-    const { code, message } = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error ?? {};
-    if (typeof code === 'string' && typeof message === 'string') {
-      return new RenderApiError(code as RenderErrorCode, message, status, renderId, retryAfterS);
-    }
-  } catch {
-    // Not JSON: a proxy in front of the service answered; fall through.
-  }
-  return new RenderApiError('INVALID_RESPONSE', `HTTP ${status}: ${body.slice(0, 200)}`, status, renderId, retryAfterS);
-}
 
 /** Calls /v1/jobs of one Pageworks render service with a render key. */
 export class JobsClient {
@@ -145,7 +131,7 @@ export class JobsClient {
       signal: call.signal,
       options: this.options,
       idHeader: 'x-render-id',
-      serviceError: jobsError,
+      serviceError: renderApiErrorOf,
       clientError: (code: ClientErrorCode, message: string, cause?: unknown) =>
         new RenderApiError(code, message, undefined, undefined, undefined, { cause }),
     });

@@ -1,23 +1,13 @@
 /** The public shapes of render jobs, as GET /v1/jobs/{id} answers them. */
+import type { Static } from '@sinclair/typebox';
+import type { JobObjectSchema } from '../jobs/job-object.js';
 import type { RenderOptions } from './render-client.js';
 
-/** Where a job is: queued → running → succeeded | failed; or canceled. */
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+/** A render job as GET /v1/jobs/{id} answers it (all times RFC 3339): the service's own schema. */
+export type JobObject = Static<typeof JobObjectSchema>;
 
-/** A render job (all times RFC 3339). */
-export interface JobObject {
-  id: string;
-  status: JobStatus;
-  reference: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  attempts: number;
-  /** The render error code and message of a failed job. */
-  error: { code: string; message: string } | null;
-  /** The result of a succeeded job, until it expires. */
-  pdf: { bytes: number; pages: number; url: string; expires_at: string } | null;
-}
+/** Where a job is: queued → running → succeeded | failed; or canceled. */
+export type JobStatus = JobObject['status'];
 
 /** The body of POST /v1/jobs. */
 export interface JobRequest {

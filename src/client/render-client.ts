@@ -2,9 +2,8 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from '@sinclair/typebox';
-import type { RenderErrorCode } from '../errors.js';
 import type { RenderOptionsSchema, RenderRequestSchema } from '../render/schema.js';
-import { type ClientErrorCode, RenderApiError } from './errors.js';
+import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
 import { type CallOptions, type ClientOptions, endpoint, exchange } from './transport.js';
 
 /** The rendering options, as the service's schema defines them (format, landscape, margin, …). */
@@ -24,25 +23,6 @@ export interface RenderStream {
 
 /** Renders take seconds, not milliseconds: the service's own limit is RENDER_TIMEOUT_MS (30 s) plus queueing. */
 const DEFAULT_TIMEOUT_MS = 60_000;
-
-/** Parses the render error body `{"error":{"code","message"}}`; anything else is reported as it came. */
-function renderError(
-  status: number,
-  body: string,
-  renderId: string | undefined,
-  retryAfterS: number | undefined,
-): RenderApiError {
-  try {
-    const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
-    const { code, message } = parsed.error ?? {};
-    if (typeof code === 'string' && typeof message === 'string') {
-      return new RenderApiError(code as RenderErrorCode, message, status, renderId, retryAfterS);
-    }
-  } catch {
-    // Not JSON: a proxy in front of the service answered; fall through.
-  }
-  return new RenderApiError('INVALID_RESPONSE', `HTTP ${status}: ${body.slice(0, 200)}`, status, renderId, retryAfterS);
-}
 
 /** Calls POST /v1/render of one Pageworks render service. */
 export class RenderClient {
@@ -96,7 +76,7 @@ export class RenderClient {
       signal: call.signal,
       options: this.options,
       idHeader: 'x-render-id',
-      serviceError: renderError,
+      serviceError: renderApiErrorOf,
       clientError: (code: ClientErrorCode, message: string, cause?: unknown) =>
         new RenderApiError(code, message, undefined, undefined, undefined, { cause }),
     });

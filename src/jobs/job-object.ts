@@ -2,21 +2,8 @@
  * The public job object: the JSON every job route answers and every webhook carries, and its TypeBox
  * schema for the OpenAPI document.
  */
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { RenderJobRow } from '../store/store.js';
-
-/** The job as the API shows it. */
-export interface JobObject {
-  id: string;
-  status: RenderJobRow['status'];
-  reference: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  attempts: number;
-  error: { code: string; message: string } | null;
-  pdf: { bytes: number; pages: number; url: string; expires_at: string } | null;
-}
 
 const Time = (description: string) => Type.String({ format: 'date-time', description });
 const NullableTime = (description: string) => Type.Union([Time(description), Type.Null()]);
@@ -25,7 +12,13 @@ const NullableTime = (description: string) => Type.Union([Time(description), Typ
 export const JobObjectSchema = Type.Object(
   {
     id: Type.String({ pattern: '^job_[0-9a-f]{32}$', description: 'The job id; also the X-Render-ID of every job route.' }),
-    status: Type.Union(['queued', 'running', 'succeeded', 'failed', 'canceled'].map((s) => Type.Literal(s))),
+    status: Type.Union([
+      Type.Literal('queued'),
+      Type.Literal('running'),
+      Type.Literal('succeeded'),
+      Type.Literal('failed'),
+      Type.Literal('canceled'),
+    ]),
     reference: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'Echoed back as submitted.' }),
     created_at: Time('When the job was submitted (RFC 3339).'),
     started_at: NullableTime('When its latest attempt started.'),
@@ -49,6 +42,9 @@ export const JobObjectSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The job as the API shows it (and the client types it): derived from the schema, so the two cannot drift. */
+export type JobObject = Static<typeof JobObjectSchema>;
 
 function time(ms: number | null): string | null {
   return ms === null ? null : new Date(Number(ms)).toISOString();
