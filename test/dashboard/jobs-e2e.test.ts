@@ -5,7 +5,6 @@
  * scrolling. Screenshots go to /tmp/jobs-*.png.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -17,6 +16,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { JobsClient } from '../../src/client/index.js';
 import { launchTestBrowser, signUpInBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
+import { type Delivery, startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 import { pdfInfo } from '../render/pdf-tools.js';
 
 const EMAIL = 'jobs-browser@example.com';
@@ -28,24 +28,14 @@ let dashboard: FastifyInstance;
 let dashboardUrl: string;
 let browser: Browser;
 let context: BrowserContext;
-let receiver: http.Server;
+let receiver: WebhookSink;
 let hookUrl: string;
-const hits: Array<{ headers: Record<string, string>; body: string }> = [];
+const hits: Delivery[] = [];
 const jobIds: string[] = [];
 
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => {
-      body += c.toString();
-    });
-    req.on('end', () => {
-      hits.push({ headers: req.headers as Record<string, string>, body });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiver = await startWebhookSink(hits, { status: 200, path: '/hooks' });
+  hookUrl = receiver.url;
   core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '1' });
   render = await buildRenderApp(core);
   await render.listen({ host: '127.0.0.1', port: 0 });
@@ -60,8 +50,7 @@ afterAll(async () => {
   await dashboard?.close();
   await render?.close();
   if (core) await closeTestCore(core);
-  receiver?.closeAllConnections();
-  await new Promise((r) => receiver?.close(r));
+  await receiver?.close();
 });
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {

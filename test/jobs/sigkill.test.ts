@@ -7,41 +7,29 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Delivery, startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-sigkill-'));
 const children: ChildProcess[] = [];
-const hooks: Array<{ headers: Record<string, string>; body: string }> = [];
-let receiver: http.Server;
+const hooks: Delivery[] = [];
+let receiver: WebhookSink;
 let hookUrl: string;
 
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => {
-      body += c.toString();
-    });
-    req.on('end', () => {
-      hooks.push({ headers: req.headers as Record<string, string>, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiver = await startWebhookSink(hooks);
+  hookUrl = receiver.url;
 });
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   fs.rmSync(dataDir, { recursive: true, force: true });
-  receiver?.closeAllConnections();
-  await new Promise((r) => receiver?.close(r));
+  await receiver?.close();
 });
 
 /** Starts `serve --services render` on the data dir and waits for its address; returns it and the output so far. */

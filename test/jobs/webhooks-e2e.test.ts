@@ -4,8 +4,6 @@
  * EGRESS_ALLOW and are verified with the `standardwebhooks` package; the PDF is downloaded as a stream
  * and read back with pdfinfo.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,34 +12,20 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { JobsClient, verifyWebhook } from '../../src/client/index.js';
 import { WebhookSecrets } from '../../src/jobs/webhook-secrets.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { type Delivery, startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 import { pdfInfo } from '../render/pdf-tools.js';
-
-interface Delivery {
-  headers: Record<string, string>;
-  body: string;
-}
 
 let core: CoreDeps;
 let app: FastifyInstance;
 let client: JobsClient;
 let accountId: string;
-let receiver: http.Server;
+let receiver: WebhookSink;
 let hookUrl: string;
 const deliveries: Delivery[] = [];
 
 beforeAll(async () => {
-  receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => {
-      body += c.toString();
-    });
-    req.on('end', () => {
-      deliveries.push({ headers: req.headers as Record<string, string>, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/pageworks`;
+  receiver = await startWebhookSink(deliveries, { status: 204, path: '/hooks/pageworks' });
+  hookUrl = receiver.url;
   core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '1', RENDER_TIMEOUT_MS: '3000' });
   app = await buildRenderApp(core);
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -53,8 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   if (core) await closeTestCore(core);
-  receiver?.closeAllConnections();
-  await new Promise((r) => receiver?.close(r));
+  await receiver?.close();
 });
 
 async function deliveryFor(jobId: string, timeoutMs = 30_000): Promise<Delivery> {
