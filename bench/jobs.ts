@@ -94,7 +94,9 @@ async function throughput(databaseUrl: string): Promise<void> {
     },
   });
   process.stdout.write(`RENDER_WORKER_CONCURRENCY ${workerConcurrency ?? '2 (default: the render slots)'}\n`);
-  process.stdout.write(`results: ${process.env.JOBS_BENCH_RESULTS === 'files' ? 'files under the data dir' : 's3rver in this process'}\n`);
+  process.stdout.write(
+    `results: ${process.env.JOBS_BENCH_RESULTS === 'files' ? 'files under the data dir' : 's3rver in this process'}\n`,
+  );
   const html = invoice();
   const count = Math.max(20, Math.round(N / 25));
   try {
