@@ -1,9 +1,7 @@
 /** The render jobs client: submit, look up, wait for, list and cancel jobs, and download their PDFs. */
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
 import type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
-import type { RenderStream } from './render-client.js';
+import { pdfStreamOf, type RenderStream } from './render-client.js';
 import { sleep } from './retry.js';
 import { type CallOptions, type ClientOptions, endpoint, exchange } from './transport.js';
 
@@ -88,20 +86,9 @@ export class JobsClient {
 
   /** The PDF of a succeeded job as a Node stream (JOB_NOT_DONE before, GONE once it expired). */
   async downloadPdf(id: string, call: CallOptions = {}): Promise<RenderStream> {
-    const answer = await this.exchange('GET', `/v1/jobs/${encodeURIComponent(id)}/pdf`, call, {
-      headers: { accept: 'application/pdf' },
-    });
-    answer.settle();
-    const { response } = answer;
-    if (!response.body)
-      throw new RenderApiError('INVALID_RESPONSE', 'the answer has no body', response.status, answer.requestId, undefined);
-    const length = response.headers.get('content-length');
-    return {
-      // undici's stream is the web stream of node:stream/web; the DOM lib types it separately.
-      body: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
-      renderId: answer.requestId,
-      contentLength: length === null ? undefined : Number(length),
-    };
+    return pdfStreamOf(
+      await this.exchange('GET', `/v1/jobs/${encodeURIComponent(id)}/pdf`, call, { headers: { accept: 'application/pdf' } }),
+    );
   }
 
   private async json<T>(method: string, path: string, call: CallOptions, init: RequestInit = {}): Promise<T> {

@@ -4,7 +4,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from '@sinclair/typebox';
 import type { RenderOptionsSchema, RenderRequestSchema } from '../render/schema.js';
 import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
-import { type CallOptions, type ClientOptions, endpoint, exchange } from './transport.js';
+import { type Answer, type CallOptions, type ClientOptions, endpoint, exchange } from './transport.js';
 
 /** The rendering options, as the service's schema defines them (format, landscape, margin, …). */
 export type RenderOptions = Static<typeof RenderOptionsSchema>;
@@ -23,6 +23,21 @@ export interface RenderStream {
 
 /** Renders take seconds, not milliseconds: the service's own limit is RENDER_TIMEOUT_MS (30 s) plus queueing. */
 const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** The PDF of a successful render-service answer as a Node stream (`/v1/render`, `/v1/jobs/{id}/pdf`). */
+export function pdfStreamOf(answer: Answer): RenderStream {
+  answer.settle();
+  const { response } = answer;
+  if (!response.body)
+    throw new RenderApiError('INVALID_RESPONSE', 'the answer has no body', response.status, answer.requestId, undefined);
+  const length = response.headers.get('content-length');
+  return {
+    // undici's stream is the web stream of node:stream/web; the DOM lib types it separately.
+    body: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
+    renderId: answer.requestId,
+    contentLength: length === null ? undefined : Number(length),
+  };
+}
 
 /** Calls POST /v1/render of one Pageworks render service. */
 export class RenderClient {
@@ -45,18 +60,7 @@ export class RenderClient {
    * The timeout covers the wait for the answer; the body is bounded by `call.signal` only.
    */
   async renderStream(html: string, options?: RenderOptions, call: CallOptions = {}): Promise<RenderStream> {
-    const answer = await this.send(html, options, call);
-    answer.settle();
-    const { response } = answer;
-    if (!response.body)
-      throw new RenderApiError('INVALID_RESPONSE', 'the answer has no body', response.status, answer.requestId, undefined);
-    const length = response.headers.get('content-length');
-    return {
-      // undici's stream is the web stream of node:stream/web; the DOM lib types it separately.
-      body: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
-      renderId: answer.requestId,
-      contentLength: length === null ? undefined : Number(length),
-    };
+    return pdfStreamOf(await this.send(html, options, call));
   }
 
   private send(html: string, options: RenderOptions | undefined, call: CallOptions) {

@@ -8,7 +8,7 @@
  * are read, then the connection is dropped.
  */
 import type { Dispatcher } from 'undici';
-import { Cancellation } from '../net/cancellation.js';
+import { abortable, Cancellation } from '../net/cancellation.js';
 import { pinnedDispatch } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 
@@ -42,23 +42,6 @@ export const RESPONSE_READ_LIMIT = 4096;
 
 class DeliveryTimeout extends Error {}
 
-/** Rejects with the cancellation's reason as soon as it aborts (a DNS lookup cannot be cancelled itself). */
-function raceCancel<T>(promise: Promise<T>, cancel: Cancellation): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    cancel.onAbort(reject);
-    promise.then(
-      (v) => {
-        cancel.offAbort(reject);
-        resolve(v);
-      },
-      (e: unknown) => {
-        cancel.offAbort(reject);
-        reject(e);
-      },
-    );
-  });
-}
-
 /** A short account-facing reason for a failed attempt. */
 function describeFailure(err: unknown, timeoutMs: number): string {
   if (err instanceof DeliveryTimeout) return `no answer within ${timeoutMs / 1000} s`;
@@ -82,7 +65,7 @@ export async function deliverWebhook(req: DeliveryRequest): Promise<DeliveryResu
   timer.unref();
   const elapsed = (): number => Math.round(performance.now() - started);
   try {
-    const target = await raceCancel(req.policy.checkUrl(req.url), cancel);
+    const target = await abortable(req.policy.checkUrl(req.url), cancel);
     const res = await pinnedDispatch(req.agent, target, {
       method: 'POST',
       headers: {

@@ -29,3 +29,22 @@ export class Cancellation {
     if (i >= 0) this.listeners.splice(i, 1);
   }
 }
+
+/** Rejects with the cancellation's reason as soon as it aborts (a DNS lookup itself cannot be cancelled). */
+export function abortable<T>(promise: Promise<T>, cancel: Cancellation | undefined): Promise<T> {
+  if (!cancel) return promise;
+  if (cancel.aborted) return Promise.reject(cancel.reason);
+  return new Promise<T>((resolve, reject) => {
+    cancel.onAbort(reject);
+    promise.then(
+      (v) => {
+        cancel.offAbort(reject);
+        resolve(v);
+      },
+      (e: unknown) => {
+        cancel.offAbort(reject);
+        reject(e);
+      },
+    );
+  });
+}

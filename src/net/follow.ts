@@ -3,7 +3,7 @@
  * before a single packet is sent to it.
  */
 import type { Dispatcher } from 'undici';
-import type { Cancellation } from './cancellation.js';
+import { abortable } from './cancellation.js';
 import { type PinnedRequestOptions, type PushedResponse, pinnedDispatch } from './pinned-agent.js';
 import type { EgressPolicy } from './policy.js';
 
@@ -24,25 +24,6 @@ export class BadRedirect extends Error {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
-/** Rejects with the cancellation's reason as soon as it aborts (a DNS lookup itself cannot be cancelled). */
-function abortable<T>(promise: Promise<T>, cancel: Cancellation | undefined): Promise<T> {
-  if (!cancel) return promise;
-  if (cancel.aborted) return Promise.reject(cancel.reason);
-  return new Promise<T>((resolve, reject) => {
-    cancel.onAbort(reject);
-    promise.then(
-      (v) => {
-        cancel.offAbort(reject);
-        resolve(v);
-      },
-      (e: unknown) => {
-        cancel.offAbort(reject);
-        reject(e);
-      },
-    );
-  });
-}
 
 /** The final response after redirects, with the URL that produced it. */
 export interface FollowedResponse extends PushedResponse {
