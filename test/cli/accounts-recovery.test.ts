@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,22 +9,14 @@ import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import { loadConfig } from '../../src/config.js';
 import { FormClient, freshIp } from '../dashboard/client.js';
+import { runPageworks } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-cli-recovery-'));
 const PUBLIC = 'https://dash.example.com';
 
+/** `pageworks …` on this file's embedded store. */
 function pageworks(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, PAGEWORKS_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DASHBOARD_PUBLIC_URL: PUBLIC };
-  delete env.DATABASE_URL;
-  delete env.REDIS_URL;
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+  return runPageworks(dataDir, args, { DASHBOARD_PUBLIC_URL: PUBLIC });
 }
 
 // A running server on the same SQLite file, as `pageworks serve` would be while the operator uses the CLI.

@@ -3,30 +3,21 @@
  * line on stderr), and `keys list` never writes such a character to the terminal, not even for a row
  * stored before the rule.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
+import { runPageworks } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-cli-text-'));
 // Anything a terminal could act on: C0 (but the line feed that ends a line) and C1 controls, format characters.
 const ACTING = /[\p{Cf}\u0000-\u0009\u000b-\u001f\u007f-\u009f]/u;
 const LEGACY = 'prod\u009b2J\u202eevil\u001b[31m\u200b';
 
+/** `pageworks …` on this file's embedded store. */
 function pageworks(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, PAGEWORKS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  delete env.DATABASE_URL;
-  delete env.REDIS_URL;
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+  return runPageworks(dataDir, args);
 }
 
 beforeAll(async () => {

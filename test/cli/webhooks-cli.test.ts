@@ -1,25 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runPageworks } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-cli-hooks-'));
 
-/** Runs `pageworks …` from the sources on the embedded store of this file's data dir. */
+/** `pageworks …` on this file's embedded store. */
 function pageworks(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, PAGEWORKS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-  delete env.DATABASE_URL;
-  delete env.REDIS_URL;
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+  return runPageworks(dataDir, args);
 }
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
