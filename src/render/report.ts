@@ -1,0 +1,57 @@
+/**
+ * The render report: what a document could not get while it rendered (DESIGN.md "Render report"),
+ * and the record of one render that `GET /v1/renders/{id}` and the dashboard's Renders page show.
+ * The renderer collects the entries; the render log (render-log.ts) keeps the records.
+ */
+
+/** Why the egress policy refused a request the document made. */
+export type BlockReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_large';
+
+/** How a subresource failed below HTTP. */
+export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'tls';
+
+/**
+ * One thing the document could not get, in the order it was met. Every entry has `kind` and a
+ * plain-words `message` a customer can act on; URLs are cut to 500 characters and `data:` URLs are
+ * shown by their media type only.
+ */
+export type ReportEntry =
+  | { kind: 'resource_blocked'; url: string; reason: BlockReason; message: string }
+  | { kind: 'resource_failed'; url: string; status?: number; error?: NetworkFailure; message: string }
+  | { kind: 'font_failed'; family: string; url: string | null; message: string }
+  | { kind: 'script_error'; text: string; message: string }
+  | { kind: 'not_ready'; text: string; message: string }
+  | { kind: 'printed_while_pending'; count: number; urls: string[]; message: string }
+  | { kind: 'unresolved_reference'; target: string; message: string }
+  | { kind: 'truncated'; dropped: number; message: string };
+
+/** The kinds of report entries. */
+export type ReportEntryKind = ReportEntry['kind'];
+
+/** One render as the render log keeps it: a sync render (`api`) or a job's final attempt (`job`). */
+export interface RenderRecord {
+  /** The render id: the `X-Render-ID` of a sync render (`rnd_…`), or the job id (`job_…`). */
+  id: string;
+  accountId: string;
+  /** The API key that asked for it; null when the key is unknown (a job whose key was deleted). */
+  keyId: string | null;
+  /** When the render was asked for (epoch ms). */
+  createdAt: number;
+  durationMs: number;
+  source: 'api' | 'job';
+  jobId: string | null;
+  status: 'succeeded' | 'failed';
+  error: { code: string; message: string } | null;
+  pages: number | null;
+  bytes: number | null;
+  warnings: ReportEntry[];
+}
+
+/** Where finished renders are reported; the render log batches them into the store off the request path. */
+export interface RenderRecorder {
+  /** Queues one record; never throws and never waits on the store. */
+  record(record: RenderRecord): void;
+}
+
+/** A recorder that keeps nothing: for tools that render without a store (the CLI, benches). */
+export const DISCARD_RECORDS: RenderRecorder = { record() {} };
