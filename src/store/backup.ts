@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import { UsageError } from '../cli-errors.js';
 import type { Config } from '../config.js';
+import { openSqliteFile } from './sqlite-driver.js';
 
 /** Writes a compacted, self-contained copy of the SQLite store to `to`; returns its size in bytes. */
 export function backupSqliteStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>, to: string): number {
@@ -14,10 +14,10 @@ export function backupSqliteStore(config: Pick<Config, 'databaseUrl' | 'dataDir'
   const source = path.join(config.dataDir, 'pageworks.sqlite');
   if (!fs.existsSync(source)) throw new UsageError(`no store at ${source} (PAGEWORKS_DATA_DIR)`);
   if (fs.existsSync(to)) throw new UsageError(`${to} exists already; choose a new file`);
-  const db = new SQLite(source, { readonly: true, fileMustExist: true });
+  const db = openSqliteFile(source, { readonly: true });
   try {
     // The copy is one read transaction: every table as of the same instant.
-    db.prepare('VACUUM INTO ?').run(to);
+    db.prepare('VACUUM INTO ?').run([to]);
   } finally {
     db.close();
   }

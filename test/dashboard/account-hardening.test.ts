@@ -3,11 +3,11 @@
  * never displayed does not stay in the store; ending a session that is not yours says so.
  */
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
+import { openSqliteFile, scalarOf } from '../../src/store/sqlite-driver.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { FormClient, freshIp, PASSWORD, signUp } from './client.js';
 
@@ -142,8 +142,8 @@ describe('sealed new keys', () => {
     vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
     core = await createTestCore();
     app = await buildDashboardApp(core);
-    const rows = new SQLite(path.join(core.config.dataDir, 'pageworks.sqlite'), { readonly: true });
-    const sealed = () => (rows.prepare('select count(*) from key_reveals').pluck().get() as number) ?? -1;
+    const rows = openSqliteFile(path.join(core.config.dataDir, 'pageworks.sqlite'), { readonly: true });
+    const sealed = () => (scalarOf(rows.prepare('select count(*) from key_reveals')) as number) ?? -1;
     try {
       const client = await signUp(app, 'sealed@example.com');
       // "Create key" and never the page that shows it: the sealed key waits in the store.
