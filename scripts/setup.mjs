@@ -4,7 +4,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const forTests = process.argv.includes('--test');
@@ -37,22 +37,36 @@ function newestIn(dir) {
   return newest;
 }
 
-// 0. Node itself: the floor in package.json's engines (undici and the test runner need it).
-const floor = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node.replace(/^>=\s*/, '');
-const older = (a, b) => {
-  const [x, y] = [a, b].map((v) => v.split('.').map(Number));
-  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] < y[i];
-  return false;
+// 0. Node itself: one of the lines package.json's engines names (`^20.18.1 || ^22.16.0 || >=24`).
+const engines = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node;
+const version = (v) =>
+  v
+    .replace(/^[^\d]*/, '')
+    .split('.')
+    .map(Number);
+const atLeast = (x, y) => {
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+  return true;
 };
-if (older(process.versions.node, floor)) {
-  log(`Node.js ${process.versions.node} is too old: Pageworks needs ${floor} or newer (package.json "engines")`);
+const running = version(process.versions.node);
+const supported = engines.split('||').some((range) => {
+  const r = range.trim();
+  const v = version(r);
+  return r.startsWith('^') ? running[0] === v[0] && atLeast(running, v) : atLeast(running, v);
+});
+if (!supported) {
+  log(`Node.js ${process.versions.node} is not supported: Pageworks runs on ${engines} (package.json "engines")`);
   process.exit(1);
 }
+// Without node:sqlite (Node 20) the store uses better-sqlite3, which compiles at install.
+const nativeStore = running[0] < 22;
 
 // 1. Dependencies: install when missing or when the lock file changed since the last install.
 const installedStamp = path.join(root, 'node_modules', '.package-lock.json');
 if (!fs.existsSync(installedStamp) || mtime(path.join(root, 'package-lock.json')) > mtime(installedStamp)) {
-  log('installing dependencies (first run takes a minute or two: better-sqlite3 builds from source)');
+  log(
+    `installing dependencies${nativeStore ? ' (first run takes a minute or two: better-sqlite3 builds from source on Node 20)' : ''}`,
+  );
   run('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
@@ -65,9 +79,11 @@ if (!fs.existsSync(builtStamp) || newestIn(path.join(root, 'src')) > mtime(built
 }
 
 // 3. System packages: Chromium for rendering; poppler-utils and qpdf for the tests that read PDFs back, curl for the docs' examples.
+// The server's own detection (src/render/chromium-executable.ts), built in step 2.
+const { chromiumExecutable } = await import(pathToFileURL(path.join(root, 'dist', 'render', 'chromium-executable.js')).href);
 function findChromium() {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-  return candidates.find((p) => p && fs.existsSync(p));
+  const found = chromiumExecutable(process.env.CHROMIUM_PATH || undefined);
+  return found && fs.existsSync(found) ? found : undefined;
 }
 const needed = [];
 const services = process.env.PAGEWORKS_SERVICES ?? 'render';

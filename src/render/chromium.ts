@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
+import { chromiumExecutable } from './chromium-executable.js';
 
 /** Where Debian installs Chromium; CHROMIUM_PATH overrides it. */
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -86,7 +87,7 @@ export async function launchChromium(
   const userDataDir = writeProfile();
   try {
     const browser = await puppeteer.launch({
-      executablePath,
+      executablePath: chromiumExecutable(executablePath) ?? executablePath,
       headless: true,
       userDataDir,
       args: [...chromiumArgs(), ...extraArgs],

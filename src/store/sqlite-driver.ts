@@ -103,7 +103,7 @@ function viaNodeSqlite(mod: NodeSqlite, file: string, readonly: boolean): Sqlite
 function viaBetterSqlite(file: string, readonly: boolean): SqliteFile {
   let Database: BetterSqlite;
   try {
-    Database = createRequire(import.meta.url)('better-sqlite3') as BetterSqlite;
+    Database = createRequire(import.meta.url)('@pageworks/sqlite-fallback') as BetterSqlite;
   } catch (err) {
     throw new Error(
       `Node.js ${process.versions.node} has no node:sqlite and better-sqlite3 is not installed (run npm run setup): ${(err as Error).message}`,

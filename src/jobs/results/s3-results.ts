@@ -20,6 +20,10 @@ export class S3ResultStore implements ResultStore {
   private readonly client: S3Client;
 
   constructor(private readonly opts: S3ResultStoreOptions) {
+    // On Node 20 the SDK says at every start that its releases after January 2027 need Node 22. The
+    // SDK's version is the lock file's choice, not the operator's, and Node 20's status is in the README
+    // (supported while these machines run it); an operator who wants the notice sets the switch to false.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     this.client = new S3Client({
       region: opts.region,
       ...(opts.endpoint ? { endpoint: opts.endpoint, forcePathStyle: true } : {}),
