@@ -18,6 +18,7 @@ let key: string;
 let accountId: string;
 let keyId: string;
 let otherKey: string;
+let closed = false;
 
 const renderId = () => `rnd_${crypto.randomBytes(12).toString('hex')}`;
 const getRender = (k: string, id: string, header = 'authorization') =>
@@ -56,7 +57,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await app?.close();
+  if (!closed) await app?.close();
   if (core) await closeTestCore(core);
 });
 
@@ -194,5 +195,13 @@ describe('GET /v1/renders/{id}', () => {
       'bytes',
       'warnings',
     ]);
+  });
+
+  it('writes what is still pending when the service closes, before the store does', async () => {
+    const last = record();
+    app.renderLog.record(last);
+    await app.close();
+    closed = true;
+    expect(await core.store.findRenderRecord(last.id, accountId)).toMatchObject({ id: last.id, status: 'succeeded' });
   });
 });
