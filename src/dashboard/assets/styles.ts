@@ -167,13 +167,14 @@ form.filter { margin-bottom: 24px; }
   .page-head { flex-wrap: wrap; }
   .footer { padding: 0 12px 24px; }
 }
-/* Phones and tablets: each key is a small card of labelled lines instead of a table row. */
+/* Phones and tablets: each key (and each render) is a small card of labelled lines instead of a table row. */
 @media (max-width: 900px) {
-  table.keys, table.keys tbody, table.keys tr, table.keys td { display: block; width: auto; }
-  table.keys thead { position: absolute; left: -9999px; }
-  table.keys tr { border: 1px solid var(--border); border-radius: 8px; padding: 8px 12px; margin-bottom: 10px; }
-  table.keys td { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; padding: 4px 0; border: none; text-align: right; }
-  table.keys td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; text-align: left; flex: none; }
+  table.keys, table.keys tbody, table.keys tr, table.keys td,
+  table.renders, table.renders tbody, table.renders tr, table.renders td { display: block; width: auto; }
+  table.keys thead, table.renders thead { position: absolute; left: -9999px; }
+  table.keys tr, table.renders tr { border: 1px solid var(--border); border-radius: 8px; padding: 8px 12px; margin-bottom: 10px; }
+  table.keys td, table.renders td { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; padding: 4px 0; border: none; text-align: right; }
+  table.keys td[data-label]::before, table.renders td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; text-align: left; flex: none; }
   table.keys td.actions { justify-content: flex-end; padding-top: 8px; }
   table.keys td.actions:empty { display: none; }
 }
@@ -229,7 +230,7 @@ pre.command { font-family: var(--mono); font-size: 13px; background: #eceef2; pa
 .secret { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-bottom: 12px; }
 .secret code { overflow-wrap: anywhere; min-width: 0; }
 form.rotate { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin-top: 12px; }
-/* the render log: a table of renders that becomes labelled cards on narrow screens, and one render's warnings */
+/* the render log: the table of renders (cards on narrow screens, with the keys' rules above) and one render's warnings */
 .render-tools { display: flex; flex-wrap: wrap; align-items: flex-end; justify-content: space-between; gap: 12px 24px; margin-bottom: 16px; }
 .render-tools form { margin: 0; }
 label.check { display: inline-flex; align-items: center; gap: 8px; font-weight: 500; }
@@ -252,11 +253,6 @@ table.renders td:first-child, table.renders th { white-space: nowrap; }
 .warning-facts dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }
 .warning-advice { background: var(--warn-soft); border: 1px solid #fedf89; border-radius: 8px; padding: 10px 12px; margin: 0; font-size: 14px; }
 @media (max-width: 900px) {
-  table.renders, table.renders tbody, table.renders tr, table.renders td { display: block; width: auto; }
-  table.renders thead { position: absolute; left: -9999px; }
-  table.renders tr { border: 1px solid var(--border); border-radius: 8px; padding: 8px 12px; margin-bottom: 10px; }
-  table.renders td { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; padding: 4px 0; border: none; text-align: right; }
-  table.renders td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; text-align: left; flex: none; }
   .warning-facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
   .warning-facts dd { margin-bottom: 6px; }
 }
