@@ -40,6 +40,7 @@ export class RenderLog implements RenderRecorder {
   private readonly maxBatch: number;
   private readonly maxPending: number;
   private dropped = 0;
+  private failing = false;
 
   constructor(private readonly opts: RenderLogOptions) {
     this.now = opts.now ?? Date.now;
@@ -50,7 +51,12 @@ export class RenderLog implements RenderRecorder {
       (_older, newer) => newer,
       (entries) => this.write(entries.map(([, record]) => record)),
       opts.flushMs ?? 1_000,
-      (err) => opts.log.error({ err: (err as Error).message }, 'could not write render records; will retry'),
+      (err) => {
+        // Once per outage, not once a second: the records wait in memory and every flush retries them.
+        if (this.failing) return;
+        this.failing = true;
+        opts.log.error({ err: (err as Error).message }, 'could not write render records; will retry');
+      },
     );
     const sweep = () => {
       this.sweep().then(
@@ -98,9 +104,11 @@ export class RenderLog implements RenderRecorder {
 
   private async write(records: RenderRecord[]): Promise<void> {
     await this.opts.store.insertRenderRecords(records);
-    if (this.dropped > 0) {
+    if (!this.failing && this.dropped === 0) return;
+    if (this.dropped > 0)
       this.opts.log.warn({ dropped: this.dropped }, 'render log writes again; render records were dropped meanwhile');
-      this.dropped = 0;
-    }
+    else this.opts.log.info({}, 'render log writes again');
+    this.failing = false;
+    this.dropped = 0;
   }
 }

@@ -102,7 +102,9 @@ describe('render log', () => {
     const kept = [record(Date.now()), record(Date.now()), record(Date.now())];
     for (const r of kept) renderLog.record(r);
     await renderLog.flush();
-    expect(logged).toContain('could not write render records; will retry');
+    await renderLog.flush();
+    // Said once per outage, however many flushes fail.
+    expect(logged.filter((m) => m === 'could not write render records; will retry')).toHaveLength(1);
     expect(await renderLog.find(kept[2].id, 'acc_a')).toEqual(kept[2]);
     // Memory is bounded while the store is away: one more is dropped, and said so once.
     const dropped = record(Date.now());
