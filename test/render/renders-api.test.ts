@@ -162,6 +162,20 @@ describe('GET /v1/renders/{id}', () => {
     }
   });
 
+  it('answers an id longer than the router takes, or a malformed URL, in the render shape', async () => {
+    const long = await getRender(key, `rnd_${'a'.repeat(300)}`);
+    expect(long.statusCode).toBe(404);
+    expect(long.json().error.code).toBe('NOT_FOUND');
+    expect(long.json().error.message.length).toBeLessThan(150);
+    expect(long.headers['x-render-id']).toMatch(/^rnd_[0-9a-f]{24}$/);
+    const malformed = await getRender(key, 'rnd_%E0%A4%A');
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toEqual({
+      error: { code: 'INVALID_REQUEST', message: 'the URL path is not valid: a malformed percent-encoding' },
+    });
+    expect(malformed.headers['x-render-id']).toMatch(/^rnd_[0-9a-f]{24}$/);
+  });
+
   it('answers 401 to a metadata key, a missing key and a revoked key', async () => {
     const mine = record();
     app.renderLog.record(mine);
