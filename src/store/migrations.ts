@@ -280,6 +280,16 @@ const MIGRATIONS: Record<string, Migration> = {
         .on('render_log')
         .columns(['account_id', 'created_at', 'id'])
         .execute();
+      // The same for "with warnings or failed" only: an account with a million clean renders still finds
+      // its few problems without reading past the rest. The query repeats this predicate word for word
+      // (PROBLEM_RENDERS in render-log-queries.ts, no parameters), so SQLite and PostgreSQL can prove
+      // the partial index applies.
+      await db.schema
+        .createIndex('render_log_account_problems_idx')
+        .on('render_log')
+        .columns(['account_id', 'created_at', 'id'])
+        .where(sql<boolean>`(status = 'failed' or warning_count > 0)`)
+        .execute();
       // The retention sweep.
       await db.schema.createIndex('render_log_created_idx').on('render_log').column('created_at').execute();
     },

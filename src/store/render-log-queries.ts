@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 // Type only: the record is the render report's own shape (render/report.ts), stored as it is.
 import type { RenderRecord, ReportEntry } from '../render/report.js';
 import type { Database, RenderLogTable } from './schema.js';
@@ -36,6 +36,9 @@ export interface RenderLogStore {
   /** Deletes the records of renders asked for before `before`; returns how many. */
   purgeRenderRecords(before: number): Promise<number>;
 }
+
+/** Failed or with warnings: the predicate of the partial index render_log_account_problems_idx and of its query, verbatim. */
+export const PROBLEM_RENDERS = sql<boolean>`(status = 'failed' or warning_count > 0)`;
 
 // 14 columns a row: 500 rows stay far below PostgreSQL's 65,535 parameters a statement.
 const INSERT_CHUNK = 500;
@@ -129,9 +132,7 @@ export async function listRenderRecords(
       'api_keys.display_prefix as key_prefix',
     ])
     .where('render_log.account_id', '=', accountId);
-  if (opts.problemsOnly) {
-    query = query.where((eb) => eb.or([eb('render_log.status', '=', 'failed'), eb('render_log.warning_count', '>', 0)]));
-  }
+  if (opts.problemsOnly) query = query.where(PROBLEM_RENDERS);
   const cursor = opts.cursor;
   if (cursor) {
     query = query.where((eb) =>
