@@ -95,6 +95,7 @@ export async function startRenderEngine(
     store: core.store,
     retentionDays: config.renderLogRetentionDays,
     log: core.log.child({ service: 'render', component: 'render-log' }),
+    registry: app.metrics.registry,
   });
   app.decorate('renderLog', renderLog);
   const jobs = JobsRuntime.start({

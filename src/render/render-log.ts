@@ -3,6 +3,7 @@
  * batches off the request path (every second, or at once when a batch fills up), read back by
  * `GET /v1/renders/{id}` and the dashboard's Renders page, and swept after RENDER_LOG_RETENTION_DAYS.
  */
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { BatchedWrites } from '../accounts/batched-writes.js';
 import type { Store } from '../store/store.js';
 import type { RenderRecord, RenderRecorder } from './report.js';
@@ -29,6 +30,8 @@ export interface RenderLogOptions {
   maxPending?: number;
   /** How often records past the retention are deleted (default 15 min; the first sweep runs at start). */
   sweepMs?: number;
+  /** The service's Prometheus registry: records waiting to be written, and records dropped. */
+  registry?: Registry;
   now?: () => number;
 }
 
@@ -41,6 +44,7 @@ export class RenderLog implements RenderRecorder {
   private readonly maxPending: number;
   private dropped = 0;
   private failing = false;
+  private readonly droppedTotal: Counter | undefined;
 
   constructor(private readonly opts: RenderLogOptions) {
     this.now = opts.now ?? Date.now;
@@ -66,12 +70,29 @@ export class RenderLog implements RenderRecorder {
     };
     this.sweepTimer = setInterval(sweep, opts.sweepMs ?? 15 * 60_000).unref();
     sweep();
+    if (opts.registry) {
+      const batch = this.batch;
+      new Gauge({
+        name: 'pageworks_render_log_pending',
+        help: 'Render records waiting to be written to the store',
+        registers: [opts.registry],
+        collect() {
+          this.set(batch.size);
+        },
+      });
+      this.droppedTotal = new Counter({
+        name: 'pageworks_render_log_dropped_total',
+        help: 'Render records dropped because the store could not be written for too long',
+        registers: [opts.registry],
+      });
+    }
   }
 
   /** Queues one record; never throws and never waits on the store. */
   record(record: RenderRecord): void {
     if (this.batch.size >= this.maxPending && this.batch.get(record.id) === undefined) {
       // The store has been away long enough to fill memory: losing a record beats losing the process.
+      this.droppedTotal?.inc();
       if (this.dropped++ === 0) this.opts.log.warn({ maxPending: this.maxPending }, 'render log full; dropping render records');
       return;
     }

@@ -6,11 +6,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RenderLog, type RenderLogLog } from '../../src/render/render-log.js';
 import type { RenderRecord } from '../../src/render/report.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
+import { parseMetrics } from '../helpers/prometheus.js';
 
 const DAY = 86_400_000;
 let dir: string;
@@ -98,7 +100,9 @@ describe('render log', () => {
       findRenderRecord: (id, accountId) => store.findRenderRecord(id, accountId),
       purgeRenderRecords: (before) => store.purgeRenderRecords(before),
     };
-    const renderLog = new RenderLog({ store: flaky, retentionDays: 7, log, flushMs: 3_600_000, maxPending: 3 });
+    const registry = new Registry();
+    const metrics = async () => parseMetrics(await registry.metrics());
+    const renderLog = new RenderLog({ store: flaky, retentionDays: 7, log, flushMs: 3_600_000, maxPending: 3, registry });
     const kept = [record(Date.now()), record(Date.now()), record(Date.now())];
     for (const r of kept) renderLog.record(r);
     await renderLog.flush();
@@ -111,9 +115,12 @@ describe('render log', () => {
     renderLog.record(dropped);
     renderLog.record(record(Date.now()));
     expect(logged.filter((m) => m === 'render log full; dropping render records')).toHaveLength(1);
+    expect((await metrics()).get('pageworks_render_log_pending{}')).toBe(3);
+    expect((await metrics()).get('pageworks_render_log_dropped_total{}')).toBe(2);
     down = false;
     await renderLog.close();
     for (const r of kept) expect(await stored(r)).toBe(true);
+    expect((await metrics()).get('pageworks_render_log_pending{}')).toBe(0);
     expect(await stored(dropped)).toBe(false);
     expect(logged).toContain('render log writes again; render records were dropped meanwhile');
   });
