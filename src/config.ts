@@ -68,6 +68,8 @@ export interface Config {
   readonly renderJobsMaxQueued: number;
   /** Hours a job's PDF is kept for download. */
   readonly renderJobRetentionH: number;
+  /** Days the render log keeps a render's record (GET /v1/renders/{id}, the Renders page). */
+  readonly renderLogRetentionDays: number;
   /** Where job PDFs go: undefined → files under the data dir; else `s3://bucket/prefix`. */
   readonly resultStore: string | undefined;
   /** An S3-compatible endpoint (path-style addressing); unset: AWS's own. */
@@ -286,6 +288,7 @@ export function loadConfig(env: Env = process.env): Config {
     renderJobAttempts: int(env, 'RENDER_JOB_ATTEMPTS', 3, 1, 100),
     renderJobsMaxQueued: int(env, 'RENDER_JOBS_MAX_QUEUED', 10_000, 1, 10_000_000),
     renderJobRetentionH: int(env, 'RENDER_JOB_RETENTION_H', 24, 1, 24 * 366),
+    renderLogRetentionDays: int(env, 'RENDER_LOG_RETENTION_DAYS', 7, 1, 36_500),
     resultStore: resultStore(env),
     s3Endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
     renderJobLeaseMs: int(env, 'RENDER_JOB_LEASE_MS', 30_000, 300, 3_600_000),

@@ -5,6 +5,8 @@
  */
 export class BatchedWrites<V> {
   private pending = new Map<string, V>();
+  /** The batch being written, until its write ends: still readable through get(). */
+  private writing: Map<string, V> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
 
@@ -26,6 +28,11 @@ export class BatchedWrites<V> {
     this.pending.set(key, prev === undefined ? value : this.merge(prev, value));
   }
 
+  /** The value pending for a key, or being written now; undefined once written (or never added). */
+  get(key: string): V | undefined {
+    return this.pending.get(key) ?? this.writing?.get(key);
+  }
+
   /** Number of keys waiting to be written. */
   get size(): number {
     return this.pending.size;
@@ -37,12 +44,14 @@ export class BatchedWrites<V> {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
+    this.writing = batch;
     this.flushing = this.write([...batch])
       .catch((err) => {
         for (const [key, value] of batch) this.add(key, value);
         this.onError(err);
       })
       .finally(() => {
+        this.writing = undefined;
         this.flushing = undefined;
       });
     await this.flushing;

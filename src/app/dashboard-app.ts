@@ -14,6 +14,7 @@ import { registerAuthRoutes } from '../dashboard/routes/auth-routes.js';
 import { registerJobsRoutes } from '../dashboard/routes/jobs-routes.js';
 import { registerKeysRoutes } from '../dashboard/routes/keys-routes.js';
 import { registerRecoveryRoutes } from '../dashboard/routes/recovery-routes.js';
+import { registerRendersRoutes } from '../dashboard/routes/renders-routes.js';
 import { registerUsageRoutes } from '../dashboard/routes/usage-routes.js';
 import { SessionManager } from '../dashboard/sessions.js';
 import { errorPage } from '../dashboard/views/error-view.js';
@@ -117,6 +118,7 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
   registerActivityRoutes(app, ctx);
   registerKeysRoutes(app, ctx);
   registerJobsRoutes(app, ctx);
+  registerRendersRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
   registerAccountRoutes(app, ctx);
   app.get('/', async (request, reply) => reply.redirect(request.signedIn ? '/keys' : '/login', 303));

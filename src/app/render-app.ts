@@ -11,6 +11,8 @@ import { createEgressPolicy, type EgressPolicy, type LookupFn } from '../net/pol
 import { BrowserPool } from '../render/browser-pool.js';
 import { checkFontCoverage, describeCoverage, fcListRunner } from '../render/font-coverage.js';
 import { createRenderMetrics } from '../render/metrics.js';
+import { RenderLog } from '../render/render-log.js';
+import { registerRendersRoutes } from '../render/renders-routes.js';
 import { registerRenderRoutes, sendRenderError } from '../render/routes.js';
 import { MAX_BODY_BYTES } from '../render/schema.js';
 import type { CoreDeps } from './core.js';
@@ -33,6 +35,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The render jobs of this process (render service and render-worker). */
     jobs: JobsRuntime;
+    /** Where this process's renders are recorded (GET /v1/renders/{id}, the dashboard's Renders page). */
+    renderLog: RenderLog;
   }
 }
 
@@ -68,7 +72,7 @@ export async function startRenderEngine(
   app: ServiceApp,
   core: CoreDeps,
   opts: RenderAppOptions = {},
-): Promise<{ pool: BrowserPool; jobs: JobsRuntime; policy: EgressPolicy }> {
+): Promise<{ pool: BrowserPool; jobs: JobsRuntime; policy: EgressPolicy; renderLog: RenderLog }> {
   const { config } = core;
   const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
   const renderMetrics = createRenderMetrics(app.metrics.registry);
@@ -87,6 +91,13 @@ export async function startRenderEngine(
     events: renderMetrics,
   });
   renderMetrics.watch(pool);
+  const renderLog = new RenderLog({
+    store: core.store,
+    retentionDays: config.renderLogRetentionDays,
+    log: core.log.child({ service: 'render', component: 'render-log' }),
+    registry: app.metrics.registry,
+  });
+  app.decorate('renderLog', renderLog);
   const jobs = JobsRuntime.start({
     core,
     pool,
@@ -98,11 +109,12 @@ export async function startRenderEngine(
   });
   app.decorate('jobs', jobs);
   // onClose runs once the requests have drained: the jobs in flight finish or go back to the queue,
-  // then usage and last-used times are written, all before Chromium closes, since closing it can take
-  // seconds and an orchestrator's SIGKILL may come during it.
+  // then usage, last-used times and the render log (the records of those last jobs too) are written,
+  // all before Chromium closes, since closing it can take seconds and an orchestrator's SIGKILL may come
+  // during it; the store closes after this.
   app.addHook('onClose', async () => {
     await jobs.stop();
-    await Promise.all([core.usage.flush(), core.lastUsed.flush()]);
+    await Promise.all([core.usage.flush(), core.lastUsed.flush(), renderLog.close()]);
     await pool.close();
   });
   // Not ready while Chromium is down or restarting: a load balancer sends renders elsewhere meanwhile.
@@ -117,7 +129,7 @@ export async function startRenderEngine(
   if (fonts.missing.length === 0) fontLog.info({ missing: [] }, describeCoverage(fonts));
   else fontLog.warn({ missing: fonts.missing }, describeCoverage(fonts));
   app.addReadinessDetail('fonts', () => fonts);
-  return { pool, jobs, policy };
+  return { pool, jobs, policy, renderLog };
 }
 
 /** The render service's error handler: every failure in the render shape. */
@@ -150,9 +162,10 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
   // Only JSON bodies: without this, text/plain would be parsed and fail validation as a 400, not a 415.
   app.removeContentTypeParser('text/plain');
 
-  const { pool, jobs, policy } = await startRenderEngine(app, core, opts);
+  const { pool, jobs, policy, renderLog } = await startRenderEngine(app, core, opts);
   registerRenderRoutes(app, pool);
   registerJobRoutes(app, { queue: jobs.queue, policy, publicUrl: config.renderPublicUrl });
+  registerRendersRoutes(app, { renderLog, retentionDays: config.renderLogRetentionDays });
   setRenderErrorHandler(app);
   return app;
 }

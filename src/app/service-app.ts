@@ -174,6 +174,15 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     // Our own 503 in the service's shape (the onRequest hook below), never Fastify's default body.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // A path parameter over Fastify's 100 characters (a made-up job or render id) or a malformed
+    // percent-encoding is answered by the router before any hook, in Fastify's own shape: ours instead.
+    frameworkErrors: (error, request, reply) => {
+      reply.header(requestIdHeader, request.id);
+      const path = (request.url.split('?')[0] ?? '').slice(0, 100);
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+        return sendError(reply, 404, 'NOT_FOUND', `not found: ${request.method} ${path}…`);
+      return sendError(reply, 400, 'INVALID_REQUEST', 'the URL path is not valid: a malformed percent-encoding');
+    },
     ...httpServerLimits(core.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -216,7 +216,7 @@ export async function deleteAccount(db: Kysely<Database>, accountId: string, tom
   return db.transaction().execute(async (trx) => {
     if (!(await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst())) return false;
     // Children first, explicitly: the foreign keys cascade too, but SQLite enforces them only per connection setting.
-    for (const table of ['usage_hourly_keys', 'usage_daily_keys', 'webhook_deliveries', 'webhook_secrets'] as const)
+    for (const table of ['usage_hourly_keys', 'usage_daily_keys', 'webhook_deliveries', 'webhook_secrets', 'render_log'] as const)
       await trx.deleteFrom(table).where('account_id', '=', accountId).execute();
     await trx.deleteFrom('api_keys').where('account_id', '=', accountId).execute();
     await trx.deleteFrom('sessions').where('account_id', '=', accountId).execute();

@@ -166,6 +166,28 @@ export interface WebhookDeliveriesTable {
   created_at: number;
 }
 
+/** One render as the render log keeps it (RENDER_LOG_RETENTION_DAYS); no foreign keys: rows are swept by age. */
+export interface RenderLogTable {
+  /** The render id: a sync render's `X-Render-ID` (`rnd_…`) or a job's id. */
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  created_at: number;
+  duration_ms: number;
+  /** `api` (POST /v1/render) or `job`. */
+  source: string;
+  job_id: string | null;
+  /** `succeeded` or `failed`. */
+  status: string;
+  error_code: string | null;
+  error_message: string | null;
+  pages: number | null;
+  bytes: number | null;
+  warning_count: number;
+  /** The report entries as a JSON array. */
+  warnings: string;
+}
+
 /** Kysely's view of the whole database. */
 export interface Database {
   accounts: AccountsTable;
@@ -180,4 +202,5 @@ export interface Database {
   render_jobs: RenderJobsTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  render_log: RenderLogTable;
 }

@@ -1,5 +1,6 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
+import type { RenderRecord } from '../render/report.js';
 import * as leases from './job-lease-queries.js';
 import type { JobError, JobPdf, NewRenderJob, RenderJobStore } from './jobs-queries.js';
 import * as jobs from './jobs-queries.js';
@@ -7,6 +8,8 @@ import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 import * as keyUsage from './key-usage-queries.js';
 import type { ActivityEntry, RecoveryStore } from './recovery-queries.js';
 import * as recovery from './recovery-queries.js';
+import type { RenderLogStore } from './render-log-queries.js';
+import * as renderLog from './render-log-queries.js';
 import type { AccountsTable, ApiKeysTable, Database, RenderJobStatus, UsageOutcome } from './schema.js';
 import { type ChangeStamp, UnchangedCache } from './unchanged-cache.js';
 import type { WebhookDeliveryRecord, WebhookOutboxStore, WebhookStore } from './webhook-queries.js';
@@ -69,12 +72,14 @@ export type { JobError, JobPage, JobPdf, NewRenderJob, RenderJobRow, RenderJobSt
 export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 // Account recovery, activity log, sessions list and deletion: queries in recovery-queries.ts.
 export type { ActivityEntry, ActivityKind, RecoveryStore, SessionListing } from './recovery-queries.js';
+// The render log (GET /v1/renders/{id}, the Renders page): queries in render-log-queries.ts.
+export type { RenderLogPage, RenderLogStore, RenderSummary } from './render-log-queries.js';
 
 // Webhook secrets and delivery attempts: queries in webhook-queries.ts.
 export type { WebhookDeliveryRecord, WebhookDueJob, WebhookOutboxStore, WebhookStore } from './webhook-queries.js';
 
 /** The persistence interface; both adapters (SQLite, PostgreSQL) implement it with the same queries. */
-export interface Store extends KeyUsageStore, RecoveryStore, RenderJobStore, WebhookStore, WebhookOutboxStore {
+export interface Store extends KeyUsageStore, RecoveryStore, RenderJobStore, RenderLogStore, WebhookStore, WebhookOutboxStore {
   readonly kind: 'sqlite' | 'postgres';
   createAccount(input: { id: string; email: string; passwordHash: string | null; createdAt: number }): Promise<Account>;
   findAccountByEmail(email: string): Promise<Account | undefined>;
@@ -579,6 +584,29 @@ export class KyselyStore implements Store {
   }
 
   // ---- end of webhooks ----
+
+  // ---- the render log: see render-log-queries.ts ----
+
+  insertRenderRecords(records: readonly RenderRecord[]) {
+    return renderLog.insertRenderRecords(this.db, records);
+  }
+
+  findRenderRecord(id: string, accountId: string) {
+    return renderLog.findRenderRecord(this.db, id, accountId);
+  }
+
+  listRenderRecords(
+    accountId: string,
+    opts: { limit: number; cursor?: { createdAt: number; id: string }; problemsOnly?: boolean },
+  ) {
+    return renderLog.listRenderRecords(this.db, accountId, opts);
+  }
+
+  purgeRenderRecords(before: number) {
+    return renderLog.purgeRenderRecords(this.db, before);
+  }
+
+  // ---- end of the render log ----
 
   async ping() {
     await this.db.selectFrom('accounts').select('id').limit(1).execute();

@@ -167,13 +167,14 @@ form.filter { margin-bottom: 24px; }
   .page-head { flex-wrap: wrap; }
   .footer { padding: 0 12px 24px; }
 }
-/* Phones and tablets: each key is a small card of labelled lines instead of a table row. */
+/* Phones and tablets: each key (and each render) is a small card of labelled lines instead of a table row. */
 @media (max-width: 900px) {
-  table.keys, table.keys tbody, table.keys tr, table.keys td { display: block; width: auto; }
-  table.keys thead { position: absolute; left: -9999px; }
-  table.keys tr { border: 1px solid var(--border); border-radius: 8px; padding: 8px 12px; margin-bottom: 10px; }
-  table.keys td { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; padding: 4px 0; border: none; text-align: right; }
-  table.keys td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; text-align: left; flex: none; }
+  table.keys, table.keys tbody, table.keys tr, table.keys td,
+  table.renders, table.renders tbody, table.renders tr, table.renders td { display: block; width: auto; }
+  table.keys thead, table.renders thead { position: absolute; left: -9999px; }
+  table.keys tr, table.renders tr { border: 1px solid var(--border); border-radius: 8px; padding: 8px 12px; margin-bottom: 10px; }
+  table.keys td, table.renders td { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; padding: 4px 0; border: none; text-align: right; }
+  table.keys td[data-label]::before, table.renders td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; text-align: left; flex: none; }
   table.keys td.actions { justify-content: flex-end; padding-top: 8px; }
   table.keys td.actions:empty { display: none; }
 }
@@ -229,4 +230,30 @@ pre.command { font-family: var(--mono); font-size: 13px; background: #eceef2; pa
 .secret { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-bottom: 12px; }
 .secret code { overflow-wrap: anywhere; min-width: 0; }
 form.rotate { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin-top: 12px; }
+/* the render log: the table of renders (cards on narrow screens, with the keys' rules above) and one render's warnings */
+.render-tools { display: flex; flex-wrap: wrap; align-items: flex-end; justify-content: space-between; gap: 12px 24px; margin-bottom: 16px; }
+.render-tools form { margin: 0; }
+label.check { display: inline-flex; align-items: center; gap: 8px; font-weight: 500; }
+label.check input { width: 18px; height: 18px; margin: 0; }
+table.renders td.render-id { overflow-wrap: anywhere; }
+table.renders td.key-name { overflow-wrap: anywhere; }
+table.renders td:first-child, table.renders th { white-space: nowrap; }
+.warn-count { color: var(--warn); }
+.crumbs { margin: 0 0 12px; font-size: 14px; }
+.render-title { overflow-wrap: anywhere; }
+.render-title .mono { font-size: 0.8em; }
+.warnings { list-style: none; padding: 0; margin: 0; counter-reset: warning; }
+.warning { padding: 16px 0; border-top: 1px solid var(--border); min-width: 0; }
+.warning:first-child { border-top: none; padding-top: 0; }
+.warning h3 { margin: 0 0 4px; }
+.warning-message { color: var(--muted); overflow-wrap: anywhere; }
+.warning-facts { display: grid; grid-template-columns: minmax(0, max-content) minmax(0, 1fr); gap: 4px 16px; margin: 0 0 10px; font-size: 14px; }
+.warning-facts div { display: contents; }
+.warning-facts dt { color: var(--muted); font-size: 13px; }
+.warning-facts dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }
+.warning-advice { background: var(--warn-soft); border: 1px solid #fedf89; border-radius: 8px; padding: 10px 12px; margin: 0; font-size: 14px; }
+@media (max-width: 900px) {
+  .warning-facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
+  .warning-facts dd { margin-bottom: 6px; }
+}
 `;

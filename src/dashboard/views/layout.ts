@@ -8,11 +8,12 @@ export interface Viewer {
 }
 
 /** The sections of the signed-in navigation. */
-export type Section = 'keys' | 'jobs' | 'usage' | 'docs' | 'account';
+export type Section = 'keys' | 'jobs' | 'renders' | 'usage' | 'docs' | 'account';
 
 const NAV: Array<[Section, string, string]> = [
   ['keys', '/keys', 'API keys'],
   ['jobs', '/jobs', 'Jobs'],
+  ['renders', '/renders', 'Renders'],
   ['usage', '/usage', 'Usage'],
   ['docs', '/docs', 'Docs'],
   ['account', '/account', 'Account'],

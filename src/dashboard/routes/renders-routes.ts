@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import { type DashboardContext, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
+import { errorPage } from '../views/error-view.js';
+import { keyLabelOf, RENDERS_SHOWN, renderPage, rendersPage } from '../views/renders-view.js';
+
+/** A render id as the API hands it out (X-Render-ID or a job id); anything else is searched for no further. */
+const RENDER_ID = /^(rnd_[0-9a-f]{24}|job_[0-9a-f]{32})$/;
+/** The paging cursor: the last row's creation time and id, `1767225600000_rnd_…`. */
+const CURSOR = /^(\d{1,15})_((?:rnd|job)_[0-9a-f]{24,32})$/;
+
+/** The Renders page (the account's render log, newest first) and one render's page with its warnings explained. */
+export function registerRendersRoutes(app: FastifyInstance, ctx: DashboardContext): void {
+  const { core } = ctx;
+  const retentionDays = core.config.renderLogRetentionDays;
+
+  app.get('/renders', { preHandler: requireSignedIn }, async (request, reply) => {
+    const signedIn = signedInOf(request);
+    const accountId = signedIn.account.id;
+    const query = request.query as Record<string, unknown>;
+    const problemsOnly = query.problems === '1';
+    let notFound: string | undefined;
+    if (typeof query.id === 'string' && query.id.trim() !== '') {
+      const id = query.id.trim();
+      if (RENDER_ID.test(id) && (await core.store.findRenderRecord(id, accountId))) return reply.redirect(`/renders/${id}`, 303);
+      notFound = id.length > 80 ? `${id.slice(0, 80)}…` : id;
+    }
+    const before = typeof query.before === 'string' ? CURSOR.exec(query.before) : null;
+    const cursor = before ? { createdAt: Number(before[1]), id: before[2] as string } : undefined;
+    const found = await core.store.listRenderRecords(accountId, { limit: RENDERS_SHOWN, cursor, problemsOnly });
+    const olderHref = found.next ? `/renders?before=${found.next.createdAt}_${found.next.id}` : undefined;
+    return sendPage(
+      reply,
+      notFound === undefined ? 200 : 404,
+      rendersPage({
+        viewer: viewerOf(signedIn),
+        rows: found.rows,
+        now: Date.now(),
+        problemsOnly,
+        olderHref,
+        paged: cursor !== undefined,
+        notFound,
+        retentionDays,
+      }),
+    );
+  });
+
+  app.get<{ Params: { id: string } }>('/renders/:id', { preHandler: requireSignedIn }, async (request, reply) => {
+    const signedIn = signedInOf(request);
+    const accountId = signedIn.account.id;
+    const { id } = request.params;
+    const record = RENDER_ID.test(id) ? await core.store.findRenderRecord(id, accountId) : undefined;
+    // Another account's render and no render at all look the same.
+    if (!record) {
+      const message = `There is no render with this id in your account (renders are kept ${retentionDays} days).`;
+      return sendPage(reply, 404, errorPage({ title: 'Render not found', message, viewer: viewerOf(signedIn) }));
+    }
+    const key = record.keyId === null ? undefined : (await core.keys.list(accountId)).find((k) => k.id === record.keyId);
+    return sendPage(
+      reply,
+      200,
+      renderPage({
+        viewer: viewerOf(signedIn),
+        record,
+        keyLabel: key ? keyLabelOf(key.name, key.displayPrefix) : null,
+        now: Date.now(),
+      }),
+    );
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * What one render report entry means for the person who sent the document, in plain words: a short
+ * title, the facts worth checking (the URL, the refused host, the exception text) and what to do.
+ * Pure: an entry in, text out; the Renders page lays it out.
+ */
+import type { ReportEntry } from '../../render/report.js';
+
+/** One warning as the render's page explains it. */
+export interface WarningAdvice {
+  title: string;
+  /** Labelled facts, in the order shown ("Address", "Refused host", "Exception", …). */
+  facts: Array<[label: string, value: string]>;
+  /** What to do about it. */
+  advice: string;
+}
+
+/** The host of a URL as the egress policy met it (an address or a name), or undefined for `data:` and the like. */
+function hostOf(url: string): string | undefined {
+  try {
+    const host = new URL(url).hostname;
+    return host === '' ? undefined : host;
+  } catch {
+    return undefined;
+  }
+}
+
+const NETWORK: Record<string, [title: string, advice: string]> = {
+  refused: [
+    'The server refused the connection',
+    'Nothing answered at that address and port. Check that the server is running and the port in the URL is right.',
+  ],
+  reset: [
+    'The connection was cut off',
+    'The server closed the connection before it answered. Try again; if it persists, look at that server.',
+  ],
+  timeout: [
+    'The server did not answer in time',
+    'The file took too long to arrive. Serve it from a faster place, or embed it in the document.',
+  ],
+  tls: [
+    'The secure connection failed',
+    'Its HTTPS certificate is not valid for that host (expired, self-signed or for another name). Fix the certificate or use another address.',
+  ],
+};
+
+function blocked(entry: Extract<ReportEntry, { kind: 'resource_blocked' }>): WarningAdvice {
+  const host = hostOf(entry.url);
+  const facts: WarningAdvice['facts'] = [['URL', entry.url]];
+  switch (entry.reason) {
+    case 'private_address':
+      if (host) facts.push(['Refused host', `${host} (a private, loopback or reserved address)`]);
+      return {
+        title: 'Not loaded: the address is on a private network',
+        facts,
+        advice:
+          'Renders may only fetch from public addresses, so that a document cannot reach into the network the service runs in. ' +
+          'Serve the file from a public address or embed it in the document (a data: URL). ' +
+          'If the private address is intended, EGRESS_ALLOW lets an operator allow a private address or host.',
+      };
+    case 'unresolvable':
+      if (host) facts.push(['Host that does not resolve', host]);
+      return {
+        title: 'Not loaded: the host name does not resolve',
+        facts,
+        advice:
+          'DNS has no address for this host. Check its spelling, and that the name is published in public DNS (an intranet name is not reachable from the render service).',
+      };
+    case 'scheme':
+      return {
+        title: 'Not loaded: this kind of address is not fetched',
+        facts,
+        advice:
+          'Only http:, https:, data: and blob: addresses are loaded (never file:). Put the file on a web server, or embed it as a data: URL.',
+      };
+    case 'too_large':
+      return {
+        title: 'Not loaded: the file is too large',
+        facts,
+        advice:
+          'The file is larger than a render may fetch. Make it smaller (compress the image, subset the font) or link a smaller version.',
+      };
+    default:
+      return { title: 'Not loaded: the request was refused', facts, advice: entry.message };
+  }
+}
+
+/** The plain-words explanation of one report entry. */
+export function adviceFor(entry: ReportEntry): WarningAdvice {
+  switch (entry.kind) {
+    case 'resource_blocked':
+      return blocked(entry);
+    case 'resource_failed': {
+      const facts: WarningAdvice['facts'] = [['URL', entry.url]];
+      if (entry.status !== undefined) {
+        facts.push(['Answer', `HTTP ${entry.status}`]);
+        return {
+          title: `Not loaded: the server answered ${entry.status}`,
+          facts,
+          advice:
+            entry.status === 404 || entry.status === 410
+              ? 'The file is not at this address. Check the URL for typos, and that the file is published there.'
+              : entry.status === 401 || entry.status === 403
+                ? 'The server wants a permission the render does not have (renders send no cookies or passwords). Make the file public, or embed it.'
+                : 'The server failed to deliver the file. Check that server, then render again.',
+        };
+      }
+      const [title, advice] = NETWORK[entry.error ?? ''] ?? ['Not loaded: the connection failed', entry.message];
+      const host = hostOf(entry.url);
+      if (host) facts.push(['Host', host]);
+      return { title: `Not loaded: ${title.charAt(0).toLowerCase()}${title.slice(1)}`, facts, advice };
+    }
+    case 'font_failed':
+      return {
+        title: `The font "${entry.family}" did not load`,
+        facts: entry.url
+          ? [
+              ['Font', entry.family],
+              ['URL', entry.url],
+            ]
+          : [['Font', entry.family]],
+        advice:
+          'The text set in it printed in a fallback font. Check the font’s URL in @font-face and its format (woff2, woff or ttf), or embed the font as a data: URL.',
+      };
+    case 'script_error':
+      return {
+        title: 'A script in the document failed',
+        facts: [['Exception', entry.text]],
+        advice:
+          'The page printed as it was when the script stopped, so content the script was to add may be missing. Open the document in a browser and look at its console.',
+      };
+    case 'not_ready':
+      return {
+        title: 'window.pageworksReady was rejected',
+        facts: [['Reason', entry.text]],
+        advice:
+          'Printing went on without waiting further. Resolve the promise once the document is complete, and reject it only when it cannot be.',
+      };
+    case 'printed_while_pending':
+      return {
+        title: `Printed with ${entry.count} ${entry.count === 1 ? 'request' : 'requests'} still loading`,
+        facts: entry.urls.map((url) => ['Still loading', url] as [string, string]),
+        advice:
+          'RENDER_IDLE_MAX_MS ran out while these were loading, so what they bring may be missing. Serve them faster, or set window.pageworksReady to a promise that resolves when the document is complete.',
+      };
+    case 'unresolved_reference':
+      return {
+        title: 'A cross-reference points at nothing',
+        facts: [['Target', entry.target]],
+        advice: 'target-counter() names an element that is not in the document. Check that an element has this id.',
+      };
+    case 'truncated':
+      return {
+        title: `${entry.dropped} more ${entry.dropped === 1 ? 'warning was' : 'warnings were'} not kept`,
+        facts: [],
+        advice: 'A render keeps its first 100 warnings. Fix these and render again to see the rest.',
+      };
+    default: {
+      // An entry of a kind this page does not know yet (a newer renderer): its own message says what happened.
+      const unknown = entry as { kind: string; message: string };
+      return { title: unknown.kind, facts: [], advice: unknown.message };
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * `GET /v1/renders/{id}`: what one render (sync or job) could not get, from the render log. Thin:
+ * authenticate, look the record up for the key's account, map it to the public object.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import type { ServiceApp } from '../app/service-app.js';
+import { RenderError } from '../errors.js';
+import type { RenderLog } from './render-log.js';
+import type { RenderRecord } from './report.js';
+import { RenderErrorSchema } from './schema.js';
+
+/** A render id: a sync render's `X-Render-ID` or a job's id; anything else names no render. */
+const RENDER_ID = /^(rnd_[0-9a-f]{24}|job_[0-9a-f]{32})$/;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T, description: string) =>
+  Type.Union([schema, Type.Null()], { description });
+
+/** The public render object's schema (OpenAPI). */
+export const RenderObjectSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The render id: the X-Render-ID of a POST /v1/render (rnd_…) or a job id (job_…).' }),
+    created_at: Type.String({ format: 'date-time', description: 'When the render was asked for (RFC 3339).' }),
+    duration_ms: Type.Integer({ minimum: 0, description: 'How long it took, queue wait excluded.' }),
+    source: Type.Union([Type.Literal('api'), Type.Literal('job')], { description: 'POST /v1/render or a job.' }),
+    job_id: Nullable(Type.String(), 'The job it rendered, for source "job".'),
+    status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]),
+    error: Nullable(
+      Type.Object({ code: Type.String(), message: Type.String() }),
+      'Why it failed, with the codes of POST /v1/render.',
+    ),
+    pages: Nullable(Type.Integer({ minimum: 0 }), 'Pages of the PDF, when one was printed.'),
+    bytes: Nullable(Type.Integer({ minimum: 0 }), 'Size of the PDF, when one was printed.'),
+    warnings: Type.Array(
+      Type.Object(
+        {
+          kind: Type.String({
+            description:
+              'resource_blocked, resource_failed, font_failed, script_error, not_ready, printed_while_pending, truncated, …',
+          }),
+          message: Type.String({ description: 'What happened, in plain words.' }),
+        },
+        // Each kind has its own fields (url, reason, status, family, count, …): all are passed on.
+        { additionalProperties: true },
+      ),
+      { description: 'What the document could not get, in the order met (at most 100, then one "truncated").' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** A render as `GET /v1/renders/{id}` answers it. */
+export type RenderObject = Static<typeof RenderObjectSchema>;
+
+/** The public object of a render record. */
+export function toRenderObject(record: RenderRecord): RenderObject {
+  return {
+    id: record.id,
+    created_at: new Date(record.createdAt).toISOString(),
+    duration_ms: Math.round(record.durationMs),
+    source: record.source,
+    job_id: record.jobId,
+    status: record.status,
+    error: record.error,
+    pages: record.pages,
+    bytes: record.bytes,
+    warnings: record.warnings,
+  };
+}
+
+const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
+
+/** Registers `GET /v1/renders/{id}` on the render service app. */
+export function registerRendersRoutes(app: ServiceApp, deps: { renderLog: RenderLog; retentionDays: number }): void {
+  const { renderLog, retentionDays } = deps;
+  app.get(
+    '/v1/renders/:id',
+    {
+      // As reading a job: the key's account only, not counted against its render limit.
+      onRequest: app.authenticateKey,
+      schema: {
+        summary: 'What one render could not get (its report)',
+        description:
+          `The record of a render (POST /v1/render or a job) of this key's account, kept ${retentionDays} days ` +
+          "(RENDER_LOG_RETENTION_DAYS): its outcome and every warning. Another account's render, an unknown or malformed id: 404.",
+        tags: ['render'],
+        security: [{ bearerAuth: [] }],
+        params: Type.Object({ id: Type.String({ description: 'The X-Render-ID of a render, or a job id.' }) }),
+        response: {
+          200: RenderObjectSchema,
+          401: errorResponse('UNAUTHORIZED'),
+          404: errorResponse('NOT_FOUND: no such render for this account (or past its retention)'),
+          500: errorResponse('INTERNAL_ERROR'),
+          503: errorResponse('SERVICE_UNAVAILABLE: the account store is unavailable'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const auth = request.auth;
+      if (!auth) throw new RenderError('UNAUTHORIZED', 'missing API key');
+      const { id } = request.params;
+      const record = RENDER_ID.test(id) ? await renderLog.find(id, auth.accountId) : undefined;
+      // Another account's render and no render at all look the same.
+      if (!record) throw new RenderError('NOT_FOUND', `no render ${id.length > 80 ? `${id.slice(0, 80)}…` : id}`);
+      return reply.header('Cache-Control', 'no-store').send(toRenderObject(record));
+    },
+  );
+}

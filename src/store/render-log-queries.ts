@@ -1,0 +1,162 @@
+import { type Kysely, sql } from 'kysely';
+// Type only: the record is the render report's own shape (render/report.ts), stored as it is.
+import type { RenderRecord, ReportEntry } from '../render/report.js';
+import type { Database, RenderLogTable } from './schema.js';
+
+// The render log's queries, written once for both dialects; KyselyStore delegates here and
+// render/render-log.ts batches the writes.
+
+/** One render as a listing shows it: the record without its entries, with the key's name. */
+export interface RenderSummary extends Omit<RenderRecord, 'warnings'> {
+  warningCount: number;
+  /** The name the key was given, or null (unnamed, or deleted with its account). */
+  keyName: string | null;
+  /** The key's display prefix (`pwr_live_…`), or null when the key is gone. */
+  keyPrefix: string | null;
+}
+
+/** A page of an account's renders, newest first. */
+export interface RenderLogPage {
+  rows: RenderSummary[];
+  /** Where the next (older) page starts, or null on the last page. */
+  next: { createdAt: number; id: string } | null;
+}
+
+/** Store methods of the render log. */
+export interface RenderLogStore {
+  /** Inserts the records; a record whose id is already stored is left as it is (a batch written twice stays one row each). */
+  insertRenderRecords(records: readonly RenderRecord[]): Promise<void>;
+  /** The record with this id, only if it belongs to `accountId`. */
+  findRenderRecord(id: string, accountId: string): Promise<RenderRecord | undefined>;
+  /** The account's renders, newest first, from after `cursor`; `problemsOnly`: failed or with warnings. */
+  listRenderRecords(
+    accountId: string,
+    opts: { limit: number; cursor?: { createdAt: number; id: string }; problemsOnly?: boolean },
+  ): Promise<RenderLogPage>;
+  /** Deletes the records of renders asked for before `before`; returns how many. */
+  purgeRenderRecords(before: number): Promise<number>;
+}
+
+/** Failed or with warnings: the predicate of the partial index render_log_account_problems_idx and of its query, verbatim. */
+export const PROBLEM_RENDERS = sql<boolean>`(status = 'failed' or warning_count > 0)`;
+
+// 14 columns a row: 500 rows stay far below PostgreSQL's 65,535 parameters a statement.
+const INSERT_CHUNK = 500;
+
+function toRow(r: RenderRecord): RenderLogTable {
+  return {
+    id: r.id,
+    account_id: r.accountId,
+    key_id: r.keyId,
+    created_at: r.createdAt,
+    duration_ms: Math.round(r.durationMs),
+    source: r.source,
+    job_id: r.jobId,
+    status: r.status,
+    error_code: r.error?.code ?? null,
+    error_message: r.error?.message ?? null,
+    pages: r.pages,
+    bytes: r.bytes,
+    warning_count: r.warnings.length,
+    warnings: JSON.stringify(r.warnings),
+  };
+}
+
+const num = (v: number | null) => (v === null ? null : Number(v));
+
+function toSummary(row: Omit<RenderLogTable, 'warnings'>): Omit<RenderSummary, 'keyName' | 'keyPrefix'> {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    createdAt: Number(row.created_at),
+    durationMs: Number(row.duration_ms),
+    source: row.source as RenderRecord['source'],
+    jobId: row.job_id,
+    status: row.status as RenderRecord['status'],
+    error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
+    pages: num(row.pages),
+    bytes: num(row.bytes),
+    warningCount: Number(row.warning_count),
+  };
+}
+
+/** See RenderLogStore.insertRenderRecords. */
+export async function insertRenderRecords(db: Kysely<Database>, records: readonly RenderRecord[]) {
+  for (let i = 0; i < records.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto('render_log')
+      .values(records.slice(i, i + INSERT_CHUNK).map(toRow))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+}
+
+/** See RenderLogStore.findRenderRecord. */
+export async function findRenderRecord(db: Kysely<Database>, id: string, accountId: string) {
+  const row = await db
+    .selectFrom('render_log')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { warningCount: _count, ...summary } = toSummary(row);
+  return { ...summary, warnings: JSON.parse(row.warnings) as ReportEntry[] };
+}
+
+/** See RenderLogStore.listRenderRecords. */
+export async function listRenderRecords(
+  db: Kysely<Database>,
+  accountId: string,
+  opts: { limit: number; cursor?: { createdAt: number; id: string }; problemsOnly?: boolean },
+): Promise<RenderLogPage> {
+  let query = db
+    .selectFrom('render_log')
+    .leftJoin('api_keys', 'api_keys.id', 'render_log.key_id')
+    .select([
+      'render_log.id',
+      'render_log.account_id',
+      'render_log.key_id',
+      'render_log.created_at',
+      'render_log.duration_ms',
+      'render_log.source',
+      'render_log.job_id',
+      'render_log.status',
+      'render_log.error_code',
+      'render_log.error_message',
+      'render_log.pages',
+      'render_log.bytes',
+      'render_log.warning_count',
+      'api_keys.name as key_name',
+      'api_keys.display_prefix as key_prefix',
+    ])
+    .where('render_log.account_id', '=', accountId);
+  if (opts.problemsOnly) query = query.where(PROBLEM_RENDERS);
+  const cursor = opts.cursor;
+  if (cursor) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('render_log.created_at', '<', cursor.createdAt),
+        eb.and([eb('render_log.created_at', '=', cursor.createdAt), eb('render_log.id', '<', cursor.id)]),
+      ]),
+    );
+  }
+  const rows = await query
+    .orderBy('render_log.created_at', 'desc')
+    .orderBy('render_log.id', 'desc')
+    .limit(opts.limit + 1)
+    .execute();
+  const page = rows.slice(0, opts.limit);
+  const last = page.at(-1);
+  return {
+    rows: page.map((row) => ({ ...toSummary(row), keyName: row.key_name, keyPrefix: row.key_prefix })),
+    next: rows.length > opts.limit && last ? { createdAt: Number(last.created_at), id: last.id } : null,
+  };
+}
+
+/** See RenderLogStore.purgeRenderRecords. */
+export async function purgeRenderRecords(db: Kysely<Database>, before: number) {
+  const result = await db.deleteFrom('render_log').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RenderRecord } from '../../src/render/report.js';
+import type { Store } from '../../src/store/store.js';
+import { storeBackends } from '../helpers/store-backends.js';
+
+// The render log's store contract, run against both adapters like store-contract.test.ts.
+
+const backends = storeBackends('renderlog');
+const t0 = 1_700_000_000_000;
+let seq = 0;
+
+function record(accountId: string, createdAt: number, extra: Partial<RenderRecord> = {}): RenderRecord {
+  seq += 1;
+  return {
+    id: `rnd_${String(seq).padStart(24, '0')}`,
+    accountId,
+    keyId: null,
+    createdAt,
+    durationMs: 412.6,
+    source: 'api',
+    jobId: null,
+    status: 'succeeded',
+    error: null,
+    pages: 2,
+    bytes: 23_456,
+    warnings: [],
+    ...extra,
+  };
+}
+
+const blocked = {
+  kind: 'resource_blocked' as const,
+  url: 'http://10.0.0.7/brand.css',
+  reason: 'private_address' as const,
+  message: 'brand.css was not loaded: its address is on a private network (EGRESS_ALLOW lets an operator allow it)',
+};
+
+for (const backend of backends) {
+  describe.skipIf(!backend.enabled)(`render log store contract: ${backend.name}`, () => {
+    let store: Store;
+    let accountSeq = 0;
+    const account = async () => {
+      const id = `acc_rl${++accountSeq}`;
+      await store.createAccount({ id, email: `${id}@example.com`, passwordHash: null, createdAt: t0 });
+      return id;
+    };
+
+    beforeAll(async () => {
+      store = await backend.open();
+    });
+    afterAll(async () => {
+      await store?.close();
+      await backend.cleanup();
+    });
+
+    it('keeps a record with its warnings, and finds it only for its own account', async () => {
+      const a = await account();
+      const b = await account();
+      const failed = record(a, t0 + 5, {
+        source: 'job',
+        jobId: 'job_0123456789abcdef0123456789abcdef',
+        status: 'failed',
+        error: { code: 'RENDER_TIMEOUT', message: 'render exceeded 30000 ms' },
+        pages: null,
+        bytes: null,
+        warnings: [
+          blocked,
+          { kind: 'script_error', text: 'boom is not defined', message: 'A script failed: boom is not defined' },
+        ],
+      });
+      await store.insertRenderRecords([failed]);
+      // Duration is kept in whole milliseconds; everything else as given.
+      expect(await store.findRenderRecord(failed.id, a)).toEqual({ ...failed, durationMs: 413 });
+      expect(await store.findRenderRecord(failed.id, b)).toBeUndefined();
+      expect(await store.findRenderRecord('rnd_nothing', a)).toBeUndefined();
+    });
+
+    it('inserts a batch again without duplicating or failing (a retried write)', async () => {
+      const a = await account();
+      const batch = Array.from({ length: 3 }, (_, i) => record(a, t0 + i));
+      await store.insertRenderRecords(batch);
+      await store.insertRenderRecords([...batch, record(a, t0 + 10)]);
+      const page = await store.listRenderRecords(a, { limit: 100 });
+      expect(page.rows).toHaveLength(4);
+    });
+
+    it('inserts more records at once than one statement holds', async () => {
+      const a = await account();
+      const many = Array.from({ length: 1_201 }, (_, i) => record(a, t0 + i));
+      await store.insertRenderRecords(many);
+      const page = await store.listRenderRecords(a, { limit: 100 });
+      expect(page.rows[0]?.id).toBe(many.at(-1)?.id);
+      expect(page.next).not.toBeNull();
+    });
+
+    it('lists newest first with the key name, pages with a cursor, and filters failed or warned renders', async () => {
+      const a = await account();
+      await store.insertKey({
+        id: 'key_rl1',
+        accountId: a,
+        service: 'render',
+        keyHash: `hash-${a}`,
+        displayPrefix: 'pwr_live_ab12',
+        name: 'invoices',
+        createdAt: t0,
+      });
+      // Two renders in the same millisecond: the id breaks the tie, so paging neither skips nor repeats one.
+      const rows = [
+        record(a, t0 + 1, { keyId: 'key_rl1' }),
+        record(a, t0 + 2, { keyId: 'key_rl1', warnings: [blocked] }),
+        record(a, t0 + 3, { status: 'failed', error: { code: 'RENDER_FAILED', message: 'x' }, pages: null, bytes: null }),
+        record(a, t0 + 3),
+        record(a, t0 + 4, { keyId: 'key_gone' }),
+      ];
+      await store.insertRenderRecords(rows);
+      const first = await store.listRenderRecords(a, { limit: 2 });
+      expect(first.rows.map((r) => r.id)).toEqual([rows[4].id, rows[3].id]);
+      expect(first.rows[0]).toMatchObject({ keyId: 'key_gone', keyName: null, keyPrefix: null, warningCount: 0 });
+      const second = await store.listRenderRecords(a, { limit: 2, cursor: first.next ?? undefined });
+      expect(second.rows.map((r) => r.id)).toEqual([rows[2].id, rows[1].id]);
+      expect(second.rows[1]).toMatchObject({ keyName: 'invoices', keyPrefix: 'pwr_live_ab12', warningCount: 1, durationMs: 413 });
+      const third = await store.listRenderRecords(a, { limit: 2, cursor: second.next ?? undefined });
+      expect(third.rows.map((r) => r.id)).toEqual([rows[0].id]);
+      expect(third.next).toBeNull();
+
+      const problems = await store.listRenderRecords(a, { limit: 10, problemsOnly: true });
+      expect(problems.rows.map((r) => [r.id, r.status, r.warningCount])).toEqual([
+        [rows[2].id, 'failed', 0],
+        [rows[1].id, 'succeeded', 1],
+      ]);
+      expect(problems.rows[0]?.error).toEqual({ code: 'RENDER_FAILED', message: 'x' });
+    });
+
+    it('purges records older than the cut-off only', async () => {
+      const a = await account();
+      const old = record(a, t0 - 8 * 86_400_000);
+      const kept = record(a, t0 - 86_400_000);
+      await store.insertRenderRecords([old, kept]);
+      expect(await store.purgeRenderRecords(t0 - 7 * 86_400_000)).toBeGreaterThanOrEqual(1);
+      expect(await store.findRenderRecord(old.id, a)).toBeUndefined();
+      expect(await store.findRenderRecord(kept.id, a)).toBeDefined();
+    });
+
+    it('deletes an account’s records with the account', async () => {
+      const a = await account();
+      const mine = record(a, t0);
+      await store.insertRenderRecords([mine]);
+      const tombstone = {
+        id: `act_${a}`,
+        accountId: a,
+        at: t0,
+        kind: 'account_deleted' as const,
+        actor: 'cli' as const,
+        ip: null,
+        userAgent: null,
+        detail: null,
+      };
+      expect(await store.deleteAccount(a, tombstone)).toBe(true);
+      expect(await store.findRenderRecord(mine.id, a)).toBeUndefined();
+    });
+  });
+}
