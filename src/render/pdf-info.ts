@@ -35,7 +35,8 @@ export function pdfDate(date: Date): string {
   return `(D:${digits}+00'00')`;
 }
 
-interface Trailer {
+/** Where a PDF's last cross-reference section is, and what its trailer says. */
+export interface Trailer {
   /** Byte offset of the cross-reference section (table or stream) the file ends with. */
   xrefOffset: number;
   /** The trailer dictionary's text (classic table) or the xref stream's dictionary. */
@@ -43,7 +44,8 @@ interface Trailer {
   classic: boolean;
 }
 
-function readTrailer(pdf: Buffer): Trailer | undefined {
+/** The trailer of a PDF's last cross-reference section; undefined when the file does not end like a PDF. */
+export function readTrailer(pdf: Buffer): Trailer | undefined {
   const tailStart = Math.max(0, pdf.length - TAIL_BYTES);
   const at = pdf.lastIndexOf('startxref', undefined, 'latin1');
   if (at < tailStart) return undefined;
@@ -64,7 +66,7 @@ function readTrailer(pdf: Buffer): Trailer | undefined {
 }
 
 /** Where object `num` starts, from the classic table the file ends with (fixed 20-byte entries). */
-function offsetInTable(pdf: Buffer, xrefOffset: number, num: number): number | undefined {
+export function offsetInTable(pdf: Buffer, xrefOffset: number, num: number): number | undefined {
   let pos = xrefOffset + 4;
   const header = /^\s*(\d+)\s+(\d+)[ \t]*\r?\n/;
   for (;;) {
