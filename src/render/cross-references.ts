@@ -241,11 +241,13 @@ export function installCrossReferences(sources: CrossReferenceSource[]): CrossRe
   }
   if (leaders) {
     // leader(): the originating element lays its line out as a row, and the pseudo-element takes the rest
-    // of it, its text (the leader run, then the number) set against its end and cut at its start.
+    // of it, its text (the leader run, then the number) set against its end and cut at its start. The row
+    // is the weakest author rule (first, one attribute): a document that sets the element's display (none
+    // in print, say) keeps it.
     const style = document.createElement('style');
-    style.textContent = `[data-pageworks-leader]{display:flex!important;align-items:baseline}
+    style.textContent = `[data-pageworks-leader]{display:flex;align-items:baseline}
 [data-pageworks-leader=after]::after,[data-pageworks-leader=before]::before{display:flex!important;flex:1 1 0!important;justify-content:flex-end!important;overflow:hidden!important;white-space:pre!important;min-width:var(--pageworks-leader-tail,2ch)!important}`;
-    document.head?.append(style);
+    document.head?.prepend(style);
   }
   return bindings;
 }
@@ -330,6 +332,8 @@ export function fillCrossReferences(
   const targets = new Set<string>();
   const missing = new Set<string>();
   const leaders: Array<[Element, CrossReferenceBinding]> = [];
+  // Elements without ::before and ::after boxes: a leader has no line to fill there.
+  const replaced = /^(input|textarea|select|img|video|audio|canvas|iframe|object|embed|br|hr|meter|progress|svg)$/i;
   for (const binding of bindings) {
     let elements: Element[];
     try {
@@ -340,6 +344,7 @@ export function fillCrossReferences(
     for (const element of elements) {
       let value = '';
       if (binding.kind === 'leader') {
+        if (replaced.test(element.localName)) continue;
         value = (binding.leader || '.').repeat(Math.ceil(LEADER_CHARS / Math.max(1, (binding.leader ?? '.').length)));
         element.setAttribute('data-pageworks-leader', binding.side ?? 'after');
         leaders.push([element, binding]);
@@ -368,7 +373,7 @@ export function fillCrossReferences(
   }
   if (anchor && targets.size > 0) {
     const holder = document.createElement('div');
-    holder.hidden = true;
+    holder.style.setProperty('display', 'none', 'important');
     for (const id of targets) {
       const link = document.createElement('a');
       link.href = `#${encodeURIComponent(id)}`;
