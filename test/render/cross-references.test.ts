@@ -1,0 +1,148 @@
+/**
+ * Cross-references print their page numbers (DESIGN.md, "Documents print as written"): a report whose
+ * table of contents ends every line with leader dots and the page its part starts on, "see page N"
+ * references, roman page numbers, a missing target, and a table of contents whose own length moves its
+ * targets. Checked as a reader would: pdftotext page by page.
+ */
+import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CoreDeps, closeCore, createCore } from '../../src/app/core.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { loadConfig } from '../../src/config.js';
+import { crossReferenceReport } from '../fixtures/cross-reference-report.js';
+import { createKey } from '../helpers/core.js';
+import { noDns, postRender } from '../helpers/render.js';
+import { pdfOutline, pdfPageTexts, qpdfCheck } from './pdf-tools.js';
+
+/** Paragraphs per part: different lengths, so the parts start on pages that no rule of thumb gives. */
+const PARTS = [2, 11, 5, 19, 1, 8, 14];
+
+let core: CoreDeps;
+let app: FastifyInstance;
+let key: string;
+let dataDir: string;
+const logLines: Array<Record<string, unknown>> = [];
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync('/tmp/pageworks-test-');
+  const config = loadConfig({ PAGEWORKS_DATA_DIR: dataDir, RENDER_CONCURRENCY: '2' });
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+      done();
+    },
+  });
+  core = await createCore(config, pino({ level: 'info' }, sink));
+  app = await buildRenderApp(core, { lookup: noDns });
+  key = (await createKey(core, 'render')).key;
+});
+
+afterAll(async () => {
+  await app?.close();
+  if (core) await closeCore(core);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function renderPdf(html: string): Promise<Buffer> {
+  const res = await postRender(app, key, { html });
+  expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+  return res.rawPayload;
+}
+
+function fromRoman(text: string): number {
+  const values: Record<string, number> = { i: 1, v: 5, x: 10, l: 50, c: 100, d: 500, m: 1000 };
+  let total = 0;
+  for (let i = 0; i < text.length; i++) {
+    const v = values[text[i]];
+    total += v < (values[text[i + 1]] ?? 0) ? -v : v;
+  }
+  return total;
+}
+
+/** The 1-based page whose text has a line that is exactly `heading`. */
+function pageOf(pages: string[], heading: string): number {
+  const index = pages.findIndex((text) => text.split('\n').some((line) => line.trim() === heading));
+  expect(index, `${heading} is printed`).toBeGreaterThanOrEqual(0);
+  return index + 1;
+}
+
+describe('a report of 7 parts after a table of contents on its own page', () => {
+  for (const style of [undefined, 'lower-roman'] as const) {
+    const read = style === undefined ? Number : fromRoman;
+    const number = style === undefined ? '\\d+' : '[ivxlcdm]+';
+
+    it(`every contents line is filled with leader dots and ends with its part's page (${style ?? 'decimal'})`, async () => {
+      const pdf = await renderPdf(crossReferenceReport({ parts: PARTS, style }));
+      const pages = pdfPageTexts(pdf);
+      const lines = pages[0].split('\n').filter((line) => /^\s*Part \d/.test(line));
+      expect(lines).toHaveLength(PARTS.length);
+      const starts = PARTS.map((_, i) => pageOf(pages, `Part ${i + 1}`));
+      // The parts start on pages that differ by more than one: the lengths matter.
+      expect(new Set(starts.slice(1).map((p, i) => p - starts[i])).size).toBeGreaterThan(1);
+      lines.forEach((line, i) => {
+        const match = new RegExp(`^\\s*Part ${i + 1}\\s*(\\.{20,})\\s*(${number})\\s*$`).exec(line);
+        expect(match, line).not.toBeNull();
+        expect(read(match?.[2] ?? ''), line).toBe(starts[i]);
+      });
+      const refs = pages[1].replace(/\s+/g, ' ');
+      const last = new RegExp(`the last part \\(page (${number})\\)`).exec(refs);
+      const three = new RegExp(`part three \\(page (${number})\\)`).exec(refs);
+      expect(read(last?.[1] ?? ''), refs).toBe(starts[6]);
+      expect(read(three?.[1] ?? ''), refs).toBe(starts[2]);
+      // The outline still lands on each part, and the file is sound.
+      expect(
+        pdfOutline(pdf)
+          .filter((entry) => entry.title.startsWith('Part'))
+          .map((entry) => entry.page),
+      ).toEqual(starts);
+      expect(qpdfCheck(pdf).status).toBe(0);
+      expect(pdf.includes('HeadlessChrome') || pdf.includes('about:blank')).toBe(false);
+    });
+  }
+});
+
+describe('bad input', () => {
+  it('a reference to an id the document lacks prints no number, is logged, and the others still print theirs', async () => {
+    logLines.length = 0;
+    const html = `<style>a::after { content: " (page " target-counter(attr(href url), page) ")" }</style>
+<p><a href="#nowhere">gone</a> <a href="#here">here</a></p><h1 id="here" style="break-before: page">Here</h1>`;
+    const pages = pdfPageTexts(await renderPdf(html));
+    expect(pages[0]).toMatch(/gone \(page \)/);
+    expect(pages[0]).toMatch(/here \(page 2\)/);
+    const warning = logLines.find((line) => String(line.msg).startsWith('cross-references'));
+    expect(warning?.targets).toEqual(['nowhere']);
+  });
+
+  it('a table of contents whose own length moves its targets prints each target’s page', async () => {
+    // Upper-roman numbers in a narrow column: how many lines the contents take depends on the numbers,
+    // and the sections follow the contents directly, so the numbers move what they point to.
+    const entries = Array.from({ length: 40 }, (_, i) => i + 1);
+    const toc = entries.map((n) => `<li><a href="#s${n}">Entry ${n}</a></li>`).join('');
+    const sections = entries
+      .map((n) => `<h2 id="s${n}">Section ${n}</h2><p>${'Figures for the quarter, region by region. '.repeat(12)}</p>`)
+      .join('');
+    const html = `<style>
+      body { font: 12pt/1.3 "Liberation Serif", serif; margin: 0 }
+      ol { width: 7em; list-style: none; padding: 0 }
+      a::after { content: " " target-counter(attr(href), page, upper-roman) }
+    </style><ol>${toc}</ol>${sections}`;
+    const pages = pdfPageTexts(await renderPdf(html));
+    const text = pages.join('\n');
+    for (const n of entries) {
+      const printed = new RegExp(`Entry ${n}\\s+([IVXLCDM]+)\\b`).exec(text);
+      expect(printed, `Section ${n}`).not.toBeNull();
+      expect(fromRoman((printed?.[1] ?? '').toLowerCase()), `Section ${n}`).toBe(pageOf(pages, `Section ${n}`));
+    }
+  });
+
+  it('url(#id) and target-text() name their target too', async () => {
+    const html = `<style>
+      p.see::after { content: " — see “" target-text(url(#intro)) "” on page " target-counter(url("#intro"), page) }
+    </style><p class="see">Summary</p><h2 id="intro" style="break-before: page">Introduction to the figures</h2>`;
+    const pages = pdfPageTexts(await renderPdf(html));
+    expect(pages[0].replace(/\s+/g, ' ')).toContain('Summary — see “Introduction to the figures” on page 2');
+  });
+});
