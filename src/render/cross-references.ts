@@ -263,7 +263,7 @@ export function fillCrossReferences(
   anchor: boolean,
 ): CrossReferenceTargets {
   // A leader run longer than any line: the pseudo-element cuts it to the room left.
-  const LEADER_CHARS = 400;
+  const LEADER_CHARS = 800;
   const TEXT_CHARS = 500;
   const roman = (n: number): string => {
     if (n <= 0 || n >= 4000) return String(n);
