@@ -104,6 +104,21 @@ describe('a report of 7 parts after a table of contents on its own page', () => 
   }
 });
 
+describe('docs/rendering.md', () => {
+  it('the worked example prints its contents, references and "Page N of M" as the page says', async () => {
+    const docs = fs.readFileSync(new URL('../../docs/rendering.md', import.meta.url), 'utf8');
+    const block = /<!-- cross-reference-example[^\n]*\n\s*```html\n([\s\S]*?)\n\s*```/.exec(docs);
+    expect(block, 'the docs/rendering.md example block').not.toBeNull();
+    const pages = pdfPageTexts(await renderPdf((block?.[1] ?? '').replace(/^ {2}/gm, '')));
+    expect(pages).toHaveLength(6);
+    pages.forEach((text, i) => expect(text).toContain(`Page ${i + 1} of 6`));
+    const contents = pages[0].split('\n').map((line) => line.trim().replace(/\.{10,}\s*/, ' … '));
+    expect(contents).toEqual(expect.arrayContaining(['Summary … 2', 'Revenue … 3', 'Costs … 5', 'Outlook … 6']));
+    expect(pages[1].replace(/\s+/g, ' ')).toContain('under Revenue (page 3), and what it cost under Costs (page 5)');
+    expect(pageOf(pages, 'Costs')).toBe(5);
+  });
+});
+
 describe('bad input', () => {
   it('a reference to an id the document lacks prints no number, is logged, and the others still print theirs', async () => {
     logLines.length = 0;
