@@ -15,6 +15,7 @@ import { loadConfig } from '../../src/config.js';
 import { crossReferenceReport } from '../fixtures/cross-reference-report.js';
 import { createKey } from '../helpers/core.js';
 import { noDns, postRender } from '../helpers/render.js';
+import { jobRequest, submitJob, waitForJob } from '../jobs/helpers.js';
 import { pdfOutline, pdfPageTexts, qpdfCheck } from './pdf-tools.js';
 
 /** Paragraphs per part: different lengths, so the parts start on pages that no rule of thumb gives. */
@@ -69,39 +70,52 @@ function pageOf(pages: string[], heading: string): number {
   return index + 1;
 }
 
+/** Checks the 7-part report as a reader would: contents lines, references, outline, a sound file. */
+function expectReport(pdf: Buffer, style: 'lower-roman' | undefined): void {
+  const read = style === undefined ? Number : fromRoman;
+  const number = style === undefined ? '\\d+' : '[ivxlcdm]+';
+  const pages = pdfPageTexts(pdf);
+  const lines = pages[0].split('\n').filter((line) => /^\s*Part \d/.test(line));
+  expect(lines).toHaveLength(PARTS.length);
+  const starts = PARTS.map((_, i) => pageOf(pages, `Part ${i + 1}`));
+  // The parts start on pages that differ by more than one: the lengths matter.
+  expect(new Set(starts.slice(1).map((p, i) => p - starts[i])).size).toBeGreaterThan(1);
+  lines.forEach((line, i) => {
+    const match = new RegExp(`^\\s*Part ${i + 1}\\s*(\\.{20,})\\s*(${number})\\s*$`).exec(line);
+    expect(match, line).not.toBeNull();
+    expect(read(match?.[2] ?? ''), line).toBe(starts[i]);
+  });
+  const refs = pages[1].replace(/\s+/g, ' ');
+  const last = new RegExp(`the last part \\(page (${number})\\)`).exec(refs);
+  const three = new RegExp(`part three \\(page (${number})\\)`).exec(refs);
+  expect(read(last?.[1] ?? ''), refs).toBe(starts[6]);
+  expect(read(three?.[1] ?? ''), refs).toBe(starts[2]);
+  // The outline still lands on each part, and the file is sound.
+  expect(
+    pdfOutline(pdf)
+      .filter((entry) => entry.title.startsWith('Part'))
+      .map((entry) => entry.page),
+  ).toEqual(starts);
+  expect(qpdfCheck(pdf).status).toBe(0);
+  expect(pdf.includes('HeadlessChrome') || pdf.includes('about:blank')).toBe(false);
+}
+
 describe('a report of 7 parts after a table of contents on its own page', () => {
   for (const style of [undefined, 'lower-roman'] as const) {
-    const read = style === undefined ? Number : fromRoman;
-    const number = style === undefined ? '\\d+' : '[ivxlcdm]+';
-
     it(`every contents line is filled with leader dots and ends with its part's page (${style ?? 'decimal'})`, async () => {
-      const pdf = await renderPdf(crossReferenceReport({ parts: PARTS, style }));
-      const pages = pdfPageTexts(pdf);
-      const lines = pages[0].split('\n').filter((line) => /^\s*Part \d/.test(line));
-      expect(lines).toHaveLength(PARTS.length);
-      const starts = PARTS.map((_, i) => pageOf(pages, `Part ${i + 1}`));
-      // The parts start on pages that differ by more than one: the lengths matter.
-      expect(new Set(starts.slice(1).map((p, i) => p - starts[i])).size).toBeGreaterThan(1);
-      lines.forEach((line, i) => {
-        const match = new RegExp(`^\\s*Part ${i + 1}\\s*(\\.{20,})\\s*(${number})\\s*$`).exec(line);
-        expect(match, line).not.toBeNull();
-        expect(read(match?.[2] ?? ''), line).toBe(starts[i]);
-      });
-      const refs = pages[1].replace(/\s+/g, ' ');
-      const last = new RegExp(`the last part \\(page (${number})\\)`).exec(refs);
-      const three = new RegExp(`part three \\(page (${number})\\)`).exec(refs);
-      expect(read(last?.[1] ?? ''), refs).toBe(starts[6]);
-      expect(read(three?.[1] ?? ''), refs).toBe(starts[2]);
-      // The outline still lands on each part, and the file is sound.
-      expect(
-        pdfOutline(pdf)
-          .filter((entry) => entry.title.startsWith('Part'))
-          .map((entry) => entry.page),
-      ).toEqual(starts);
-      expect(qpdfCheck(pdf).status).toBe(0);
-      expect(pdf.includes('HeadlessChrome') || pdf.includes('about:blank')).toBe(false);
+      expectReport(await renderPdf(crossReferenceReport({ parts: PARTS, style })), style);
     });
   }
+
+  it('prints the same through a render job', async () => {
+    const submitted = await submitJob(app, key, { html: crossReferenceReport({ parts: PARTS }) });
+    expect(submitted.statusCode, submitted.body).toBe(202);
+    const job = await waitForJob(app, key, submitted.json().id);
+    expect(job.status).toBe('succeeded');
+    const res = await jobRequest(app, key, 'GET', `/v1/jobs/${job.id}/pdf`);
+    expect(res.statusCode).toBe(200);
+    expectReport(res.rawPayload, undefined);
+  });
 });
 
 describe('docs/rendering.md', () => {
