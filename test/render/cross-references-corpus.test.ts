@@ -100,7 +100,7 @@ describe('documents without cross-references', () => {
       const before = rasters(path.join(work, 'before', `${name}.pdf`));
       const after = rasters(path.join(work, 'after', `${name}.pdf`));
       expect(after.length, name).toBe(before.length);
-      after.forEach((page, i) => expect(page.equals(before[i]), `${name} page ${i + 1}`).toBe(true));
+      for (const [i, page] of after.entries()) expect(page.equals(before[i]), `${name} page ${i + 1}`).toBe(true);
     }
   });
 

@@ -5,6 +5,8 @@
  * targets. Checked as a reader would: pdftotext page by page.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -25,11 +27,20 @@ let core: CoreDeps;
 let app: FastifyInstance;
 let key: string;
 let dataDir: string;
+let stylesheets: http.Server;
+/** What the linked stylesheet of the cascade test serves. */
+const LINKED_CSS = `nav a::after { content: leader('_') target-counter(attr(href), page); }
+a.see::after { content: " (page " target-counter(attr(href), page) ")"; }`;
 const logLines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync('/tmp/pageworks-test-');
-  const config = loadConfig({ PAGEWORKS_DATA_DIR: dataDir, RENDER_CONCURRENCY: '2' });
+  // Loopback is allowed so that a linked stylesheet can be served from 127.0.0.1.
+  const config = loadConfig({ PAGEWORKS_DATA_DIR: dataDir, RENDER_CONCURRENCY: '2', EGRESS_ALLOW: '127.0.0.1/32' });
+  stylesheets = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/css' }).end(LINKED_CSS);
+  });
+  await new Promise<void>((resolve) => stylesheets.listen(0, '127.0.0.1', resolve));
   const sink = new Writable({
     write(chunk, _encoding, done) {
       for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
@@ -42,6 +53,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await new Promise((resolve) => stylesheets?.close(resolve));
   await app?.close();
   if (core) await closeCore(core);
   fs.rmSync(dataDir, { recursive: true, force: true });
@@ -125,11 +137,36 @@ describe('docs/rendering.md', () => {
     expect(block, 'the docs/rendering.md example block').not.toBeNull();
     const pages = pdfPageTexts(await renderPdf((block?.[1] ?? '').replace(/^ {2}/gm, '')));
     expect(pages).toHaveLength(6);
-    pages.forEach((text, i) => expect(text).toContain(`Page ${i + 1} of 6`));
+    pages.forEach((text, i) => {
+      expect(text).toContain(`Page ${i + 1} of 6`);
+    });
     const contents = pages[0].split('\n').map((line) => line.trim().replace(/\.{10,}\s*/, ' … '));
     expect(contents).toEqual(expect.arrayContaining(['Summary … 2', 'Revenue … 3', 'Costs … 5', 'Outlook … 6']));
     expect(pages[1].replace(/\s+/g, ' ')).toContain('under Revenue (page 3), and what it cost under Costs (page 5)');
     expect(pageOf(pages, 'Costs')).toBe(5);
+  });
+});
+
+describe('stylesheets and the cascade', () => {
+  it('rules of a linked stylesheet count, and specificity and "later wins" decide between rules as in CSS', async () => {
+    const port = (stylesheets.address() as AddressInfo).port;
+    const html = `<link rel="stylesheet" href="http://127.0.0.1:${port}/report.css">
+<style>
+  nav { break-after: page; }
+  /* More specific than the linked rule: roman numbers for this one. */
+  p a.see.roman::after { content: " (p. " target-counter(attr(href), page, upper-roman) ")"; }
+  /* Same specificity, later: the plain text wins over the reference above it. */
+  .late::after { content: " (page " target-counter(attr(href), page) ")"; }
+  .late::after { content: " (no number)"; }
+  h2 { break-before: page; }
+</style>
+<nav><a href="#one">One</a><a href="#two">Two</a></nav>
+<p><a class="see" href="#two">see two</a>, <a class="see roman" href="#three">see three</a>, <a class="late" href="#one">late</a></p>
+<h2 id="one">One</h2><h2 id="two">Two</h2><h2 id="three">Three</h2>`;
+    const pages = pdfPageTexts(await renderPdf(html));
+    const contents = pages[0].split('\n').map((line) => line.trim().replace(/_{10,}\s*/, ' … '));
+    expect(contents).toEqual(expect.arrayContaining(['One … 3', 'Two … 4']));
+    expect(pages[1].replace(/\s+/g, ' ')).toContain('see two (page 4), see three (p. V), late (no number)');
   });
 });
 
