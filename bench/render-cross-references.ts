@@ -3,15 +3,8 @@
  * through the HTTP API, against the same report without those rules (one pass), alternating, one render
  * at a time. The goal: at most 2.3× the time of one pass.
  */
-import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
-import { closeCore, createCore } from '../src/app/core.js';
-import { buildRenderApp } from '../src/app/render-app.js';
-import { loadConfig } from '../src/config.js';
 import { crossReferenceReport } from '../test/fixtures/cross-reference-report.js';
+import { startBenchService } from './bench-service.js';
 import { serviceRender } from './render-loops.js';
 import { fmt, heading, median, verdict } from './stats.js';
 
@@ -23,20 +16,8 @@ const GOAL = 2.3;
 /** Runs the cross-reference bench and prints its ratio. */
 export async function runRenderCrossReferencesBench(): Promise<void> {
   heading('render: cross-references (100-page report, 60-entry table of contents)');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-bench-xref-'));
-  const config = loadConfig({
-    PAGEWORKS_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    RENDER_RATE_LIMIT: '1000000',
-    ...(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {}),
-  });
-  const core = await createCore(config, pino({ level: 'warn' }));
-  const app = await buildRenderApp(core);
+  const { baseUrl, key, close } = await startBenchService('xref');
   try {
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const account = await core.accounts.create(`bench-xref-${process.pid}@example.com`);
-    const { key } = await core.keys.create(account.id, 'render', 'bench');
     const withReferences = serviceRender(baseUrl, key, crossReferenceReport({ parts: PARTS }));
     const onePass = serviceRender(baseUrl, key, crossReferenceReport({ parts: PARTS, references: false }));
     await withReferences();
@@ -59,8 +40,6 @@ export async function runRenderCrossReferencesBench(): Promise<void> {
         `goal: ≤ ${GOAL}× the time of one pass: ${fmt(ratio, 2, 0)}× — ${verdict(ratio <= GOAL)}\n`,
     );
   } finally {
-    await app.close();
-    await closeCore(core);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }

@@ -72,8 +72,7 @@ export function findCrossReferenceUse(): CrossReferenceUse | undefined {
 
 /**
  * Runs in the page. Parses each source's text, places the rewritten `content` declarations right after it,
- * adds the leader layout, and a hidden link to every target (Chromium writes a named destination, the
- * target's page, only for an id that something links to; a hidden link adds none of its own annotations).
+ * and adds the leader layout.
  * Returns the bindings to fill.
  */
 export function installCrossReferences(sources: CrossReferenceSource[]): CrossReferenceBinding[] {
@@ -255,7 +254,9 @@ export function installCrossReferences(sources: CrossReferenceSource[]): CrossRe
 /**
  * Runs in the page. Sets every binding's attribute on the elements it matches: a page number (from
  * `pages`, by target id; a placeholder of the same style when `pages` is null), a target's text, or a
- * leader run. With `anchor`, also links every target once with a hidden link (see installCrossReferences).
+ * leader run. With `anchor`, also links every target once from the head: Chromium writes a named
+ * destination (the target's page) only for an id something links to, and a link without a box adds no
+ * annotation of its own.
  */
 export function fillCrossReferences(
   bindings: CrossReferenceBinding[],
@@ -371,15 +372,14 @@ export function fillCrossReferences(
       chars += 'text' in part ? part.text.length : (element.getAttribute(part.attribute) ?? '').length;
     (element as HTMLElement).style?.setProperty('--pageworks-leader-tail', `${chars + 1}ch`);
   }
-  if (anchor && targets.size > 0) {
-    const holder = document.createElement('div');
-    holder.style.setProperty('display', 'none', 'important');
+  if (anchor) {
+    // In the head, hidden even from a document that shows its head: no box, no selector of the body moved.
     for (const id of targets) {
       const link = document.createElement('a');
       link.href = `#${encodeURIComponent(id)}`;
-      holder.append(link);
+      link.style.setProperty('display', 'none', 'important');
+      (document.head ?? document.documentElement).append(link);
     }
-    (document.body ?? document.documentElement).append(holder);
   }
   return { targets: [...targets], missing: [...missing] };
 }

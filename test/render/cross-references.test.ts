@@ -7,15 +7,12 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CoreDeps, closeCore, createCore } from '../../src/app/core.js';
+import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
-import { loadConfig } from '../../src/config.js';
 import { crossReferenceReport } from '../fixtures/cross-reference-report.js';
-import { createKey } from '../helpers/core.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns, postRender } from '../helpers/render.js';
 import { jobRequest, submitJob, waitForJob } from '../jobs/helpers.js';
 import { pdfOutline, pdfPageTexts, qpdfCheck } from './pdf-tools.js';
@@ -26,7 +23,6 @@ const PARTS = [2, 11, 5, 19, 1, 8, 14];
 let core: CoreDeps;
 let app: FastifyInstance;
 let key: string;
-let dataDir: string;
 let stylesheets: http.Server;
 /** What the linked stylesheet of the cascade test serves. */
 const LINKED_CSS = `nav a::after { content: leader('_') target-counter(attr(href), page); }
@@ -34,20 +30,12 @@ a.see::after { content: " (page " target-counter(attr(href), page) ")"; }`;
 const logLines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync('/tmp/pageworks-test-');
   // Loopback is allowed so that a linked stylesheet can be served from 127.0.0.1.
-  const config = loadConfig({ PAGEWORKS_DATA_DIR: dataDir, RENDER_CONCURRENCY: '2', EGRESS_ALLOW: '127.0.0.1/32' });
   stylesheets = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/css' }).end(LINKED_CSS);
   });
   await new Promise<void>((resolve) => stylesheets.listen(0, '127.0.0.1', resolve));
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
-      done();
-    },
-  });
-  core = await createCore(config, pino({ level: 'info' }, sink));
+  core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32' }, logLines);
   app = await buildRenderApp(core, { lookup: noDns });
   key = (await createKey(core, 'render')).key;
 });
@@ -55,8 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => stylesheets?.close(resolve));
   await app?.close();
-  if (core) await closeCore(core);
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (core) await closeTestCore(core);
 });
 
 async function renderPdf(html: string): Promise<Buffer> {
