@@ -4,16 +4,10 @@
  * while the 100-page report renders.
  */
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
-import { closeCore, createCore } from '../src/app/core.js';
-import { buildRenderApp } from '../src/app/render-app.js';
-import { loadConfig } from '../src/config.js';
 import { processGroupMembers, processGroupRss } from '../src/render/chromium.js';
 import { reportDocument } from '../test/fixtures/render/generated.js';
 import { chromiumChildren } from '../test/render/processes.js';
+import { startBenchService } from './bench-service.js';
 import { serviceRender } from './render-loops.js';
 import { fmt, heading, median } from './stats.js';
 
@@ -59,20 +53,8 @@ async function peakRss(groups: number[], work: () => Promise<void>): Promise<num
 /** Runs the big-document bench and prints its table. */
 export async function runRenderPagesBench(): Promise<void> {
   heading('render: big documents (generated report, 1 / 10 / 100 pages)');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-bench-pages-'));
-  const config = loadConfig({
-    PAGEWORKS_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    RENDER_RATE_LIMIT: '1000000',
-    ...(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {}),
-  });
-  const core = await createCore(config, pino({ level: 'warn' }));
-  const app = await buildRenderApp(core);
+  const { baseUrl, key, config, close } = await startBenchService('pages');
   try {
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const account = await core.accounts.create(`bench-pages-${process.pid}@example.com`);
-    const { key } = await core.keys.create(account.id, 'render', 'bench');
     const groups = chromiumChildren();
     process.stdout.write(
       `service: default RENDER_TIMEOUT_MS (${config.renderTimeoutMs} ms); one render at a time; Chromium groups ${groups.join(', ')}\n`,
@@ -104,8 +86,6 @@ export async function runRenderPagesBench(): Promise<void> {
       }
     }
   } finally {
-    await app.close();
-    await closeCore(core);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }

@@ -11,7 +11,9 @@ const sections: Record<string, () => Promise<void>> = {
     await (await import('./render.js')).runRenderBench();
     await (await import('./render-pages.js')).runRenderPagesBench();
     await (await import('./render-unreachable.js')).runRenderUnreachableBench();
+    await (await import('./render-cross-references.js')).runRenderCrossReferencesBench();
   },
+  'render-cross-references': async () => (await import('./render-cross-references.js')).runRenderCrossReferencesBench(),
   'render-unreachable': async () => (await import('./render-unreachable.js')).runRenderUnreachableBench(),
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),

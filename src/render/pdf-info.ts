@@ -1,8 +1,10 @@
 /**
  * Gives a printed PDF the properties its document states (DESIGN.md, "A PDF carries what its document
  * says about itself"): a new Info dictionary and, when the language differs from what Chromium wrote, a
- * new catalog, appended as an incremental update. Chromium's bytes stay as they are: the cost is reading
- * the file's tail and writing a few hundred bytes, whatever the page count.
+ * new catalog, appended as an incremental update. Chromium's bytes stay where they are, but the entries
+ * of its own Info dictionary (its user agent and version, `about:blank` for a title), a dead object once
+ * the update replaces it, are overwritten with spaces: the offsets of every object stay valid. The cost is
+ * reading the file's tail and writing a few hundred bytes, whatever the page count.
  */
 
 /** The document-level properties of a PDF; an absent value is left out rather than guessed. */
@@ -35,7 +37,8 @@ export function pdfDate(date: Date): string {
   return `(D:${digits}+00'00')`;
 }
 
-interface Trailer {
+/** Where a PDF's last cross-reference section is, and what its trailer says. */
+export interface Trailer {
   /** Byte offset of the cross-reference section (table or stream) the file ends with. */
   xrefOffset: number;
   /** The trailer dictionary's text (classic table) or the xref stream's dictionary. */
@@ -43,7 +46,8 @@ interface Trailer {
   classic: boolean;
 }
 
-function readTrailer(pdf: Buffer): Trailer | undefined {
+/** The trailer of a PDF's last cross-reference section; undefined when the file does not end like a PDF. */
+export function readTrailer(pdf: Buffer): Trailer | undefined {
   const tailStart = Math.max(0, pdf.length - TAIL_BYTES);
   const at = pdf.lastIndexOf('startxref', undefined, 'latin1');
   if (at < tailStart) return undefined;
@@ -64,7 +68,7 @@ function readTrailer(pdf: Buffer): Trailer | undefined {
 }
 
 /** Where object `num` starts, from the classic table the file ends with (fixed 20-byte entries). */
-function offsetInTable(pdf: Buffer, xrefOffset: number, num: number): number | undefined {
+export function offsetInTable(pdf: Buffer, xrefOffset: number, num: number): number | undefined {
   let pos = xrefOffset + 4;
   const header = /^\s*(\d+)\s+(\d+)[ \t]*\r?\n/;
   for (;;) {
@@ -159,13 +163,31 @@ function infoEntries(props: PdfProperties): string {
   ].join('\n');
 }
 
+/**
+ * Where the entries of the Info dictionary the file ends with are (between its `<<` and `>>`), when it is a
+ * top-level object the classic table places; undefined otherwise (it then stays as it is).
+ */
+function infoEntriesSpan(pdf: Buffer, trailer: Trailer): [number, number] | undefined {
+  const info = /\/Info\s+(\d+)\s+(\d+)\s+R/.exec(trailer.dict);
+  if (!info || !trailer.classic) return undefined;
+  const marker = `${info[1]} ${info[2]} obj`;
+  const start = offsetInTable(pdf, trailer.xrefOffset, Number(info[1]));
+  if (start === undefined || pdf.toString('latin1', start, start + marker.length) !== marker) return undefined;
+  const end = pdf.indexOf('endobj', start, 'latin1');
+  const open = pdf.indexOf('<<', start, 'latin1');
+  const close = end < 0 ? -1 : pdf.lastIndexOf('>>', end, 'latin1');
+  if (open < 0 || close < open + 2 || close > end) return undefined;
+  return [open + 2, close];
+}
+
 function xrefEntry(offset: number, gen: number): string {
   return `${String(offset).padStart(10, '0')} ${String(gen).padStart(5, '0')} n \n`;
 }
 
 /**
  * Returns `pdf` with an incremental update that sets its Info dictionary (and the catalog's /Lang) to
- * `props`. A file it cannot read safely (no trailer where one belongs, or encrypted) is returned unchanged.
+ * `props`, the old Info dictionary's entries blanked. A file it cannot read safely (no trailer where one
+ * belongs, or encrypted) is returned unchanged.
  */
 export function withPdfProperties(pdf: Buffer, props: PdfProperties): Buffer {
   const trailer = readTrailer(pdf);
@@ -210,5 +232,7 @@ export function withPdfProperties(pdf: Buffer, props: PdfProperties): Buffer {
   ];
   if (id) trailerEntries.push(id);
   update += `trailer\n<<${trailerEntries.join('\n')}>>\nstartxref\n${xrefOffset}\n%%EOF\n`;
-  return Buffer.concat([pdf, Buffer.from(update, 'latin1')]);
+  const dead = infoEntriesSpan(pdf, trailer);
+  const original = dead ? [pdf.subarray(0, dead[0]), Buffer.alloc(dead[1] - dead[0], 0x20), pdf.subarray(dead[1])] : [pdf];
+  return Buffer.concat([...original, Buffer.from(update, 'latin1')]);
 }

@@ -7,6 +7,8 @@
 import { RenderError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { callExpression, evaluate, readStream } from './cdp.js';
+import { printWithCrossReferences } from './cross-reference-passes.js';
+import { type CrossReferenceUse, findCrossReferenceUse } from './cross-references.js';
 import { type DocumentInfo, readDocumentInfo } from './document-info.js';
 import type { PrintParams } from './options.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
@@ -33,16 +35,20 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** What preparing a document reports: why `pageworksReady` rejected, and what the document says about itself. */
+/**
+ * What preparing a document reports: why `pageworksReady` rejected, what the document says about itself,
+ * and where its stylesheets may use cross-references (none for most documents).
+ */
 interface Prepared {
   rejected?: string;
   info?: DocumentInfo;
+  xref?: CrossReferenceUse;
 }
 
-/** preparePage, then readDocumentInfo on the document it leaves ready to print: one round trip for both. */
+/** preparePage, then readDocumentInfo and findCrossReferenceUse on the document it leaves ready to print: one round trip. */
 function prepareExpression(html: string | null, pageCss: string): string {
   const prepare = callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS);
-  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)} }))()`;
+  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse)} }))()`;
 }
 
 /** readDocumentInfo alone, for a document that navigated after it was prepared; none when it navigates again. */
@@ -144,7 +150,7 @@ export async function renderInSlot(
 ): Promise<Buffer> {
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
-  let { rejected, info } = await loadDocument(slot, html, params.pageCss, deadline - reserve);
+  let { rejected, info, xref } = await loadDocument(slot, html, params.pageCss, deadline - reserve);
   await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
   await settleNavigation(slot, deadline - reserve, idleMaxMs);
   // What the document loaded or navigated to since it was prepared may animate, or wait to be ready, too.
@@ -153,20 +159,24 @@ export async function renderInSlot(
     rejected ??= again.rejected;
     // After a navigation, what the first document said is not what prints.
     info = slot.navigations > 0 ? again.info : (again.info ?? info);
+    xref = slot.navigations > 0 ? again.xref : (again.xref ?? xref);
   }
   if (rejected !== undefined) log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
   info ??= await readInfo(slot);
-  let pdf: Buffer;
+  let printed: { pdf: Buffer; unresolved: string[] };
   try {
-    pdf = await print(slot, params);
+    printed = await printDocument(slot, params, xref);
   } catch (err) {
     // A navigation that started after the checks above can still race the print: settle and retry once.
     if (slot.navigations === 0 && !slot.navigating) throw err;
     await settleNavigation(slot, deadline - reserve, idleMaxMs);
     info = await readInfo(slot);
-    pdf = await print(slot, params);
+    printed = await printDocument(slot, params, undefined);
   }
+  const { pdf, unresolved } = printed;
+  if (unresolved.length > 0)
+    log?.warn({ targets: unresolved }, 'cross-references to ids the document lacks print no page number');
   return withPdfProperties(pdf, { ...info, creator: PRODUCER, producer: PRODUCER, date: new Date() });
 }
 
@@ -178,6 +188,16 @@ async function prepareAgain(slot: RenderSlot, pageCss: string): Promise<Prepared
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
     return {};
   }
+}
+
+/** Prints once, or in passes when the document's stylesheets may use cross-references (cross-reference-passes.ts). */
+function printDocument(
+  slot: RenderSlot,
+  params: PrintParams,
+  xref: CrossReferenceUse | undefined,
+): Promise<{ pdf: Buffer; unresolved: string[] }> {
+  if (!xref) return print(slot, params).then((pdf) => ({ pdf, unresolved: [] }));
+  return printWithCrossReferences(slot, xref, () => print(slot, params));
 }
 
 async function print(slot: RenderSlot, params: PrintParams): Promise<Buffer> {

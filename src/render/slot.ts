@@ -30,6 +30,8 @@ export interface RenderSlot {
    * finished yet, by request id, each with whether it is a main-frame navigation.
    */
   readonly requests: Map<string, boolean>;
+  /** The request id of each stylesheet the document asked for, by URL: cross-references read their text. */
+  readonly stylesheets: Map<string, string>;
   /** Set when the page's renderer crashed. */
   crashed: boolean;
   /** A main-frame navigation started by the document has not committed yet. */
@@ -70,6 +72,7 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       egress,
       renders: 0,
       requests: new Map(),
+      stylesheets: new Map(),
       crashed: false,
       navigating: false,
       navigations: 0,
@@ -120,6 +123,7 @@ async function watchPage(slot: RenderSlot, onCrash: (err: unknown) => void): Pro
     // blob: script is even reported finished to the worker's target only, so it would seem pending forever.
     if (!mainNavigation && /^(blob|data):/i.test(event.request.url)) return;
     requests.set(event.requestId, mainNavigation);
+    if (event.type === 'Stylesheet') slot.stylesheets.set(event.request.url, event.requestId);
     if (mainNavigation) slot.navigating = true;
   });
   const done = (requestId: string, failed: boolean): void => {
@@ -178,6 +182,7 @@ export async function resetSlot(slot: RenderSlot, timeoutMs: number): Promise<bo
   });
   await withTimeout(navigated, timeoutMs, () => new Error(`about:blank did not load within ${timeoutMs} ms`));
   slot.requests.clear();
+  slot.stylesheets.clear();
   slot.navigating = false;
   slot.navigations = 0;
   slot.navigationRequestedAt = 0;

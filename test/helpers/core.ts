@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import { type CoreDeps, closeCore, createCore } from '../../src/app/core.js';
 import { type ApiService, loadConfig } from '../../src/config.js';
@@ -9,12 +10,27 @@ const tempDirs = new WeakMap<CoreDeps, string>();
 
 /**
  * A real core on a temporary SQLite store with the in-memory limiter (unless env overrides say
- * otherwise). Logs are silent unless LOG_LEVEL is passed.
+ * otherwise). Logs are silent unless LOG_LEVEL is passed, or `logTo` is: then each line is pushed onto
+ * it as an object (at info unless LOG_LEVEL says otherwise), for tests that read what was logged.
  */
-export async function createTestCore(env: Record<string, string> = {}): Promise<CoreDeps> {
+export async function createTestCore(
+  env: Record<string, string> = {},
+  logTo?: Array<Record<string, unknown>>,
+): Promise<CoreDeps> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-test-'));
-  const config = loadConfig({ PAGEWORKS_DATA_DIR: dir, LOG_LEVEL: 'silent', RENDER_CONCURRENCY: '2', ...env });
-  const core = await createCore(config, pino({ level: config.logLevel }));
+  const config = loadConfig({
+    PAGEWORKS_DATA_DIR: dir,
+    LOG_LEVEL: logTo ? 'info' : 'silent',
+    RENDER_CONCURRENCY: '2',
+    ...env,
+  });
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) logTo?.push(JSON.parse(line));
+      done();
+    },
+  });
+  const core = await createCore(config, logTo ? pino({ level: config.logLevel }, sink) : pino({ level: config.logLevel }));
   tempDirs.set(core, dir);
   return core;
 }

@@ -59,7 +59,11 @@ describe('withPdfProperties', () => {
   it('sets every property, Unicode and ( ) \\ intact, and the catalog language, as an update after the original bytes', () => {
     const original = chromiumLikePdf();
     const pdf = withPdfProperties(original, FULL);
-    expect(pdf.subarray(0, original.length).equals(original)).toBe(true);
+    // Every original byte keeps its offset; only the old Info dictionary's entries are now spaces.
+    const [from, to] = [original.indexOf('<</Title') + 2, original.indexOf('>>\nendobj')];
+    expect(pdf.subarray(0, from).equals(original.subarray(0, from))).toBe(true);
+    expect(pdf.toString('latin1', from, to)).toBe(' '.repeat(to - from));
+    expect(pdf.subarray(to, original.length).equals(original.subarray(to))).toBe(true);
     const props = pdfProperties(pdf);
     expect(props.Title).toBe(FULL.title);
     expect(props.Author).toBe('Zoë Ångström');
@@ -96,6 +100,15 @@ describe('withPdfProperties', () => {
     const added = withPdfProperties(chromiumLikePdf(''), { ...FULL, lang: 'de-CH' });
     expect(pdfLang(added)).toBe('de-CH');
     expect(qpdfCheck(added)).toMatchObject({ status: 0 });
+  });
+
+  it('leaves no byte naming the browser or about:blank, and qpdf finds the file sound', () => {
+    const pdf = withPdfProperties(chromiumLikePdf(), { ...FULL, title: undefined });
+    expect(pdf.includes('HeadlessChrome')).toBe(false);
+    expect(pdf.includes('about:blank')).toBe(false);
+    expect(pdf.includes('Skia/PDF')).toBe(false);
+    expect(pdfProperties(pdf).Title).toBeUndefined();
+    expect(qpdfCheck(pdf)).toMatchObject({ status: 0 });
   });
 
   it('updates a file that ends in a cross-reference stream with its objects in object streams', () => {

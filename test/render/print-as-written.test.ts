@@ -4,14 +4,11 @@
  * request's page box against the document's `@page` rules, and docs/rendering.md's worked invoice example.
  */
 import fs from 'node:fs';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CoreDeps, closeCore, createCore } from '../../src/app/core.js';
+import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
-import { loadConfig } from '../../src/config.js';
-import { createKey } from '../helpers/core.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns, postRender } from '../helpers/render.js';
 import { firstWordBox, pdfInfo, pdfPageSizes, pdfPageTexts, pdfText, pixel } from './pdf-tools.js';
 
@@ -20,27 +17,17 @@ const TIMEOUT_MS = 6000;
 let core: CoreDeps;
 let app: FastifyInstance;
 let key: string;
-let dataDir: string;
 const logLines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync('/tmp/pageworks-test-');
-  const config = loadConfig({ PAGEWORKS_DATA_DIR: dataDir, RENDER_CONCURRENCY: '2', RENDER_TIMEOUT_MS: String(TIMEOUT_MS) });
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
-      done();
-    },
-  });
-  core = await createCore(config, pino({ level: 'info' }, sink));
+  core = await createTestCore({ RENDER_TIMEOUT_MS: String(TIMEOUT_MS) }, logLines);
   app = await buildRenderApp(core, { lookup: noDns });
   key = (await createKey(core, 'render')).key;
 });
 
 afterAll(async () => {
   await app?.close();
-  if (core) await closeCore(core);
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (core) await closeTestCore(core);
 });
 
 async function renderPdf(html: string, options: object = {}): Promise<Buffer> {

@@ -1,0 +1,385 @@
+/**
+ * Cross-references in generated content (DESIGN.md, "Documents print as written"): `target-counter()`,
+ * `target-text()` and `leader()` in `content`. Chromium drops a declaration that uses them when it parses
+ * the stylesheet, so the stylesheet's text is read again here: every `content` declaration of a sheet that
+ * uses them is written into a style element placed right after that sheet (same selectors, same order, so
+ * specificity and "later wins" decide as in CSS), each function becoming `attr(data-pageworks-xN)`, an
+ * attribute set on every element the rule matches. The functions run in the page: each is serialised with
+ * callExpression and refers to nothing outside itself.
+ */
+
+/** Where a document's stylesheets use the functions: style elements by index, and linked sheets to read. */
+export interface CrossReferenceUse {
+  /** Indexes (among `style` and stylesheet `link` elements) of style elements that use the functions. */
+  styles: number[];
+  /** Linked stylesheets, whose text only the network saw: their index and absolute URL. */
+  links: Array<{ node: number; href: string }>;
+}
+
+/** A stylesheet that uses the functions: its element's index among `style` and stylesheet `link` elements. */
+export interface CrossReferenceSource {
+  node: number;
+  /** The sheet's text; absent for a style element, which is read in the page. */
+  text?: string;
+}
+
+/** One function of one `content` declaration, filled in on every element its selector matches. */
+export interface CrossReferenceBinding {
+  /** The selector of the originating element (the rule's selector without `::before`/`::after`). */
+  selector: string;
+  attribute: string;
+  kind: 'counter' | 'text' | 'leader';
+  /** Where the target is named: an attribute of the element (`attr(href)`), or the URL itself. */
+  url?: { attr: string } | { literal: string };
+  /** The counter style of a page number (`decimal`, `lower-roman`…); the counter must be `page`. */
+  style?: string;
+  counter?: string;
+  /** The string a leader repeats, the pseudo-element it fills, and what follows it in `content`. */
+  leader?: string;
+  side?: 'before' | 'after';
+  tail?: Array<{ text: string } | { attribute: string }>;
+}
+
+/** What filling the bindings found: every target id named, and those the document does not have. */
+export interface CrossReferenceTargets {
+  targets: string[];
+  missing: string[];
+}
+
+/** Which stylesheet text can use the functions (a cheap test; the parse below decides). */
+export const USES_CROSS_REFERENCES = /target-(?:counter|text)\s*\(|leader\s*\(/i;
+
+/**
+ * Runs in the page, inside the prepare round trip: which style elements use the functions, and which
+ * stylesheets were linked (their text is read from the network). Undefined when neither: the document
+ * prints in one pass, as it would without this feature.
+ */
+export function findCrossReferenceUse(): CrossReferenceUse | undefined {
+  try {
+    const uses = /target-(?:counter|text)\s*\(|leader\s*\(/i;
+    const styles: number[] = [];
+    const links: Array<{ node: number; href: string }> = [];
+    document.querySelectorAll('style, link[rel~="stylesheet" i]').forEach((node, i) => {
+      if (node instanceof HTMLLinkElement) {
+        if (node.href !== '') links.push({ node: i, href: node.href });
+      } else if (uses.test(node.textContent ?? '')) styles.push(i);
+    });
+    return styles.length > 0 || links.length > 0 ? { styles, links } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs in the page. Parses each source's text, places the rewritten `content` declarations right after it,
+ * and adds the leader layout.
+ * Returns the bindings to fill.
+ */
+export function installCrossReferences(sources: CrossReferenceSource[]): CrossReferenceBinding[] {
+  const functions = /^(target-counter|target-text|leader)\(/i;
+  const nodes = document.querySelectorAll('style, link[rel~="stylesheet" i]');
+  const bindings: CrossReferenceBinding[] = [];
+  const skipString = (text: string, j: number): number => {
+    const quote = text[j];
+    let k = j + 1;
+    while (k < text.length && text[k] !== quote) k += text[k] === '\\' ? 2 : 1;
+    return k + 1;
+  };
+  const skipComment = (text: string, j: number): number => {
+    const end = text.indexOf('*/', j + 2);
+    return end < 0 ? text.length : end + 2;
+  };
+  // Splits at `separator` outside strings, comments, parentheses and blocks.
+  const split = (text: string, separator: string): string[] => {
+    const parts: string[] = [];
+    let depth = 0;
+    let from = 0;
+    for (let j = 0; j < text.length; ) {
+      const c = text[j];
+      if (c === '"' || c === "'") j = skipString(text, j);
+      else if (c === '/' && text[j + 1] === '*') j = skipComment(text, j);
+      else {
+        if (c === '(' || c === '[' || c === '{') depth++;
+        else if (c === ')' || c === ']' || c === '}') depth--;
+        else if (c === separator && depth === 0) {
+          parts.push(text.slice(from, j));
+          from = j + 1;
+        }
+        j++;
+      }
+    }
+    parts.push(text.slice(from));
+    return parts;
+  };
+  const blockEnd = (text: string, j: number): number => {
+    let depth = 1;
+    for (let k = j; k < text.length; ) {
+      const c = text[k];
+      if (c === '"' || c === "'") k = skipString(text, k);
+      else if (c === '/' && text[k + 1] === '*') k = skipComment(text, k);
+      else {
+        if (c === '{') depth++;
+        else if (c === '}' && --depth === 0) return k;
+        k++;
+      }
+    }
+    return text.length;
+  };
+  const unquote = (s: string): string =>
+    s
+      .slice(1, -1)
+      .replace(/\\([0-9a-fA-F]{1,6})\s?/g, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
+      .replace(/\\(.)/g, '$1');
+  const urlOf = (arg: string): CrossReferenceBinding['url'] => {
+    const a = /^attr\(\s*([\w-]+)(?:\s+url)?\s*\)$/i.exec(arg);
+    if (a) return { attr: a[1].toLowerCase() };
+    const u = /^url\(\s*(?:"([^"]*)"|'([^']*)'|([^)\s]*))\s*\)$/i.exec(arg);
+    if (u) return { literal: u[1] ?? u[2] ?? u[3] };
+    if (/^["']/.test(arg)) return { literal: unquote(arg) };
+    return undefined;
+  };
+  const leaderString = (arg: string): string => {
+    const keyword = arg.toLowerCase();
+    if (keyword === 'dotted') return '.';
+    if (keyword === 'solid') return '_';
+    if (keyword === 'space') return ' ';
+    return /^["']/.test(arg) ? unquote(arg) : '.';
+  };
+  let count = 0;
+  let leaders = false;
+  // The `content` value with each function turned into an attribute, and the bindings that fill them.
+  const rewrite = (selectors: string, value: string): string => {
+    const parts =
+      value.match(
+        /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[\w-]+\((?:[^()"']|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\([^()]*\))*\)|\S+/g,
+      ) ?? [];
+    const made: CrossReferenceBinding[] = [];
+    const out: string[] = [];
+    let leader: CrossReferenceBinding | undefined;
+    for (const part of parts) {
+      const fn = functions.exec(part);
+      if (!fn) {
+        out.push(part);
+        // What follows a leader: the room its pseudo-element keeps for it when the line is short.
+        leader?.tail?.push({ text: /^["']/.test(part) ? unquote(part) : '' });
+        continue;
+      }
+      const args = split(part.slice(fn[0].length, -1), ',').map((s) => s.trim());
+      const attribute = `data-pageworks-x${count++}`;
+      const name = fn[1].toLowerCase();
+      leader?.tail?.push({ attribute });
+      if (name === 'leader') {
+        leader = { selector: '', attribute, kind: 'leader', leader: leaderString(args[0] ?? ''), tail: [] };
+        leaders = true;
+        made.push(leader);
+      } else if (name === 'target-text') made.push({ selector: '', attribute, kind: 'text', url: urlOf(args[0] ?? '') });
+      else
+        made.push({
+          selector: '',
+          attribute,
+          kind: 'counter',
+          url: urlOf(args[0] ?? ''),
+          counter: (args[1] ?? '').toLowerCase(),
+          style: (args[2] ?? 'decimal').toLowerCase(),
+        });
+      out.push(`attr(${attribute})`);
+    }
+    for (const selector of split(selectors, ',')) {
+      const pseudo = /::?(before|after)\s*$/i.exec(selector.trim());
+      if (!pseudo) continue;
+      const element = selector.trim().slice(0, -pseudo[0].length).trim() || '*';
+      const side = pseudo[1].toLowerCase() as 'before' | 'after';
+      for (const b of made) bindings.push({ ...b, selector: element, ...(b.kind === 'leader' ? { side } : {}) });
+    }
+    return out.join(' ');
+  };
+  const parse = (text: string, from: number, to: number, groups: string[], css: string[]): void => {
+    let start = from;
+    for (let j = from; j < to; ) {
+      const c = text[j];
+      if (c === '"' || c === "'") j = skipString(text, j);
+      else if (c === '/' && text[j + 1] === '*') j = skipComment(text, j);
+      else if (c === ';' || c === '}') start = ++j;
+      else if (c === '{') {
+        const end = blockEnd(text, j + 1);
+        const prelude = text
+          .slice(start, j)
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .trim();
+        if (/^@(media|supports|layer|container|scope)\b/i.test(prelude)) parse(text, j + 1, end, [...groups, prelude], css);
+        else if (!prelude.startsWith('@') && prelude !== '') {
+          let content: string | undefined;
+          for (const declaration of split(text.slice(j + 1, end), ';')) {
+            const colon = declaration.indexOf(':');
+            if (colon > 0 && declaration.slice(0, colon).trim().toLowerCase() === 'content')
+              content = declaration.slice(colon + 1).trim();
+          }
+          if (content !== undefined) {
+            const important = /!\s*important\s*$/i.test(content);
+            const value = content.replace(/!\s*important\s*$/i, '').trim();
+            const rewritten = /target-(?:counter|text)\s*\(|leader\s*\(/i.test(value) ? rewrite(prelude, value) : value;
+            const open = groups.map((g) => `${g}{`).join('');
+            css.push(`${open}${prelude}{content:${rewritten}${important ? ' !important' : ''}}${'}'.repeat(groups.length)}`);
+          }
+        }
+        start = j = end + 1;
+      } else j++;
+    }
+  };
+  for (const source of sources) {
+    const node = nodes[source.node];
+    if (!node) continue;
+    const text = source.text ?? node.textContent ?? '';
+    const css: string[] = [];
+    const before = bindings.length;
+    parse(text, 0, text.length, [], css);
+    if (bindings.length === before) continue;
+    const style = document.createElement('style');
+    style.textContent = css.join('\n');
+    node.after(style);
+  }
+  if (leaders) {
+    // leader(): the originating element lays its line out as a row, and the pseudo-element takes the rest
+    // of it, its text (the leader run, then the number) set against its end and cut at its start. The row
+    // is the weakest author rule (first, one attribute): a document that sets the element's display (none
+    // in print, say) keeps it.
+    const style = document.createElement('style');
+    style.textContent = `[data-pageworks-leader]{display:flex;align-items:baseline}
+[data-pageworks-leader=after]::after,[data-pageworks-leader=before]::before{display:flex!important;flex:1 1 0!important;justify-content:flex-end!important;overflow:hidden!important;white-space:pre!important;min-width:var(--pageworks-leader-tail,2ch)!important}`;
+    document.head?.prepend(style);
+  }
+  return bindings;
+}
+
+/**
+ * Runs in the page. Sets every binding's attribute on the elements it matches: a page number (from
+ * `pages`, by target id; a placeholder of the same style when `pages` is null), a target's text, or a
+ * leader run. With `anchor`, also links every target once from the head: Chromium writes a named
+ * destination (the target's page) only for an id something links to, and a link without a box adds no
+ * annotation of its own.
+ */
+export function fillCrossReferences(
+  bindings: CrossReferenceBinding[],
+  pages: Record<string, number> | null,
+  anchor: boolean,
+): CrossReferenceTargets {
+  // A leader run longer than any line: the pseudo-element cuts it to the room left.
+  const LEADER_CHARS = 800;
+  const TEXT_CHARS = 500;
+  const roman = (n: number): string => {
+    if (n <= 0 || n >= 4000) return String(n);
+    const table: Array<[number, string]> = [
+      [1000, 'm'],
+      [900, 'cm'],
+      [500, 'd'],
+      [400, 'cd'],
+      [100, 'c'],
+      [90, 'xc'],
+      [50, 'l'],
+      [40, 'xl'],
+      [10, 'x'],
+      [9, 'ix'],
+      [5, 'v'],
+      [4, 'iv'],
+      [1, 'i'],
+    ];
+    let out = '';
+    let rest = n;
+    for (const [value, letters] of table) {
+      while (rest >= value) {
+        out += letters;
+        rest -= value;
+      }
+    }
+    return out;
+  };
+  const alphabetic = (n: number, letters: string): string => {
+    let out = '';
+    for (let rest = n; rest > 0; rest = Math.floor((rest - 1) / letters.length)) out = letters[(rest - 1) % letters.length] + out;
+    return out || String(n);
+  };
+  const format = (n: number, style: string): string => {
+    switch (style) {
+      case 'none':
+        return '';
+      case 'decimal-leading-zero':
+        return n < 10 ? `0${n}` : String(n);
+      case 'lower-roman':
+        return roman(n);
+      case 'upper-roman':
+        return roman(n).toUpperCase();
+      case 'lower-alpha':
+      case 'lower-latin':
+        return alphabetic(n, 'abcdefghijklmnopqrstuvwxyz');
+      case 'upper-alpha':
+      case 'upper-latin':
+        return alphabetic(n, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ');
+      case 'lower-greek':
+        return alphabetic(n, 'αβγδεζηθικλμνξοπρστυφχψω');
+      default:
+        return String(n);
+    }
+  };
+  const targetOf = (element: Element, url: CrossReferenceBinding['url']): string | undefined => {
+    const raw = url && 'attr' in url ? element.getAttribute(url.attr) : url?.literal;
+    if (!raw?.trim().startsWith('#')) return raw ? raw.trim() : undefined;
+    const fragment = raw.trim().slice(1);
+    try {
+      return decodeURIComponent(fragment);
+    } catch {
+      return fragment;
+    }
+  };
+  const targets = new Set<string>();
+  const missing = new Set<string>();
+  const leaders: Array<[Element, CrossReferenceBinding]> = [];
+  // Elements without ::before and ::after boxes: a leader has no line to fill there.
+  const replaced = /^(input|textarea|select|img|video|audio|canvas|iframe|object|embed|br|hr|meter|progress|svg)$/i;
+  for (const binding of bindings) {
+    let elements: Element[];
+    try {
+      elements = Array.from(document.querySelectorAll(binding.selector));
+    } catch {
+      continue; // a selector Chromium does not know matches nothing, as in CSS
+    }
+    for (const element of elements) {
+      let value = '';
+      if (binding.kind === 'leader') {
+        if (replaced.test(element.localName)) continue;
+        value = (binding.leader || '.').repeat(Math.ceil(LEADER_CHARS / Math.max(1, (binding.leader ?? '.').length)));
+        element.setAttribute('data-pageworks-leader', binding.side ?? 'after');
+        leaders.push([element, binding]);
+      } else {
+        const id = targetOf(element, binding.url);
+        const target = id !== undefined && id !== '' ? document.getElementById(id) : null;
+        if (id !== undefined && !target) missing.add(id);
+        if (target && id !== undefined) {
+          if (binding.kind === 'text') value = (target.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, TEXT_CHARS);
+          else if (binding.counter === 'page') {
+            targets.add(id);
+            const page = pages === null ? 10 : pages[id];
+            value = page === undefined ? '' : format(page, binding.style ?? 'decimal');
+            if (pages !== null && page === undefined) missing.add(id);
+          }
+        }
+      }
+      element.setAttribute(binding.attribute, value);
+    }
+  }
+  for (const [element, binding] of leaders) {
+    let chars = 0;
+    for (const part of binding.tail ?? [])
+      chars += 'text' in part ? part.text.length : (element.getAttribute(part.attribute) ?? '').length;
+    (element as HTMLElement).style?.setProperty('--pageworks-leader-tail', `${chars + 1}ch`);
+  }
+  if (anchor) {
+    // In the head, hidden even from a document that shows its head: no box, no selector of the body moved.
+    for (const id of targets) {
+      const link = document.createElement('a');
+      link.href = `#${encodeURIComponent(id)}`;
+      link.style.setProperty('display', 'none', 'important');
+      (document.head ?? document.documentElement).append(link);
+    }
+  }
+  return { targets: [...targets], missing: [...missing] };
+}
