@@ -6,12 +6,11 @@
  * MAX_PASSES, then the last pass prints as it is.
  */
 import { callExpression, evaluate } from './cdp.js';
+import { type CrossReferenceTargets, fillCrossReferences } from './cross-reference-fill.js';
 import {
   type CrossReferenceBinding,
   type CrossReferenceSource,
-  type CrossReferenceTargets,
   type CrossReferenceUse,
-  fillCrossReferences,
   installCrossReferences,
   USES_CROSS_REFERENCES,
 } from './cross-references.js';

@@ -97,7 +97,9 @@ export class RenderLog implements RenderRecorder {
       return;
     }
     this.batch.add(record.id, record);
-    if (this.batch.size >= this.maxBatch) void this.batch.flush();
+    // A full batch goes at once, except while the store is failing: then the interval's retry is enough,
+    // not one more failing write per render.
+    if (this.batch.size >= this.maxBatch && !this.failing) void this.batch.flush();
   }
 
   /** The record of a render of this account: one this process has not written yet, else the store's. */

@@ -55,3 +55,8 @@ export interface RenderRecorder {
 
 /** A recorder that keeps nothing: for tools that render without a store (the CLI, benches). */
 export const DISCARD_RECORDS: RenderRecorder = { record() {} };
+
+/** How many things a report says the document could not get: its entries, and those a `truncated` stands for. */
+export function warningCount(warnings: readonly ReportEntry[]): number {
+  return warnings.reduce((n, w) => n + (w.kind === 'truncated' ? w.dropped : 1), 0);
+}

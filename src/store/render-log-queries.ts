@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-// Type only: the record is the render report's own shape (render/report.ts), stored as it is.
-import type { RenderRecord, ReportEntry } from '../render/report.js';
+// The record is the render report's own shape (render/report.ts, a leaf module), stored as it is.
+import { type RenderRecord, type ReportEntry, warningCount } from '../render/report.js';
 import type { Database, RenderLogTable } from './schema.js';
 
 // The render log's queries, written once for both dialects; KyselyStore delegates here and
@@ -57,7 +57,8 @@ function toRow(r: RenderRecord): RenderLogTable {
     error_message: r.error?.message ?? null,
     pages: r.pages,
     bytes: r.bytes,
-    warning_count: r.warnings.length,
+    // The count X-Render-Warnings gives: a `truncated` entry stands for the entries it left out.
+    warning_count: warningCount(r.warnings),
     warnings: JSON.stringify(r.warnings),
   };
 }

@@ -25,6 +25,8 @@ const EMAIL = 'renders-browser@example.com';
 const PASSWORD = 'correct horse battery staple';
 const PHONE = { width: 375, height: 740 };
 const LAPTOP = { width: 1366, height: 900 };
+/** Polls of what a page shows get long enough for a loaded machine. */
+const POLL = { timeout: 15_000 };
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const LOGO = 'https://cdn.acme-invoices.example/brand/logo-2026.png';
@@ -165,7 +167,7 @@ describe('Renders page in Chromium', () => {
 
     await page.goto('/renders');
     const rows = page.locator('table.renders tbody tr');
-    await expect.poll(() => rows.count()).toBe(50);
+    await expect.poll(() => rows.count(), POLL).toBe(50);
     expect(await rows.nth(0).getAttribute('data-render-id')).toBe(mixedId);
     expect(await rows.nth(1).getAttribute('data-render-id')).toBe(jobId);
     expect(await rows.nth(2).getAttribute('data-render-id')).toBe(failedId);
@@ -181,13 +183,15 @@ describe('Renders page in Chromium', () => {
 
     // Older renders are one click away, and the way back.
     await page.getByRole('link', { name: 'Older' }).click();
+    await page.waitForURL(/\/renders\?before=/);
     const older = await page
       .locator('table.renders tbody tr')
       .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-render-id')));
     // 3 + 47 on the first page; the 5 oldest, newest first, on the second.
     expect(older).toEqual(ids.slice(0, 5).reverse());
     await page.getByRole('link', { name: 'Newest' }).click();
-    await expect.poll(() => page.locator('table.renders tbody tr').count()).toBe(50);
+    await page.waitForURL(/\/renders$/);
+    await expect.poll(() => page.locator('table.renders tbody tr').count(), POLL).toBe(50);
   });
 
   it('filters to the renders with warnings or that failed', async () => {
@@ -211,7 +215,7 @@ describe('Renders page in Chromium', () => {
     await page.getByLabel('Render id').fill(` ${mixedId} `);
     await page.getByRole('button', { name: 'Find' }).click();
     await page.waitForURL(`**/renders/${mixedId}`);
-    await expect.poll(() => page.getByRole('heading', { level: 2, name: '5 warnings' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('heading', { level: 2, name: '5 warnings' }).count(), POLL).toBe(1);
     const warnings = page.locator('ol.warnings > li');
     expect(await warnings.count()).toBe(5);
     const text = await page.locator('ol.warnings').textContent();
@@ -240,7 +244,10 @@ describe('Renders page in Chromium', () => {
     await page.goto('/renders');
     await page.getByLabel('Render id').fill(otherAccountsId);
     await page.getByRole('button', { name: 'Find' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain(`No render ${otherAccountsId} in your account`);
+    await page.waitForURL(/\/renders\?id=/);
+    await expect
+      .poll(() => page.getByRole('status').textContent(), POLL)
+      .toContain(`No render ${otherAccountsId} in your account`);
     const res = await page.goto(`/renders/${otherAccountsId}`);
     expect(res?.status()).toBe(404);
     expect(await page.locator('h1').textContent()).toBe('Render not found');

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
+import { unresolvedReferenceEntries } from '../../src/render/cross-reference-passes.js';
 import { crossReferenceReport } from '../fixtures/cross-reference-report.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns, postRender } from '../helpers/render.js';
@@ -167,6 +168,14 @@ describe('bad input', () => {
     expect(pages[0]).toMatch(/here \(page 2\)/);
     const warning = logLines.find((line) => String(line.msg).startsWith('cross-references'));
     expect(warning?.targets).toEqual(['nowhere']);
+    // What the render report records for it.
+    expect(unresolvedReferenceEntries(warning?.targets as string[])).toEqual([
+      {
+        kind: 'unresolved_reference',
+        target: 'nowhere',
+        message: expect.stringMatching(/^a cross-reference points to #nowhere, which the document does not have/),
+      },
+    ]);
   });
 
   it('a table of contents whose own length moves its targets prints each target’s page', async () => {

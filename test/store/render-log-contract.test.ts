@@ -131,6 +131,16 @@ for (const backend of backends) {
       expect(problems.rows[0]?.error).toEqual({ code: 'RENDER_FAILED', message: 'x' });
     });
 
+    it('counts a truncated report as X-Render-Warnings does: the entries left out too', async () => {
+      const a = await account();
+      const many = record(a, t0, {
+        warnings: [blocked, { kind: 'truncated', dropped: 9_900, message: '9900 more warnings were left out' }],
+      });
+      await store.insertRenderRecords([many]);
+      const [row] = (await store.listRenderRecords(a, { limit: 1, problemsOnly: true })).rows;
+      expect(row).toMatchObject({ id: many.id, warningCount: 9_901 });
+    });
+
     it('purges records older than the cut-off only', async () => {
       const a = await account();
       const old = record(a, t0 - 8 * 86_400_000);

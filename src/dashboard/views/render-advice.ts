@@ -37,6 +37,10 @@ const NETWORK: Record<string, [title: string, advice: string]> = {
     'The server did not answer in time',
     'The file took too long to arrive. Serve it from a faster place, or embed it in the document.',
   ],
+  cors: [
+    'The server did not let the document use it',
+    'A font or a fetch() from another origin needs the header Access-Control-Allow-Origin from its server. Add it there, or serve the file from the document’s own origin.',
+  ],
   tls: [
     'The secure connection failed',
     'Its HTTPS certificate is not valid for that host (expired, self-signed or for another name). Fix the certificate or use another address.',

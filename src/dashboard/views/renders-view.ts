@@ -1,5 +1,5 @@
 import { escapeUnshowable } from '../../accounts/user-text.js';
-import type { RenderRecord } from '../../render/report.js';
+import { type RenderRecord, warningCount } from '../../render/report.js';
 import type { RenderSummary } from '../../store/store.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatAgo, formatCount, formatDateTime } from './format.js';
@@ -125,7 +125,7 @@ export function renderPage(model: RenderPageModel): string {
     r.warnings.length === 0
       ? html`<p class="empty">Nothing was missing: the document got everything it asked for.</p>`
       : html`<ol class="warnings">${r.warnings.map(warningItem)}</ol>`;
-  const count = r.warnings.length;
+  const count = warningCount(r.warnings);
   const body = html`<p class="crumbs"><a href="/renders">← All renders</a></p>
 <div class="page-head"><div><h1 class="render-title">Render <span class="mono">${r.id}</span></h1>
 <p class="lead">${r.source === 'job' ? 'A render job' : 'A POST /v1/render'} asked for ${time(r.createdAt, model.now)} (${formatDateTime(r.createdAt)}).</p></div>${status(r.status)}</div>
