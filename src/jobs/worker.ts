@@ -185,7 +185,7 @@ export class JobWorker {
       const now = this.now();
       const pages = countPdfPages(pdf);
       const done = await store.finishJob(row.id, this.owner, now, {
-        pdf: { key, bytes: pdf.length, pages, expiresAt: now + this.opts.retentionMs },
+        pdf: { key, bytes: pdf.length, pages, expiresAt: now + this.opts.retentionMs, store: results.id },
       });
       // Canceled (or the account deleted) while rendering: the PDF has no job to belong to.
       if (!done) await results.delete(key);

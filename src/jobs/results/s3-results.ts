@@ -17,9 +17,11 @@ export interface S3ResultStoreOptions {
 /** Results as objects in an S3-compatible bucket (the operator's endpoint, not a user-chosen address). */
 export class S3ResultStore implements ResultStore {
   readonly kind = 's3' as const;
+  readonly id: string;
   private readonly client: S3Client;
 
   constructor(private readonly opts: S3ResultStoreOptions) {
+    this.id = `s3://${opts.bucket}/${opts.prefix}`;
     this.client = new S3Client({
       region: opts.region,
       ...(opts.endpoint ? { endpoint: opts.endpoint, forcePathStyle: true } : {}),
@@ -53,8 +55,9 @@ export class S3ResultStore implements ResultStore {
     }
   }
 
-  async delete(key: string): Promise<void> {
+  async delete(key: string): Promise<boolean> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key) }));
+    return true;
   }
 
   async close(): Promise<void> {
