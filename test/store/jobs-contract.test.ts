@@ -218,8 +218,12 @@ for (const backend of backends) {
         if (row?.account_id !== a) throw new Error('expected this account');
         done.push(row);
       }
-      await store.finishJob(done[0].id, 'w', t0 + 300, { pdf: { key: 'k/0.pdf', bytes: 1, pages: 1, expiresAt: t0 + 1000, store: 'files:a' } });
-      await store.finishJob(done[1].id, 'w', t0 + 300, { pdf: { key: 'k/1.pdf', bytes: 1, pages: 1, expiresAt: t0 + 5000, store: 'files:a' } });
+      await store.finishJob(done[0].id, 'w', t0 + 300, {
+        pdf: { key: 'k/0.pdf', bytes: 1, pages: 1, expiresAt: t0 + 1000, store: 'files:a' },
+      });
+      await store.finishJob(done[1].id, 'w', t0 + 300, {
+        pdf: { key: 'k/1.pdf', bytes: 1, pages: 1, expiresAt: t0 + 5000, store: 'files:a' },
+      });
       expect(await store.expiredPdfs(t0 + 999, 10, 'files:a')).toEqual([]);
       // Only the store that holds a PDF is handed it to sweep.
       expect(await store.expiredPdfs(t0 + 1000, 10, 'files:b')).toEqual([]);
@@ -233,7 +237,9 @@ for (const backend of backends) {
       expect(await store.clearJobPdf(done[1].id, a)).toBeNull();
 
       // Account deletion: the unfinished jobs end canceled and every stored key is handed back.
-      await store.finishJob(done[2].id, 'w', t0 + 300, { pdf: { key: 'k/2.pdf', bytes: 1, pages: 1, expiresAt: t0 + 5000, store: 'files:a' } });
+      await store.finishJob(done[2].id, 'w', t0 + 300, {
+        pdf: { key: 'k/2.pdf', bytes: 1, pages: 1, expiresAt: t0 + 5000, store: 'files:a' },
+      });
       expect(await store.cancelAccountJobs(a, t0 + 400)).toEqual(['k/2.pdf']);
       expect((await store.findJob(done[3].id))?.status).toBe('canceled');
       expect((await store.findJob(done[2].id))?.pdf_key).toBeNull();
