@@ -9,12 +9,12 @@ const tempDirs = new WeakMap<CoreDeps, string>();
 
 /**
  * A real core on a temporary SQLite store with the in-memory limiter (unless env overrides say
- * otherwise). Logs are silent unless LOG_LEVEL is passed.
+ * otherwise). Logs are silent unless LOG_LEVEL is passed; `log` receives them (JSON lines) instead of stdout.
  */
-export async function createTestCore(env: Record<string, string> = {}): Promise<CoreDeps> {
+export async function createTestCore(env: Record<string, string> = {}, log?: pino.DestinationStream): Promise<CoreDeps> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-test-'));
   const config = loadConfig({ PAGEWORKS_DATA_DIR: dir, LOG_LEVEL: 'silent', RENDER_CONCURRENCY: '2', ...env });
-  const core = await createCore(config, pino({ level: config.logLevel }));
+  const core = await createCore(config, log ? pino({ level: config.logLevel }, log) : pino({ level: config.logLevel }));
   tempDirs.set(core, dir);
   return core;
 }
