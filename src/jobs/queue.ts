@@ -139,7 +139,7 @@ export class JobQueue {
     if ('refused' in out) {
       const message =
         out.refused === 'jobs'
-          ? `${out.queuedJobs} render jobs of this account are queued already (at most ${this.opts.maxQueuedPerAccount} queued jobs); submit more as these finish`
+          ? `${out.queuedJobs} render jobs of this account are queued already (at most ${this.opts.maxQueuedPerAccount}); submit more as these finish`
           : `queued HTML limit: this account's queued render jobs hold ${(out.queuedHtmlBytes / MIB).toFixed(1)} MiB of HTML, ` +
             `and this job's ${(htmlBytes / MIB).toFixed(1)} MiB would pass the limit of ${(maxBytes / MIB).toFixed(0)} MiB; submit more as these finish`;
       throw new RenderError('RATE_LIMITED', message, 30);

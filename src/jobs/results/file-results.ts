@@ -7,10 +7,14 @@ import { checkKey, type ResultStore, type StoredResult } from './result-store.js
 /** Results as files under one directory (the data dir's `results/`), written atomically. */
 export class FileResultStore implements ResultStore {
   readonly kind = 'files' as const;
-  readonly id: string;
+  private storeId: string | undefined;
 
-  constructor(private readonly dir: string) {
-    this.id = storeIdOf(dir);
+  constructor(private readonly dir: string) {}
+
+  /** Made on first use, so a process that never stores a PDF leaves no results directory behind. */
+  get id(): string {
+    this.storeId ??= storeIdOf(this.dir);
+    return this.storeId;
   }
 
   private file(key: string): string {
