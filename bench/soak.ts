@@ -25,8 +25,11 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const SAMPLE_S = 10;
 const RENDER_C = 2;
 const METADATA_C = 16;
-/** Render jobs with webhooks in flight at once (one per caller; each waits for its webhook). */
-const JOBS_C = 2;
+/** Render jobs with webhooks in flight at once (one per caller; each waits for its webhook); SOAK_JOBS_C sets it. */
+const JOBS_C = Math.max(1, Number(process.env.SOAK_JOBS_C ?? 2));
+/** Which loads run (SOAK_MIX, comma-separated; default all): `jobs` alone gives a clean slope per 1,000 jobs. */
+const MIX = new Set((process.env.SOAK_MIX ?? 'renders,metadata,jobs').split(','));
+const callers = (load: string, c: number) => (MIX.has(load) ? c : 0);
 
 interface Outcome {
   kind: 'render' | 'metadata';
@@ -268,7 +271,8 @@ function summarize(rows: Row[], seconds: number): void {
 export async function runSoakBench(): Promise<void> {
   const seconds = Math.max(30, Number(process.env.SOAK_S ?? 600));
   heading(
-    `soak: ${seconds} s, renders at c=${RENDER_C}, metadata fetches at c=${METADATA_C}, render jobs with webhooks at c=${JOBS_C}, samples every ${SAMPLE_S} s`,
+    `soak: ${seconds} s, renders at c=${callers('renders', RENDER_C)}, metadata fetches at c=${callers('metadata', METADATA_C)}, ` +
+      `render jobs with webhooks at c=${callers('jobs', JOBS_C)}, samples every ${SAMPLE_S} s`,
   );
   await idleFootprint();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-soak-'));
@@ -292,7 +296,7 @@ export async function runSoakBench(): Promise<void> {
     const renderPool = new Pool(renderBase, { connections: RENDER_C });
     const metadataPool = new Pool(metadataBase, { connections: METADATA_C });
     const jobsPool = new Pool(renderBase, { connections: JOBS_C });
-    jobs = await startJobLoad({ root: ROOT, dataDir, pool: jobsPool, renderKey, concurrency: JOBS_C, deadline });
+    jobs = await startJobLoad({ root: ROOT, dataDir, pool: jobsPool, renderKey, concurrency: callers('jobs', JOBS_C), deadline });
     const jobLoad = jobs;
     process.stdout.write(
       `render jobs: one-line documents with webhooks, verified on receipt; job rows ${process.env.SOAK_JOB_ROWS === 'delete' ? 'DELETED every sample (SOAK_JOB_ROWS=delete)' : 'kept'}\n`,
@@ -372,8 +376,8 @@ export async function runSoakBench(): Promise<void> {
       }
     })();
     await Promise.all([
-      ...Array.from({ length: RENDER_C }, renderWorker),
-      ...Array.from({ length: METADATA_C }, metadataWorker),
+      ...Array.from({ length: callers('renders', RENDER_C) }, renderWorker),
+      ...Array.from({ length: callers('metadata', METADATA_C) }, metadataWorker),
       ...jobLoad.callers,
       sampler,
     ]);
