@@ -18,11 +18,12 @@ const sections: Record<string, () => Promise<void>> = {
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),
   jobs: async () => (await import('./jobs.js')).runJobsBench(),
+  'jobs-rows': async () => (await import('./jobs-rows.js')).runJobsRowsBench(),
   soak: async () => (await import('./soak.js')).runSoakBench(),
   fuzz: async () => (await import('./fuzz.js')).runFuzzBench(),
 };
 /** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N): only when named. */
-const OPT_IN = new Set(['soak', 'fuzz', 'jobs']);
+const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of chosen) {

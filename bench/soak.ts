@@ -17,6 +17,7 @@ import { Pool } from 'undici';
 import { metadataPages } from '../test/fixtures/corpus/index.js';
 import { child } from './metadata.js';
 import { soakDocuments, startFontServer } from './soak-docs.js';
+import { JOB_WAIT_S, type JobLoad, startJobLoad } from './soak-jobs.js';
 import { descendants, type MetricsSample, type ProcessSample, sampleMetrics, sampleProcesses, slope } from './soak-probe.js';
 import { fmt, heading, quantile, verdict } from './stats.js';
 
@@ -24,6 +25,11 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const SAMPLE_S = 10;
 const RENDER_C = 2;
 const METADATA_C = 16;
+/** Render jobs with webhooks in flight at once (one per caller; each waits for its webhook); SOAK_JOBS_C sets it. */
+const JOBS_C = Math.max(1, Number(process.env.SOAK_JOBS_C ?? 2));
+/** Which loads run (SOAK_MIX, comma-separated; default all): `jobs` alone gives a clean slope per 1,000 jobs. */
+const MIX = new Set((process.env.SOAK_MIX ?? 'renders,metadata,jobs').split(','));
+const callers = (load: string, c: number) => (MIX.has(load) ? c : 0);
 
 interface Outcome {
   kind: 'render' | 'metadata';
@@ -40,6 +46,9 @@ interface Row extends ProcessSample, MetricsSample {
   fetchMs: number[];
   totalRenders: number;
   totalRequests: number;
+  /** Jobs that succeeded (verified webhook) in this sample, and since the start. */
+  jobs: number;
+  totalJobs: number;
 }
 
 interface Service {
@@ -157,7 +166,7 @@ function printRow(r: Row): void {
     `${String(r.t).padStart(5)} ${fmt(s(r.renders), 2, 7)} ${fmt(quantile(r.renderMs, 0.5), 0, 6)} ${fmt(quantile(r.renderMs, 0.99), 0, 6)}` +
       ` ${fmt(s(r.fetches), 0, 7)} ${fmt(quantile(r.fetchMs, 0.5), 1, 6)} ${fmt(quantile(r.fetchMs, 0.99), 1, 6)} ${String(r.errors).padStart(4)}` +
       ` ${mb(r.nodeRssMb)} ${mb(r.heapUsedMb, 6)} ${mb(r.chromiumRssMb)} ${mb(r.chromiumPssMb)} ${String(r.chromiumProcesses).padStart(5)}` +
-      ` ${String(r.renderers).padStart(4)} ${String(r.fds).padStart(5)} ${String(r.recycles).padStart(4)}\n`,
+      ` ${String(r.renderers).padStart(4)} ${String(r.fds).padStart(5)} ${String(r.recycles).padStart(4)} ${fmt(s(r.jobs), 2, 6)}\n`,
   );
 }
 
@@ -188,6 +197,7 @@ function summarize(rows: Row[], seconds: number): void {
   const after = rows.filter((r) => r.t > warm);
   const perRenders = (pick: (r: Row) => number) => slope(after.map((r) => [r.totalRenders / 1000, pick(r)] as const));
   const perRequests = (pick: (r: Row) => number) => slope(after.map((r) => [r.totalRequests / 1000, pick(r)] as const));
+  const perJobs = (pick: (r: Row) => number) => slope(after.map((r) => [r.totalJobs / 1000, pick(r)] as const));
   const last = rows.at(-1)!;
   process.stdout.write(
     `\ntotals: ${last.totalRenders} renders, ${last.totalRequests - last.totalRenders} metadata fetches, ` +
@@ -223,6 +233,22 @@ function summarize(rows: Row[], seconds: number): void {
       0,
     )} per 1,000 requests\n`,
   );
+  const fds = after.map((r) => r.fds);
+  process.stdout.write(
+    `  per 1,000 render jobs: Node RSS ${fmt(
+      perJobs((r) => r.nodeRssMb),
+      2,
+      0,
+    )} MB, heap ${fmt(
+      perJobs((r) => r.heapUsedMb),
+      2,
+      0,
+    )} MB, open fds ${fmt(
+      perJobs((r) => r.fds),
+      2,
+      0,
+    )} (fds ${Math.min(...fds)}–${Math.max(...fds)} after warm-up)\n`,
+  );
   if (seconds < warm + 120) {
     process.stdout.write('(run too short to compare the last minute with the first warm one)\n');
     return;
@@ -244,12 +270,16 @@ function summarize(rows: Row[], seconds: number): void {
 /** The soak section of `npm run bench`. */
 export async function runSoakBench(): Promise<void> {
   const seconds = Math.max(30, Number(process.env.SOAK_S ?? 600));
-  heading(`soak: ${seconds} s, renders at c=${RENDER_C}, metadata fetches at c=${METADATA_C}, samples every ${SAMPLE_S} s`);
+  heading(
+    `soak: ${seconds} s, renders at c=${callers('renders', RENDER_C)}, metadata fetches at c=${callers('metadata', METADATA_C)}, ` +
+      `render jobs with webhooks at c=${callers('jobs', JOBS_C)}, samples every ${SAMPLE_S} s`,
+  );
   await idleFootprint();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-soak-'));
   const fonts = await startFontServer();
   const origin = await child('origin');
   let service: Service | undefined;
+  let jobs: JobLoad | undefined;
   try {
     service = await startService(dataDir);
     const { renderBase, metadataBase, renderKey, metadataKey } = service;
@@ -265,6 +295,13 @@ export async function runSoakBench(): Promise<void> {
     let totalRequests = 0;
     const renderPool = new Pool(renderBase, { connections: RENDER_C });
     const metadataPool = new Pool(metadataBase, { connections: METADATA_C });
+    const jobsPool = new Pool(renderBase, { connections: JOBS_C });
+    jobs = await startJobLoad({ root: ROOT, dataDir, pool: jobsPool, renderKey, concurrency: callers('jobs', JOBS_C), deadline });
+    const jobLoad = jobs;
+    process.stdout.write(
+      `render jobs: one-line documents with webhooks, verified on receipt; job rows ${process.env.SOAK_JOB_ROWS === 'delete' ? 'DELETED every sample (SOAK_JOB_ROWS=delete)' : 'kept'}\n`,
+    );
+    let jobsBefore = 0;
     const timed = async (kind: Outcome['kind'], send: () => Promise<boolean>) => {
       const t = performance.now();
       const ok = await send().catch(() => false);
@@ -310,12 +347,14 @@ export async function runSoakBench(): Promise<void> {
     const start = Date.now();
     const sampler = (async () => {
       process.stdout.write(
-        '    t  rend/s  r p50  r p99  meta/s  m p50  m p99  err  nodeMB heapMB chrRSS chrPSS procs rend   fds recy\n',
+        '    t  rend/s  r p50  r p99  meta/s  m p50  m p99  err  nodeMB heapMB chrRSS chrPSS procs rend   fds recy jobs/s\n',
       );
       while (Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, Math.min(SAMPLE_S * 1000, deadline - Date.now() + 50)));
         const taken = window;
         window = [];
+        jobLoad.prune();
+        const totalJobs = jobLoad.tally.succeeded;
         const metrics = await sampleMetrics(renderBase).catch(() => ({ heapUsedMb: Number.NaN, recycles: Number.NaN }));
         const row: Row = {
           t: Math.round((Date.now() - start) / 1000),
@@ -326,22 +365,33 @@ export async function runSoakBench(): Promise<void> {
           fetchMs: taken.filter((o) => o.kind === 'metadata' && o.ok).map((o) => o.ms),
           totalRenders,
           totalRequests,
+          jobs: totalJobs - jobsBefore,
+          totalJobs,
           ...sampleProcesses(service!.proc.pid!),
           ...metrics,
         };
+        jobsBefore = totalJobs;
         rows.push(row);
         printRow(row);
       }
     })();
     await Promise.all([
-      ...Array.from({ length: RENDER_C }, renderWorker),
-      ...Array.from({ length: METADATA_C }, metadataWorker),
+      ...Array.from({ length: callers('renders', RENDER_C) }, renderWorker),
+      ...Array.from({ length: callers('metadata', METADATA_C) }, metadataWorker),
+      ...jobLoad.callers,
       sampler,
     ]);
-    await Promise.all([renderPool.close(), metadataPool.close()]);
+    await Promise.all([renderPool.close(), metadataPool.close(), jobsPool.close()]);
+    const t = jobLoad.tally;
+    process.stdout.write(
+      `render jobs: ${t.submitted} submitted, ${t.succeeded} succeeded with a webhook verified on receipt, ${t.failed} failed, ` +
+        `${t.lost} without a webhook in ${JOB_WAIT_S} s, ${t.refused} refused at submit, ${t.unverified} deliveries that did not verify` +
+        `${process.env.SOAK_JOB_ROWS === 'delete' ? `; ${t.rowsDeleted} rows deleted` : ''} — every job succeeded: ${verdict(t.succeeded === t.submitted && t.unverified === 0)}\n`,
+    );
     process.stdout.write(`web-font renders fetched the font ${fonts.requests} times\n`);
     summarize(rows, seconds);
   } finally {
+    await jobs?.close();
     const below = service?.proc.pid === undefined ? [] : descendants(service.proc.pid);
     if (service) await stopService(service.proc);
     origin.proc.kill('SIGTERM');

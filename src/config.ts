@@ -66,6 +66,8 @@ export interface Config {
   readonly renderJobAttempts: number;
   /** Most queued render jobs per account; one more is refused with 429. */
   readonly renderJobsMaxQueued: number;
+  /** Most queued HTML per account in MiB (UTF-8 bytes of the jobs' `html`); a job beyond it is refused with 429. */
+  readonly renderJobsMaxQueuedMb: number;
   /** Hours a job's PDF is kept for download. */
   readonly renderJobRetentionH: number;
   /** Days the render log keeps a render's record (GET /v1/renders/{id}, the Renders page). */
@@ -287,6 +289,7 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: str(env, 'LOG_FORMAT', '') === '' ? 'auto' : oneOf(env, 'LOG_FORMAT', ['pretty', 'json'] as const, 'json'),
     renderJobAttempts: int(env, 'RENDER_JOB_ATTEMPTS', 3, 1, 100),
     renderJobsMaxQueued: int(env, 'RENDER_JOBS_MAX_QUEUED', 10_000, 1, 10_000_000),
+    renderJobsMaxQueuedMb: int(env, 'RENDER_JOBS_MAX_QUEUED_MB', 1024, 1, 10_000_000),
     renderJobRetentionH: int(env, 'RENDER_JOB_RETENTION_H', 24, 1, 24 * 366),
     renderLogRetentionDays: int(env, 'RENDER_LOG_RETENTION_DAYS', 7, 1, 36_500),
     resultStore: resultStore(env),

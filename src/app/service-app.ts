@@ -25,6 +25,9 @@ import { httpServerLimits } from './http-limits.js';
 import { redactUrl, requestLogger } from './logger.js';
 import { installMetrics, type ServiceMetrics } from './metrics.js';
 
+/** Reads (authenticateKey) are limited at this many times the account's limit. */
+export const READS_PER_LIMIT = 10;
+
 /** Who an authenticated request is from. */
 export interface AuthContext {
   accountId: string;
@@ -44,7 +47,10 @@ declare module 'fastify' {
     addReadinessDetail: (name: string, detail: () => unknown) => void;
     /** onRequest hook: key check, rate limit, usage; runs before the body is read. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
-    /** onRequest hook: key check only, for reads that must not spend the account's rate limit (polling a job). */
+    /**
+     * onRequest hook for reads (polling a job, listing, downloading): key check and a limit of its own,
+     * READS_PER_LIMIT × the account's limit with its own RateLimit fields; neither spends the rate limit nor counts as usage.
+     */
     authenticateKey: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
   }
   interface FastifyRequest {
@@ -303,13 +309,14 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     // It is a pino logger (the core's, see loggerInstance); Fastify's type only lists the log methods.
     (request.log as unknown as Logger).setBindings({ accountId: check.accountId, keyId: check.keyId });
     core.lastUsed.record(check.keyId, now);
-    if (!metered) return undefined;
-    const limit = check.limitOverride ?? defaultLimit(core.config, service);
+    // Reads have a bucket of their own, so polling never spends the renders an account paid for.
+    const policy = metered ? service : `${service}-reads`;
+    const limit = (check.limitOverride ?? defaultLimit(core.config, service)) * (metered ? 1 : READS_PER_LIMIT);
     const windowS = core.config.rateLimitWindowS;
-    const decision = await core.limiter.hit(`${service}:${check.accountId}`, limit, windowS * 1000);
+    const decision = await core.limiter.hit(`${policy}:${check.accountId}`, limit, windowS * 1000);
     const resetS = Math.ceil(decision.resetMs / 1000);
-    reply.header('RateLimit-Policy', `"${service}";q=${limit};w=${windowS}`);
-    reply.header('RateLimit', `"${service}";r=${decision.remaining};t=${resetS}`);
+    reply.header('RateLimit-Policy', `"${policy}";q=${limit};w=${windowS}`);
+    reply.header('RateLimit', `"${policy}";r=${decision.remaining};t=${resetS}`);
     if (!decision.allowed) {
       app.metrics.rateLimitRejections.inc({ service });
       reply.header('Retry-After', String(Math.max(1, resetS)));
@@ -318,7 +325,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
           reply,
           429,
           'RATE_LIMITED',
-          `rate limit of ${limit} ${service} requests per ${windowUnit(windowS)} exceeded; retry in ${Math.max(1, resetS)} s`,
+          `rate limit of ${limit} ${metered ? service : `${service} read`} requests per ${windowUnit(windowS)} exceeded; retry in ${Math.max(1, resetS)} s`,
         ),
         reply
       );

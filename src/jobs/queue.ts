@@ -29,17 +29,27 @@ export interface JobQueueOptions {
   store: Store;
   results: ResultStore;
   maxQueuedPerAccount: number;
+  /** Most UTF-8 bytes of HTML queued per account (RENDER_JOBS_MAX_QUEUED_MB); unbounded when unset. */
+  maxQueuedHtmlBytes?: number;
+  /** How long a PDF is kept (RENDER_JOB_RETENTION_H); a finished row goes JOB_ROW_GRACE_MS after that. Default 24 h. */
+  retentionMs?: number;
   now?: () => number;
   /** Told after a job was inserted (wakes idle workers). */
   onSubmitted?: () => void;
 }
 
-/** What GET /v1/jobs/{id}/pdf finds. */
+/** A finished job's row outlives its PDF by this much (then it goes, idempotency key and all). */
+export const JOB_ROW_GRACE_MS = 7 * 24 * 3600_000;
+
+/** What GET /v1/jobs/{id}/pdf finds; `elsewhere`: the row says the PDF exists, but not in this instance's result store. */
 export type PdfLookup =
   | { kind: 'not_found' }
   | { kind: 'not_done'; row: RenderJobRow }
   | { kind: 'gone'; row: RenderJobRow }
+  | { kind: 'elsewhere'; row: RenderJobRow; error: RenderError }
   | { kind: 'ok'; row: RenderJobRow; result: StoredResult };
+
+const MIB = 1024 * 1024;
 
 /** JSON with object keys sorted, so the same body hashes the same whatever the client's key order. */
 function canonical(value: unknown): string {
@@ -109,25 +119,32 @@ export class JobQueue {
       if (earlier && Number(earlier.created_at) <= now - IDEMPOTENCY_WINDOW_MS) await store.releaseIdempotencyKey(earlier.id);
       else if (earlier) return { row: this.sameBody(earlier, hash), replayed: true };
     }
-    const queued = await store.countQueuedJobs(accountId);
-    if (queued >= this.opts.maxQueuedPerAccount) {
-      throw new RenderError(
-        'RATE_LIMITED',
-        `${queued} render jobs of this account are queued already (at most ${this.opts.maxQueuedPerAccount}); submit more as these finish`,
-        30,
-      );
-    }
     const { request } = s;
-    const { inserted, row } = await store.insertJob({
-      id: newTimeOrderedId('job', now),
-      accountId,
-      request: JSON.stringify({ html: request.html, output: request.output ?? 'pdf', options: request.options ?? {} }),
-      reference: s.reference,
-      idempotencyKey: s.idempotencyKey,
-      requestHash: s.idempotencyKey === null ? null : hash,
-      webhookUrl: s.webhookUrl,
-      createdAt: now,
-    });
+    const htmlBytes = Buffer.byteLength(request.html, 'utf8');
+    const maxBytes = this.opts.maxQueuedHtmlBytes ?? Number.MAX_SAFE_INTEGER;
+    const out = await store.insertJobWithinCaps(
+      {
+        id: newTimeOrderedId('job', now),
+        accountId,
+        request: JSON.stringify({ html: request.html, output: request.output ?? 'pdf', options: request.options ?? {} }),
+        reference: s.reference,
+        idempotencyKey: s.idempotencyKey,
+        requestHash: s.idempotencyKey === null ? null : hash,
+        webhookUrl: s.webhookUrl,
+        createdAt: now,
+        htmlBytes,
+      },
+      { jobs: this.opts.maxQueuedPerAccount, htmlBytes: maxBytes },
+    );
+    if ('refused' in out) {
+      const message =
+        out.refused === 'jobs'
+          ? `${out.queuedJobs} render jobs of this account are queued already (at most ${this.opts.maxQueuedPerAccount}); submit more as these finish`
+          : `queued HTML limit: this account's queued render jobs hold ${(out.queuedHtmlBytes / MIB).toFixed(1)} MiB of HTML, ` +
+            `and this job's ${(htmlBytes / MIB).toFixed(1)} MiB would pass the limit of ${(maxBytes / MIB).toFixed(0)} MiB; submit more as these finish`;
+      throw new RenderError('RATE_LIMITED', message, 30);
+    }
+    const { inserted, row } = out;
     if (!inserted) return { row: this.sameBody(row, hash), replayed: true };
     this.opts.onSubmitted?.();
     return { row, replayed: false };
@@ -160,6 +177,8 @@ export class JobQueue {
       if (after && after.status !== 'canceled') return this.cancel(accountId, id);
       return after ?? row;
     }
+    // Clearing the row here would orphan the file in the store that holds it.
+    if (row.pdf_key !== null && row.pdf_store !== null && row.pdf_store !== results.id) throw this.notHere(row);
     const key = await store.clearJobPdf(id, accountId);
     if (key !== null) await results.delete(key);
     return this.get(accountId, id);
@@ -187,21 +206,61 @@ export class JobQueue {
     if (row.status !== 'succeeded') return { kind: 'not_done', row };
     if (row.pdf_key === null || Number(row.pdf_expires_at) <= this.now()) return { kind: 'gone', row };
     const result = await this.opts.results.get(row.pdf_key);
-    return result ? { kind: 'ok', row, result } : { kind: 'gone', row };
+    if (result) return { kind: 'ok', row, result };
+    // Not here while the row says it exists: unless a sweep or a DELETE took it just now, this
+    // instance's result store is not the one that holds it, which no client can fix by waiting a day.
+    const again = await this.opts.store.findJob(id, accountId);
+    if (!again?.pdf_key || Number(again.pdf_expires_at) <= this.now()) return { kind: 'gone', row };
+    return { kind: 'elsewhere', row, error: this.notHere(row) };
   }
 
-  /** Deletes expired PDFs (a batch at a time until none is left); returns how many. */
+  /** SERVICE_UNAVAILABLE naming RESULT_STORE; the cause (logged, not sent) names both stores. */
+  private notHere(row: RenderJobRow): RenderError {
+    const holder = row.pdf_store ?? 'a result store not recorded';
+    return new RenderError(
+      'SERVICE_UNAVAILABLE',
+      `the PDF of job ${row.id} is not in the result store of the instance that answered: RESULT_STORE is not shared by every render instance; retry, and tell the operator if it persists`,
+      5,
+      {
+        cause: new Error(
+          `job ${row.id}: PDF ${row.pdf_key} recorded in ${holder}, this instance's RESULT_STORE is ${this.opts.results.id}; ` +
+            'every instance that answers /v1/jobs needs the same result store (RESULT_STORE=s3://…)',
+        ),
+      },
+    );
+  }
+
+  /**
+   * Deletes expired PDFs of this instance's result store (a batch at a time until none is left);
+   * returns how many. A row is cleared only once its PDF is gone from the store that holds it.
+   */
   async sweepExpired(batch = 500): Promise<number> {
     const { store, results } = this.opts;
     let deleted = 0;
+    let after = '';
     for (;;) {
-      const expired = await store.expiredPdfs(this.now(), batch);
-      for (const { id, pdfKey } of expired) {
-        await results.delete(pdfKey);
-        await store.clearExpiredPdf(id, pdfKey);
-        deleted += 1;
+      const expired = await store.expiredPdfs(this.now(), batch, results.id, after);
+      for (const { id, pdfKey, pdfStore } of expired) {
+        const held = await results.delete(pdfKey);
+        // A PDF from before stores were recorded is cleared by the instance that had it.
+        if (held || pdfStore === results.id) {
+          await store.clearExpiredPdf(id, pdfKey);
+          deleted += 1;
+        }
+        after = id;
       }
       if (expired.length < batch) return deleted;
+    }
+  }
+
+  /** Deletes the rows of jobs that finished RENDER_JOB_RETENTION_H + 7 days ago (PDF gone); returns how many. */
+  async sweepFinishedRows(batch = 500): Promise<number> {
+    const before = this.now() - (this.opts.retentionMs ?? IDEMPOTENCY_WINDOW_MS) - JOB_ROW_GRACE_MS;
+    let deleted = 0;
+    for (;;) {
+      const n = await this.opts.store.deleteFinishedJobs(before, batch);
+      deleted += n;
+      if (n < batch) return deleted;
     }
   }
 }

@@ -247,6 +247,9 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
           409: errorResponse('JOB_NOT_DONE: the job is queued or running, or ended without a PDF'),
           410: errorResponse('GONE: the PDF expired (RENDER_JOB_RETENTION_H) or was deleted'),
           ...JOB_ERRORS,
+          503: errorResponse(
+            'SERVICE_UNAVAILABLE: the account store is unavailable, or the PDF is in a result store this instance cannot read (RESULT_STORE)',
+          ),
         },
       },
     },
@@ -262,6 +265,7 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
         throw new RenderError('JOB_NOT_DONE', `job ${found.row.id} ${state}`);
       }
       if (found.kind === 'gone') throw new RenderError('GONE', `the PDF of job ${found.row.id} expired or was deleted`);
+      if (found.kind === 'elsewhere') throw found.error;
       return reply
         .code(200)
         .header('Content-Type', 'application/pdf')

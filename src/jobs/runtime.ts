@@ -57,6 +57,8 @@ export class JobsRuntime {
       store,
       results: core.results,
       maxQueuedPerAccount: config.renderJobsMaxQueued,
+      maxQueuedHtmlBytes: config.renderJobsMaxQueuedMb * 1024 * 1024,
+      retentionMs: config.renderJobRetentionH * 3600_000,
       now: opts.now,
       onSubmitted: () => this.announce(),
     });
@@ -82,6 +84,10 @@ export class JobsRuntime {
       this.queue.sweepExpired().then(
         (n) => n > 0 && log.info({ deleted: n }, 'deleted expired job PDFs'),
         (err) => log.error({ err: (err as Error).message }, 'could not delete expired job PDFs; will retry'),
+      );
+      this.queue.sweepFinishedRows().then(
+        (n) => n > 0 && log.info({ deleted: n }, 'deleted the rows of jobs finished RENDER_JOB_RETENTION_H + 7 days ago'),
+        (err) => log.error({ err: (err as Error).message }, 'could not delete old job rows; will retry'),
       );
     };
     this.sweepTimer = setInterval(sweep, SWEEP_MS).unref();

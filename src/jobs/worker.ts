@@ -58,6 +58,12 @@ export class JobWorker {
   /** Names this worker in leases (host, process, random). */
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   private readonly running = new Map<string, AbortController>();
+  /**
+   * Jobs whose render is under way. A job storing its PDF and becoming final no longer holds a render
+   * slot: the next claim and render overlap that bookkeeping (it is why jobs keep up with sync renders).
+   */
+  private readonly rendering = new Set<string>();
+  private renderEnded: () => void = () => {};
   private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
   private markStopped: () => void = () => {};
@@ -131,8 +137,12 @@ export class JobWorker {
   private async loop(): Promise<void> {
     const pollMs = this.opts.pollMs ?? DEFAULT_POLL_MS;
     while (!this.stopping) {
-      if (this.running.size >= this.opts.concurrency) {
-        await Promise.race([...this.inFlight, this.stopped]);
+      // Jobs still storing their PDF are bounded too (a stalled result store must not pile up PDFs).
+      if (this.rendering.size >= this.opts.concurrency || this.running.size >= 2 * this.opts.concurrency) {
+        const renderEnded = new Promise<void>((resolve) => {
+          this.renderEnded = resolve;
+        });
+        await Promise.race([...this.inFlight, renderEnded, this.stopped]);
         continue;
       }
       let row: RenderJobRow | undefined;
@@ -178,14 +188,18 @@ export class JobWorker {
       Math.max(100, Math.floor(this.opts.leaseMs / 3)),
     );
     const jobLog = { jobId: row.id, accountId: row.account_id, attempt: row.attempts };
+    this.rendering.add(row.id);
+    const endRender = () => {
+      if (this.rendering.delete(row.id)) this.renderEnded();
+    };
     try {
-      const pdf = await this.render(row, controller.signal);
+      const pdf = await this.render(row, controller.signal).finally(endRender);
       const key = pdfKey(row);
       await results.put(key, pdf);
       const now = this.now();
       const pages = countPdfPages(pdf);
       const done = await store.finishJob(row.id, this.owner, now, {
-        pdf: { key, bytes: pdf.length, pages, expiresAt: now + this.opts.retentionMs },
+        pdf: { key, bytes: pdf.length, pages, expiresAt: now + this.opts.retentionMs, store: results.id },
       });
       // Canceled (or the account deleted) while rendering: the PDF has no job to belong to.
       if (!done) await results.delete(key);
@@ -194,6 +208,7 @@ export class JobWorker {
     } catch (err) {
       await this.settleFailure(row, err, controller.signal);
     } finally {
+      endRender();
       clearInterval(renew);
       this.running.delete(row.id);
     }

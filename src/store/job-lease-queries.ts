@@ -115,6 +115,7 @@ export async function finishJob(
           pdf_bytes: result.pdf.bytes,
           pdf_pages: result.pdf.pages,
           pdf_expires_at: result.pdf.expiresAt,
+          pdf_store: result.pdf.store,
         }
       : { status: 'failed' as const, error_code: result.error.code, error_message: result.error.message };
   const updated = await db

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { CappedInsert, QueuedCaps } from './job-submit-queries.js';
 import type { Database, RenderJobStatus, RenderJobsTable } from './schema.js';
 
 // Render jobs: the queue of record and the stored PDFs' keys, written once for both dialects;
@@ -17,6 +18,8 @@ export interface NewRenderJob {
   requestHash: string | null;
   webhookUrl: string | null;
   createdAt: number;
+  /** UTF-8 bytes of the HTML (counted against the queued-bytes cap); 0 when not given. */
+  htmlBytes?: number;
 }
 
 /** How a job ended (or why it goes back to the queue): a sync render error code and its message. */
@@ -31,6 +34,8 @@ export interface JobPdf {
   bytes: number;
   pages: number;
   expiresAt: number;
+  /** The id of the result store that holds it (ResultStore.id). */
+  store: string;
 }
 
 /** A page of an account's jobs, newest first. */
@@ -47,6 +52,11 @@ export interface RenderJobStore {
    * index decides, so concurrent identical requests insert one row). Returns the job that holds the key.
    */
   insertJob(job: NewRenderJob): Promise<{ inserted: boolean; row: RenderJobRow }>;
+  /**
+   * As insertJob, but refuses (inserting nothing) when the account's queued jobs are at `caps.jobs`
+   * or their HTML plus this job's would pass `caps.htmlBytes`; the check and the insert are atomic.
+   */
+  insertJobWithinCaps(job: NewRenderJob, caps: QueuedCaps): Promise<CappedInsert>;
   /** The job, if it exists (and belongs to `accountId` when given). */
   findJob(id: string, accountId?: string): Promise<RenderJobRow | undefined>;
   /** The job holding this idempotency key for the account, if any. */
@@ -78,10 +88,20 @@ export interface RenderJobStore {
     accountId: string,
     opts: { status?: RenderJobStatus; limit: number; cursor?: { createdAt: number; id: string } },
   ): Promise<JobPage>;
-  /** Up to `limit` jobs whose PDF expired at `now`; their keys are cleared by clearExpiredPdf. */
-  expiredPdfs(now: number, limit: number): Promise<Array<{ id: string; pdfKey: string }>>;
+  /**
+   * Up to `limit` jobs (ids after `afterId`, in id order) whose PDF expired at `now` and is held by
+   * result store `storeId` or by an unrecorded one; their keys are cleared by clearExpiredPdf.
+   */
+  expiredPdfs(
+    now: number,
+    limit: number,
+    storeId: string,
+    afterId?: string,
+  ): Promise<Array<{ id: string; pdfKey: string; pdfStore: string | null }>>;
   /** Clears an expired PDF's key (only if it is still that key). */
   clearExpiredPdf(id: string, pdfKey: string): Promise<void>;
+  /** Deletes up to `limit` final job rows that finished at or before `before` and hold no PDF; returns how many. */
+  deleteFinishedJobs(before: number, limit: number): Promise<number>;
   /** Cancels every unfinished job of the account and returns every stored PDF key, for account deletion. */
   cancelAccountJobs(accountId: string, now: number): Promise<string[]>;
   /** Queued jobs over all accounts and the creation time of the oldest. */
@@ -115,6 +135,8 @@ export async function insertJob(db: Kysely<Database>, job: NewRenderJob) {
     webhook_next_at: null,
     webhook_attempts: 0,
     webhook_lease_expires_at: null,
+    html_bytes: job.htmlBytes ?? 0,
+    pdf_store: null,
   };
   const result = await db
     .insertInto('render_jobs')
@@ -215,15 +237,34 @@ export async function listJobs(
 }
 
 /** See RenderJobStore.expiredPdfs. */
-export async function expiredPdfs(db: Kysely<Database>, now: number, limit: number) {
+export async function expiredPdfs(db: Kysely<Database>, now: number, limit: number, storeId: string, afterId = '') {
   const rows = await db
     .selectFrom('render_jobs')
-    .select(['id', 'pdf_key'])
+    .select(['id', 'pdf_key', 'pdf_store'])
     .where('pdf_expires_at', '<=', now)
     .where('pdf_key', 'is not', null)
+    .where((eb) => eb.or([eb('pdf_store', '=', storeId), eb('pdf_store', 'is', null)]))
+    .where('id', '>', afterId)
+    .orderBy('id')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ id: r.id, pdfKey: r.pdf_key as string }));
+  return rows.map((r) => ({ id: r.id, pdfKey: r.pdf_key as string, pdfStore: r.pdf_store }));
+}
+
+/** See RenderJobStore.deleteFinishedJobs. */
+export async function deleteFinishedJobs(db: Kysely<Database>, before: number, limit: number) {
+  // Ids first, then the delete by id: SQLite's DELETE takes no LIMIT, and one batch keeps a lock short.
+  const ids = db
+    .selectFrom('render_jobs')
+    .select('id')
+    .where('finished_at', '<=', before)
+    .where('status', 'in', ['succeeded', 'failed', 'canceled'])
+    .where('pdf_key', 'is', null)
+    // A delivery still retrying keeps its row (it cannot be, 7 days on; the guard costs nothing).
+    .where((eb) => eb.or([eb('webhook_state', 'is', null), eb('webhook_state', '!=', 'pending')]))
+    .limit(limit);
+  const result = await db.deleteFrom('render_jobs').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** See RenderJobStore.clearExpiredPdf. */

@@ -143,6 +143,10 @@ export interface RenderJobsTable {
   webhook_next_at: number | null;
   webhook_attempts: number;
   webhook_lease_expires_at: number | null;
+  /** UTF-8 bytes of the request's HTML, counted against RENDER_JOBS_MAX_QUEUED_MB while queued. */
+  html_bytes: number;
+  /** Which result store holds the PDF (ResultStore.id); null for PDFs stored before it was recorded. */
+  pdf_store: string | null;
 }
 
 /** One signing secret per account (`whsec_…`), created on first need, replaced on rotation. */

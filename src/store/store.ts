@@ -2,6 +2,8 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
 import type { RenderRecord } from '../render/report.js';
 import * as leases from './job-lease-queries.js';
+import type { QueuedCaps } from './job-submit-queries.js';
+import * as submits from './job-submit-queries.js';
 import type { JobError, JobPdf, NewRenderJob, RenderJobStore } from './jobs-queries.js';
 import * as jobs from './jobs-queries.js';
 import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
@@ -66,6 +68,7 @@ export interface UsageIncrement {
   count: number;
 }
 
+export type { CappedInsert, QueuedCaps } from './job-submit-queries.js';
 // The render job queue: queries in jobs-queries.ts.
 export type { JobError, JobPage, JobPdf, NewRenderJob, RenderJobRow, RenderJobStore } from './jobs-queries.js';
 // Per-key usage and the one-time display of a new key: queries in key-usage-queries.ts.
@@ -476,6 +479,10 @@ export class KyselyStore implements Store {
     return jobs.insertJob(this.db, job);
   }
 
+  insertJobWithinCaps(job: NewRenderJob, caps: QueuedCaps) {
+    return submits.insertJobWithinCaps(this.db, this.kind, job, caps);
+  }
+
   findJob(id: string, accountId?: string) {
     return jobs.findJob(this.db, id, accountId);
   }
@@ -524,12 +531,16 @@ export class KyselyStore implements Store {
     return jobs.listJobs(this.db, accountId, opts);
   }
 
-  expiredPdfs(now: number, limit: number) {
-    return jobs.expiredPdfs(this.db, now, limit);
+  expiredPdfs(now: number, limit: number, storeId: string, afterId?: string) {
+    return jobs.expiredPdfs(this.db, now, limit, storeId, afterId);
   }
 
   clearExpiredPdf(id: string, pdfKey: string) {
     return jobs.clearExpiredPdf(this.db, id, pdfKey);
+  }
+
+  deleteFinishedJobs(before: number, limit: number) {
+    return jobs.deleteFinishedJobs(this.db, before, limit);
   }
 
   cancelAccountJobs(accountId: string, now: number) {

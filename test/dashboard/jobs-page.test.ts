@@ -46,7 +46,7 @@ async function succeededJob(accountId: string, reference: string | null): Promis
   const key = `${accountId}/${id}.pdf`;
   await core.results.put(key, PDF);
   await core.store.finishJob(id, 'test-worker', now - 1500, {
-    pdf: { key, bytes: PDF.length, pages: 3, expiresAt: now + 3_600_000 },
+    pdf: { key, bytes: PDF.length, pages: 3, expiresAt: now + 3_600_000, store: core.results.id },
   });
   return id;
 }

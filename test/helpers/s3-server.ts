@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import S3rver from 's3rver';
 
 /** A running S3-protocol server on loopback with one empty bucket. */
@@ -55,6 +58,31 @@ export async function startS3Server(bucket = 'pageworks-test'): Promise<S3Server
     async close() {
       await server.close();
       fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The same server in a child process, as a real S3 is: its request handling does not share the event
+ * loop of the process that drives a bench (a bench's figures with S3 then measure the service, not s3rver
+ * on the driver's loop). `close()` stops the child.
+ */
+export async function startS3ServerProcess(bucket = 'pageworks-test'): Promise<S3Server> {
+  const main = path.join(path.dirname(fileURLToPath(import.meta.url)), 's3-server-main.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', main, bucket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const first = await new Promise<string>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`the S3 server process exited (${code}) before it listened`)));
+  });
+  const { endpoint } = JSON.parse(first) as { endpoint: string };
+  return {
+    endpoint,
+    bucket,
+    async close() {
+      child.kill('SIGTERM');
+      await exited;
     },
   };
 }

@@ -106,7 +106,15 @@ for (const backend of storeBackends('webhooks')) {
       expect(claimed?.id).toBe(id);
       const result =
         outcome === 'succeeded'
-          ? { pdf: { key: `${accountId}/${id}.pdf`, bytes: 1234, pages: 1, expiresAt: Date.now() + 3_600_000 } }
+          ? {
+              pdf: {
+                key: `${accountId}/${id}.pdf`,
+                bytes: 1234,
+                pages: 1,
+                expiresAt: Date.now() + 3_600_000,
+                store: 'files:test',
+              },
+            }
           : { error: { code: 'RENDER_TIMEOUT', message: 'the document was not ready within 30000 ms' } };
       expect(await store.finishJob(id, 'test-worker', Date.now(), result)).toBe(true);
       return id;

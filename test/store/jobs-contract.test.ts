@@ -84,7 +84,7 @@ for (const backend of backends) {
       expect(await store.claimJob('w2', t0 + 20, 30_000, 3)).toBeUndefined();
       expect(await store.renewJobLease(row.id, 'w1', t0 + 60_000)).toBe(true);
       expect(await store.renewJobLease(row.id, 'w2', t0 + 60_000)).toBe(false);
-      const pdf = { key: `${a}/${row.id}.pdf`, bytes: 1234, pages: 2, expiresAt: t0 + 86_400_000 };
+      const pdf = { key: `${a}/${row.id}.pdf`, bytes: 1234, pages: 2, expiresAt: t0 + 86_400_000, store: 'files:a' };
       expect(await store.finishJob(row.id, 'w2', t0 + 100, { pdf })).toBe(false);
       expect(await store.finishJob(row.id, 'w1', t0 + 100, { pdf })).toBe(true);
       expect(await store.findJob(row.id)).toMatchObject({
@@ -218,10 +218,18 @@ for (const backend of backends) {
         if (row?.account_id !== a) throw new Error('expected this account');
         done.push(row);
       }
-      await store.finishJob(done[0].id, 'w', t0 + 300, { pdf: { key: 'k/0.pdf', bytes: 1, pages: 1, expiresAt: t0 + 1000 } });
-      await store.finishJob(done[1].id, 'w', t0 + 300, { pdf: { key: 'k/1.pdf', bytes: 1, pages: 1, expiresAt: t0 + 5000 } });
-      expect(await store.expiredPdfs(t0 + 999, 10)).toEqual([]);
-      expect(await store.expiredPdfs(t0 + 1000, 10)).toEqual([{ id: done[0].id, pdfKey: 'k/0.pdf' }]);
+      await store.finishJob(done[0].id, 'w', t0 + 300, {
+        pdf: { key: 'k/0.pdf', bytes: 1, pages: 1, expiresAt: t0 + 1000, store: 'files:a' },
+      });
+      await store.finishJob(done[1].id, 'w', t0 + 300, {
+        pdf: { key: 'k/1.pdf', bytes: 1, pages: 1, expiresAt: t0 + 5000, store: 'files:a' },
+      });
+      expect(await store.expiredPdfs(t0 + 999, 10, 'files:a')).toEqual([]);
+      // Only the store that holds a PDF is handed it to sweep.
+      expect(await store.expiredPdfs(t0 + 1000, 10, 'files:b')).toEqual([]);
+      expect(await store.expiredPdfs(t0 + 1000, 10, 'files:a')).toEqual([
+        { id: done[0].id, pdfKey: 'k/0.pdf', pdfStore: 'files:a' },
+      ]);
       await store.clearExpiredPdf(done[0].id, 'k/0.pdf');
       expect((await store.findJob(done[0].id))?.pdf_key).toBeNull();
       expect(await store.clearJobPdf(done[1].id, other)).toBeNull();
@@ -229,7 +237,9 @@ for (const backend of backends) {
       expect(await store.clearJobPdf(done[1].id, a)).toBeNull();
 
       // Account deletion: the unfinished jobs end canceled and every stored key is handed back.
-      await store.finishJob(done[2].id, 'w', t0 + 300, { pdf: { key: 'k/2.pdf', bytes: 1, pages: 1, expiresAt: t0 + 5000 } });
+      await store.finishJob(done[2].id, 'w', t0 + 300, {
+        pdf: { key: 'k/2.pdf', bytes: 1, pages: 1, expiresAt: t0 + 5000, store: 'files:a' },
+      });
       expect(await store.cancelAccountJobs(a, t0 + 400)).toEqual(['k/2.pdf']);
       expect((await store.findJob(done[3].id))?.status).toBe('canceled');
       expect((await store.findJob(done[2].id))?.pdf_key).toBeNull();

@@ -1,12 +1,21 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { checkKey, type ResultStore, type StoredResult } from './result-store.js';
 
 /** Results as files under one directory (the data dir's `results/`), written atomically. */
 export class FileResultStore implements ResultStore {
   readonly kind = 'files' as const;
+  private storeId: string | undefined;
 
   constructor(private readonly dir: string) {}
+
+  /** Made on first use, so a process that never stores a PDF leaves no results directory behind. */
+  get id(): string {
+    this.storeId ??= storeIdOf(this.dir);
+    return this.storeId;
+  }
 
   private file(key: string): string {
     return path.join(this.dir, checkKey(key));
@@ -41,9 +50,43 @@ export class FileResultStore implements ResultStore {
     return { body: handle.createReadStream(), bytes: size };
   }
 
-  async delete(key: string): Promise<void> {
-    await fs.promises.rm(this.file(key), { force: true });
+  async delete(key: string): Promise<boolean> {
+    try {
+      await fs.promises.unlink(this.file(key));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * The directory's store id, made once and kept in the directory: two instances on separate disks get
+ * different ids, so a job row says which one holds its PDF. The host name is there for the reader of a log line.
+ */
+function storeIdOf(dir: string): string {
+  const file = path.join(dir, '.store-id');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const id = `files:${os.hostname()}:${crypto.randomBytes(6).toString('hex')}`;
+  // Written whole under another name, then linked (which fails if the name exists): two processes
+  // starting on one directory agree on the first id, and neither reads a half-written one.
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${id}\n`, { mode: 0o600 });
+  try {
+    fs.linkSync(tmp, file);
+    return id;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return fs.readFileSync(file, 'utf8').trim();
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
 }

@@ -17,12 +17,20 @@ export interface StoredResult {
 /** Keeps result bytes under keys such as `acc_…/job_….pdf`. */
 export interface ResultStore {
   readonly kind: 'files' | 's3';
+  /**
+   * Which store this is, recorded with each job's PDF: `s3://bucket/prefix`, or `files:<host>:<random>`
+   * made once per results directory. Instances that share a store share its id.
+   */
+  readonly id: string;
   /** Stores the bytes under the key, replacing what was there; durable when it resolves. */
   put(key: string, bytes: Buffer): Promise<void>;
   /** The stored bytes as a stream, or undefined when nothing is stored under the key. */
   get(key: string): Promise<StoredResult | undefined>;
-  /** Deletes the key; deleting a missing key is not an error. */
-  delete(key: string): Promise<void>;
+  /**
+   * Deletes the key; deleting a missing key is not an error. True when the key was held here
+   * (S3: always, since a bucket cannot say and is the same for every instance that names it).
+   */
+  delete(key: string): Promise<boolean>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -17,6 +17,7 @@ export interface S3ResultStoreOptions {
 /** Results as objects in an S3-compatible bucket (the operator's endpoint, not a user-chosen address). */
 export class S3ResultStore implements ResultStore {
   readonly kind = 's3' as const;
+  readonly id: string;
   private readonly client: S3Client;
 
   constructor(private readonly opts: S3ResultStoreOptions) {
@@ -24,6 +25,7 @@ export class S3ResultStore implements ResultStore {
     // SDK's version is the lock file's choice, not the operator's, and Node 20's status is in the README
     // (supported while these machines run it); an operator who wants the notice sets the switch to false.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    this.id = `s3://${opts.bucket}/${opts.prefix}`;
     this.client = new S3Client({
       region: opts.region,
       ...(opts.endpoint ? { endpoint: opts.endpoint, forcePathStyle: true } : {}),
@@ -57,8 +59,9 @@ export class S3ResultStore implements ResultStore {
     }
   }
 
-  async delete(key: string): Promise<void> {
+  async delete(key: string): Promise<boolean> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key) }));
+    return true;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,15 @@
+/**
+ * `node --import tsx test/helpers/s3-server-main.ts [bucket]`: s3rver in a process of its own (see
+ * startS3ServerProcess). Prints `{"endpoint","bucket"}` as one line once it listens; SIGTERM stops it
+ * and removes its files.
+ */
+import { startS3Server } from './s3-server.js';
+
+const server = await startS3Server(process.argv[2]);
+process.stdout.write(`${JSON.stringify({ endpoint: server.endpoint, bucket: server.bucket })}\n`);
+process.once('SIGTERM', () => {
+  server.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+});
