@@ -84,48 +84,56 @@ describe.each(backends)('cancelling a running job ($name)', ({ name, enabled }) 
     await db?.drop();
   });
 
-  it.skipIf(!enabled)('DELETE on the rendering instance: the next job succeeds within 4 s, no webhook', async () => {
-    const stuck = (await submitJob(app, key, { html: NEVER_READY, webhook: { url: sink.url } })).json();
-    await waitForStatus(app, key, stuck.id, 'running');
-    const next = (await submitJob(app, key, { html: '<h1>Next</h1>', webhook: { url: sink.url } })).json();
-    await sleep(300);
-    // One job slot: the next job waits behind the never-ready one.
-    expect((await jobRequest(app, key, 'GET', `/v1/jobs/${next.id}`)).json().status).toBe('queued');
+  it.skipIf(!enabled)(
+    'DELETE on the rendering instance: the next job succeeds within 4 s, no webhook',
+    async () => {
+      const stuck = (await submitJob(app, key, { html: NEVER_READY, webhook: { url: sink.url } })).json();
+      await waitForStatus(app, key, stuck.id, 'running');
+      const next = (await submitJob(app, key, { html: '<h1>Next</h1>', webhook: { url: sink.url } })).json();
+      await sleep(300);
+      // One job slot: the next job waits behind the never-ready one.
+      expect((await jobRequest(app, key, 'GET', `/v1/jobs/${next.id}`)).json().status).toBe('queued');
 
-    const canceledAt = Date.now();
-    const res = await jobRequest(app, key, 'DELETE', `/v1/jobs/${stuck.id}`);
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ id: stuck.id, status: 'canceled', pdf: null });
-    const done = await waitForJob(app, key, next.id, 4000);
-    expect(done.status).toBe('succeeded');
-    const ms = Date.now() - canceledAt;
-    console.log(`cancel (${name}): the next job succeeded ${ms} ms after the DELETE`);
-    expect(ms).toBeLessThan(4000);
+      const canceledAt = Date.now();
+      const res = await jobRequest(app, key, 'DELETE', `/v1/jobs/${stuck.id}`);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ id: stuck.id, status: 'canceled', pdf: null });
+      const done = await waitForJob(app, key, next.id, 4000);
+      expect(done.status).toBe('succeeded');
+      const ms = Date.now() - canceledAt;
+      console.log(`cancel (${name}): the next job succeeded ${ms} ms after the DELETE`);
+      expect(ms).toBeLessThan(4000);
 
-    // The next job's webhook arrives; the canceled one's never does, and it stays canceled.
-    const until = Date.now() + 10_000;
-    while (!hooks.some((h) => h.body.includes(next.id)) && Date.now() < until) await sleep(50);
-    await sleep(500);
-    expect(hooks.map((h) => JSON.parse(h.body).data.id)).toEqual([next.id]);
-    expect((await jobRequest(app, key, 'GET', `/v1/jobs/${stuck.id}`)).json()).toMatchObject({ status: 'canceled', pdf: null });
-  }, 60_000);
+      // The next job's webhook arrives; the canceled one's never does, and it stays canceled.
+      const until = Date.now() + 10_000;
+      while (!hooks.some((h) => h.body.includes(next.id)) && Date.now() < until) await sleep(50);
+      await sleep(500);
+      expect(hooks.map((h) => JSON.parse(h.body).data.id)).toEqual([next.id]);
+      expect((await jobRequest(app, key, 'GET', `/v1/jobs/${stuck.id}`)).json()).toMatchObject({ status: 'canceled', pdf: null });
+    },
+    60_000,
+  );
 
-  it.skipIf(!enabled)('DELETE on another instance: the rendering one frees the slot within 1 s', async () => {
-    const stuck = (await submitJob(app, key, { html: NEVER_READY })).json();
-    await waitForStatus(app, key, stuck.id, 'running');
-    const next = (await submitJob(app, key, { html: '<h1>Next, elsewhere</h1>' })).json();
-    await sleep(300);
-    expect((await jobRequest(app, key, 'GET', `/v1/jobs/${next.id}`)).json().status).toBe('queued');
+  it.skipIf(!enabled)(
+    'DELETE on another instance: the rendering one frees the slot within 1 s',
+    async () => {
+      const stuck = (await submitJob(app, key, { html: NEVER_READY })).json();
+      await waitForStatus(app, key, stuck.id, 'running');
+      const next = (await submitJob(app, key, { html: '<h1>Next, elsewhere</h1>' })).json();
+      await sleep(300);
+      expect((await jobRequest(app, key, 'GET', `/v1/jobs/${next.id}`)).json().status).toBe('queued');
 
-    const canceledAt = Date.now();
-    const row = await other.runtime.queue.cancel(accountId, stuck.id);
-    expect(row.status).toBe('canceled');
-    const done = await waitForJob(app, key, next.id, 4000);
-    expect(done.status).toBe('succeeded');
-    // The slot was freed (and the next job claimed) within a second of the cancel on the other instance.
-    const ms = Date.parse(done.started_at) - canceledAt;
-    console.log(`cancel elsewhere (${name}): the next job started ${ms} ms after the cancel`);
-    expect(ms).toBeLessThan(1000);
-    expect((await jobRequest(app, key, 'GET', `/v1/jobs/${stuck.id}`)).json().status).toBe('canceled');
-  }, 60_000);
+      const canceledAt = Date.now();
+      const row = await other.runtime.queue.cancel(accountId, stuck.id);
+      expect(row.status).toBe('canceled');
+      const done = await waitForJob(app, key, next.id, 4000);
+      expect(done.status).toBe('succeeded');
+      // The slot was freed (and the next job claimed) within a second of the cancel on the other instance.
+      const ms = Date.parse(done.started_at) - canceledAt;
+      console.log(`cancel elsewhere (${name}): the next job started ${ms} ms after the cancel`);
+      expect(ms).toBeLessThan(1000);
+      expect((await jobRequest(app, key, 'GET', `/v1/jobs/${stuck.id}`)).json().status).toBe('canceled');
+    },
+    60_000,
+  );
 });
