@@ -2,7 +2,8 @@
  * Interactive first under a burst: one `render` instance at its default slots (RENDER_CONCURRENCY = the
  * CPUs, so jobs get one slot fewer), 300 jobs of one account queued at once, while another account
  * sends sync renders one after another. Their p50 is compared with the same renders on the idle
- * instance (goal: at most 1.6×). PDFs go to files under the data dir: the bench's S3 server would run
+ * instance, measured before and after the burst so a machine whose other load drifts shows it
+ * (goal: at most 1.6×). PDFs go to files under the data dir: the bench's S3 server would run
  * in this process, on the same cores as the renders, which a real S3 does not. RENDER_WORKER_CONCURRENCY
  * passes through, to compare with jobs on every slot (the behaviour before interactive first).
  */
@@ -47,8 +48,8 @@ export async function runInteractiveUnderBurst(databaseUrl: string, html: string
       return performance.now() - started;
     };
     for (let i = 0; i < 5; i++) await render(); // warm-up
-    const idle: number[] = [];
-    for (let i = 0; i < IDLE_SAMPLES; i++) idle.push(await render());
+    const before: number[] = [];
+    for (let i = 0; i < IDLE_SAMPLES; i++) before.push(await render());
 
     const ids: string[] = [];
     const submitted = performance.now();
@@ -61,12 +62,16 @@ export async function runInteractiveUnderBurst(databaseUrl: string, html: string
     while (!drained && busy.length < MAX_BUSY_SAMPLES) busy.push(await render());
     await finished;
     const drainS = (performance.now() - submitted) / 1000;
+    const after: number[] = [];
+    for (let i = 0; i < IDLE_SAMPLES; i++) after.push(await render());
+    const idle = [...before, ...after];
 
     const p50Idle = quantile(idle, 0.5);
     const p50Busy = quantile(busy, 0.5);
     const ratio = p50Busy / p50Idle;
     process.stdout.write(
-      `idle: ${idle.length} sync renders, p50 ${fmt(p50Idle, 0, 0)} ms, p95 ${fmt(quantile(idle, 0.95), 0, 0)} ms\n` +
+      `idle: ${idle.length} sync renders (before the burst p50 ${fmt(quantile(before, 0.5), 0, 0)} ms, after it ` +
+        `${fmt(quantile(after, 0.5), 0, 0)} ms), p50 ${fmt(p50Idle, 0, 0)} ms, p95 ${fmt(quantile(idle, 0.95), 0, 0)} ms\n` +
         `during the burst (${BURST} jobs drained in ${fmt(drainS, 1, 0)} s): ${busy.length} sync renders, ` +
         `p50 ${fmt(p50Busy, 0, 0)} ms, p95 ${fmt(quantile(busy, 0.95), 0, 0)} ms\n` +
         `goal: sync p50 during the burst ≤ 1.6 × idle: ${fmt(ratio, 2, 0)}× — ${verdict(ratio <= 1.6)}\n`,

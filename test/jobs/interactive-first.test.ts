@@ -52,16 +52,22 @@ describe('interactive renders and jobs in one render process', () => {
     });
   }, 60_000);
 
-  it("two slots: three while(true) jobs of one account do not delay another account's sync render", async () => {
-    const keys = await start({ RENDER_CONCURRENCY: '2' });
-    const ids = [];
+  /** Three spinning jobs of one account, the first rendering; then another account's sync render, timed. */
+  async function syncBehindSpinningJobs(keys: { jobs: string; sync: string }, slots: number) {
+    const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await submitJob(app!, keys.jobs, { html: SPIN })).json().id);
-    await untilRunning(keys.jobs, ids[0]);
+    await untilRunning(keys.jobs, ids[0]!);
     const started = Date.now();
     const res = await postRender(app!, keys.sync, { html: '<h1>Interactive</h1>' });
-    const ms = Date.now() - started;
-    console.log(`interactive first (2 slots, 3 spinning jobs): sync render answered in ${ms} ms`);
+    const answeredAt = Date.now();
+    console.log(`interactive first (${slots} slots, 3 spinning jobs): sync render answered in ${answeredAt - started} ms`);
     expect(res.statusCode).toBe(200);
+    return { ids, ms: answeredAt - started, answeredAt };
+  }
+
+  it("two slots: three while(true) jobs of one account do not delay another account's sync render", async () => {
+    const keys = await start({ RENDER_CONCURRENCY: '2' });
+    const { ids, ms } = await syncBehindSpinningJobs(keys, 2);
     // The jobs get one slot of two: the sync render never waits for a spinning job's timeout.
     expect(ms).toBeLessThan(TIMEOUT_MS);
     const statuses = await Promise.all(
@@ -72,15 +78,7 @@ describe('interactive renders and jobs in one render process', () => {
 
   it('one slot: a waiting sync render goes before the next job claim', async () => {
     const keys = await start({ RENDER_CONCURRENCY: '1' });
-    const ids = [];
-    for (let i = 0; i < 3; i++) ids.push((await submitJob(app!, keys.jobs, { html: SPIN })).json().id);
-    await untilRunning(keys.jobs, ids[0]);
-    const started = Date.now();
-    const res = await postRender(app!, keys.sync, { html: '<h1>Interactive</h1>' });
-    const ms = Date.now() - started;
-    const answeredAt = Date.now();
-    console.log(`interactive first (1 slot, 3 spinning jobs): sync render answered in ${ms} ms`);
-    expect(res.statusCode).toBe(200);
+    const { ids, ms, answeredAt } = await syncBehindSpinningJobs(keys, 1);
     // It waits for the one spinning job's render timeout at most, not for the next ones.
     expect(ms).toBeLessThan(TIMEOUT_MS + 2000);
     while ((await jobRequest(app!, keys.jobs, 'GET', `/v1/jobs/${ids[1]}`)).json().status === 'queued') await sleep(25);
