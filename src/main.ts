@@ -57,7 +57,8 @@ async function bootstrapLocalAccount(core: CoreDeps): Promise<void> {
 function graceOf(config: Config, service: ServiceName): number {
   if (service === 'render' || service === 'render-worker') return config.renderTimeoutMs + 1000;
   if (service === 'metadata') return config.metadataTimeoutMs + 1000;
-  return 5000;
+  // Dashboard requests are short, but a password hash on a loaded machine can take seconds.
+  return 10_000;
 }
 
 /** After the grace, this long for the rest (jobs handed back, writes flushed, Chromium and the store closed). */
