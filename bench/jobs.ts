@@ -5,12 +5,14 @@
  *      (one sends 90%), the receiver down for 60 s then failing 20%, 2 SIGKILLs, a Redis restart;
  *   2. job throughput ÷ sync `/v1/render` throughput on one render instance, same document;
  *   3. submit-to-running on an idle queue, with Redis and without (bench/jobs-latency.ts);
- *   4. Node RSS over JOBS_BENCH_RSS_N (10 × JOBS_BENCH_N: 10,000) jobs, sampled every tenth.
- * JOBS_BENCH_N=100 makes a quick run; JOBS_BENCH_PARTS (scenario,throughput,latency,rss) picks parts.
+ *   4. Node RSS over JOBS_BENCH_RSS_N (10 × JOBS_BENCH_N: 10,000) jobs, sampled every tenth;
+ *   5. another account's sync render p50 during a 300-job burst against idle (bench/jobs-interactive.ts).
+ * JOBS_BENCH_N=100 makes a quick run; JOBS_BENCH_PARTS (scenario,throughput,latency,rss,interactive) picks parts.
  */
 import os from 'node:os';
 import { JobsCluster, submitJob } from '../test/scale/jobs-cluster.js';
 import { awaitWebhooks, checkDownloads, doneAfterS, pooled, runBurst, worstWaitS } from '../test/scale/jobs-scenario.js';
+import { runInteractiveUnderBurst } from './jobs-interactive.js';
 import { runSubmitToRunning } from './jobs-latency.js';
 import { benchDatabaseUrl } from './scale.js';
 import { fmt, heading, median, verdict } from './stats.js';
@@ -209,9 +211,10 @@ export async function runJobsBench(): Promise<void> {
     process.stdout.write('SKIPPED: set DATABASE_URL (or run PostgreSQL on 127.0.0.1) for the jobs bench\n');
     return;
   }
-  const parts = (process.env.JOBS_BENCH_PARTS ?? 'scenario,throughput,latency,rss').split(',');
+  const parts = (process.env.JOBS_BENCH_PARTS ?? 'scenario,throughput,latency,rss,interactive').split(',');
   if (parts.includes('scenario')) await scenario(databaseUrl);
   if (parts.includes('throughput')) await throughput(databaseUrl);
   if (parts.includes('latency')) await runSubmitToRunning(databaseUrl);
   if (parts.includes('rss')) await rss(databaseUrl);
+  if (parts.includes('interactive')) await runInteractiveUnderBurst(databaseUrl, invoice());
 }

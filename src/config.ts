@@ -78,8 +78,8 @@ export interface Config {
   readonly s3Endpoint: string | undefined;
   /** A worker's lease on a job, renewed every third of it while rendering. */
   readonly renderJobLeaseMs: number;
-  /** Jobs one process renders at once. */
-  readonly renderWorkerConcurrency: number;
+  /** Jobs one process renders at once; undefined: by role (jobSlots). 0 on `render`: the API alone. */
+  readonly renderWorkerConcurrency: number | undefined;
   /** Multiplies the webhook retry schedule (5 s … 10 h); below 1 only for tests and staging. */
   readonly webhookRetryScale: number;
 }
@@ -242,6 +242,24 @@ function fraction(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+/**
+ * The render slots jobs may use in a process of this role: RENDER_WORKER_CONCURRENCY, else on `render`
+ * one fewer than RENDER_CONCURRENCY (a slot stays for interactive renders) when there are two or more, and
+ * every slot on `render-worker`, which has no interactive renders. Throws when a worker would work nothing.
+ */
+export function jobSlots(
+  config: Pick<Config, 'renderConcurrency' | 'renderWorkerConcurrency'>,
+  role: 'render' | 'render-worker',
+): number {
+  const set = config.renderWorkerConcurrency;
+  if (set === 0 && role === 'render-worker') {
+    throw new ConfigError('RENDER_WORKER_CONCURRENCY', '0 on render-worker would work no job (0 is for render: the API alone)');
+  }
+  if (set !== undefined) return set;
+  const slots = config.renderConcurrency;
+  return role === 'render' && slots >= 2 ? slots - 1 : slots;
+}
+
 /** Reads and validates the whole configuration from the environment. Throws ConfigError. */
 export function loadConfig(env: Env = process.env): Config {
   const host = str(env, 'PAGEWORKS_HOST', '127.0.0.1');
@@ -295,9 +313,10 @@ export function loadConfig(env: Env = process.env): Config {
     resultStore: resultStore(env),
     s3Endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
     renderJobLeaseMs: int(env, 'RENDER_JOB_LEASE_MS', 30_000, 300, 3_600_000),
-    renderWorkerConcurrency: int(env, 'RENDER_WORKER_CONCURRENCY', renderConcurrency, 1, 256),
+    renderWorkerConcurrency: env.RENDER_WORKER_CONCURRENCY ? int(env, 'RENDER_WORKER_CONCURRENCY', 0, 0, 256) : undefined,
     webhookRetryScale: fraction(env, 'WEBHOOK_RETRY_SCALE', 1),
   };
+  if (config.services.includes('render-worker')) jobSlots(config, 'render-worker');
   // Node refuses a server whose header timeout is longer than its whole-request timeout.
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     throw new ConfigError(

@@ -51,6 +51,20 @@ async function bootstrapLocalAccount(core: CoreDeps): Promise<void> {
 }
 
 /**
+ * How long a service's requests may still run after the signal: its own timeout (the render service
+ * ends what still runs at its render timeout: render-app.ts), and a second to send the answers.
+ */
+function graceOf(config: Config, service: ServiceName): number {
+  if (service === 'render' || service === 'render-worker') return config.renderTimeoutMs + 1000;
+  if (service === 'metadata') return config.metadataTimeoutMs + 1000;
+  // Dashboard requests are short, but a password hash on a loaded machine can take seconds.
+  return 10_000;
+}
+
+/** After the grace, this long for the rest (jobs handed back, writes flushed, Chromium and the store closed). */
+const EXIT_RESERVE_MS = 4000;
+
+/**
  * Closes one app: stop accepting, let in-flight requests finish; past `graceMs` the remaining
  * connections are cut so the batched writes are still flushed before an orchestrator's SIGKILL.
  */
@@ -79,10 +93,8 @@ async function closeWithGrace(app: FastifyInstance, graceMs: number, core: CoreD
 export async function serve(config: Config): Promise<void> {
   const core = await createCore(config);
   const apps: Array<{ service: ServiceName; app: FastifyInstance }> = [];
-  // Long enough for the slowest request a service lets run (a render or a fetch at its timeout).
-  const graceMs = Math.max(config.renderTimeoutMs, config.metadataTimeoutMs) + 5000;
   const closeAll = async () => {
-    await Promise.allSettled(apps.map(({ app }) => closeWithGrace(app, graceMs, core)));
+    await Promise.allSettled(apps.map(({ app, service }) => closeWithGrace(app, graceOf(config, service), core)));
     await closeCore(core);
   };
   try {
@@ -113,6 +125,13 @@ export async function serve(config: Config): Promise<void> {
       }
       stopping = true;
       core.log.info({ signal }, 'shutting down: draining requests, flushing writes');
+      // The promise to an orchestrator: out within the longest grace and the reserve (RENDER_TIMEOUT_MS + 5 s
+      // for a render process), even if a close hangs on a store or a browser that no longer answers.
+      const boundMs = Math.max(...config.services.map((s) => graceOf(config, s))) + EXIT_RESERVE_MS;
+      setTimeout(() => {
+        core.log.error({ boundMs }, 'shutdown did not finish in time: exiting now');
+        process.exit(1);
+      }, boundMs).unref();
       closeAll().then(resolve, (err) => {
         core.log.error({ err }, 'error during shutdown');
         resolve();

@@ -1,5 +1,5 @@
 /**
- * Bounding a wait: the one race-against-a-timer helper of the code base.
+ * Bounding a wait: the one race-against-a-timer (and against an abort) helper of the code base.
  */
 
 /**
@@ -14,4 +14,16 @@ export function withTimeout<T>(
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), Math.max(0, ms)).unref()));
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves or rejects with `work`, or rejects with the signal's reason as soon as it aborts. */
+export function withAbort<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort as () => void));
 }

@@ -4,6 +4,7 @@
  * failure the render shape.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { jobSlots } from '../config.js';
 import { RenderError } from '../errors.js';
 import { registerJobRoutes } from '../jobs/routes.js';
 import { JobsRuntime } from '../jobs/runtime.js';
@@ -72,8 +73,10 @@ export async function startRenderEngine(
   app: ServiceApp,
   core: CoreDeps,
   opts: RenderAppOptions = {},
+  role: 'render' | 'render-worker' = 'render',
 ): Promise<{ pool: BrowserPool; jobs: JobsRuntime; policy: EgressPolicy; renderLog: RenderLog }> {
   const { config } = core;
+  const slotsForJobs = jobSlots(config, role);
   const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
   const renderMetrics = createRenderMetrics(app.metrics.registry);
   // Asked while Chromium starts; the installed fonts do not change under a running service.
@@ -101,19 +104,30 @@ export async function startRenderEngine(
   const jobs = JobsRuntime.start({
     core,
     pool,
+    jobSlots: slotsForJobs,
     registry: app.metrics.registry,
     log: core.log.child({ service: 'render', component: 'jobs' }),
-    startWorker: opts.startJobWorker,
+    // RENDER_WORKER_CONCURRENCY=0: this process serves the API alone and claims nothing.
+    startWorker: slotsForJobs > 0 && opts.startJobWorker !== false,
     policy,
     pollMs: opts.jobPollMs,
   });
   app.decorate('jobs', jobs);
+  // Shutdown has one deadline, the render timeout after the signal: nothing is claimed from the first
+  // moment (preClose runs before the HTTP drain), sync renders and jobs in flight finish side by side,
+  // and whatever still runs at the deadline ends (sync: 503, jobs: back to the queue, attempt uncounted).
+  let drainDeadline: number | undefined;
+  app.addHook('preClose', async () => {
+    drainDeadline = Date.now() + config.renderTimeoutMs;
+    jobs.stopClaiming();
+    pool.drainBy(drainDeadline);
+  });
   // onClose runs once the requests have drained: the jobs in flight finish or go back to the queue,
   // then usage, last-used times and the render log (the records of those last jobs too) are written,
   // all before Chromium closes, since closing it can take seconds and an orchestrator's SIGKILL may come
   // during it; the store closes after this.
   app.addHook('onClose', async () => {
-    await jobs.stop();
+    await jobs.stop(Math.max(0, (drainDeadline ?? Date.now() + config.renderTimeoutMs) - Date.now()));
     await Promise.all([core.usage.flush(), core.lastUsed.flush(), renderLog.close()]);
     await pool.close();
   });

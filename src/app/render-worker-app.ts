@@ -17,7 +17,7 @@ export async function buildRenderWorkerApp(core: CoreDeps, opts: RenderAppOption
     requestIdHeader: 'X-Render-ID',
     sendError: sendRenderError,
   });
-  await startRenderEngine(app, core, opts);
+  await startRenderEngine(app, core, opts, 'render-worker');
   setRenderErrorHandler(app);
   return app;
 }

@@ -36,6 +36,8 @@ export interface JobQueueOptions {
   now?: () => number;
   /** Told after a job was inserted (wakes idle workers). */
   onSubmitted?: () => void;
+  /** Told after a running job was canceled, so whichever worker renders it stops now. */
+  onCanceled?: (jobId: string) => void;
 }
 
 /** A finished job's row outlives its PDF by this much (then it goes, idempotency key and all). */
@@ -175,6 +177,7 @@ export class JobQueue {
       const after = await store.cancelJob(id, accountId, this.now());
       // It finished meanwhile: then the PDF goes, as for a finished job.
       if (after && after.status !== 'canceled') return this.cancel(accountId, id);
+      if (row.status === 'running' || after?.started_at != null) this.opts.onCanceled?.(id);
       return after ?? row;
     }
     // Clearing the row here would orphan the file in the store that holds it.

@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CoreDeps } from '../app/core.js';
+import { jobSlots } from '../config.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import type { EgressPolicy } from '../net/policy.js';
 import type { BrowserPool } from '../render/browser-pool.js';
@@ -16,13 +17,18 @@ import { type JobOutcome, JobWorker, type WorkerLog } from './worker.js';
 
 /** The Redis channel a submit publishes on, so idle workers on any machine look at the store at once. */
 export const WAKE_CHANNEL = 'pageworks:render-jobs:wake';
+/** The Redis channel a cancel publishes a running job's id on, so the worker rendering it stops at once. */
+export const CANCEL_CHANNEL = 'pageworks:render-jobs:cancel';
 /** How often expired PDFs are looked for. */
 const SWEEP_MS = 60_000;
 
 /** What a jobs runtime is built from. */
 export interface JobsRuntimeOptions {
   core: CoreDeps;
-  pool: Pick<BrowserPool, 'render'>;
+  /** The browser pool; with `interactiveWaiting`, jobs are claimed only while no interactive render waits. */
+  pool: Pick<BrowserPool, 'render'> & Partial<Pick<BrowserPool, 'interactiveWaiting' | 'onRelease'>>;
+  /** Jobs this process renders at once (default: config.ts jobSlots for `render`; 0 serves the API alone). */
+  jobSlots?: number;
   /** The service's Prometheus registry (render or render-worker). */
   registry: Registry;
   log: WorkerLog;
@@ -61,12 +67,14 @@ export class JobsRuntime {
       retentionMs: config.renderJobRetentionH * 3600_000,
       now: opts.now,
       onSubmitted: () => this.announce(),
+      onCanceled: (jobId) => this.canceled(jobId),
     });
     this.worker = new JobWorker({
       store,
       results: core.results,
       pool: opts.pool,
-      concurrency: config.renderWorkerConcurrency,
+      concurrency: opts.jobSlots ?? jobSlots(config, 'render'),
+      mayClaim: () => (opts.pool.interactiveWaiting ?? 0) === 0,
       leaseMs: config.renderJobLeaseMs,
       maxAttempts: config.renderJobAttempts,
       retentionMs: config.renderJobRetentionH * 3600_000,
@@ -79,6 +87,8 @@ export class JobsRuntime {
         if (outcome === 'succeeded' || outcome === 'failed') this.webhooks?.wake();
       },
     });
+    // A render ended: a slot may be free, so a worker waiting for one looks at the queue now.
+    if ('onRelease' in opts.pool) opts.pool.onRelease = () => this.worker.wake();
     this.registerQueueGauges(opts.registry);
     const sweep = () => {
       this.queue.sweepExpired().then(
@@ -131,6 +141,11 @@ export class JobsRuntime {
     }
   }
 
+  /** Shutdown has begun: nothing more is claimed, the jobs in flight go on. */
+  stopClaiming(): void {
+    this.worker.stopClaiming();
+  }
+
   /** Stops the sweep and the wake-ups, then the worker (finishing or releasing what is in flight). */
   async stop(drainMs = this.opts.core.config.renderTimeoutMs): Promise<void> {
     clearInterval(this.sweepTimer);
@@ -138,6 +153,13 @@ export class JobsRuntime {
     if (this.workerStarted) await this.worker.stop(drainMs);
     // After the worker: the events of the jobs it just finished go out (or stay pending for another process).
     await this.webhooks?.stop();
+  }
+
+  /** A running job was canceled: stop its render here, and on whichever instance runs it through Redis. */
+  private canceled(jobId: string): void {
+    this.worker.cancel(jobId);
+    // Without Redis (or if the message is lost) the worker's own check of the store notices within HELD_CHECK_MS.
+    this.opts.core.redis?.publish(CANCEL_CHANNEL, jobId).catch(() => {});
   }
 
   /** A job was queued: wake this process's worker now and every other one through Redis. */
@@ -151,10 +173,13 @@ export class JobsRuntime {
     const subscriber = redis.duplicate();
     this.subscriber = subscriber;
     subscriber.on('error', () => {});
-    subscriber.on('message', () => this.worker.wake());
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel === CANCEL_CHANNEL) this.worker.cancel(message);
+      else this.worker.wake();
+    });
     // Subscribed again after every reconnect (the client starts with no offline queue).
     subscriber.on('ready', () => {
-      subscriber.subscribe(WAKE_CHANNEL).catch(() => {});
+      subscriber.subscribe(WAKE_CHANNEL, CANCEL_CHANNEL).catch(() => {});
     });
     subscriber.connect().catch(() => {});
   }

@@ -28,7 +28,10 @@ export interface JobWorkerOptions {
   store: Store;
   results: ResultStore;
   pool: Pick<BrowserPool, 'render'>;
+  /** Jobs rendering at once (0: none; the process serves the API alone). */
   concurrency: number;
+  /** Whether a claim may be made now: false while an interactive render waits for a slot (interactive first). */
+  mayClaim?: () => boolean;
   leaseMs: number;
   maxAttempts: number;
   retentionMs: number;
@@ -50,7 +53,13 @@ const TRANSIENT = new Set(['RENDER_FAILED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILAB
 
 /** The pool refused for lack of capacity (shutting down, no slot in time): give the job back, uncounted. */
 const BUSY = new Set(['OVERLOADED']);
+/**
+ * How often a worker with jobs running asks the store whether they are still its own: a job canceled
+ * through any instance stops rendering within this (Redis, where set, tells it sooner).
+ */
+export const HELD_CHECK_MS = 500;
 
+/** Why the worker stopped a render itself: the job was canceled, taken by another worker, or handed back. */
 class Released extends Error {}
 
 /** Claims and renders jobs, `concurrency` at a time. */
@@ -87,6 +96,32 @@ export class JobWorker {
   /** Starts claiming. */
   start(): void {
     this.loopDone = this.loop();
+    this.heldTimer = setInterval(() => this.checkHeld(), HELD_CHECK_MS).unref();
+  }
+
+  private heldTimer: NodeJS.Timeout | undefined;
+  private checkingHeld = false;
+
+  /** The job was canceled (here or on another instance): its render stops now and its slot is freed. */
+  cancel(jobId: string): void {
+    this.running.get(jobId)?.abort(new Released('canceled'));
+  }
+
+  /** Stops a render whose job the store no longer gives this worker (canceled, or its lease lapsed and was taken). */
+  private checkHeld(): void {
+    if (this.running.size === 0 || this.checkingHeld) return;
+    this.checkingHeld = true;
+    const ids = [...this.running.keys()];
+    this.opts.store
+      .heldJobs(this.owner, ids)
+      .then(
+        (held) => {
+          const still = new Set(held);
+          for (const id of ids) if (!still.has(id)) this.running.get(id)?.abort(new Released('lease lost'));
+        },
+        (err) => this.opts.log.warn({ err: (err as Error).message }, 'could not check the render jobs being rendered'),
+      )
+      .finally(() => (this.checkingHeld = false));
   }
 
   /** Ends an idle wait at once (a job was submitted); when not idle, the next wait is skipped. */
@@ -103,9 +138,7 @@ export class JobWorker {
    * the queue (lease cleared, attempt not counted) so another worker takes them at once.
    */
   async stop(drainMs: number): Promise<void> {
-    this.stopping = true;
-    this.markStopped();
-    this.wake();
+    this.stopClaiming();
     await this.loopDone;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
@@ -115,6 +148,15 @@ export class JobWorker {
     clearTimeout(timer);
     for (const controller of this.running.values()) controller.abort(new Released('worker stopping'));
     await Promise.allSettled([...this.inFlight]);
+    clearInterval(this.heldTimer);
+  }
+
+  /** Claims nothing more from now on (shutdown has begun); the jobs in flight go on. */
+  stopClaiming(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.markStopped();
+    this.wake();
   }
 
   private idle(ms: number): Promise<void> {
@@ -145,6 +187,11 @@ export class JobWorker {
         await Promise.race([...this.inFlight, renderEnded, this.stopped]);
         continue;
       }
+      // An interactive render waits for a slot: it goes first; the pool wakes this loop when a render ends.
+      if (this.opts.mayClaim && !this.opts.mayClaim()) {
+        await this.idle(pollMs);
+        continue;
+      }
       let row: RenderJobRow | undefined;
       try {
         row = await this.opts.store.claimJob(this.owner, this.now(), this.opts.leaseMs, this.opts.maxAttempts);
@@ -156,6 +203,11 @@ export class JobWorker {
       if (!row) {
         await this.idle(pollMs);
         continue;
+      }
+      // Shutdown began while the claim was under way: the job goes straight back, its attempt uncounted.
+      if (this.stopping) {
+        await this.opts.store.releaseJob(row.id, this.owner).catch(() => false);
+        break;
       }
       const job = row;
       const task = this.run(job).catch((err) => this.opts.log.error({ err, jobId: job.id }, 'render job bookkeeping failed'));
@@ -217,16 +269,8 @@ export class JobWorker {
   private async render(row: RenderJobRow, signal: AbortSignal): Promise<Buffer> {
     const request = JSON.parse(row.request) as { html: string; options?: Parameters<typeof toPrintParams>[0] };
     const params = toPrintParams(request.options);
-    const rendering = this.opts.pool.render(row.account_id, request.html, params, signal);
-    // The pool honours the signal only while the job waits for a turn; a render under way runs to its
-    // end (bounded by the render timeout). The job is settled at once all the same, its result dropped.
-    rendering.catch(() => {});
-    return new Promise<Buffer>((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason);
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      rendering.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
+    // Aborting the signal (cancel, lease lost, shutdown) stops the render at once: page closed, slot freed.
+    return this.opts.pool.render(row.account_id, request.html, params, signal, undefined, 'background');
   }
 
   private async settleFailure(row: RenderJobRow, err: unknown, signal: AbortSignal): Promise<void> {

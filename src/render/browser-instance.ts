@@ -10,8 +10,15 @@ import type { RenderEgressOptions } from '../net/render-egress.js';
 import { type LaunchedChromium, shutdownChromium } from './chromium.js';
 import { closeSlot, createSlot, type RenderSlot, resetSlot } from './slot.js';
 
-/** The message of a render cut short by a browser crash (a 500, the next render gets a new browser). */
+/** The message of a render cut short by a browser crash (the pool tries once more on the next browser). */
 export const CRASH_MESSAGE = 'the browser stopped during this render; retry the request';
+
+/** A render cut short because its Chromium stopped: not the document's fault, so 503 and worth a retry. */
+export class BrowserCrashed extends RenderError {
+  constructor(options?: { cause?: unknown }) {
+    super('SERVICE_UNAVAILABLE', CRASH_MESSAGE, 2, options);
+  }
+}
 
 /** Why a slot's context was thrown away instead of being reset for the next render. */
 export type DiscardReason = 'state' | 'failure' | 'worn' | 'retiring';
@@ -57,7 +64,7 @@ export class Instance {
   markDead(): void {
     if (this.dead) return;
     this.dead = true;
-    this.kill(new RenderError('INTERNAL_ERROR', CRASH_MESSAGE));
+    this.kill(new BrowserCrashed());
     for (const w of this.waiters.splice(0)) w.reject(new InstanceGone());
   }
 
@@ -106,7 +113,7 @@ export class Instance {
   }
 
   /** Closes every slot's proxy and the whole Chromium process group (once, however often it is asked). */
-  shutdown(): Promise<void> {
+  shutdown(graceMs?: number): Promise<void> {
     this.closed ??= (async () => {
       this.retiring = true;
       for (const w of this.waiters.splice(0)) w.reject(new InstanceGone());
@@ -114,7 +121,7 @@ export class Instance {
       await Promise.all([...this.all].map((slot) => slot.egress.close()));
       this.all.clear();
       this.markDead();
-      await shutdownChromium(this.launched);
+      await shutdownChromium(this.launched, graceMs);
     })();
     return this.closed;
   }

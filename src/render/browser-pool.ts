@@ -6,10 +6,10 @@
 
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
-import { withTimeout } from '../with-timeout.js';
-import { CRASH_MESSAGE, type DiscardReason, Instance, InstanceGone } from './browser-instance.js';
+import { withAbort, withTimeout } from '../with-timeout.js';
+import { BrowserCrashed, type DiscardReason, Instance, InstanceGone } from './browser-instance.js';
 import { launchChromium, processGroupRss } from './chromium.js';
-import { FairQueue } from './fair-queue.js';
+import { FairQueue, type RenderPriority } from './fair-queue.js';
 import type { PrintParams } from './options.js';
 import { DEFAULT_IDLE_MAX_MS, type RenderLog, renderInSlot } from './renderer.js';
 import type { RenderSlot } from './slot.js';
@@ -61,6 +61,33 @@ const SLOT_WAIT_MS = 30_000;
 /** Clean slots beyond the concurrency: a render never waits for the previous one's reset or replacement. */
 const SPARE_SLOTS = 1;
 const noSlot = (): RenderError => new RenderError('OVERLOADED', 'no renderer became available in time; retry shortly', 2);
+const shuttingDown = (): RenderError => new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
+/** Seconds a client waits before trying again while Chromium cannot be started (nginx takes the instance out meanwhile). */
+const UNAVAILABLE_RETRY_S = 5;
+/** Chromium's own grace to exit on close before its process group is killed. */
+const CLOSE_GRACE_MS = 1000;
+
+/**
+ * A signal that aborts with the first of `own` (the caller's) and `drain` (the pool's); `dispose` unhooks it
+ * from both, so the pool's long-lived drain signal does not collect one listener per render.
+ */
+function linked(own: AbortSignal | undefined, drain: AbortSignal): { stop: AbortSignal; dispose: () => void } {
+  if (!own) return { stop: drain, dispose: () => {} };
+  const controller = new AbortController();
+  const fromOwn = () => controller.abort(own.reason);
+  const fromDrain = () => controller.abort(drain.reason);
+  if (own.aborted) fromOwn();
+  else if (drain.aborted) fromDrain();
+  own.addEventListener('abort', fromOwn, { once: true });
+  drain.addEventListener('abort', fromDrain, { once: true });
+  return {
+    stop: controller.signal,
+    dispose: () => {
+      own.removeEventListener('abort', fromOwn);
+      drain.removeEventListener('abort', fromDrain);
+    },
+  };
+}
 
 /** One Chromium, its render slots and the queue in front of them. */
 export class BrowserPool {
@@ -69,6 +96,12 @@ export class BrowserPool {
   private launching?: Promise<Instance>;
   private closing = false;
   private recycling = false;
+  private restarting = false;
+  /** Why the last launch failed, until one succeeds: renders are refused at once meanwhile. */
+  private launchFailure?: string;
+  /** Aborted at the drain deadline: every render still running or waiting ends then. */
+  private readonly drain = new AbortController();
+  private drainDeadline?: number;
   private avgRenderMs = 500;
   private readonly memoryTimer: NodeJS.Timeout;
   private readonly opts: Required<Omit<BrowserPoolOptions, 'executablePath' | 'log' | 'events'>> &
@@ -91,6 +124,11 @@ export class BrowserPool {
       return (rounds * this.avgRenderMs) / 1000;
     });
     this.memoryTimer = setInterval(() => this.checkMemory(), this.opts.memoryCheckMs).unref();
+  }
+
+  /** Called whenever a render ends: a slot may be free for the next job claim. */
+  set onRelease(listener: () => void) {
+    this.queue.onRelease = listener;
   }
 
   /** Launches Chromium and warms every slot, so the first render pays for neither. */
@@ -120,29 +158,48 @@ export class BrowserPool {
     return this.queue.waiting;
   }
 
+  /** Interactive renders waiting for a turn: while there is one, no job is claimed. */
+  get interactiveWaiting(): number {
+    return this.queue.waitingInteractive;
+  }
+
+  /** Renders that may run at once. */
+  get concurrency(): number {
+    return this.opts.concurrency;
+  }
+
   /** Why renders cannot be served right now (no Chromium connected), or undefined when they can. */
   get unavailable(): string | undefined {
-    if (this.closing) return 'shutting down';
+    if (this.closing || this.drainDeadline !== undefined) return 'shutting down';
     const instance = this.current;
     if (instance && !instance.dead && instance.launched.browser.connected) return undefined;
+    if (this.launchFailure !== undefined) return `chromium cannot be started: ${this.launchFailure}`;
     return this.launching ? 'chromium is starting' : 'chromium is not running';
   }
 
   /**
    * Renders once it is this account's turn; the render timeout starts when the turn comes. `log` hears what
-   * the document got wrong without failing the render (the request's logger, with its render id).
+   * the document got wrong without failing the render (the request's logger, with its render id). Aborting
+   * `signal` ends the render at once, whether it waits or runs (its page is closed, its slot freed).
+   * Background renders (jobs) get a turn only while no interactive render waits.
    */
-  async render(accountId: string, html: string, params: PrintParams, signal?: AbortSignal, log?: RenderLog): Promise<Buffer> {
+  async render(
+    accountId: string,
+    html: string,
+    params: PrintParams,
+    signal?: AbortSignal,
+    log?: RenderLog,
+    priority: RenderPriority = 'interactive',
+  ): Promise<Buffer> {
     let turnAt: number | undefined;
     let outcome = 'ok';
+    const { stop, dispose } = linked(signal, this.drain.signal);
     try {
-      if (this.closing) throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
-      const release = await this.queue.acquire(accountId, signal);
+      if (this.closing || (priority === 'background' && this.drainDeadline !== undefined)) throw shuttingDown();
+      const release = await this.queue.acquire(accountId, stop, priority);
       turnAt = Date.now();
       try {
-        // Waiting for a slot (a Chromium restart, a slot being replaced) is queue time, not render time.
-        const [instance, slot] = await this.takeSlot(turnAt + Math.max(this.opts.timeoutMs, SLOT_WAIT_MS));
-        return await this.runInSlot(instance, slot, html, params, Date.now() + this.opts.timeoutMs, log);
+        return await this.attempt(html, params, stop, turnAt, log);
       } finally {
         release();
         this.avgRenderMs = this.avgRenderMs * 0.8 + (Date.now() - turnAt) * 0.2;
@@ -151,8 +208,21 @@ export class BrowserPool {
       outcome = err instanceof RenderError ? err.code : 'INTERNAL_ERROR';
       throw err;
     } finally {
+      dispose();
       this.opts.events?.rendered(outcome, turnAt === undefined ? null : (Date.now() - turnAt) / 1000);
     }
+  }
+
+  /**
+   * Shutdown has begun: background renders waiting for a turn are refused now (their jobs go back to the
+   * queue), the others go on; at `deadline` whatever still waits or runs ends with 503 OVERLOADED, so the
+   * process exits within the render timeout of its signal.
+   */
+  drainBy(deadline: number): void {
+    if (this.drainDeadline !== undefined) return;
+    this.drainDeadline = deadline;
+    this.queue.failAll(shuttingDown(), ['background']);
+    setTimeout(() => this.drain.abort(shuttingDown()), Math.max(0, deadline - Date.now())).unref();
   }
 
   /** Stops accepting renders, lets running ones finish (bounded), closes Chromium with its whole process group. */
@@ -160,17 +230,52 @@ export class BrowserPool {
     if (this.closing) return;
     this.closing = true;
     clearInterval(this.memoryTimer);
-    this.queue.failAll(new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1));
-    const drainUntil = Date.now() + this.opts.timeoutMs + 1000;
+    this.queue.failAll(shuttingDown());
+    const drainUntil = Math.min(this.drainDeadline ?? Number.POSITIVE_INFINITY, Date.now() + this.opts.timeoutMs + 1000);
     while (this.queue.active > 0 && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 25));
+    this.drain.abort(shuttingDown());
     const launching = this.launching?.catch(() => undefined);
     const instance = this.current ?? (await launching);
-    if (instance) await this.shutdown(instance);
+    if (instance) await this.shutdown(instance, CLOSE_GRACE_MS);
+  }
+
+  /**
+   * One render in a slot; when its Chromium stops under it (not the document's fault, as far as one can
+   * tell), once more on the next Chromium, with a render timeout of its own. A second crash is 503.
+   */
+  private async attempt(
+    html: string,
+    params: PrintParams,
+    stop: AbortSignal,
+    turnAt: number,
+    log?: RenderLog,
+    retried = false,
+  ): Promise<Buffer> {
+    // Waiting for a slot (a Chromium restart, a slot being replaced) is queue time, not render time.
+    const [instance, slot] = await this.takeSlot(turnAt + Math.max(this.opts.timeoutMs, SLOT_WAIT_MS), stop);
+    try {
+      return await this.runInSlot(instance, slot, html, params, Date.now() + this.opts.timeoutMs, stop, log);
+    } catch (err) {
+      if (!(err instanceof BrowserCrashed) || retried || this.closing || stop.aborted) throw err;
+      this.opts.log?.warn({ chromiumPid: instance.launched.pid }, 'chromium stopped during a render; trying it once more');
+      return this.attempt(html, params, stop, Date.now(), log, true);
+    }
   }
 
   private async ensureInstance(): Promise<Instance> {
     if (this.current && !this.current.dead) return this.current;
-    this.launching ??= this.launchInstance().finally(() => (this.launching = undefined));
+    this.launching ??= this.launchInstance().then(
+      (instance) => {
+        this.launching = undefined;
+        this.launchFailure = undefined;
+        return instance;
+      },
+      (err: unknown) => {
+        this.launching = undefined;
+        if (!this.closing) this.launchFailure = (err as Error)?.message?.split('\n')[0] ?? String(err);
+        throw err;
+      },
+    );
     return this.launching;
   }
 
@@ -214,23 +319,31 @@ export class BrowserPool {
 
   /** Starts a replacement Chromium, retrying in the background (not ready meanwhile) until one runs. */
   private restart(attempt = 1): void {
-    if (this.closing) return;
-    this.ensureInstance().catch((err) => {
-      this.opts.log?.error({ err, attempt }, 'chromium restart failed; retrying');
-      setTimeout(() => this.restart(attempt + 1), Math.min(30_000, 250 * 2 ** attempt)).unref();
-    });
+    if (this.closing || (this.restarting && attempt === 1)) return;
+    this.restarting = true;
+    this.ensureInstance().then(
+      () => (this.restarting = false),
+      (err) => {
+        this.opts.log?.error({ err, attempt }, 'chromium restart failed; retrying');
+        setTimeout(() => this.restart(attempt + 1), Math.min(30_000, 250 * 2 ** attempt)).unref();
+      },
+    );
   }
 
-  private async takeSlot(deadline: number): Promise<[Instance, RenderSlot]> {
+  private async takeSlot(deadline: number, stop: AbortSignal): Promise<[Instance, RenderSlot]> {
     for (;;) {
-      if (this.closing) throw new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
+      if (this.closing) throw shuttingDown();
+      // Chromium cannot be started now: say so at once (the restarts go on in the background) rather
+      // than hold the request for a launch that is likely to fail again.
+      if (this.launchFailure !== undefined && !(this.current && !this.current.dead)) throw this.unavailableError();
       let instance: Instance;
       try {
-        instance = await this.withDeadline(this.ensureInstance(), deadline, noSlot);
+        instance = await this.withDeadline(this.ensureInstance(), deadline, stop, noSlot);
       } catch (err) {
-        if (err instanceof RenderError) throw err;
+        if (err instanceof RenderError || stop.aborted) throw err;
         this.opts.log?.error({ err }, 'chromium could not be started');
-        throw new RenderError('INTERNAL_ERROR', 'the renderer is unavailable; retry shortly', undefined, { cause: err });
+        this.restart();
+        throw this.unavailableError(err);
       }
       const ready = instance.idle.pop();
       if (ready) return [instance, ready];
@@ -238,6 +351,7 @@ export class BrowserPool {
         const slot = await this.withDeadline(
           new Promise<RenderSlot>((resolve, reject) => instance.waiters.push({ resolve, reject })),
           deadline,
+          stop,
           noSlot,
         );
         return [instance, slot];
@@ -247,11 +361,25 @@ export class BrowserPool {
     }
   }
 
-  private withDeadline<T>(work: Promise<T>, deadline: number, expiry?: () => RenderError): Promise<T> {
-    return withTimeout(
-      work,
-      deadline - Date.now(),
-      expiry ?? (() => new RenderError('RENDER_TIMEOUT', `render exceeded ${this.opts.timeoutMs} ms`)),
+  private unavailableError(cause?: unknown): RenderError {
+    return new RenderError(
+      'SERVICE_UNAVAILABLE',
+      'the renderer (Chromium) cannot be started; retry shortly',
+      UNAVAILABLE_RETRY_S,
+      {
+        cause: cause ?? this.launchFailure,
+      },
+    );
+  }
+
+  private withDeadline<T>(work: Promise<T>, deadline: number, stop: AbortSignal, expiry?: () => RenderError): Promise<T> {
+    return withAbort(
+      withTimeout(
+        work,
+        deadline - Date.now(),
+        expiry ?? (() => new RenderError('RENDER_TIMEOUT', `render exceeded ${this.opts.timeoutMs} ms`)),
+      ),
+      stop,
     );
   }
 
@@ -261,6 +389,7 @@ export class BrowserPool {
     html: string,
     params: PrintParams,
     deadline: number,
+    stop: AbortSignal,
     log?: RenderLog,
   ): Promise<Buffer> {
     instance.busy += 1;
@@ -269,10 +398,13 @@ export class BrowserPool {
     const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs, log, this.opts.idleMaxMs);
     work.catch(() => undefined);
     try {
-      const pdf = await this.withDeadline(Promise.race([work, instance.died, slot.crash]), deadline);
+      const pdf = await this.withDeadline(Promise.race([work, instance.died, slot.crash]), deadline, stop);
       clean = true;
       return pdf;
     } catch (err) {
+      // Canceled or drained: the slot is not clean, so giving it back closes its page (and whatever the
+      // document still runs) and a fresh one takes its place.
+      if (stop.aborted) throw stop.reason;
       throw this.classify(err, instance, slot);
     } finally {
       instance.busy -= 1;
@@ -283,8 +415,7 @@ export class BrowserPool {
   }
 
   private classify(err: unknown, instance: Instance, slot: RenderSlot): RenderError {
-    if (instance.dead || !instance.launched.browser.connected)
-      return new RenderError('INTERNAL_ERROR', CRASH_MESSAGE, undefined, { cause: err });
+    if (instance.dead || !instance.launched.browser.connected) return new BrowserCrashed({ cause: err });
     if (err instanceof RenderError) return err;
     if (slot.crashed) return new RenderError('RENDER_FAILED', 'the document crashed the renderer', undefined, { cause: err });
     this.opts.log?.error({ err }, 'render failed unexpectedly');
@@ -316,8 +447,8 @@ export class BrowserPool {
       .finally(() => (this.recycling = false));
   }
 
-  private async shutdown(instance: Instance): Promise<void> {
-    await instance.shutdown();
+  private async shutdown(instance: Instance, graceMs?: number): Promise<void> {
+    await instance.shutdown(graceMs);
     if (this.current === instance) this.current = undefined;
   }
 }

@@ -97,6 +97,20 @@ export async function renewJobLease(db: Kysely<Database>, id: string, owner: str
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** See RenderJobStore.heldJobs. */
+export async function heldJobs(db: Kysely<Database>, owner: string, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  // By primary key, and only the id: the row's request (up to 60 MB of JSON) stays where it is.
+  const rows = await db
+    .selectFrom('render_jobs')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('status', '=', 'running')
+    .where('lease_owner', '=', owner)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** See RenderJobStore.finishJob. */
 export async function finishJob(
   db: Kysely<Database>,

@@ -73,6 +73,8 @@ export interface RenderJobStore {
   claimJob(owner: string, now: number, leaseMs: number, maxAttempts: number): Promise<RenderJobRow | undefined>;
   /** Extends the lease; false when the job is no longer this owner's (canceled, or taken after a lapse). */
   renewJobLease(id: string, owner: string, until: number): Promise<boolean>;
+  /** Which of these jobs are still running under this owner's lease (a cancel elsewhere drops one). */
+  heldJobs(owner: string, ids: readonly string[]): Promise<string[]>;
   /** Makes the job final (succeeded with its PDF, or failed) and its webhook due, in one statement; false if no longer owned. */
   finishJob(id: string, owner: string, now: number, result: { pdf: JobPdf } | { error: JobError }): Promise<boolean>;
   /** Puts the job back in the queue after a failed attempt that may succeed later, keeping the error as its last. */

@@ -507,6 +507,10 @@ export class KyselyStore implements Store {
     return leases.renewJobLease(this.db, id, owner, until);
   }
 
+  heldJobs(owner: string, ids: readonly string[]) {
+    return leases.heldJobs(this.db, owner, ids);
+  }
+
   finishJob(id: string, owner: string, now: number, result: { pdf: JobPdf } | { error: JobError }) {
     return leases.finishJob(this.db, id, owner, now, result);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, parseServices } from '../../src/config.js';
+import { jobSlots, loadConfig, parseServices } from '../../src/config.js';
 
 describe('render job configuration', () => {
   it('has the documented defaults', () => {
@@ -11,9 +11,22 @@ describe('render job configuration', () => {
       resultStore: undefined,
       s3Endpoint: undefined,
       renderJobLeaseMs: 30_000,
-      renderWorkerConcurrency: 3,
+      renderWorkerConcurrency: undefined,
       services: ['dashboard', 'render', 'metadata'],
     });
+  });
+
+  it('gives jobs one slot fewer than the concurrency on render (interactive first), every slot on render-worker', () => {
+    expect(jobSlots(loadConfig({ RENDER_CONCURRENCY: '3' }), 'render')).toBe(2);
+    expect(jobSlots(loadConfig({ RENDER_CONCURRENCY: '2' }), 'render')).toBe(1);
+    expect(jobSlots(loadConfig({ RENDER_CONCURRENCY: '1' }), 'render')).toBe(1);
+    expect(jobSlots(loadConfig({ RENDER_CONCURRENCY: '3' }), 'render-worker')).toBe(3);
+    expect(jobSlots(loadConfig({ RENDER_CONCURRENCY: '3', RENDER_WORKER_CONCURRENCY: '5' }), 'render')).toBe(5);
+    // The API alone: render serves /v1/render and /v1/jobs and claims nothing.
+    expect(jobSlots(loadConfig({ RENDER_WORKER_CONCURRENCY: '0' }), 'render')).toBe(0);
+    expect(() => loadConfig({ RENDER_WORKER_CONCURRENCY: '0', PAGEWORKS_SERVICES: 'render-worker' })).toThrow(
+      /^RENDER_WORKER_CONCURRENCY: 0 on render-worker would work no job/,
+    );
   });
 
   it('reads every variable', () => {
@@ -47,7 +60,8 @@ describe('render job configuration', () => {
     ['RESULT_STORE', 's3://'],
     ['S3_ENDPOINT', 'ftp://minio:9000'],
     ['RENDER_JOB_LEASE_MS', '10'],
-    ['RENDER_WORKER_CONCURRENCY', '0'],
+    ['RENDER_WORKER_CONCURRENCY', '-1'],
+    ['RENDER_WORKER_CONCURRENCY', '257'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}: `));
   });

@@ -52,4 +52,22 @@ describe('FairQueue', () => {
     (await kept)();
     expect(queue.active).toBe(0);
   });
+
+  it('serves an interactive render before every background one, whatever their order of arrival', async () => {
+    const queue = new FairQueue(1, 1);
+    const order: string[] = [];
+    const first = await queue.acquire('jobs', undefined, 'background');
+    const take = (account: string, label: string, priority: 'interactive' | 'background') =>
+      queue.acquire(account, undefined, priority).then((release) => {
+        order.push(label);
+        release();
+      });
+    const waits = [take('jobs', 'job-1', 'background'), take('jobs', 'job-2', 'background'), take('web', 'sync', 'interactive')];
+    // Background waiters do not count against the limit: the one interactive place is still free.
+    expect(queue.waiting).toBe(3);
+    expect(queue.waitingInteractive).toBe(1);
+    first();
+    await Promise.all(waits);
+    expect(order).toEqual(['sync', 'job-1', 'job-2']);
+  });
 });

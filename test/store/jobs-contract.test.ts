@@ -169,6 +169,21 @@ for (const backend of backends) {
       await drain();
     });
 
+    it('tells a worker which of its running jobs it still holds: a canceled one is not', async () => {
+      const a = await account();
+      const first = (await store.insertJob(job(a, t0))).row;
+      const second = (await store.insertJob(job(a, t0 + 1))).row;
+      await store.claimJob('w', t0 + 10, 30_000, 3);
+      await store.claimJob('w', t0 + 10, 30_000, 3);
+      expect((await store.heldJobs('w', [first.id, second.id])).sort()).toEqual([first.id, second.id].sort());
+      expect(await store.heldJobs('other', [first.id, second.id])).toEqual([]);
+      await store.cancelJob(first.id, a, t0 + 20);
+      expect(await store.heldJobs('w', [first.id, second.id])).toEqual([second.id]);
+      expect(await store.heldJobs('w', [])).toEqual([]);
+      await store.releaseJob(second.id, 'w');
+      await drain();
+    });
+
     it('is fair across accounts: a later single job goes before a big backlog drains', async () => {
       const big = await account();
       const small = await account();
