@@ -206,8 +206,8 @@ for (const backend of storeBackends('webhooks')) {
       expect(metrics).toContain('pageworks_webhook_deliveries_total{outcome="failed"} 7');
       expect(metrics).toContain('pageworks_webhook_deliveries_total{outcome="exhausted"} 1');
 
-      expect(await store.redeliverWebhook(await account(), jobId, Date.now())).toBe(false);
-      expect(await store.redeliverWebhook(acc, jobId, Date.now())).toBe(true);
+      expect(await store.redeliverWebhook(await account(), jobId, Date.now(), 60_000)).toEqual({ kind: 'not_found' });
+      expect(await store.redeliverWebhook(acc, jobId, Date.now(), 60_000)).toEqual({ kind: 'queued' });
       await until(async () => (await store.findJob(jobId))?.webhook_state === 'delivered', 'redelivered');
       expect(r.hits).toHaveLength(9);
       expect(r.hits[8]?.headers['webhook-id']).toBe(`msg_${jobId}`);
