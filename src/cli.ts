@@ -27,7 +27,7 @@ Usage:
   pageworks accounts reset-password --email E                                (prints a one-time reset link, valid 30 minutes)
   pageworks accounts delete --email E                                        (keys refused at once, sessions ended, data removed)
   pageworks backup --to FILE                                                 (a consistent copy of the SQLite store, while serve runs)
-  pageworks webhooks secret --email E [--rotate]                              (prints the webhook signing secret alone on stdout)
+  pageworks webhooks secret --email E [--rotate]                              (prints the webhook signing secret alone on stdout; after --rotate the old one signs too for 24 h)
   pageworks render IN.html [-o OUT.pdf] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
   pageworks fetch URL [--json]
 

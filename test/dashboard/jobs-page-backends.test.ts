@@ -166,7 +166,12 @@ for (const backend of backends) {
 
     it('ids that are not ids are 404, never 500; notices come from a fixed set, never from the address', async () => {
       const client = await signUp(app, email());
-      for (const url of ['/jobs/job_%00/pdf', '/jobs/job_%E2%80%AE/pdf', `/jobs/job_${'f'.repeat(33)}/pdf`, '/jobs/..%2F..%2Fetc/pdf']) {
+      for (const url of [
+        '/jobs/job_%00/pdf',
+        '/jobs/job_%E2%80%AE/pdf',
+        `/jobs/job_${'f'.repeat(33)}/pdf`,
+        '/jobs/..%2F..%2Fetc/pdf',
+      ]) {
         expect((await client.get(url)).statusCode, url).toBe(404);
       }
       await client.get('/jobs');
