@@ -11,6 +11,7 @@ import { newTimeOrderedId } from '../../src/ids.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { DATABASE_URL } from '../helpers/backends.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
+import { queueJob } from '../helpers/webhook-jobs.js';
 import { type FreshDatabase, freshDatabase } from '../scale/backends.js';
 import { signUp } from './client.js';
 
@@ -63,18 +64,7 @@ for (const backend of backends) {
     /** A queued job of the account (submitted `agoMs` ago), with a webhook. */
     async function queuedJob(accountId: string, agoMs = 0, reference: string | null = null): Promise<string> {
       const at = Date.now() - agoMs;
-      const id = newTimeOrderedId('job', at);
-      await core.store.insertJob({
-        id,
-        accountId,
-        request: '{"html":"<p>x</p>"}',
-        reference,
-        idempotencyKey: null,
-        requestHash: null,
-        webhookUrl: 'https://hooks.example.test/in',
-        createdAt: at,
-      });
-      return id;
+      return queueJob(core.store, accountId, { id: newTimeOrderedId('job', at), createdAt: at, reference });
     }
 
     /** A job that succeeded with a PDF kept until `expiresAt`. */

@@ -4,6 +4,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { newId } from '../../src/ids.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
+import { queueJob } from '../helpers/webhook-jobs.js';
 import { type FormClient, signUp } from './client.js';
 
 let core: CoreDeps;
@@ -29,18 +30,8 @@ async function accountIdOf(address: string): Promise<string> {
 
 /** A job of the account that succeeded with a stored PDF and a webhook URL, as the worker leaves it. */
 async function succeededJob(accountId: string, reference: string | null): Promise<string> {
-  const id = newId('job');
   const now = Date.now();
-  await core.store.insertJob({
-    id,
-    accountId,
-    request: '{"html":"<p>x</p>"}',
-    reference,
-    idempotencyKey: null,
-    requestHash: null,
-    webhookUrl: 'https://hooks.example.test/in',
-    createdAt: now - 5000,
-  });
+  const id = await queueJob(core.store, accountId, { createdAt: now - 5000, reference });
   const claimed = await core.store.claimJob('test-worker', now - 4000, 60_000, 3);
   expect(claimed?.id).toBe(id);
   const key = `${accountId}/${id}.pdf`;

@@ -8,13 +8,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/ids.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../../src/jobs/webhook-dispatcher.js';
 import { createPinnedAgent } from '../../src/net/pinned-agent.js';
 import { createEgressPolicy } from '../../src/net/policy.js';
 import type { Store } from '../../src/store/store.js';
 import { noDns } from '../helpers/render.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { finishedJob as finishedJobIn, storeAccount, until } from '../helpers/webhook-jobs.js';
 import { type Delivery, startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
 const agent = createPinnedAgent();
@@ -46,14 +46,6 @@ async function hangingReceiver() {
   };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 afterAll(() => agent.close());
 
 for (const backend of storeBackends('hookfair')) {
@@ -75,30 +67,8 @@ for (const backend of storeBackends('hookfair')) {
       await backend.cleanup();
     });
 
-    async function account(): Promise<string> {
-      const id = newId('acc');
-      await store.createAccount({ id, email: `${id}@example.com`, passwordHash: null, createdAt: Date.now() });
-      return id;
-    }
-
-    /** Queues, claims and finishes a job of the account with a webhook to `url`; returns its id. */
-    async function finishedJob(accountId: string, url: string): Promise<string> {
-      const id = newId('job');
-      await store.insertJob({
-        id,
-        accountId,
-        request: '{"html":"<p>x</p>"}',
-        reference: null,
-        idempotencyKey: null,
-        requestHash: null,
-        webhookUrl: url,
-        createdAt: Date.now(),
-      });
-      const claimed = await store.claimJob('test-worker', Date.now(), 60_000, 3);
-      expect(claimed?.id).toBe(id);
-      expect(await store.finishJob(id, 'test-worker', Date.now(), { error: { code: 'RENDER_FAILED', message: 'x' } })).toBe(true);
-      return id;
-    }
+    const account = () => storeAccount(store);
+    const finishedJob = (accountId: string, url: string) => finishedJobIn(store, accountId, url, 'failed');
 
     function start(): WebhookDispatcher {
       // The production defaults: 8 slots, 10 s deadline, 2 per account, a look at the outbox every second.

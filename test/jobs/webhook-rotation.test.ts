@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newId } from '../../src/ids.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../../src/jobs/webhook-dispatcher.js';
 import { SECRET_OVERLAP_MS, WebhookSecrets } from '../../src/jobs/webhook-secrets.js';
 import { createPinnedAgent } from '../../src/net/pinned-agent.js';
@@ -19,19 +18,12 @@ import type { Store } from '../../src/store/store.js';
 import { runPageworks } from '../helpers/cli.js';
 import { noDns } from '../helpers/render.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { finishedJob, storeAccount, until } from '../helpers/webhook-jobs.js';
 import { type Delivery, startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
 const agent = createPinnedAgent();
 const policy = createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: noDns });
 const DAY_AND_A_MINUTE = SECRET_OVERLAP_MS + 60_000;
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** Whether the delivery verifies with `secret` alone (the receiver's own check, timestamp included). */
 function verifiesWith(secret: string, d: Delivery): boolean {
@@ -95,19 +87,7 @@ describe('pageworks webhooks secret --rotate, then deliveries', () => {
     store = await openSqliteStore(dataDir);
     const account = await store.findAccountByEmail(email);
     if (!account) throw new Error('account missing');
-    const jobId = newId('job');
-    await store.insertJob({
-      id: jobId,
-      accountId: account.id,
-      request: '{"html":"<p>x</p>"}',
-      reference: 'rotation',
-      idempotencyKey: null,
-      requestHash: null,
-      webhookUrl: sink.url,
-      createdAt: Date.now(),
-    });
-    expect((await store.claimJob('w', Date.now(), 60_000, 3))?.id).toBe(jobId);
-    await store.finishJob(jobId, 'w', Date.now(), { error: { code: 'RENDER_FAILED', message: 'x' } });
+    const jobId = await finishedJob(store, account.id, sink.url, 'failed');
     startDispatcher();
     await until(() => got.length === 1, 'the delivery after the rotation');
     const first = got[0] as Delivery;
@@ -150,8 +130,7 @@ for (const backend of storeBackends('hookrot')) {
     });
 
     it('signs with the new and the replaced secret for 24 h, then with the new one; a second rotation replaces the pair', async () => {
-      const id = newId('acc');
-      await store.createAccount({ id, email: `${id}@example.com`, passwordHash: null, createdAt: Date.now() });
+      const id = await storeAccount(store);
       let now = Date.UTC(2026, 10, 25, 12);
       const secrets = new WebhookSecrets(store, () => now);
       // Never had one: a rotation has nothing to overlap with.
