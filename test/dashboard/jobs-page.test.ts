@@ -142,7 +142,9 @@ describe('Jobs page', () => {
     expect(confirm.body).toContain('Rotate the webhook secret?');
     expect(confirm.body).toContain('For the next 24 hours every delivery carries two signatures');
     expect((await client.submit('/jobs', '/jobs/webhook-secret/reveal', {})).body).toContain(secret);
-    const rotated = await client.submit('/jobs/webhook-secret/rotate', '/jobs/webhook-secret/rotate', {});
+    const rotated = await client.submit('/jobs/webhook-secret/rotate', '/jobs/webhook-secret/rotate', {
+      replaces: /name="replaces" value="([^"]+)"/.exec(confirm.body)?.[1] ?? '',
+    });
     // The new secret is in this answer, once, with until when the old one still signs.
     expect(rotated.statusCode).toBe(200);
     const next = /whsec_[A-Za-z0-9+/=]+/.exec(rotated.body)?.[0];
@@ -151,6 +153,15 @@ describe('Jobs page', () => {
     expect(rotated.body).toContain('This is the only time it is shown');
     expect(rotated.body).toMatch(/Until .+ every delivery carries a signature with the old secret too/);
     expect((await client.get('/jobs')).body).not.toContain('whsec_');
+    // The same form sent again (a reload of the answer, a second tab): nothing rotates, no secret is shown.
+    const resent = await client.post('/jobs/webhook-secret/rotate', {
+      _csrf: client.csrf(),
+      replaces: /name="replaces" value="([^"]+)"/.exec(confirm.body)?.[1] ?? '',
+    });
+    expect(resent.statusCode).toBe(303);
+    expect(resent.headers.location).toBe('/jobs?notice=rotated-already');
+    expect((await client.get('/jobs?notice=rotated-already')).body).toContain('The secret was not rotated again');
+    expect(/whsec_[A-Za-z0-9+/=]+/.exec((await client.submit('/jobs', '/jobs/webhook-secret/reveal', {})).body)?.[0]).toBe(next);
     // Both are in the account's activity log, from the dashboard.
     const activity = (await client.get('/activity')).body;
     expect(activity).toContain('Webhook signing secret rotated');

@@ -4,7 +4,16 @@ import { decodeCursor, encodeCursor, JobQueue } from '../../jobs/queue.js';
 import { rotationDetail, WebhookSecrets } from '../../jobs/webhook-secrets.js';
 import type { RenderJobRow } from '../../store/store.js';
 import type { WebhookDeliveryRecord } from '../../store/webhook-queries.js';
-import { clientOf, type DashboardContext, requireCsrf, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
+import {
+  clientOf,
+  type DashboardContext,
+  field,
+  requireCsrf,
+  requireSignedIn,
+  sendPage,
+  signedInOf,
+  viewerOf,
+} from '../context.js';
 import { errorPage } from '../views/error-view.js';
 import { JOB_NOTICES, JOBS_SHOWN, type JobNotice, type JobView, jobsPage, pdfStateOf, rotatePage } from '../views/jobs-view.js';
 
@@ -150,14 +159,22 @@ export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext):
     return sendPage(reply, 200, await render(request, { secret }));
   });
 
-  // Rotating asks first: receivers that still hold only the old secret stop verifying once the overlap ends.
-  app.get('/jobs/webhook-secret/rotate', { preHandler: requireSignedIn }, async (request, reply) =>
-    sendPage(reply, 200, rotatePage(viewerOf(signedInOf(request)))),
-  );
+  /** Which secret a confirmation page was shown for: its creation time, or "none" before the first. */
+  const secretVersion = async (accountId: string) =>
+    String((await core.store.findWebhookSecrets(accountId))?.createdAt ?? 'none');
 
-  // The new secret is shown in this answer, once; a reload does not show it again (the browser asks to resend the form).
+  // Rotating asks first: receivers that still hold only the old secret stop verifying once the overlap ends.
+  app.get('/jobs/webhook-secret/rotate', { preHandler: requireSignedIn }, async (request, reply) => {
+    const signedIn = signedInOf(request);
+    return sendPage(reply, 200, rotatePage(viewerOf(signedIn), await secretVersion(signedIn.account.id)));
+  });
+
+  // The new secret is shown in this answer, once. The form names the secret it replaces, so a reload that
+  // resends it (or a second tab's) rotates nothing more and shows no secret.
   app.post('/jobs/webhook-secret/rotate', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const accountId = signedInOf(request).account.id;
+    if (field(request, 'replaces') !== (await secretVersion(accountId)))
+      return reply.redirect('/jobs?notice=rotated-already', 303);
     const rotation = await secrets.rotate(accountId);
     await core.activity.record(accountId, 'webhook_secret_rotated', 'dashboard', {
       client: clientOf(request),

@@ -44,7 +44,14 @@ export interface JobsPageModel {
 export const JOBS_SHOWN = 50;
 
 /** The notices the page can show after an action, by name (`/jobs?notice=…`); nothing else is shown. */
-export const JOB_NOTICES = ['redelivered', 'redeliver-waits', 'redeliver-too-soon', 'canceled', 'cancel-too-late'] as const;
+export const JOB_NOTICES = [
+  'redelivered',
+  'redeliver-waits',
+  'redeliver-too-soon',
+  'canceled',
+  'cancel-too-late',
+  'rotated-already',
+] as const;
 
 /** One of JOB_NOTICES. */
 export type JobNotice = (typeof JOB_NOTICES)[number];
@@ -55,6 +62,10 @@ const NOTICE_TEXT: Record<JobNotice, [kind: 'ok' | 'warn', text: string]> = {
   'redeliver-too-soon': ['warn', 'This webhook was redelivered less than a minute ago. Redeliver works once a minute per job.'],
   canceled: ['ok', 'The job was canceled. It will not be rendered, and no webhook is sent for it.'],
   'cancel-too-late': ['warn', 'The job had already finished, so there was nothing to cancel.'],
+  'rotated-already': [
+    'warn',
+    'The secret was not rotated again: that form was for a secret that has been replaced already (a reload, or another tab). Reveal the secret to see the current one.',
+  ],
 };
 
 /** Where a job's PDF is. */
@@ -188,13 +199,13 @@ ${rotated}${shown}
 <span class="hint">For 24 hours after a rotation, deliveries are signed with both the new and the old secret.</span></p></section>`;
 }
 
-/** The confirmation step before the webhook secret is rotated. */
-export function rotatePage(viewer: Viewer): string {
+/** The confirmation step before the webhook secret is rotated; `replaces` names the current secret (its version). */
+export function rotatePage(viewer: Viewer, replaces: string): string {
   const body = html`<div class="auth"><div class="card">
 <h1>Rotate the webhook secret?</h1>
 <p class="lead">A new signing secret is made and shown once, on the next page.</p>
 <p>For the next 24 hours every delivery carries two signatures (<code>v1,&lt;new&gt; v1,&lt;old&gt;</code>), so receivers that still hold the old secret keep verifying. Update them within that time: after it, only the new secret verifies.</p>
-<form method="post" action="/jobs/webhook-secret/rotate">${csrfField(viewer.csrfToken)}
+<form method="post" action="/jobs/webhook-secret/rotate">${csrfField(viewer.csrfToken)}<input type="hidden" name="replaces" value="${replaces}">
 <button class="btn btn-danger" type="submit">Rotate secret</button></form>
 <p class="switch"><a href="/jobs">Cancel</a></p>
 </div></div>`;
