@@ -305,6 +305,7 @@ describe('Jobs page in Chromium', () => {
       expect(await page.locator('#curl-job').textContent()).toContain('"webhook": {"url":');
       await expectNoCopyOverCode(page, width);
       await page.screenshot({ path: `/tmp/jobs-docs-${width}.png`, fullPage: true });
+      await page.locator('section[aria-labelledby="docs-jobs"]').screenshot({ path: `/tmp/jobs-docs-jobs-${width}.png` });
       await page.goto('/keys');
       await page.getByRole('button', { name: 'Create render key' }).click();
       await page.waitForURL('**/keys?created=*');

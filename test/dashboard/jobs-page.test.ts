@@ -121,6 +121,16 @@ describe('Jobs page', () => {
     expect(again.headers.location).toBe('/jobs?notice=redeliver-too-soon');
     expect((await client.get(String(again.headers.location))).body).toContain('Redeliver works once a minute per job');
     expect(client.body).toContain('Once a minute per job');
+
+    // An attempt in flight (a dispatcher holds the lease): Redeliver waits for it, and says so.
+    const busy = await succeededJob(await accountIdOf(address), null);
+    const now = Date.now();
+    await core.store.settleWebhook(jobId, { state: 'delivered', attempts: 1, nextAt: null }, now);
+    // (Other tests' pending events are leased too; no dispatcher runs here.)
+    expect((await core.store.claimDueWebhooks(now, now + 60_000, 50, 2)).map((j) => j.id)).toContain(busy);
+    const waits = await client.submit('/jobs', `/jobs/${busy}/redeliver`, {});
+    expect(waits.headers.location).toBe('/jobs?notice=redeliver-waits');
+    expect((await client.get('/jobs?notice=redeliver-waits')).body).toContain('it is sent again once that attempt ends');
   });
 
   it('reveals the signing secret only on a POST with the CSRF token, and rotates it', async () => {
