@@ -53,7 +53,7 @@ for (let i = 1; i <= total; i++) {
   await store.finishJob(id, 'w', now, {
     pdf: { key: `${accountId}/${id}.pdf`, bytes: 9000, pages: 1, expiresAt: now + 1, store: results.id },
   });
-  const due = await store.claimDueWebhooks(now, now + 10_000, 10);
+  const due = await store.claimDueWebhooks(now, now + 10_000, 10, 10);
   for (const job of due) {
     await store.insertWebhookDelivery({
       id: `whd_${job.id.slice(4)}`,
@@ -66,7 +66,7 @@ for (let i = 1; i <= total; i++) {
       durationMs: 3,
       createdAt: now,
     });
-    await store.settleWebhook(job.id, { state: 'delivered', attempts: 1, nextAt: null });
+    await store.settleWebhook(job.id, { state: 'delivered', attempts: 1, nextAt: null }, now);
   }
   if (i % every === 0) {
     if (mode === 'delete') {

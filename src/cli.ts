@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
 import { AccountError, AccountService } from './accounts/accounts.js';
 import { ActivityLog } from './accounts/activity.js';
 import { KeyService } from './accounts/keys.js';
 import { PasswordResets, RESET_TOKEN_TTL_MS, resetLink } from './accounts/password-reset.js';
 import { escapeUnshowable, escapeUnshowableJson } from './accounts/user-text.js';
+import { parseFlags } from './cli-args.js';
 import { reportCliError, UsageError } from './cli-errors.js';
 import { type ApiService, type Config, loadConfig, parseServices } from './config.js';
 import { openResultStore } from './jobs/results/result-store.js';
-import { WebhookSecrets } from './jobs/webhook-secrets.js';
+import { rotationDetail, WebhookSecrets } from './jobs/webhook-secrets.js';
 import { serve } from './main.js';
 import { windowUnit } from './ratelimit/window.js';
 import { openStore } from './store/open-store.js';
@@ -27,7 +27,7 @@ Usage:
   pageworks accounts reset-password --email E                                (prints a one-time reset link, valid 30 minutes)
   pageworks accounts delete --email E                                        (keys refused at once, sessions ended, data removed)
   pageworks backup --to FILE                                                 (a consistent copy of the SQLite store, while serve runs)
-  pageworks webhooks secret --email E [--rotate]                              (prints the webhook signing secret alone on stdout)
+  pageworks webhooks secret --email E [--rotate]                              (prints the webhook signing secret alone on stdout; after --rotate the old one signs too for 24 h)
   pageworks render IN.html [-o OUT.pdf] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
   pageworks fetch URL [--json]
 
@@ -60,9 +60,11 @@ async function accountByEmail(store: Store, email: string) {
 
 async function accountsCommand(args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    options: { email: { type: 'string' }, password: { type: 'string' }, service: { type: 'string' }, limit: { type: 'string' } },
+  const values = parseFlags(rest, {
+    email: { type: 'string' },
+    password: { type: 'string' },
+    service: { type: 'string' },
+    limit: { type: 'string' },
   });
   const email = need(values.email, 'email');
   return withStore(config, async (store) => {
@@ -121,15 +123,12 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
 
 async function keysCommand(args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      email: { type: 'string' },
-      service: { type: 'string' },
-      name: { type: 'string' },
-      key: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
+  const values = parseFlags(rest, {
+    email: { type: 'string' },
+    service: { type: 'string' },
+    name: { type: 'string' },
+    key: { type: 'string' },
+    json: { type: 'boolean', default: false },
   });
   return withStore(config, async (store) => {
     const keys = new KeyService(store);
@@ -196,19 +195,28 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
 async function webhooksCommand(args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'secret') throw new UsageError(`unknown command "webhooks ${sub ?? ''}"`);
-  const { values } = parseArgs({
-    args: rest,
-    options: { email: { type: 'string' }, rotate: { type: 'boolean', default: false } },
-  });
+  const values = parseFlags(rest, { email: { type: 'string' }, rotate: { type: 'boolean', default: false } });
   const email = need(values.email, 'email');
   return withStore(config, async (store) => {
     const account = await accountByEmail(store, email);
     const secrets = new WebhookSecrets(store);
-    const secret = values.rotate ? await secrets.rotate(account.id) : await secrets.get(account.id);
-    // The secret alone on stdout (like `keys create`), so a script can store it.
-    process.stdout.write(`${secret}\n`);
-    if (values.rotate)
-      console.error(`rotated the webhook secret of ${account.email}: deliveries are signed with this one from now on`);
+    const activity = new ActivityLog(store, config.activityRetentionDays);
+    if (!values.rotate) {
+      const secret = await secrets.get(account.id);
+      await activity.record(account.id, 'webhook_secret_revealed', 'cli', { detail: 'printed by the CLI' });
+      // The secret alone on stdout (like `keys create`), so a script can store it.
+      process.stdout.write(`${secret}\n`);
+      return 0;
+    }
+    const rotation = await secrets.rotate(account.id);
+    await activity.record(account.id, 'webhook_secret_rotated', 'cli', { detail: rotationDetail(rotation) });
+    process.stdout.write(`${rotation.secret}\n`);
+    console.error(
+      `rotated the webhook secret of ${account.email}: deliveries are signed with this one from now on` +
+        (rotation.previousUntil === null
+          ? ''
+          : `, and with the old one too until ${new Date(rotation.previousUntil).toISOString()} (24 h), so receivers can switch meanwhile`),
+    );
     return 0;
   });
 }
@@ -229,7 +237,7 @@ export async function runCli(argv: string[]): Promise<number> {
     const config = loadConfig();
     switch (command) {
       case 'serve': {
-        const { values } = parseArgs({ args: rest, options: { services: { type: 'string' } } });
+        const values = parseFlags(rest, { services: { type: 'string' } });
         const services = values.services ? parseServices(values.services, '--services') : config.services;
         await serve({ ...config, services });
         return 0;
@@ -239,7 +247,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'keys':
         return await keysCommand(rest, config);
       case 'backup': {
-        const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
+        const values = parseFlags(rest, { to: { type: 'string' } });
         const to = need(values.to, 'to');
         const bytes = (await import('./store/backup.js')).backupSqliteStore(config, to);
         console.log(`wrote ${to} (${bytes} bytes)`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newTimeOrderedId, utcDay } from '../src/ids.js';
+import { isId, newId, newTimeOrderedId, utcDay } from '../src/ids.js';
 
 describe('utcDay', () => {
   it('changes exactly at UTC midnight, in either direction of time', () => {
@@ -32,5 +32,28 @@ describe('newTimeOrderedId', () => {
     const a = newTimeOrderedId('job', 1_000_000_000_000);
     const b = newTimeOrderedId('job', 1_000_000_000_001);
     expect(a.slice(16)).not.toBe(b.slice(16));
+  });
+
+  it('ids made in one millisecond are not one apart: the tail moves by a random step, still in order', () => {
+    const t = Date.UTC(2026, 10, 25, 13);
+    const ids = Array.from({ length: 200 }, () => newTimeOrderedId('job', t));
+    expect([...ids].sort()).toEqual(ids);
+    const tails = ids.map((id) => BigInt(`0x${id.slice(16)}`));
+    const steps = tails.slice(1).map((tail, i) => tail - (tails[i] as bigint));
+    for (const step of steps) expect(step).toBeGreaterThan(0n);
+    // With steps drawn from 1..2^32, 199 steps of one are out of the question, and so are 199 equal steps.
+    expect(steps.filter((s) => s === 1n).length).toBeLessThan(3);
+    expect(new Set(steps).size).toBeGreaterThan(190);
+  });
+});
+
+describe('isId', () => {
+  it('takes the ids the code makes and nothing else (a NUL, a longer tail, another prefix)', () => {
+    expect(isId('job', newTimeOrderedId('job', Date.now()))).toBe(true);
+    expect(isId('key', newId('key'))).toBe(true);
+    expect(isId('job', newId('key'))).toBe(false);
+    expect(isId('job', 'job_\u0000')).toBe(false);
+    expect(isId('job', `${newId('job')}0`)).toBe(false);
+    expect(isId('job', newId('job').toUpperCase().replace('JOB', 'job'))).toBe(false);
   });
 });

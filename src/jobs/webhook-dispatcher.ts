@@ -6,6 +6,10 @@
  * Attempts run side by side (a hanging receiver costs one slot for at most the 10 s deadline), each
  * under a lease so several processes share the outbox and a crashed process's events are taken again
  * when its lease lapses. A duplicate after a crash carries the same `webhook-id`.
+ *
+ * One tenant cannot slow another: the store hands out due events round-robin across accounts and never
+ * more than `perAccount` in flight for one account, so an account whose receivers hang holds at most two
+ * slots and every other account's first attempt waits only for a free slot.
  */
 import type { Dispatcher } from 'undici';
 import { newId } from '../ids.js';
@@ -32,6 +36,8 @@ export interface WebhookDispatcherOptions {
   pollMs?: number;
   /** Attempts in flight at once (default 8). */
   concurrency?: number;
+  /** Attempts in flight at once for one account, over every process (default 2). */
+  perAccount?: number;
   /** Multiplies the retry schedule (WEBHOOK_RETRY_SCALE, default 1). */
   retryScale?: number;
   /** Deadline of one attempt (default 10 s). */
@@ -47,6 +53,9 @@ export interface WebhookDispatcher {
   stop(): Promise<void>;
 }
 
+/** Attempts in flight at once for one account (over every process). */
+export const WEBHOOKS_IN_FLIGHT_PER_ACCOUNT = 2;
+
 /** How long delivery attempts are kept. */
 export const DELIVERY_RETENTION_MS = 7 * 86_400_000;
 const PURGE_EVERY_MS = 3_600_000;
@@ -56,6 +65,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
   const now = opts.now ?? Date.now;
   const pollMs = opts.pollMs ?? 1000;
   const concurrency = opts.concurrency ?? 8;
+  const perAccount = opts.perAccount ?? WEBHOOKS_IN_FLIGHT_PER_ACCOUNT;
   const timeoutMs = opts.timeoutMs ?? 10_000;
   // Long enough for one attempt and its bookkeeping; a lapsed lease means the process died mid-attempt.
   const leaseMs = timeoutMs + 50_000;
@@ -74,11 +84,13 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     else woken = true;
   };
 
-  const attempt = async (job: WebhookDueJob): Promise<void> => {
+  const attempt = async (job: WebhookDueJob, claimedAt: number): Promise<void> => {
     const at = now();
+    const settle = (outcome: Parameters<typeof opts.store.settleWebhook>[1]) =>
+      opts.store.settleWebhook(job.id, outcome, claimedAt);
     // Only jobs with a URL are ever marked pending; a row without one has nothing to deliver.
     if (job.webhook_url === null) {
-      await opts.store.settleWebhook(job.id, { state: 'exhausted', attempts: job.webhook_attempts, nextAt: null });
+      await settle({ state: 'exhausted', attempts: job.webhook_attempts, nextAt: null });
       return;
     }
     const number = Number(job.webhook_attempts) + 1;
@@ -87,8 +99,9 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
     // The event's time is the job's end, so every attempt of one event carries the same body.
     const eventAt = new Date(Number(job.finished_at ?? at));
     const body = webhookBody(type, eventAt, toJobObject(job, opts.publicBaseUrl, at));
-    const secret = await secrets.get(job.account_id);
-    const headers = webhookHeaders(secret, webhookId, Math.floor(at / 1000), body);
+    // After a rotation the replaced secret signs too, for a day, so receivers switch without a gap.
+    const signing = await secrets.signing(job.account_id);
+    const headers = webhookHeaders(signing, webhookId, Math.floor(at / 1000), body);
     const result = await deliverWebhook({
       policy: opts.policy,
       agent: opts.agent,
@@ -109,22 +122,22 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
       createdAt: at,
     });
     if (result.delivered) {
-      await opts.store.settleWebhook(job.id, { state: 'delivered', attempts: number, nextAt: null });
+      await settle({ state: 'delivered', attempts: number, nextAt: null });
       opts.metrics?.('delivered');
       return;
     }
     const delay = nextRetryDelay(number, opts.retryScale ?? 1);
     if (delay === null) {
-      await opts.store.settleWebhook(job.id, { state: 'exhausted', attempts: number, nextAt: null });
+      await settle({ state: 'exhausted', attempts: number, nextAt: null });
       opts.metrics?.('exhausted');
     } else {
-      await opts.store.settleWebhook(job.id, { state: 'pending', attempts: number, nextAt: now() + delay });
+      await settle({ state: 'pending', attempts: number, nextAt: now() + delay });
       opts.metrics?.('failed');
     }
   };
 
-  const launch = (job: WebhookDueJob): void => {
-    const p = attempt(job)
+  const launch = (job: WebhookDueJob, claimedAt: number): void => {
+    const p = attempt(job, claimedAt)
       .catch((err: unknown) => {
         // The lease lapses and the event is tried again; nothing is lost.
         opts.log.warn({ err, jobId: job.id }, 'webhook attempt could not be recorded; it will be retried');
@@ -160,9 +173,9 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
         const free = concurrency - inFlight.size;
         if (free > 0) {
           const at = now();
-          const jobs = await opts.store.claimDueWebhooks(at, at + leaseMs, free);
+          const jobs = await opts.store.claimDueWebhooks(at, at + leaseMs, free, perAccount);
           claimed = jobs.length;
-          for (const job of jobs) launch(job);
+          for (const job of jobs) launch(job, at);
         }
         if (now() - lastPurge > PURGE_EVERY_MS) {
           lastPurge = now();

@@ -1,6 +1,19 @@
-/** The account's webhook signing secret: created on first need, rotated on demand. */
+/**
+ * The account's webhook signing secret: created on first need, rotated on demand. A rotation keeps the
+ * replaced secret signing beside the new one for a day (Standard Webhooks allows several signatures),
+ * so receivers can switch to the new secret without rejecting a single delivery meanwhile.
+ */
 import type { WebhookStore } from '../store/webhook-queries.js';
 import { newWebhookSecret } from './webhook-signing.js';
+
+/** How long a replaced secret keeps signing after a rotation. */
+export const SECRET_OVERLAP_MS = 24 * 3_600_000;
+
+/** A rotation's result: the new secret, and until when the replaced one still signs (null: there was none). */
+export interface Rotation {
+  secret: string;
+  previousUntil: number | null;
+}
 
 /** Reads, creates and rotates signing secrets over the store. */
 export class WebhookSecrets {
@@ -15,10 +28,28 @@ export class WebhookSecrets {
     return found ?? this.store.ensureWebhookSecret(accountId, newWebhookSecret(), this.now());
   }
 
-  /** Replaces the account's secret with a new one and returns it; the old one stops signing at once. */
-  async rotate(accountId: string): Promise<string> {
-    const secret = newWebhookSecret();
-    await this.store.replaceWebhookSecret(accountId, secret, this.now());
-    return secret;
+  /** The secrets a delivery is signed with now: the current one, then the replaced one while its overlap lasts. */
+  async signing(accountId: string): Promise<string[]> {
+    const found = await this.store.findWebhookSecrets(accountId);
+    if (!found) return [await this.get(accountId)];
+    const overlapping = found.previousSecret !== null && found.previousUntil !== null && found.previousUntil > this.now();
+    return overlapping ? [found.secret, found.previousSecret as string] : [found.secret];
   }
+
+  /** Replaces the account's secret with a new one; the old one keeps signing for SECRET_OVERLAP_MS. */
+  async rotate(accountId: string): Promise<Rotation> {
+    const had = await this.store.findWebhookSecret(accountId);
+    const secret = newWebhookSecret();
+    const at = this.now();
+    const previousUntil = at + SECRET_OVERLAP_MS;
+    await this.store.rotateWebhookSecret(accountId, secret, at, previousUntil);
+    return { secret, previousUntil: had === undefined ? null : previousUntil };
+  }
+}
+
+/** The activity log's detail of a rotation: until when the old secret still signs. */
+export function rotationDetail(rotation: Rotation): string {
+  return rotation.previousUntil === null
+    ? 'no earlier secret'
+    : `the old secret signs too until ${new Date(rotation.previousUntil).toISOString().replace(/\.\d+Z$/, 'Z')}`;
 }

@@ -24,12 +24,21 @@ export function signWebhook(secret: string, id: string, timestampS: number, body
   return `v1,${mac}`;
 }
 
-/** The three headers of one signed delivery (the timestamp in seconds, as Standard Webhooks has it). */
-export function webhookHeaders(secret: string, id: string, timestampS: number, body: string): Record<string, string> {
+/**
+ * The three headers of one signed delivery (the timestamp in seconds, as Standard Webhooks has it): one
+ * `v1,…` signature per secret, space-separated, so a receiver holding any one of them verifies it.
+ */
+export function webhookHeaders(
+  secrets: string | readonly string[],
+  id: string,
+  timestampS: number,
+  body: string,
+): Record<string, string> {
+  const keys = typeof secrets === 'string' ? [secrets] : secrets;
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestampS),
-    'webhook-signature': signWebhook(secret, id, timestampS, body),
+    'webhook-signature': keys.map((secret) => signWebhook(secret, id, timestampS, body)).join(' '),
   };
 }
 

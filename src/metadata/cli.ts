@@ -12,6 +12,7 @@ export async function runFetchCli(args: string[], config: Config): Promise<numbe
   let json = false;
   const positional: string[] = [];
   for (const arg of args) {
+    if (arg === '--json' && json) return reportCliError('pageworks fetch', new UsageError('--json given more than once'));
     if (arg === '--json') json = true;
     else if (arg === '-h' || arg === '--help') {
       process.stdout.write(`${USAGE}\n`);

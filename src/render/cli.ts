@@ -33,8 +33,15 @@ export function parseRenderArgs(args: string[]): CliRequest {
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
     return v;
   };
+  const seen = new Set<string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
+    // A flag given twice is a mistake to report, not a silent "last one wins" (values are skipped by i++).
+    const flag = arg === '-o' ? '--output' : arg;
+    if (flag?.startsWith('-')) {
+      if (seen.has(flag)) throw new UsageError(`${flag} given more than once`);
+      seen.add(flag);
+    }
     switch (arg) {
       case '-o':
       case '--output':

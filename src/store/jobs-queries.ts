@@ -139,6 +139,7 @@ export async function insertJob(db: Kysely<Database>, job: NewRenderJob) {
     webhook_lease_expires_at: null,
     html_bytes: job.htmlBytes ?? 0,
     pdf_store: null,
+    webhook_redeliver_at: null,
   };
   const result = await db
     .insertInto('render_jobs')
@@ -200,10 +201,11 @@ export async function cancelJob(db: Kysely<Database>, id: string, accountId: str
 export async function clearJobPdf(db: Kysely<Database>, id: string, accountId: string) {
   const row = await findJob(db, id, accountId);
   if (!row?.pdf_key) return null;
-  // Only that key: a concurrent clear (retention sweep, a second DELETE) deletes the file once.
+  // Only that key: a concurrent clear (retention sweep, a second DELETE) deletes the file once. The
+  // expiry goes too, so the row tells a deleted PDF (no expiry) from an expired one ever after.
   const cleared = await db
     .updateTable('render_jobs')
-    .set({ pdf_key: null })
+    .set({ pdf_key: null, pdf_expires_at: null })
     .where('id', '=', id)
     .where('pdf_key', '=', row.pdf_key)
     .executeTakeFirst();

@@ -28,7 +28,9 @@ export type ActivityKind =
   | 'key_revoked'
   | 'limit_changed'
   | 'session_ended'
-  | 'account_deleted';
+  | 'account_deleted'
+  | 'webhook_secret_revealed'
+  | 'webhook_secret_rotated';
 
 /** A live session as the sessions list shows it. */
 export interface SessionListing {

@@ -147,6 +147,8 @@ export interface RenderJobsTable {
   html_bytes: number;
   /** Which result store holds the PDF (ResultStore.id); null for PDFs stored before it was recorded. */
   pdf_store: string | null;
+  /** When Redeliver was last asked for (at most once a minute per job); null when never. */
+  webhook_redeliver_at: number | null;
 }
 
 /** One signing secret per account (`whsec_…`), created on first need, replaced on rotation. */
@@ -154,6 +156,9 @@ export interface WebhookSecretsTable {
   account_id: string;
   secret: string;
   created_at: number;
+  /** The secret the last rotation replaced: it signs too (a second signature) until `previous_until`. */
+  previous_secret: string | null;
+  previous_until: number | null;
 }
 
 /** One webhook delivery attempt; kept 7 days. No foreign key to the job: the attempt outlives its job's purge. */

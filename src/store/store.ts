@@ -79,7 +79,14 @@ export type { ActivityEntry, ActivityKind, RecoveryStore, SessionListing } from 
 export type { RenderLogPage, RenderLogStore, RenderSummary } from './render-log-queries.js';
 
 // Webhook secrets and delivery attempts: queries in webhook-queries.ts.
-export type { WebhookDeliveryRecord, WebhookDueJob, WebhookOutboxStore, WebhookStore } from './webhook-queries.js';
+export type {
+  RedeliverOutcome,
+  WebhookDeliveryRecord,
+  WebhookDueJob,
+  WebhookOutboxStore,
+  WebhookSecretRecord,
+  WebhookStore,
+} from './webhook-queries.js';
 
 /** The persistence interface; both adapters (SQLite, PostgreSQL) implement it with the same queries. */
 export interface Store extends KeyUsageStore, RecoveryStore, RenderJobStore, RenderLogStore, WebhookStore, WebhookOutboxStore {
@@ -567,8 +574,12 @@ export class KyselyStore implements Store {
     return webhooks.ensureWebhookSecret(this.db, accountId, candidate, at);
   }
 
-  replaceWebhookSecret(accountId: string, secret: string, at: number) {
-    return webhooks.replaceWebhookSecret(this.db, accountId, secret, at);
+  findWebhookSecrets(accountId: string) {
+    return webhooks.findWebhookSecrets(this.db, accountId);
+  }
+
+  rotateWebhookSecret(accountId: string, secret: string, at: number, previousUntil: number) {
+    return webhooks.rotateWebhookSecret(this.db, accountId, secret, at, previousUntil);
   }
 
   insertWebhookDelivery(d: WebhookDeliveryRecord) {
@@ -583,19 +594,20 @@ export class KyselyStore implements Store {
     return webhooks.purgeWebhookDeliveries(this.db, before);
   }
 
-  claimDueWebhooks(now: number, leaseUntil: number, limit: number) {
-    return webhooks.claimDueWebhooks(this.db, this.kind, now, leaseUntil, limit);
+  claimDueWebhooks(now: number, leaseUntil: number, limit: number, perAccount: number) {
+    return webhooks.claimDueWebhooks(this.db, this.kind, now, leaseUntil, limit, perAccount);
   }
 
   settleWebhook(
     jobId: string,
     outcome: { state: 'pending' | 'delivered' | 'exhausted'; attempts: number; nextAt: number | null },
+    claimedAt: number,
   ) {
-    return webhooks.settleWebhook(this.db, jobId, outcome);
+    return webhooks.settleWebhook(this.db, jobId, outcome, claimedAt);
   }
 
-  redeliverWebhook(accountId: string, jobId: string, now: number) {
-    return webhooks.redeliverWebhook(this.db, accountId, jobId, now);
+  redeliverWebhook(accountId: string, jobId: string, now: number, minIntervalMs: number) {
+    return webhooks.redeliverWebhook(this.db, accountId, jobId, now, minIntervalMs);
   }
 
   // ---- end of webhooks ----

@@ -161,6 +161,48 @@ const rows: Row[] = [
     1,
     /^pageworks fetch: .*HTTP 502 from the service/,
   ],
+  // A flag given twice is a usage error on every verb, never "the last one wins".
+  ...(
+    [
+      ['serve', '--services', 'render', '--services', 'metadata'],
+      ['accounts', 'create', '--email', 'b@example.com', '--email', 'c@example.com'],
+      ['accounts', 'set-limit', '--email', E, '--service', 'render', '--limit', '5', '--limit', '6'],
+      ['keys', 'create', '--email', E, '--service', 'render', '--service', 'metadata'],
+      ['keys', 'list', '--email', E, '--json', '--json'],
+      ['keys', 'revoke', '--key', 'pwr_live_abcd', '--key', 'pwr_live_abce'],
+      ['backup', '--to', 'x.sqlite', '--to', 'y.sqlite'],
+      ['webhooks', 'secret', '--email', E, '--email', 'other@example.com'],
+    ] as const
+  ).map(
+    (args): Row => [
+      `${args[0]} ${args[1]}: repeated flag`,
+      () => [...args],
+      () => ({}),
+      2,
+      new RegExp(`^pageworks: --${args.at(-2)?.slice(2)} given more than once$`),
+    ],
+  ),
+  [
+    'render: repeated flag',
+    () => ['render', page, '--format', 'A4', '--format', 'A3'],
+    () => ({}),
+    2,
+    /^pageworks render: --format given more than once$/,
+  ],
+  [
+    'render: -o and --output',
+    () => ['render', page, '-o', 'a.pdf', '--output', 'b.pdf'],
+    () => ({}),
+    2,
+    /^pageworks render: --output given more than once$/,
+  ],
+  [
+    'fetch: repeated flag',
+    () => ['fetch', '--json', '--json', 'http://x.example/'],
+    () => ({}),
+    2,
+    /^pageworks fetch: --json given more than once$/,
+  ],
 ];
 
 describe('pageworks exit codes', () => {

@@ -4,6 +4,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { newId } from '../../src/ids.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
+import { queueJob } from '../helpers/webhook-jobs.js';
 import { type FormClient, signUp } from './client.js';
 
 let core: CoreDeps;
@@ -29,18 +30,8 @@ async function accountIdOf(address: string): Promise<string> {
 
 /** A job of the account that succeeded with a stored PDF and a webhook URL, as the worker leaves it. */
 async function succeededJob(accountId: string, reference: string | null): Promise<string> {
-  const id = newId('job');
   const now = Date.now();
-  await core.store.insertJob({
-    id,
-    accountId,
-    request: '{"html":"<p>x</p>"}',
-    reference,
-    idempotencyKey: null,
-    requestHash: null,
-    webhookUrl: 'https://hooks.example.test/in',
-    createdAt: now - 5000,
-  });
+  const id = await queueJob(core.store, accountId, { createdAt: now - 5000, reference });
   const claimed = await core.store.claimJob('test-worker', now - 4000, 60_000, 3);
   expect(claimed?.id).toBe(id);
   const key = `${accountId}/${id}.pdf`;
@@ -107,12 +98,12 @@ describe('Jobs page', () => {
     expect((await app.inject({ method: 'GET', url: `/jobs/${jobId}/pdf` })).statusCode).toBe(303);
   });
 
-  it('Redeliver needs the CSRF token and queues the webhook again; not for another account', async () => {
+  it('Redeliver needs the CSRF token and queues the webhook again, once a minute; not for another account', async () => {
     const address = email();
     const client = await signUp(app, address);
     const jobId = await succeededJob(await accountIdOf(address), null);
     // As if the dispatcher had given up.
-    await core.store.settleWebhook(jobId, { state: 'exhausted', attempts: 8, nextAt: null });
+    await core.store.settleWebhook(jobId, { state: 'exhausted', attempts: 8, nextAt: null }, Date.now());
     await client.get('/jobs');
     expect((await client.post(`/jobs/${jobId}/redeliver`, { _csrf: 'wrong' })).statusCode).toBe(403);
     expect((await core.store.findJob(jobId))?.webhook_state).toBe('exhausted');
@@ -120,11 +111,26 @@ describe('Jobs page', () => {
     expect((await other.submit('/jobs', `/jobs/${jobId}/redeliver`, {})).statusCode).toBe(404);
     const res = await client.submit('/jobs', `/jobs/${jobId}/redeliver`, {});
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe(`/jobs?redelivered=${jobId}`);
+    expect(res.headers.location).toBe('/jobs?notice=redelivered');
     const row = await core.store.findJob(jobId);
     expect(row?.webhook_state).toBe('pending');
     expect(row?.webhook_attempts).toBe(0);
     expect((await client.get(String(res.headers.location))).body).toContain('queued for delivery again');
+    // Pressed again within the minute: refused, and the page says why.
+    const again = await client.submit('/jobs', `/jobs/${jobId}/redeliver`, {});
+    expect(again.headers.location).toBe('/jobs?notice=redeliver-too-soon');
+    expect((await client.get(String(again.headers.location))).body).toContain('Redeliver works once a minute per job');
+    expect(client.body).toContain('Once a minute per job');
+
+    // An attempt in flight (a dispatcher holds the lease): Redeliver waits for it, and says so.
+    const busy = await succeededJob(await accountIdOf(address), null);
+    const now = Date.now();
+    await core.store.settleWebhook(jobId, { state: 'delivered', attempts: 1, nextAt: null }, now);
+    // (Other tests' pending events are leased too; no dispatcher runs here.)
+    expect((await core.store.claimDueWebhooks(now, now + 60_000, 50, 2)).map((j) => j.id)).toContain(busy);
+    const waits = await client.submit('/jobs', `/jobs/${busy}/redeliver`, {});
+    expect(waits.headers.location).toBe('/jobs?notice=redeliver-waits');
+    expect((await client.get('/jobs?notice=redeliver-waits')).body).toContain('it is sent again once that attempt ends');
   });
 
   it('reveals the signing secret only on a POST with the CSRF token, and rotates it', async () => {
@@ -139,12 +145,40 @@ describe('Jobs page', () => {
     // The same secret on a second reveal: it is created once and kept.
     expect((await client.submit('/jobs', '/jobs/webhook-secret/reveal', {})).body).toContain(secret);
     expect((await client.post('/jobs/webhook-secret/rotate', { _csrf: 'nope' })).statusCode).toBe(403);
-    const rotated = await client.submit('/jobs', '/jobs/webhook-secret/rotate', {});
-    expect(rotated.statusCode).toBe(303);
-    expect((await client.get(String(rotated.headers.location))).body).toContain('rotated');
-    const next = /whsec_[A-Za-z0-9+/=]+/.exec((await client.submit('/jobs', '/jobs/webhook-secret/reveal', {})).body)?.[0];
+    // "Rotate secret…" is a link to a confirmation page; nothing changes until its form is sent.
+    expect((await client.get('/jobs')).body).toContain('href="/jobs/webhook-secret/rotate"');
+    const confirm = await client.get('/jobs/webhook-secret/rotate');
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain('Rotate the webhook secret?');
+    expect(confirm.body).toContain('For the next 24 hours every delivery carries two signatures');
+    expect((await client.submit('/jobs', '/jobs/webhook-secret/reveal', {})).body).toContain(secret);
+    const rotated = await client.submit('/jobs/webhook-secret/rotate', '/jobs/webhook-secret/rotate', {
+      replaces: /name="replaces" value="([^"]+)"/.exec(confirm.body)?.[1] ?? '',
+    });
+    // The new secret is in this answer, once, with until when the old one still signs.
+    expect(rotated.statusCode).toBe(200);
+    const next = /whsec_[A-Za-z0-9+/=]+/.exec(rotated.body)?.[0];
     expect(next).toMatch(/^whsec_/);
     expect(next).not.toBe(secret);
+    expect(rotated.body).toContain('This is the only time it is shown');
+    expect(rotated.body).toMatch(/Until .+ every delivery carries a signature with the old secret too/);
+    expect((await client.get('/jobs')).body).not.toContain('whsec_');
+    // The same form sent again (a reload of the answer, a second tab): nothing rotates, no secret is shown.
+    const resent = await client.post('/jobs/webhook-secret/rotate', {
+      _csrf: client.csrf(),
+      replaces: /name="replaces" value="([^"]+)"/.exec(confirm.body)?.[1] ?? '',
+    });
+    expect(resent.statusCode).toBe(303);
+    expect(resent.headers.location).toBe('/jobs?notice=rotated-already');
+    expect((await client.get('/jobs?notice=rotated-already')).body).toContain('The secret was not rotated again');
+    expect(/whsec_[A-Za-z0-9+/=]+/.exec((await client.submit('/jobs', '/jobs/webhook-secret/reveal', {})).body)?.[0]).toBe(next);
+    // Both are in the account's activity log, from the dashboard.
+    const activity = (await client.get('/activity')).body;
+    expect(activity).toContain('Webhook signing secret rotated');
+    expect(activity).toContain('Webhook signing secret revealed');
+    expect(activity).toMatch(
+      /Webhook signing secret rotated<\/strong> <span class="activity-detail">· the old secret signs too until \d{4}-\d\d-\d\dT/,
+    );
   });
 
   it('says on the usage page that jobs count as render requests', async () => {

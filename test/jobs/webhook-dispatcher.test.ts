@@ -17,6 +17,7 @@ import { createEgressPolicy } from '../../src/net/policy.js';
 import type { Store } from '../../src/store/store.js';
 import { noDns } from '../helpers/render.js';
 import { storeBackends } from '../helpers/store-backends.js';
+import { finishedJob as finishedJobIn, storeAccount, until } from '../helpers/webhook-jobs.js';
 
 const agent = createPinnedAgent();
 const policy = createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: noDns });
@@ -54,14 +55,6 @@ async function receiver(answer: (n: number) => number | null) {
   };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 afterAll(() => agent.close());
 
 for (const backend of storeBackends('webhooks')) {
@@ -82,43 +75,9 @@ for (const backend of storeBackends('webhooks')) {
       await backend.cleanup();
     });
 
-    async function account(): Promise<string> {
-      const id = newId('acc');
-      await store.createAccount({ id, email: `${id}@example.com`, passwordHash: null, createdAt: Date.now() });
-      return id;
-    }
-
-    /** A job of the account that has just ended (succeeded or failed) with a webhook to `url`. */
-    async function finishedJob(accountId: string, url: string, outcome: 'succeeded' | 'failed' = 'succeeded'): Promise<string> {
-      const id = newId('job');
-      await store.insertJob({
-        id,
-        accountId,
-        request: '{"html":"<p>x</p>"}',
-        reference: `ref-${id.slice(-6)}`,
-        idempotencyKey: null,
-        requestHash: null,
-        webhookUrl: url,
-        createdAt: Date.now(),
-      });
-      // Claim this very job: other tests' jobs are all final by now.
-      const claimed = await store.claimJob('test-worker', Date.now(), 60_000, 3);
-      expect(claimed?.id).toBe(id);
-      const result =
-        outcome === 'succeeded'
-          ? {
-              pdf: {
-                key: `${accountId}/${id}.pdf`,
-                bytes: 1234,
-                pages: 1,
-                expiresAt: Date.now() + 3_600_000,
-                store: 'files:test',
-              },
-            }
-          : { error: { code: 'RENDER_TIMEOUT', message: 'the document was not ready within 30000 ms' } };
-      expect(await store.finishJob(id, 'test-worker', Date.now(), result)).toBe(true);
-      return id;
-    }
+    const account = () => storeAccount(store);
+    const finishedJob = (accountId: string, url: string, outcome: 'succeeded' | 'failed' = 'succeeded') =>
+      finishedJobIn(store, accountId, url, outcome);
 
     function start(opts: { retryScale?: number; timeoutMs?: number; concurrency?: number; registry?: Registry } = {}) {
       const d = startWebhookDispatcher({
@@ -214,8 +173,8 @@ for (const backend of storeBackends('webhooks')) {
       expect(metrics).toContain('pageworks_webhook_deliveries_total{outcome="failed"} 7');
       expect(metrics).toContain('pageworks_webhook_deliveries_total{outcome="exhausted"} 1');
 
-      expect(await store.redeliverWebhook(await account(), jobId, Date.now())).toBe(false);
-      expect(await store.redeliverWebhook(acc, jobId, Date.now())).toBe(true);
+      expect(await store.redeliverWebhook(await account(), jobId, Date.now(), 60_000)).toEqual({ kind: 'not_found' });
+      expect(await store.redeliverWebhook(acc, jobId, Date.now(), 60_000)).toEqual({ kind: 'queued' });
       await until(async () => (await store.findJob(jobId))?.webhook_state === 'delivered', 'redelivered');
       expect(r.hits).toHaveLength(9);
       expect(r.hits[8]?.headers['webhook-id']).toBe(`msg_${jobId}`);

@@ -32,6 +32,7 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       '0004_credential_version',
       '0005_render_jobs',
       '0006_webhooks',
+      '0009_webhook_rotation',
     ]);
     const tables = await db.query<{ table_name: string }>(
       "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
@@ -83,6 +84,7 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
         '0004_credential_version',
         '0005_render_jobs',
         '0006_webhooks',
+        '0009_webhook_rotation',
       ]);
       expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(14);
     } finally {

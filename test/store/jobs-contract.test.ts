@@ -250,6 +250,9 @@ for (const backend of backends) {
       expect(await store.clearJobPdf(done[1].id, other)).toBeNull();
       expect(await store.clearJobPdf(done[1].id, a)).toBe('k/1.pdf');
       expect(await store.clearJobPdf(done[1].id, a)).toBeNull();
+      // A deleted PDF loses its expiry too, an expired one keeps it: the Jobs page tells them apart.
+      expect((await store.findJob(done[1].id))?.pdf_expires_at).toBeNull();
+      expect(Number((await store.findJob(done[0].id))?.pdf_expires_at)).toBe(t0 + 1000);
 
       // Account deletion: the unfinished jobs end canceled and every stored key is handed back.
       await store.finishJob(done[2].id, 'w', t0 + 300, {

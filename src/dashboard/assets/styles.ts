@@ -107,9 +107,10 @@ details.revoked summary { cursor: pointer; color: var(--muted); }
 .key-row { display: flex; gap: 8px; margin: 10px 0 14px; }
 .key-row input { flex: 1; min-width: 0; font-family: var(--mono); font-size: 15px; background: var(--surface); }
 
-.code { position: relative; margin: 8px 0 16px; }
-.code pre { margin: 0; background: var(--code-bg); color: var(--code-text); padding: 14px 88px 14px 16px; border-radius: 8px; overflow-x: auto; font: 13px/1.6 var(--mono); }
-.code .btn { position: absolute; top: 8px; right: 8px; }
+/* The Copy button sits in its own strip above the code, never over it: a long line scrolls beneath nothing at any width. */
+.code { display: flex; flex-direction: column; margin: 8px 0 16px; background: var(--code-bg); border-radius: 8px; min-width: 0; }
+.code pre { margin: 0; color: var(--code-text); padding: 10px 16px 14px; overflow-x: auto; font: 13px/1.6 var(--mono); }
+.code .btn { order: -1; align-self: flex-end; margin: 8px 8px 0 0; }
 
 .auth { max-width: 420px; margin: 48px auto; }
 .auth .card { padding: 28px; }
@@ -218,7 +219,9 @@ pre.command { font-family: var(--mono); font-size: 13px; background: #eceef2; pa
 .job-facts div { min-width: 0; }
 .mono { font-family: var(--mono); font-size: 13px; }
 .job-error { font-size: 14px; color: var(--danger); overflow-wrap: anywhere; }
-.job-actions { margin: 8px 0; }
+.job-actions { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin: 8px 0; }
+.job-actions form { margin: 0; }
+.pager { display: flex; flex-wrap: wrap; gap: 8px; justify-content: flex-end; margin-top: 16px; }
 .webhook summary { cursor: pointer; font-size: 14px; color: var(--muted); }
 .webhook-url { overflow-wrap: anywhere; color: var(--muted); margin: 6px 0; }
 .delivery { display: flex; flex-wrap: wrap; gap: 4px 16px; font-size: 13px; padding: 4px 0; }
@@ -229,7 +232,6 @@ pre.command { font-family: var(--mono); font-size: 13px; background: #eceef2; pa
 .redeliver { margin: 8px 0 0; }
 .secret { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-bottom: 12px; }
 .secret code { overflow-wrap: anywhere; min-width: 0; }
-form.rotate { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin-top: 12px; }
 /* the render log: the table of renders (cards on narrow screens, with the keys' rules above) and one render's warnings */
 .render-tools { display: flex; flex-wrap: wrap; align-items: flex-end; justify-content: space-between; gap: 12px 24px; margin-bottom: 16px; }
 .render-tools form { margin: 0; }
@@ -256,4 +258,5 @@ table.renders td:first-child, table.renders th { white-space: nowrap; }
   .warning-facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
   .warning-facts dd { margin-bottom: 6px; }
 }
+.rotate { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin-top: 12px; }
 `;

@@ -1,10 +1,24 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { WebhookSecrets } from '../../jobs/webhook-secrets.js';
+import { isId } from '../../ids.js';
+import { decodeCursor, encodeCursor, JobQueue } from '../../jobs/queue.js';
+import { rotationDetail, WebhookSecrets } from '../../jobs/webhook-secrets.js';
 import type { RenderJobRow } from '../../store/store.js';
 import type { WebhookDeliveryRecord } from '../../store/webhook-queries.js';
-import { type DashboardContext, requireCsrf, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
+import {
+  clientOf,
+  type DashboardContext,
+  field,
+  requireCsrf,
+  requireSignedIn,
+  sendPage,
+  signedInOf,
+  viewerOf,
+} from '../context.js';
 import { errorPage } from '../views/error-view.js';
-import { JOBS_SHOWN, type JobView, jobsPage } from '../views/jobs-view.js';
+import { JOB_NOTICES, JOBS_SHOWN, type JobNotice, type JobView, jobsPage, pdfStateOf, rotatePage } from '../views/jobs-view.js';
+
+/** Redeliver is allowed once a minute per job: a receiver cannot be flooded, a slot cannot be held by one job. */
+export const REDELIVER_INTERVAL_MS = 60_000;
 
 /** A file name for the download: the job's reference when it is a plain one, else its id. */
 function downloadName(row: RenderJobRow): string {
@@ -23,7 +37,7 @@ function toView(row: RenderJobRow, deliveries: WebhookDeliveryRecord[], now: num
     finishedAt: num(row.finished_at),
     pdfBytes: num(row.pdf_bytes),
     pdfPages: num(row.pdf_pages),
-    pdfAvailable: row.pdf_key !== null && row.pdf_expires_at !== null && Number(row.pdf_expires_at) > now,
+    pdf: pdfStateOf(row, now),
     error: row.status === 'failed' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
     webhookUrl: row.webhook_url,
     webhookState: row.webhook_state,
@@ -31,21 +45,45 @@ function toView(row: RenderJobRow, deliveries: WebhookDeliveryRecord[], now: num
   };
 }
 
-/** The Jobs page: recent render jobs, their PDFs (served from the result store) and webhook deliveries, and the signing secret. */
+/** The cursor of `?cursor=`, or null when there is none or it is not one this page made (then the first page shows). */
+function cursorOf(raw: string | undefined): { createdAt: number; id: string } | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    return decodeCursor(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Jobs page: render jobs (paged), their PDFs (served from the result store), webhook deliveries, cancel, and the signing secret. */
 export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext): void {
   const { core } = ctx;
   const secrets = new WebhookSecrets(core.store);
+  // The API's DELETE /v1/jobs/{id} path: a cancel from the dashboard is the same statement.
+  const queue = new JobQueue({ store: core.store, results: core.results, maxQueuedPerAccount: core.config.renderJobsMaxQueued });
 
-  const render = async (request: FastifyRequest, extra: { secret?: string; notice?: string } = {}) => {
+  const render = async (
+    request: FastifyRequest,
+    extra: { secret?: string; notice?: JobNotice; rotatedUntil?: number | null; cursor?: string } = {},
+  ) => {
     const signedIn = signedInOf(request);
     const now = Date.now();
-    const { rows } = await core.store.listJobs(signedIn.account.id, { limit: JOBS_SHOWN });
+    const { rows, next } = await core.store.listJobs(signedIn.account.id, { limit: JOBS_SHOWN, cursor: cursorOf(extra.cursor) });
     const deliveries = await core.store.listWebhookDeliveries(
       signedIn.account.id,
       rows.map((r) => r.id),
     );
     const jobs = rows.map((r) => toView(r, deliveries, now));
-    return jobsPage({ viewer: viewerOf(signedIn), jobs, now, ...extra });
+    return jobsPage({
+      viewer: viewerOf(signedIn),
+      jobs,
+      now,
+      secret: extra.secret,
+      rotatedUntil: extra.rotatedUntil,
+      notice: extra.notice,
+      olderCursor: next === null ? null : encodeCursor(next),
+      paged: cursorOf(extra.cursor) !== undefined,
+    });
   };
 
   const notFound = (request: FastifyRequest, message = 'There is no job with this id in your account.') =>
@@ -53,19 +91,19 @@ export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   app.get('/jobs', { preHandler: requireSignedIn }, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
-    let notice: string | undefined;
-    if (query.redelivered) notice = `The webhook of ${query.redelivered} is queued for delivery again.`;
-    if (query.rotated !== undefined) notice = 'The webhook secret was rotated. Reveal it to update your receivers.';
-    return sendPage(reply, 200, await render(request, { notice }));
+    // Notices come from a fixed set by name: nothing of the query is ever shown.
+    const notice = (JOB_NOTICES as readonly string[]).includes(query.notice ?? '') ? (query.notice as JobNotice) : undefined;
+    return sendPage(reply, 200, await render(request, { notice, cursor: query.cursor }));
   });
 
   // The PDF of the signed-in account's job, streamed from the result store (the browser has a session, not an API key).
   app.get<{ Params: { id: string } }>('/jobs/:id/pdf', { preHandler: requireSignedIn }, async (request, reply) => {
     const accountId = signedInOf(request).account.id;
-    const row = await core.store.findJob(request.params.id, accountId);
+    // Not an id at all (a NUL byte, say) is the same 404, before the store sees it.
+    const row = isId('job', request.params.id) ? await core.store.findJob(request.params.id, accountId) : undefined;
     // Another account's job and no job at all look the same.
     if (!row) return sendPage(reply, 404, notFound(request));
-    const live = row.pdf_key !== null && row.pdf_expires_at !== null && Number(row.pdf_expires_at) > Date.now();
+    const live = pdfStateOf(row, Date.now()) === 'available';
     const stored = live && row.pdf_key !== null ? await core.results.get(row.pdf_key) : undefined;
     if (!stored)
       return sendPage(
@@ -82,28 +120,67 @@ export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext):
   });
 
   app.post<{ Params: { id: string } }>(
+    '/jobs/:id/cancel',
+    { preHandler: [requireSignedIn, requireCsrf] },
+    async (request, reply) => {
+      const accountId = signedInOf(request).account.id;
+      const row = isId('job', request.params.id) ? await core.store.findJob(request.params.id, accountId) : undefined;
+      if (!row) return sendPage(reply, 404, notFound(request));
+      // Finished meanwhile: the button was for a job that no longer runs; nothing is deleted.
+      if (row.status !== 'queued' && row.status !== 'running') return reply.redirect('/jobs?notice=cancel-too-late', 303);
+      const after = await queue.cancel(accountId, row.id);
+      request.log.info({ jobId: row.id, accountId, status: after.status }, 'render job canceled from the dashboard');
+      return reply.redirect(`/jobs?notice=${after.status === 'canceled' ? 'canceled' : 'cancel-too-late'}`, 303);
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
     '/jobs/:id/redeliver',
     { preHandler: [requireSignedIn, requireCsrf] },
     async (request, reply) => {
       const accountId = signedInOf(request).account.id;
-      const queued = await core.store.redeliverWebhook(accountId, request.params.id, Date.now());
-      if (!queued)
+      const outcome = isId('job', request.params.id)
+        ? await core.store.redeliverWebhook(accountId, request.params.id, Date.now(), REDELIVER_INTERVAL_MS)
+        : ({ kind: 'not_found' } as const);
+      if (outcome.kind === 'not_found')
         return sendPage(reply, 404, notFound(request, 'There is no finished job with a webhook under this id in your account.'));
-      request.log.info({ jobId: request.params.id, accountId }, 'webhook redelivery queued');
-      return reply.redirect(`/jobs?redelivered=${encodeURIComponent(request.params.id)}`, 303);
+      request.log.info({ jobId: request.params.id, accountId, outcome: outcome.kind }, 'webhook redelivery asked for');
+      const notice =
+        outcome.kind === 'queued' ? 'redelivered' : outcome.kind === 'after_attempt' ? 'redeliver-waits' : 'redeliver-too-soon';
+      return reply.redirect(`/jobs?notice=${notice}`, 303);
     },
   );
 
   // Revealing is a POST with the CSRF token: the secret never sits in a URL, a history entry or a log line.
   app.post('/jobs/webhook-secret/reveal', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
-    const secret = await secrets.get(signedInOf(request).account.id);
+    const accountId = signedInOf(request).account.id;
+    const secret = await secrets.get(accountId);
+    await core.activity.record(accountId, 'webhook_secret_revealed', 'dashboard', { client: clientOf(request) });
     return sendPage(reply, 200, await render(request, { secret }));
   });
 
+  /** Which secret a confirmation page was shown for: its creation time, or "none" before the first. */
+  const secretVersion = async (accountId: string) =>
+    String((await core.store.findWebhookSecrets(accountId))?.createdAt ?? 'none');
+
+  // Rotating asks first: receivers that still hold only the old secret stop verifying once the overlap ends.
+  app.get('/jobs/webhook-secret/rotate', { preHandler: requireSignedIn }, async (request, reply) => {
+    const signedIn = signedInOf(request);
+    return sendPage(reply, 200, rotatePage(viewerOf(signedIn), await secretVersion(signedIn.account.id)));
+  });
+
+  // The new secret is shown in this answer, once. The form names the secret it replaces, so a reload that
+  // resends it (or a second tab's) rotates nothing more and shows no secret.
   app.post('/jobs/webhook-secret/rotate', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const accountId = signedInOf(request).account.id;
-    await secrets.rotate(accountId);
+    if (field(request, 'replaces') !== (await secretVersion(accountId)))
+      return reply.redirect('/jobs?notice=rotated-already', 303);
+    const rotation = await secrets.rotate(accountId);
+    await core.activity.record(accountId, 'webhook_secret_rotated', 'dashboard', {
+      client: clientOf(request),
+      detail: rotationDetail(rotation),
+    });
     request.log.info({ accountId }, 'webhook secret rotated');
-    return reply.redirect('/jobs?rotated', 303);
+    return sendPage(reply, 200, await render(request, { secret: rotation.secret, rotatedUntil: rotation.previousUntil }));
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unshowableCharacterProblem } from '../../accounts/user-text.js';
 import type { ApiService } from '../../config.js';
+import { isId } from '../../ids.js';
 import {
   clientOf,
   type DashboardContext,
@@ -119,7 +120,8 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
     { preHandler: [requireSignedIn, requireCsrf] },
     async (request, reply) => {
       const accountId = signedInOf(request).account.id;
-      const revoked = await core.keys.revoke(request.params.id, accountId);
+      // Not an id at all (a NUL byte, say) is the same 404, before the store sees it.
+      const revoked = isId('key', request.params.id) && (await core.keys.revoke(request.params.id, accountId));
       if (!revoked) return sendPage(reply, 404, notFound(request));
       const gone = (await core.keys.list(accountId)).find((k) => k.id === request.params.id);
       await core.activity.record(accountId, 'key_revoked', 'dashboard', {

@@ -24,6 +24,8 @@ const WHAT: Record<ActivityKind, string> = {
   limit_changed: 'Rate limit changed',
   session_ended: 'Session ended',
   account_deleted: 'Account deleted',
+  webhook_secret_revealed: 'Webhook signing secret revealed',
+  webhook_secret_rotated: 'Webhook signing secret rotated',
 };
 
 const BY: Record<ActivityEntry['actor'], string> = { dashboard: 'dashboard', cli: 'administrator (CLI)', system: 'server' };

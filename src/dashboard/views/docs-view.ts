@@ -1,5 +1,5 @@
 import { html } from '../html.js';
-import { docsUrl, metadataCurl, type PublicUrls, renderCurl } from './examples.js';
+import { docsUrl, jobCurl, metadataCurl, type PublicUrls, renderCurl, verifyWebhookExample } from './examples.js';
 import { codeBlock, page, type Viewer } from './layout.js';
 
 /** Getting started: from a key to a first PDF and a first metadata fetch, with this server's addresses. */
@@ -14,6 +14,17 @@ ${codeBlock('export-render', 'export PAGEWORKS_RENDER_KEY=pwr_live_…', 'export
 <li>Send HTML, get a PDF back:
 ${codeBlock('curl-render', renderCurl(urls.render), 'curl example for the render API')}</li>
 <li>Page size, margins, scale and background printing are options; see the <a href="${docsUrl(urls.render)}">Render API reference</a>.</li>
+</ol>
+</section>
+<section class="card" aria-labelledby="docs-jobs">
+<div class="card-head"><div><h2 id="docs-jobs">Render jobs and webhooks</h2><p>For batches and long documents: queue the render, get a signed webhook when it is done.</p></div></div>
+<ol class="steps">
+<li>Submit a job with a webhook address; the answer is <code>202</code> with the job (<code>job_…</code>). The <code>Idempotency-Key</code> makes a retried submit return the same job:
+${codeBlock('curl-job', jobCurl(urls.render), 'curl example that submits a render job with a webhook')}</li>
+<li>Reveal your webhook signing secret (<code>whsec_…</code>) on the <a href="/jobs">Jobs</a> page and keep it in <code>PAGEWORKS_WEBHOOK_SECRET</code>.</li>
+<li>When the job succeeds or fails, your receiver gets <code>job.succeeded</code> or <code>job.failed</code>, signed (Standard Webhooks). Check every delivery before trusting it, on the raw body:
+${codeBlock('verify-webhook', verifyWebhookExample(), 'a webhook receiver that verifies each delivery with verifyWebhook')}</li>
+<li>Download the PDF from <code>pdf.url</code> with the same key within 24 hours. The <a href="/jobs">Jobs</a> page lists every job, its webhook attempts and a Cancel button while it waits or runs.</li>
 </ol>
 </section>
 <section class="card" aria-labelledby="docs-metadata">

@@ -1,3 +1,4 @@
+import type { RenderJobRow } from '../../store/store.js';
 import type { WebhookDeliveryRecord } from '../../store/webhook-queries.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatAgo, formatCount, formatDateTime } from './format.js';
@@ -13,8 +14,8 @@ export interface JobView {
   finishedAt: number | null;
   pdfBytes: number | null;
   pdfPages: number | null;
-  /** The PDF can still be downloaded (succeeded and not expired or deleted). */
-  pdfAvailable: boolean;
+  /** Where the job's PDF is: downloadable, expired, deleted through the API or the dashboard, or never made. */
+  pdf: PdfState;
   error: { code: string; message: string } | null;
   webhookUrl: string | null;
   /** pending, delivered, exhausted, or null while the job runs or when it has no webhook. */
@@ -28,13 +29,58 @@ export interface JobsPageModel {
   viewer: Viewer;
   jobs: JobView[];
   now: number;
-  /** The signing secret, only in the answer to "Reveal". */
+  /** The signing secret, only in the answer to "Reveal" and "Rotate". */
   secret?: string;
-  notice?: string;
+  /** After a rotation: until when the old secret still signs (null: there was none). */
+  rotatedUntil?: number | null;
+  notice?: JobNotice;
+  /** The cursor of the next (older) page, or null on the last one. */
+  olderCursor: string | null;
+  /** This is not the first page. */
+  paged: boolean;
 }
 
-/** How many recent jobs the page lists. */
+/** How many jobs one page lists. */
 export const JOBS_SHOWN = 50;
+
+/** The notices the page can show after an action, by name (`/jobs?notice=…`); nothing else is shown. */
+export const JOB_NOTICES = [
+  'redelivered',
+  'redeliver-waits',
+  'redeliver-too-soon',
+  'canceled',
+  'cancel-too-late',
+  'rotated-already',
+] as const;
+
+/** One of JOB_NOTICES. */
+export type JobNotice = (typeof JOB_NOTICES)[number];
+
+const NOTICE_TEXT: Record<JobNotice, [kind: 'ok' | 'warn', text: string]> = {
+  redelivered: ['ok', 'The webhook is queued for delivery again, with a fresh retry schedule.'],
+  'redeliver-waits': ['ok', 'An attempt for this webhook is in flight; it is sent again once that attempt ends.'],
+  'redeliver-too-soon': ['warn', 'This webhook was redelivered less than a minute ago. Redeliver works once a minute per job.'],
+  canceled: ['ok', 'The job was canceled. It will not be rendered, and no webhook is sent for it.'],
+  'cancel-too-late': ['warn', 'The job had already finished, so there was nothing to cancel.'],
+  'rotated-already': [
+    'warn',
+    'The secret was not rotated again: that form was for a secret that has been replaced already (a reload, or another tab). Reveal the secret to see the current one.',
+  ],
+};
+
+/** Where a job's PDF is. */
+export type PdfState = 'available' | 'expired' | 'deleted' | 'none';
+
+/**
+ * The PDF's state from the row: a deleted PDF loses its key and its expiry (clearJobPdf), an expired one
+ * only its key (or keeps it until the sweep runs), so the two read apart for as long as the row lives.
+ */
+export function pdfStateOf(row: Pick<RenderJobRow, 'status' | 'pdf_key' | 'pdf_expires_at'>, now: number): PdfState {
+  if (row.status !== 'succeeded') return 'none';
+  if (row.pdf_expires_at === null) return 'deleted';
+  if (Number(row.pdf_expires_at) <= now) return 'expired';
+  return row.pdf_key === null ? 'deleted' : 'available';
+}
 
 const STATUS_LABELS: Record<string, string> = {
   queued: 'Queued',
@@ -74,6 +120,9 @@ ${d.error ? html`<span class="delivery-error">${d.error}</span>` : ''}</li>`;
 
 function webhookPart(job: JobView, viewer: Viewer, now: number): SafeHtml {
   if (job.webhookUrl === null) return html``;
+  // Only succeeded and failed jobs announce themselves; a canceled job's owner canceled it and knows.
+  if (job.status === 'canceled')
+    return html`<p class="webhook webhook-none small muted">Webhook: none. No webhook is sent for canceled jobs.</p>`;
   const final = job.status === 'succeeded' || job.status === 'failed';
   const state =
     job.webhookState === 'delivered'
@@ -84,7 +133,8 @@ function webhookPart(job: JobView, viewer: Viewer, now: number): SafeHtml {
           ? 'pending'
           : 'after the job ends';
   const redeliver = final
-    ? html`<form method="post" action="/jobs/${job.id}/redeliver" class="redeliver">${csrfField(viewer.csrfToken)}<button class="btn btn-secondary btn-small" type="submit" aria-label="Redeliver the webhook of ${job.reference ?? job.id}">Redeliver</button></form>`
+    ? html`<form method="post" action="/jobs/${job.id}/redeliver" class="redeliver">${csrfField(viewer.csrfToken)}<button class="btn btn-secondary btn-small" type="submit" aria-label="Redeliver the webhook of ${job.reference ?? job.id}">Redeliver</button>
+<span class="hint">Once a minute per job; an attempt in flight ends first.</span></form>`
     : '';
   const list =
     job.deliveries.length === 0
@@ -100,11 +150,19 @@ function jobCard(job: JobView, viewer: Viewer, now: number): SafeHtml {
     job.pdfBytes !== null
       ? `${formatBytes(job.pdfBytes)}${job.pdfPages !== null ? ` · ${formatCount(job.pdfPages)} ${job.pdfPages === 1 ? 'page' : 'pages'}` : ''}`
       : null;
-  const download = job.pdfAvailable
-    ? html`<a class="btn btn-small" href="/jobs/${job.id}/pdf" download="${job.reference ?? job.id}.pdf">Download PDF</a>`
-    : job.status === 'succeeded'
-      ? html`<span class="muted small">PDF expired</span>`
+  const download =
+    job.pdf === 'available'
+      ? html`<a class="btn btn-small" href="/jobs/${job.id}/pdf" download="${job.reference ?? job.id}.pdf">Download PDF</a>`
+      : job.pdf === 'expired'
+        ? html`<span class="muted small pdf-state">PDF expired</span>`
+        : job.pdf === 'deleted'
+          ? html`<span class="muted small pdf-state">PDF deleted</span>`
+          : '';
+  const cancel =
+    job.status === 'queued' || job.status === 'running'
+      ? html`<form method="post" action="/jobs/${job.id}/cancel" class="cancel">${csrfField(viewer.csrfToken)}<button class="btn btn-danger-outline btn-small" type="submit" aria-label="Cancel the job ${job.reference ?? job.id}">Cancel job</button></form>`
       : '';
+  const actions = download || cancel ? html`<div class="job-actions">${download}${cancel}</div>` : '';
   return html`<li class="job" data-job-id="${job.id}">
 <div class="job-head"><span class="job-name">${job.reference ?? html`<span class="muted">no reference</span>`}</span>
 <span class="status status-${job.status}">${STATUS_LABELS[job.status] ?? job.status}</span></div>
@@ -115,33 +173,66 @@ ${duration ? html`<div><dt>Duration</dt><dd>${duration}</dd></div>` : ''}
 ${size ? html`<div><dt>Size</dt><dd>${size}</dd></div>` : ''}
 </dl>
 ${job.error ? html`<p class="job-error"><code>${job.error.code}</code> ${job.error.message}</p>` : ''}
-${download ? html`<div class="job-actions">${download}</div>` : ''}
+${actions}
 ${webhookPart(job, viewer, now)}
 </li>`;
 }
 
 function secretCard(model: JobsPageModel): SafeHtml {
   const token = model.viewer.csrfToken;
+  const rotated =
+    model.rotatedUntil === undefined
+      ? ''
+      : alert(
+          'ok',
+          model.rotatedUntil === null
+            ? 'The webhook secret was rotated. This is the only time it is shown: store it now.'
+            : `The webhook secret was rotated. This is the only time it is shown: store it now. Until ${formatDateTime(model.rotatedUntil)} every delivery carries a signature with the old secret too, so update your receivers before then.`,
+        );
   const shown = model.secret
     ? html`<div class="secret"><code id="webhook-secret">${model.secret}</code>${copyButton('webhook-secret')}</div>`
     : html`<form method="post" action="/jobs/webhook-secret/reveal">${csrfField(token)}<button class="btn btn-secondary btn-small" type="submit">Reveal secret</button></form>`;
   return html`<section class="card" aria-labelledby="secret-title"><div class="card-head"><div><h2 id="secret-title">Webhook signing secret</h2>
 <p>Every webhook is signed with it (Standard Webhooks: <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>). Verify each delivery before trusting it.</p></div></div>
-${shown}
-<form method="post" action="/jobs/webhook-secret/rotate" class="rotate">${csrfField(token)}<button class="btn btn-danger-outline btn-small" type="submit">Rotate secret</button>
-<span class="hint">Deliveries are signed with the new secret at once; the old one stops verifying.</span></form></section>`;
+${rotated}${shown}
+<p class="rotate"><a class="btn btn-danger-outline btn-small" href="/jobs/webhook-secret/rotate">Rotate secret…</a>
+<span class="hint">For 24 hours after a rotation, deliveries are signed with both the new and the old secret.</span></p></section>`;
 }
 
-/** The Jobs page: recent render jobs with their PDFs and webhook deliveries, and the signing secret. */
+/** The confirmation step before the webhook secret is rotated; `replaces` names the current secret (its version). */
+export function rotatePage(viewer: Viewer, replaces: string): string {
+  const body = html`<div class="auth"><div class="card">
+<h1>Rotate the webhook secret?</h1>
+<p class="lead">A new signing secret is made and shown once, on the next page.</p>
+<p>For the next 24 hours every delivery carries two signatures (<code>v1,&lt;new&gt; v1,&lt;old&gt;</code>), so receivers that still hold the old secret keep verifying. Update them within that time: after it, only the new secret verifies.</p>
+<form method="post" action="/jobs/webhook-secret/rotate">${csrfField(viewer.csrfToken)}<input type="hidden" name="replaces" value="${replaces}">
+<button class="btn btn-danger" type="submit">Rotate secret</button></form>
+<p class="switch"><a href="/jobs">Cancel</a></p>
+</div></div>`;
+  return page({ title: 'Rotate webhook secret', viewer, current: 'jobs', body });
+}
+
+function pager(model: JobsPageModel): SafeHtml {
+  if (!model.paged && model.olderCursor === null) return html``;
+  const newest = model.paged ? html`<a class="btn btn-secondary btn-small" href="/jobs">Newest jobs</a>` : '';
+  const older =
+    model.olderCursor === null
+      ? ''
+      : html`<a class="btn btn-secondary btn-small" href="/jobs?cursor=${encodeURIComponent(model.olderCursor)}" rel="next">Older jobs</a>`;
+  return html`<nav class="pager" aria-label="Job pages">${newest}${older}</nav>`;
+}
+
+/** The Jobs page: render jobs (newest first, paged) with their PDFs and webhook deliveries, and the signing secret. */
 export function jobsPage(model: JobsPageModel): string {
   const list =
     model.jobs.length === 0
-      ? html`<p class="empty">No render jobs yet. Submit one with <code>POST /v1/jobs</code> (see <a href="/docs">Docs</a>).</p>`
+      ? html`<p class="empty">No render jobs yet. Submit one with <code>POST /v1/jobs</code> (see <a href="/docs#docs-jobs">Get started</a>).</p>`
       : html`<ul class="job-list">${model.jobs.map((j) => jobCard(j, model.viewer, model.now))}</ul>`;
+  const notice = model.notice ? NOTICE_TEXT[model.notice] : undefined;
   const body = html`<div class="page-head"><div><h1>Render jobs</h1>
-<p class="lead">Your ${JOBS_SHOWN} most recent jobs. Each job counts as one render request when it is submitted.</p></div></div>
-${model.notice ? alert('ok', model.notice) : ''}
+<p class="lead">${model.paged ? 'Older jobs' : 'Your most recent jobs'}, ${JOBS_SHOWN} to a page. Each job counts as one render request when it is submitted.</p></div></div>
+${notice ? alert(notice[0], notice[1]) : ''}
 ${secretCard(model)}
-<section class="card" aria-label="Recent jobs">${list}</section>`;
+<section class="card" aria-label="Jobs">${list}${pager(model)}</section>`;
   return page({ title: 'Render jobs', viewer: model.viewer, current: 'jobs', body });
 }

@@ -1,0 +1,29 @@
+/**
+ * The CLI's flag parser: node:util parseArgs, and a flag given twice is a usage error (exit 2) instead
+ * of the last one silently winning (`--email a --email b` must not act on b unnoticed).
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { UsageError } from './cli-errors.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parses `args` against `options` (no positionals); throws UsageError when a flag repeats. */
+export function parseFlags<O extends Options>(args: string[], options: O) {
+  const parsed = parseArgs({ args, options, tokens: true });
+  rejectRepeats(
+    parsed.tokens.flatMap((t) => (t.kind === 'option' ? [t.rawName] : [])),
+    options,
+  );
+  return parsed.values;
+}
+
+/** Throws UsageError when two of `flags` (as typed, `-o` or `--output`) name the same option of `options`. */
+export function rejectRepeats(flags: readonly string[], options: Options = {}): void {
+  const seen = new Set<string>();
+  for (const flag of flags) {
+    const short = flag.startsWith('--') ? undefined : flag.slice(1);
+    const name = short === undefined ? flag.slice(2) : (Object.entries(options).find(([, o]) => o.short === short)?.[0] ?? short);
+    if (seen.has(name)) throw new UsageError(`--${name} given more than once`);
+    seen.add(name);
+  }
+}
