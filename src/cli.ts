@@ -11,8 +11,8 @@ import { openResultStore } from './jobs/results/result-store.js';
 import { WebhookSecrets } from './jobs/webhook-secrets.js';
 import { serve } from './main.js';
 import { windowUnit } from './ratelimit/window.js';
-import { openStore } from './store/open-store.js';
-import type { Store } from './store/store.js';
+import { describeStore, openStore } from './store/open-store.js';
+import type { ApiKeyRecord, Store } from './store/store.js';
 import { VERSION } from './version.js';
 
 const USAGE = `pageworks ${VERSION}: HTML-to-PDF and URL-metadata API
@@ -43,18 +43,24 @@ function service(value: string | undefined): ApiService {
   return value;
 }
 
-async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+/** An open store and the words that name it (for "no account for …"). */
+interface OpenedStore {
+  store: Store;
+  label: string;
+}
+
+async function withStore<T>(config: Config, fn: (store: OpenedStore) => Promise<T>): Promise<T> {
   const store = await openStore(config);
   try {
-    return await fn(store);
+    return await fn({ store, label: describeStore(config) });
   } finally {
     await store.close();
   }
 }
 
-async function accountByEmail(store: Store, email: string) {
+async function accountByEmail({ store, label }: OpenedStore, email: string) {
   const account = await new AccountService(store).findByEmail(email);
-  if (!account) throw new AccountError(`no account for ${escapeUnshowable(email)}`);
+  if (!account) throw new AccountError(`no account for ${escapeUnshowable(email)} in ${label}`);
   return account;
 }
 
@@ -65,7 +71,8 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
     options: { email: { type: 'string' }, password: { type: 'string' }, service: { type: 'string' }, limit: { type: 'string' } },
   });
   const email = need(values.email, 'email');
-  return withStore(config, async (store) => {
+  return withStore(config, async (opened) => {
+    const { store } = opened;
     const accounts = new AccountService(store);
     if (sub === 'create') {
       const account = await accounts.create(email, values.password);
@@ -76,7 +83,7 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
       const svc = service(values.service);
       const raw = need(values.limit, 'limit');
       if (raw !== 'default' && !/^\d+$/.test(raw)) throw new UsageError('--limit must be a whole number or "default"');
-      const account = await accountByEmail(store, email);
+      const account = await accountByEmail(opened, email);
       await accounts.setLimit(account.id, svc, raw === 'default' ? null : Number(raw));
       const per = windowUnit(config.rateLimitWindowS);
       await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'limit_changed', 'cli', {
@@ -88,7 +95,7 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
       return 0;
     }
     if (sub === 'reset-password') {
-      const account = await accountByEmail(store, email);
+      const account = await accountByEmail(opened, email);
       const token = await new PasswordResets(store, accounts).issue(account.id);
       await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'password_reset_requested', 'cli', {
         detail: 'link printed by the CLI',
@@ -101,7 +108,7 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
       return 0;
     }
     if (sub === 'delete') {
-      const account = await accountByEmail(store, email);
+      const account = await accountByEmail(opened, email);
       const tombstone = new ActivityLog(store, config.activityRetentionDays).entry(account.id, 'account_deleted', 'cli');
       // The account's job PDFs go too, wherever RESULT_STORE keeps them.
       const results = openResultStore(config);
@@ -119,6 +126,21 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
   });
 }
 
+const rfc3339 = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** A key as `keys list --json` prints it: the API's shape (snake_case, RFC 3339 times), never the key itself. */
+function keyJson(k: ApiKeyRecord) {
+  return {
+    id: k.id,
+    service: k.service,
+    display_prefix: k.displayPrefix,
+    name: k.name,
+    created_at: rfc3339(k.createdAt),
+    last_used_at: rfc3339(k.lastUsedAt),
+    revoked_at: rfc3339(k.revokedAt),
+  };
+}
+
 async function keysCommand(args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
   const { values } = parseArgs({
@@ -131,11 +153,12 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
       json: { type: 'boolean', default: false },
     },
   });
-  return withStore(config, async (store) => {
+  return withStore(config, async (opened) => {
+    const { store } = opened;
     const keys = new KeyService(store);
     if (sub === 'create') {
       const svc = service(values.service);
-      const account = await accountByEmail(store, need(values.email, 'email'));
+      const account = await accountByEmail(opened, need(values.email, 'email'));
       const { key, record } = await keys.create(account.id, svc, values.name);
       await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'key_created', 'cli', {
         detail: `${record.displayPrefix}… (${svc})`,
@@ -144,12 +167,12 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
       return 0;
     }
     if (sub === 'list') {
-      const account = await accountByEmail(store, need(values.email, 'email'));
+      const account = await accountByEmail(opened, need(values.email, 'email'));
       const list = await keys.list(account.id);
       // Names are the user's text: a control or bidi character in one (stored before such names were
       // refused) is printed as an escape, never sent to the operator's terminal.
       if (values.json) {
-        console.log(escapeUnshowableJson(JSON.stringify(list, null, 2)));
+        console.log(escapeUnshowableJson(JSON.stringify(list.map(keyJson), null, 2)));
       } else if (list.length === 0) {
         console.log(`${escapeUnshowable(account.email)} has no keys`);
       } else {
@@ -168,7 +191,7 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
       let found = await keys.findActive(target);
       // A 4-hex display prefix can be shared by keys of several accounts; the account tells them apart.
       if (values.email !== undefined) {
-        const account = await accountByEmail(store, values.email);
+        const account = await accountByEmail(opened, values.email);
         found = found.filter((k) => k.accountId === account.id);
       }
       const key = found[0];
@@ -201,8 +224,9 @@ async function webhooksCommand(args: string[], config: Config): Promise<number> 
     options: { email: { type: 'string' }, rotate: { type: 'boolean', default: false } },
   });
   const email = need(values.email, 'email');
-  return withStore(config, async (store) => {
-    const account = await accountByEmail(store, email);
+  return withStore(config, async (opened) => {
+    const { store } = opened;
+    const account = await accountByEmail(opened, email);
     const secrets = new WebhookSecrets(store);
     const secret = values.rotate ? await secrets.rotate(account.id) : await secrets.get(account.id);
     // The secret alone on stdout (like `keys create`), so a script can store it.
@@ -241,8 +265,8 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'backup': {
         const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
         const to = need(values.to, 'to');
-        const bytes = (await import('./store/backup.js')).backupSqliteStore(config, to);
-        console.log(`wrote ${to} (${bytes} bytes)`);
+        const { bytes, source } = await (await import('./store/backup.js')).backupSqliteStore(config, to);
+        console.log(`wrote ${to} (${bytes} bytes), a copy of ${source}`);
         return 0;
       }
       case 'webhooks':

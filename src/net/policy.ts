@@ -22,6 +22,17 @@ export class EgressDenied extends Error {
   }
 }
 
+/**
+ * Said after every refusal of an address class: a newcomer whose receiver or test page is on their own
+ * machine learns the one switch, wherever the refusal surfaces (metadata 400, webhook URL, render proxy).
+ */
+export const EGRESS_ALLOW_HINT = 'EGRESS_ALLOW lets an operator allow it';
+
+/** A refusal because of where an address lies (loopback, private, …), which EGRESS_ALLOW can lift. */
+function addressDenied(what: string): EgressDenied {
+  return new EgressDenied(`${what} (${EGRESS_ALLOW_HINT})`);
+}
+
 /** Resolves a host name to all its addresses (dns.lookup shape, `all: true`). */
 export type LookupFn = (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
 
@@ -172,7 +183,7 @@ export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: Lo
 
   const checkAddress = (addr: Addr): { address: string; family: 4 | 6 } => {
     const reason = denyReason(addr);
-    if (reason) throw new EgressDenied(`address ${addr.toString()} is ${reason}`);
+    if (reason) throw addressDenied(`address ${addr.toString()} is ${reason}`);
     return connectForm(addr);
   };
 
@@ -188,7 +199,7 @@ export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: Lo
     if (host === 'localhost' || host.endsWith('.localhost')) {
       const loop = ipaddr.IPv4.parse('127.0.0.1');
       if (allowedByName) return connectForm(loop);
-      if (denyReason(loop)) throw new EgressDenied(`host ${host} is loopback`);
+      if (denyReason(loop)) throw addressDenied(`host ${host} is loopback`);
       return connectForm(loop);
     }
     const results = await lookup(host);
@@ -197,7 +208,7 @@ export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: Lo
     if (!allowedByName) {
       for (const addr of parsed) {
         const reason = denyReason(addr);
-        if (reason) throw new EgressDenied(`host ${host} resolves to a ${reason} address`);
+        if (reason) throw addressDenied(`host ${host} resolves to a ${reason} address`);
       }
     }
     return connectForm(parsed[0]);

@@ -119,11 +119,11 @@ const rows: Row[] = [
   ['backup: file exists', () => ['backup', '--to', page], () => ({}), 2, /exists already; choose a new file$/],
   ['backup: on PostgreSQL', () => ['backup', '--to', path.join(dir, 'b.sqlite')], deadStore, 2, /on PostgreSQL use pg_dump$/],
   [
-    'backup: unwritable target',
-    () => ['backup', '--to', path.join(dir, 'no-such-dir', 'b.sqlite')],
+    'backup: unwritable target (its folder is a file)',
+    () => ['backup', '--to', path.join(page, 'b.sqlite')],
     () => ({}),
     1,
-    /^pageworks: unable to open database/,
+    /^pageworks: E(NOTDIR|EXIST)\b/,
   ],
   // render
   ['render: no input', () => ['render'], () => ({}), 2, /^pageworks render: missing IN\.html \(usage: /],
