@@ -65,8 +65,10 @@ if (!fs.existsSync(builtStamp) || newestIn(path.join(root, 'src')) > mtime(built
 }
 
 // 3. System packages: Chromium for rendering; poppler-utils and qpdf for the tests that read PDFs back, curl for the docs' examples.
+// The server's own list (src/render/chromium.ts reads the same file): what set-up accepts, the server starts.
+const CHROMIUM_PATHS = JSON.parse(fs.readFileSync(path.join(root, 'src', 'render', 'chromium-paths.json'), 'utf8'));
 function findChromium() {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  const candidates = [process.env.CHROMIUM_PATH, ...CHROMIUM_PATHS];
   return candidates.find((p) => p && fs.existsSync(p));
 }
 const needed = [];

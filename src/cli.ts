@@ -5,6 +5,7 @@ import { ActivityLog } from './accounts/activity.js';
 import { KeyService } from './accounts/keys.js';
 import { PasswordResets, RESET_TOKEN_TTL_MS, resetLink } from './accounts/password-reset.js';
 import { escapeUnshowable, escapeUnshowableJson } from './accounts/user-text.js';
+import { CLI_COMMANDS, cliCommand, parseArgsOptions, synopsis, unknownOptionMessage } from './cli-commands.js';
 import { reportCliError, UsageError } from './cli-errors.js';
 import { type ApiService, type Config, loadConfig, parseServices } from './config.js';
 import { openResultStore } from './jobs/results/result-store.js';
@@ -18,27 +19,38 @@ import { VERSION } from './version.js';
 const USAGE = `pageworks ${VERSION}: HTML-to-PDF and URL-metadata API
 
 Usage:
-  pageworks serve [--services render,metadata,dashboard | render-worker]
-  pageworks accounts create --email E [--password P]
-  pageworks accounts set-limit --email E --service render|metadata --limit N   (requests per minute, or per RATE_LIMIT_WINDOW_S; "default" clears)
-  pageworks keys create --email E --service render|metadata [--name N]        (prints the full key alone on stdout)
-  pageworks keys list --email E [--json]
-  pageworks keys revoke --key FULL_KEY_OR_DISPLAY_PREFIX [--email E]         (--email narrows a prefix several accounts share)
-  pageworks accounts reset-password --email E                                (prints a one-time reset link, valid 30 minutes)
-  pageworks accounts delete --email E                                        (keys refused at once, sessions ended, data removed)
-  pageworks backup --to FILE                                                 (a consistent copy of the SQLite store, while serve runs)
-  pageworks webhooks secret --email E [--rotate]                              (prints the webhook signing secret alone on stdout)
-  pageworks render IN.html [-o OUT.pdf] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
-  pageworks fetch URL [--json]
+${CLI_COMMANDS.map((c) => `  ${synopsis(c)}${c.note ? `\n      ${c.note}` : ''}`).join('\n')}
 
-Configuration comes from environment variables (see README.md).`;
+Configuration comes from environment variables (see docs/deploy.md#configuration-reference).`;
 
-function need(value: string | undefined, flag: string): string {
-  if (value === undefined || value === '') throw new UsageError(`missing --${flag}`);
+/** A verb's flags parsed by the table's options; an unknown one is refused in the CLI's one wording. */
+function parseVerb(verb: string, args: string[]): Record<string, string | boolean | undefined> {
+  const command = cliCommand(verb);
+  try {
+    return parseArgs({ args, options: parseArgsOptions(command) }).values;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw err;
+    const arg = /'([^']+)'/.exec((err as Error).message)?.[1] ?? '?';
+    throw new UsageError(unknownOptionMessage(command, arg));
+  }
+}
+
+/** The subcommand's table verb (`accounts create`), or the CLI's unknown-command error. */
+function verbOf(group: string, sub: string | undefined): string {
+  const verb = `${group} ${sub ?? ''}`;
+  if (!CLI_COMMANDS.some((c) => c.verb === verb)) throw new UsageError(`unknown command "${verb}"`);
+  return verb;
+}
+
+function need(value: string | boolean | undefined, flag: string): string {
+  if (typeof value !== 'string' || value === '') throw new UsageError(`missing --${flag}`);
   return value;
 }
 
-function service(value: string | undefined): ApiService {
+/** A string flag's value, or undefined when it was not given. */
+const text = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
+
+function service(value: string | boolean | undefined): ApiService {
   if (value !== 'render' && value !== 'metadata') throw new UsageError('--service must be render or metadata');
   return value;
 }
@@ -66,16 +78,13 @@ async function accountByEmail({ store, label }: OpenedStore, email: string) {
 
 async function accountsCommand(args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    options: { email: { type: 'string' }, password: { type: 'string' }, service: { type: 'string' }, limit: { type: 'string' } },
-  });
+  const values = parseVerb(verbOf('accounts', sub), rest);
   const email = need(values.email, 'email');
   return withStore(config, async (opened) => {
     const { store } = opened;
     const accounts = new AccountService(store);
     if (sub === 'create') {
-      const account = await accounts.create(email, values.password);
+      const account = await accounts.create(email, text(values.password));
       console.log(`created account ${account.email} (${account.id})`);
       return 0;
     }
@@ -143,23 +152,14 @@ function keyJson(k: ApiKeyRecord) {
 
 async function keysCommand(args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      email: { type: 'string' },
-      service: { type: 'string' },
-      name: { type: 'string' },
-      key: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
+  const values = parseVerb(verbOf('keys', sub), rest);
   return withStore(config, async (opened) => {
     const { store } = opened;
     const keys = new KeyService(store);
     if (sub === 'create') {
       const svc = service(values.service);
       const account = await accountByEmail(opened, need(values.email, 'email'));
-      const { key, record } = await keys.create(account.id, svc, values.name);
+      const { key, record } = await keys.create(account.id, svc, text(values.name));
       await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'key_created', 'cli', {
         detail: `${record.displayPrefix}… (${svc})`,
       });
@@ -190,7 +190,7 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
       const target = need(values.key, 'key').replace(/…$/, '');
       let found = await keys.findActive(target);
       // A 4-hex display prefix can be shared by keys of several accounts; the account tells them apart.
-      if (values.email !== undefined) {
+      if (typeof values.email === 'string') {
         const account = await accountByEmail(opened, values.email);
         found = found.filter((k) => k.accountId === account.id);
       }
@@ -218,11 +218,7 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
 
 async function webhooksCommand(args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'secret') throw new UsageError(`unknown command "webhooks ${sub ?? ''}"`);
-  const { values } = parseArgs({
-    args: rest,
-    options: { email: { type: 'string' }, rotate: { type: 'boolean', default: false } },
-  });
+  const values = parseVerb(verbOf('webhooks', sub), rest);
   const email = need(values.email, 'email');
   return withStore(config, async (opened) => {
     const { store } = opened;
@@ -253,8 +249,8 @@ export async function runCli(argv: string[]): Promise<number> {
     const config = loadConfig();
     switch (command) {
       case 'serve': {
-        const { values } = parseArgs({ args: rest, options: { services: { type: 'string' } } });
-        const services = values.services ? parseServices(values.services, '--services') : config.services;
+        const { services: list } = parseVerb('serve', rest);
+        const services = typeof list === 'string' ? parseServices(list, '--services') : config.services;
         await serve({ ...config, services });
         return 0;
       }
@@ -263,8 +259,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'keys':
         return await keysCommand(rest, config);
       case 'backup': {
-        const { values } = parseArgs({ args: rest, options: { to: { type: 'string' } } });
-        const to = need(values.to, 'to');
+        const to = need(parseVerb('backup', rest).to, 'to');
         const { bytes, source } = await (await import('./store/backup.js')).backupSqliteStore(config, to);
         console.log(`wrote ${to} (${bytes} bytes), a copy of ${source}`);
         return 0;

@@ -6,9 +6,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
+// One list for the set-up (scripts/setup.mjs reads the same file) and the server, so a Chromium the
+// set-up accepts is the one the server starts.
+import CHROMIUM_PATHS from './chromium-paths.json' with { type: 'json' };
 
-/** Where Debian installs Chromium; CHROMIUM_PATH overrides it. */
-export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+/** Where Chromium is looked for when CHROMIUM_PATH is unset, in order (Debian's first). */
+export const CHROMIUM_CANDIDATES: readonly string[] = CHROMIUM_PATHS;
+
+/** CHROMIUM_PATH when set, else the first candidate that exists, else Debian's path (the error then names it). */
+export function findChromium(configured?: string, exists: (file: string) => boolean = fs.existsSync): string {
+  if (configured) return configured;
+  return CHROMIUM_CANDIDATES.find((file) => exists(file)) ?? CHROMIUM_CANDIDATES[0];
+}
 
 /** A launched Chromium with the process id of its group leader and its private profile directory. */
 export interface LaunchedChromium {
@@ -80,7 +89,7 @@ function writeProfile(): string {
 
 /** Launches Chromium (its own process group) with a throw-away profile. */
 export async function launchChromium(
-  executablePath = DEFAULT_CHROMIUM_PATH,
+  executablePath = findChromium(),
   extraArgs: string[] = [],
 ): Promise<LaunchedChromium> {
   const userDataDir = writeProfile();

@@ -1,0 +1,22 @@
+/** Which Chromium the server starts when CHROMIUM_PATH is unset: the one the set-up accepted. */
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM_CANDIDATES, findChromium } from '../../src/render/chromium.js';
+
+describe('finding Chromium', () => {
+  it('takes CHROMIUM_PATH as given', () => {
+    expect(findChromium('/opt/chrome/chrome', () => false)).toBe('/opt/chrome/chrome');
+  });
+
+  it('takes the first candidate that exists (chromium-browser, google-chrome), as the set-up does', () => {
+    expect(findChromium(undefined, (f) => f === '/usr/bin/chromium-browser')).toBe('/usr/bin/chromium-browser');
+    expect(findChromium(undefined, (f) => f === '/usr/bin/google-chrome')).toBe('/usr/bin/google-chrome');
+    expect(findChromium(undefined, () => false)).toBe('/usr/bin/chromium');
+  });
+
+  it('reads the same list as scripts/setup.mjs', () => {
+    const setup = fs.readFileSync('scripts/setup.mjs', 'utf8');
+    expect(setup).toContain("path.join(root, 'src', 'render', 'chromium-paths.json')");
+    expect(JSON.parse(fs.readFileSync('src/render/chromium-paths.json', 'utf8'))).toEqual(CHROMIUM_CANDIDATES);
+  });
+});
