@@ -234,7 +234,7 @@ function resultStore(env: Env): string | undefined {
 function fraction(env: Env, name: string, fallback: number): number {
   const raw = str(env, name, String(fallback));
   const value = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw) || value > 1) throw new ConfigError(name, `"${raw}" is not a number from 0 to 1`);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value > 1) throw new ConfigError(name, `"${raw}" is not a number from 0 to 1 (allowed: 0..1)`);
   return value;
 }
 
@@ -275,8 +275,8 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardSignup: oneOf(env, 'DASHBOARD_SIGNUP', ['open', 'closed'] as const, 'open'),
     dashboardSecureCookies: bool(env, 'DASHBOARD_SECURE_COOKIES', false),
     trustProxy: trustProxy(env),
-    renderPublicUrl: str(env, 'RENDER_PUBLIC_URL', `http://${publicHost}:${renderPort}`),
-    metadataPublicUrl: str(env, 'METADATA_PUBLIC_URL', `http://${publicHost}:${metadataPort}`),
+    renderPublicUrl: publicBase(env, 'RENDER_PUBLIC_URL', `http://${publicHost}:${renderPort}`),
+    metadataPublicUrl: publicBase(env, 'METADATA_PUBLIC_URL', `http://${publicHost}:${metadataPort}`),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: mailFrom(env),
