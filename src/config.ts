@@ -76,7 +76,7 @@ export interface Config {
   readonly renderJobLeaseMs: number;
   /** Jobs one process renders at once. */
   readonly renderWorkerConcurrency: number;
-  /** Multiplies the webhook retry schedule (5 s … 10 h); below 1 only for tests and staging. */
+  /** Scales the webhook retry schedule (5 s … 10 h) down: 0 to 1 only, below 1 for tests and staging. */
   readonly webhookRetryScale: number;
 }
 
