@@ -87,7 +87,11 @@ export async function startBare(
 
 /** What a naive service does: launch Chromium, render, close it, for every request. */
 export async function launchPerRequest(html: string): Promise<void> {
-  const browser = await puppeteer.launch({ executablePath: findChromium(process.env.CHROMIUM_PATH), headless: true, args: chromiumArgs() });
+  const browser = await puppeteer.launch({
+    executablePath: findChromium(process.env.CHROMIUM_PATH),
+    headless: true,
+    args: chromiumArgs(),
+  });
   try {
     const page = await browser.newPage();
     await page.setContent(html);

@@ -49,7 +49,11 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
     ],
     note: '--email narrows a prefix several accounts share',
   },
-  { verb: 'backup', flags: [{ name: 'to', value: 'FILE', required: true }], note: 'a consistent copy of the SQLite store, while serve runs' },
+  {
+    verb: 'backup',
+    flags: [{ name: 'to', value: 'FILE', required: true }],
+    note: 'a consistent copy of the SQLite store, while serve runs',
+  },
   { verb: 'webhooks secret', flags: [email, { name: 'rotate' }], note: 'prints the webhook signing secret alone on stdout' },
   {
     verb: 'render',
@@ -93,7 +97,10 @@ export function synopsis(command: CliCommand): string {
 /** The options of a verb in node:util parseArgs' form. */
 export function parseArgsOptions(command: CliCommand): Record<string, { type: 'string' | 'boolean'; short?: string }> {
   return Object.fromEntries(
-    command.flags.map((f) => [f.name, { type: f.value ? ('string' as const) : ('boolean' as const), ...(f.short ? { short: f.short } : {}) }]),
+    command.flags.map((f) => [
+      f.name,
+      { type: f.value ? ('string' as const) : ('boolean' as const), ...(f.short ? { short: f.short } : {}) },
+    ]),
   );
 }
 

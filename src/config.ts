@@ -234,7 +234,8 @@ function resultStore(env: Env): string | undefined {
 function fraction(env: Env, name: string, fallback: number): number {
   const raw = str(env, name, String(fallback));
   const value = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw) || value > 1) throw new ConfigError(name, `"${raw}" is not a number from 0 to 1 (allowed: 0..1)`);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value > 1)
+    throw new ConfigError(name, `"${raw}" is not a number from 0 to 1 (allowed: 0..1)`);
   return value;
 }
 

@@ -171,7 +171,9 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
           422: errorResponse('IDEMPOTENCY_KEY_REUSED: the key was used with another body'),
           429: errorResponse('RATE_LIMITED: over the render limit, or RENDER_JOBS_MAX_QUEUED jobs queued (Retry-After set)'),
           500: errorResponse('INTERNAL_ERROR'),
-          503: errorResponse('SERVICE_UNAVAILABLE: the account store is unavailable; OVERLOADED: shutting down (Retry-After set)'),
+          503: errorResponse(
+            'SERVICE_UNAVAILABLE: the account store is unavailable; OVERLOADED: shutting down (Retry-After set)',
+          ),
         },
       },
     },

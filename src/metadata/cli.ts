@@ -1,6 +1,7 @@
 /** `pageworks fetch URL [--json]`: one metadata fetch through the service's code path, no server. */
-import { reportCliError, UsageError } from '../cli-errors.js';
+
 import { cliCommand, synopsis, unknownOptionMessage } from '../cli-commands.js';
+import { reportCliError, UsageError } from '../cli-errors.js';
 import type { Config } from '../config.js';
 import { MetadataError } from '../errors.js';
 import { createMetadataService } from './service.js';

@@ -88,10 +88,7 @@ function writeProfile(): string {
 }
 
 /** Launches Chromium (its own process group) with a throw-away profile. */
-export async function launchChromium(
-  executablePath = findChromium(),
-  extraArgs: string[] = [],
-): Promise<LaunchedChromium> {
+export async function launchChromium(executablePath = findChromium(), extraArgs: string[] = []): Promise<LaunchedChromium> {
   const userDataDir = writeProfile();
   try {
     const browser = await puppeteer.launch({

@@ -4,8 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { reportCliError, UsageError } from '../cli-errors.js';
 import { cliCommand, isFlagOf, synopsis, unknownOptionMessage } from '../cli-commands.js';
+import { reportCliError, UsageError } from '../cli-errors.js';
 import type { Config } from '../config.js';
 import { RenderError } from '../errors.js';
 import { createEgressPolicy } from '../net/policy.js';
@@ -103,7 +103,8 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
       void process.stderr.write(`pageworks render: warning: ${msg} ${JSON.stringify(obj)}\n`);
     const pdf = await pool.render('cli', body.html, params, undefined, { warn });
     // `-o -`: the PDF on stdout (a pipe to another program), as the usual Unix tools read it.
-    if (request.output === '-') await new Promise<void>((resolve, reject) => process.stdout.write(pdf, (e) => (e ? reject(e) : resolve())));
+    if (request.output === '-')
+      await new Promise<void>((resolve, reject) => process.stdout.write(pdf, (e) => (e ? reject(e) : resolve())));
     else fs.writeFileSync(request.output, pdf);
     process.stderr.write(`wrote ${request.output === '-' ? 'the PDF to stdout' : request.output} (${pdf.length} bytes)\n`);
     return 0;

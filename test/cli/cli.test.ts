@@ -107,7 +107,7 @@ describe('pageworks CLI', () => {
     expect(pageworks(['backup', '--to', to]).code).toBe(2);
   });
 
-  it('backs up a fresh checkout\'s store into folders that do not exist yet', () => {
+  it("backs up a fresh checkout's store into folders that do not exist yet", () => {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-cli-fresh-'));
     try {
       const to = path.join(fresh, 'backups', 'nightly', 'x.sqlite');

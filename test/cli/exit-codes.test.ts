@@ -61,7 +61,13 @@ const rows: Row[] = [
   ['unknown command', () => ['frobnicate'], () => ({}), 2, /^pageworks: unknown command "frobnicate"/],
   ['bad variable', () => ['keys', 'list', '--email', E], () => ({ RENDER_PORT: 'abc' }), 2, /^pageworks: RENDER_PORT: /],
   // serve
-  ['serve: unknown flag', () => ['serve', '--bogus'], () => ({}), 2, /^pageworks: unknown option --bogus \(usage: pageworks serve /],
+  [
+    'serve: unknown flag',
+    () => ['serve', '--bogus'],
+    () => ({}),
+    2,
+    /^pageworks: unknown option --bogus \(usage: pageworks serve /,
+  ],
   [
     'serve: unknown service',
     () => ['serve', '--services', 'pdf'],

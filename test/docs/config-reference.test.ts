@@ -102,6 +102,8 @@ describe(`${DOC} "${HEADING}"`, () => {
         loadConfig({}),
       );
     }
-    expect(plain(doc.allowed), `${name}: the "allowed" cell differs from the loader's own error message`).toBe(allowedByLoader(name));
+    expect(plain(doc.allowed), `${name}: the "allowed" cell differs from the loader's own error message`).toBe(
+      allowedByLoader(name),
+    );
   });
 });

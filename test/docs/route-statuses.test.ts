@@ -59,7 +59,10 @@ async function probe(service: Service, route: string, withKey: boolean): Promise
   const res = await apps[service].inject({
     method: method as 'GET',
     url,
-    headers: { ...(withKey ? authHeader(service, keys[service]) : {}), ...(payload ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(withKey ? authHeader(service, keys[service]) : {}),
+      ...(payload ? { 'content-type': 'application/json' } : {}),
+    },
     ...(payload ? { payload: JSON.stringify(payload) } : {}),
   });
   note(service, route, res.statusCode);
@@ -93,7 +96,9 @@ beforeAll(async () => {
   jobId = submitted.json().id;
   note('render', 'POST /v1/jobs', submitted.statusCode);
   for (const service of ['render', 'metadata'] as const)
-    for (const route of [...openapi[service].keys()].sort((a, b) => Number(a.startsWith('DELETE')) - Number(b.startsWith('DELETE')))) {
+    for (const route of [...openapi[service].keys()].sort(
+      (a, b) => Number(a.startsWith('DELETE')) - Number(b.startsWith('DELETE')),
+    )) {
       await probe(service, route, true);
       if (secured[service].has(route)) await probe(service, route, false);
     }
@@ -170,7 +175,9 @@ describe.each(['render', 'metadata'] as const)('%s service: statuses by route', 
         const b = list(doc.get(route)).join(', ');
         return a === b ? [] : [`${route}: /openapi.json ${a}; ${DOC} ${b}`];
       }),
-      ...[...doc.keys()].filter((route) => !openapi[service].has(route)).map((route) => `${route}: in ${DOC}, not in /openapi.json`),
+      ...[...doc.keys()]
+        .filter((route) => !openapi[service].has(route))
+        .map((route) => `${route}: in ${DOC}, not in /openapi.json`),
     ];
     expect(differences, `${service}: routes whose documented statuses differ`).toEqual([]);
   });

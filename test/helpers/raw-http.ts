@@ -36,4 +36,3 @@ export async function halfSentRequest(port: number, pathname: string, method = '
     },
   };
 }
-

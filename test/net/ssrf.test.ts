@@ -70,21 +70,41 @@ describe('SSRF: EGRESS_ALLOW unset', () => {
     for (const url of spellings(loopback.port)) {
       const res = await fetchVia(app, key, url);
       expect({ url, status: res.statusCode }).toEqual({ url, status: 400 });
-      expect(res.json().detail).toMatch(/^url not allowed: (address \S+|host \S+) is (loopback|unspecified) \(EGRESS_ALLOW lets an operator allow it\)$/);
+      expect(res.json().detail).toMatch(
+        /^url not allowed: (address \S+|host \S+) is (loopback|unspecified) \(EGRESS_ALLOW lets an operator allow it\)$/,
+      );
     }
     expect(loopback.requests).toEqual([]);
   });
 
   it.each([
     ['http://10.0.0.1/', 'url not allowed: address 10.0.0.1 is private (EGRESS_ALLOW lets an operator allow it)'],
-    ['http://169.254.169.254/latest/meta-data/', 'url not allowed: address 169.254.169.254 is link-local (EGRESS_ALLOW lets an operator allow it)'],
+    [
+      'http://169.254.169.254/latest/meta-data/',
+      'url not allowed: address 169.254.169.254 is link-local (EGRESS_ALLOW lets an operator allow it)',
+    ],
     ['http://100.64.1.1/', 'url not allowed: address 100.64.1.1 is carrier-grade NAT (EGRESS_ALLOW lets an operator allow it)'],
     ['http://[fe80::1]/', 'url not allowed: address fe80::1 is link-local (EGRESS_ALLOW lets an operator allow it)'],
-    ['http://intranet.example/', 'url not allowed: host intranet.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)'],
-    ['http://cloud-metadata.example/', 'url not allowed: host cloud-metadata.example resolves to a link-local address (EGRESS_ALLOW lets an operator allow it)'],
-    ['http://mixed.example/', 'url not allowed: host mixed.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)'],
-    ['http://v6-ula.example/', 'url not allowed: host v6-ula.example resolves to a unique-local address (EGRESS_ALLOW lets an operator allow it)'],
-    ['http://nat64.example/', 'url not allowed: host nat64.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)'],
+    [
+      'http://intranet.example/',
+      'url not allowed: host intranet.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)',
+    ],
+    [
+      'http://cloud-metadata.example/',
+      'url not allowed: host cloud-metadata.example resolves to a link-local address (EGRESS_ALLOW lets an operator allow it)',
+    ],
+    [
+      'http://mixed.example/',
+      'url not allowed: host mixed.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)',
+    ],
+    [
+      'http://v6-ula.example/',
+      'url not allowed: host v6-ula.example resolves to a unique-local address (EGRESS_ALLOW lets an operator allow it)',
+    ],
+    [
+      'http://nat64.example/',
+      'url not allowed: host nat64.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)',
+    ],
   ])('%s is refused before any connection', async (url, detail) => {
     const res = await fetchVia(app, key, url);
     expect(res.statusCode).toBe(400);
