@@ -12,7 +12,7 @@ import { openResultStore } from './jobs/results/result-store.js';
 import { WebhookSecrets } from './jobs/webhook-secrets.js';
 import { serve } from './main.js';
 import { windowUnit } from './ratelimit/window.js';
-import { describeStore, openStore } from './store/open-store.js';
+import { describeStore, openStore, storeExists } from './store/open-store.js';
 import type { ApiKeyRecord, Store } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -62,9 +62,12 @@ interface OpenedStore {
 }
 
 async function withStore<T>(config: Config, fn: (store: OpenedStore) => Promise<T>): Promise<T> {
+  // A store the command itself had to create is almost always the wrong folder: the label says so.
+  const existed = storeExists(config);
   const store = await openStore(config);
+  const label = `${describeStore(config)}${existed ? '' : ', created just now: is that the PAGEWORKS_DATA_DIR serve uses?'}`;
   try {
-    return await fn({ store, label: describeStore(config) });
+    return await fn({ store, label });
   } finally {
     await store.close();
   }

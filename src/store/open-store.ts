@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { openPostgresStore } from './postgres.js';
@@ -21,4 +22,9 @@ export function describeStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): 
   if (!config.databaseUrl) return `${path.join(config.dataDir, SQLITE_FILE)} (PAGEWORKS_DATA_DIR)`;
   const url = new URL(config.databaseUrl);
   return `postgres://${url.host}${url.pathname} (DATABASE_URL)`;
+}
+
+/** Whether the store is there before anything opens it (PostgreSQL: assumed; SQLite: its file). */
+export function storeExists(config: Pick<Config, 'databaseUrl' | 'dataDir'>): boolean {
+  return Boolean(config.databaseUrl) || fs.existsSync(path.join(config.dataDir, SQLITE_FILE));
 }
