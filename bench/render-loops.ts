@@ -3,7 +3,7 @@
  * fresh document per render) and a browser launched per request.
  */
 import puppeteer, { type Page } from 'puppeteer-core';
-import { chromiumArgs, DEFAULT_CHROMIUM_PATH, launchChromium, shutdownChromium } from '../src/render/chromium.js';
+import { chromiumArgs, findChromium, launchChromium, shutdownChromium } from '../src/render/chromium.js';
 
 /** What one loop measured. */
 export interface LoopResult {
@@ -87,7 +87,11 @@ export async function startBare(
 
 /** What a naive service does: launch Chromium, render, close it, for every request. */
 export async function launchPerRequest(html: string): Promise<void> {
-  const browser = await puppeteer.launch({ executablePath: DEFAULT_CHROMIUM_PATH, headless: true, args: chromiumArgs() });
+  const browser = await puppeteer.launch({
+    executablePath: findChromium(process.env.CHROMIUM_PATH),
+    headless: true,
+    args: chromiumArgs(),
+  });
   try {
     const page = await browser.newPage();
     await page.setContent(html);

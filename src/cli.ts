@@ -5,72 +5,89 @@ import { KeyService } from './accounts/keys.js';
 import { PasswordResets, RESET_TOKEN_TTL_MS, resetLink } from './accounts/password-reset.js';
 import { escapeUnshowable, escapeUnshowableJson } from './accounts/user-text.js';
 import { parseFlags } from './cli-args.js';
+import { CLI_COMMANDS, cliCommand, parseArgsOptions, synopsis, unknownOptionMessage } from './cli-commands.js';
 import { reportCliError, UsageError } from './cli-errors.js';
 import { type ApiService, type Config, loadConfig, parseServices } from './config.js';
 import { openResultStore } from './jobs/results/result-store.js';
 import { rotationDetail, WebhookSecrets } from './jobs/webhook-secrets.js';
 import { serve } from './main.js';
 import { windowUnit } from './ratelimit/window.js';
-import { openStore } from './store/open-store.js';
-import type { Store } from './store/store.js';
+import { describeStore, openStore, storeExists } from './store/open-store.js';
+import type { ApiKeyRecord, Store } from './store/store.js';
 import { VERSION } from './version.js';
 
 const USAGE = `pageworks ${VERSION}: HTML-to-PDF and URL-metadata API
 
 Usage:
-  pageworks serve [--services render,metadata,dashboard | render-worker]
-  pageworks accounts create --email E [--password P]
-  pageworks accounts set-limit --email E --service render|metadata --limit N   (requests per minute, or per RATE_LIMIT_WINDOW_S; "default" clears)
-  pageworks keys create --email E --service render|metadata [--name N]        (prints the full key alone on stdout)
-  pageworks keys list --email E [--json]
-  pageworks keys revoke --key FULL_KEY_OR_DISPLAY_PREFIX [--email E]         (--email narrows a prefix several accounts share)
-  pageworks accounts reset-password --email E                                (prints a one-time reset link, valid 30 minutes)
-  pageworks accounts delete --email E                                        (keys refused at once, sessions ended, data removed)
-  pageworks backup --to FILE                                                 (a consistent copy of the SQLite store, while serve runs)
-  pageworks webhooks secret --email E [--rotate]                              (prints the webhook signing secret alone on stdout; after --rotate the old one signs too for 24 h)
-  pageworks render IN.html [-o OUT.pdf] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
-  pageworks fetch URL [--json]
+${CLI_COMMANDS.map((c) => `  ${synopsis(c)}${c.note ? `\n      ${c.note}` : ''}`).join('\n')}
 
-Configuration comes from environment variables (see README.md).`;
+Configuration comes from environment variables (see docs/deploy.md#configuration-reference).`;
 
-function need(value: string | undefined, flag: string): string {
-  if (value === undefined || value === '') throw new UsageError(`missing --${flag}`);
+/** A verb's flags parsed by the table's options; an unknown one is refused in the CLI's one wording. */
+function parseVerb(verb: string, args: string[]): Record<string, string | boolean | undefined> {
+  const command = cliCommand(verb);
+  try {
+    return parseFlags(args, parseArgsOptions(command));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw err;
+    const arg = /'([^']+)'/.exec((err as Error).message)?.[1] ?? '?';
+    throw new UsageError(unknownOptionMessage(command, arg));
+  }
+}
+
+/** The subcommand's table verb (`accounts create`), or the CLI's unknown-command error. */
+function verbOf(group: string, sub: string | undefined): string {
+  const verb = `${group} ${sub ?? ''}`;
+  if (!CLI_COMMANDS.some((c) => c.verb === verb)) throw new UsageError(`unknown command "${verb}"`);
+  return verb;
+}
+
+function need(value: string | boolean | undefined, flag: string): string {
+  if (typeof value !== 'string' || value === '') throw new UsageError(`missing --${flag}`);
   return value;
 }
 
-function service(value: string | undefined): ApiService {
+/** A string flag's value, or undefined when it was not given. */
+const text = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
+
+function service(value: string | boolean | undefined): ApiService {
   if (value !== 'render' && value !== 'metadata') throw new UsageError('--service must be render or metadata');
   return value;
 }
 
-async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+/** An open store and the words that name it (for "no account for …"). */
+interface OpenedStore {
+  store: Store;
+  label: string;
+}
+
+async function withStore<T>(config: Config, fn: (store: OpenedStore) => Promise<T>): Promise<T> {
+  // A store the command itself had to create is almost always the wrong folder: the label says so.
+  const existed = storeExists(config);
   const store = await openStore(config);
+  const label = `${describeStore(config)}${existed ? '' : ', created just now: is that the PAGEWORKS_DATA_DIR serve uses?'}`;
   try {
-    return await fn(store);
+    return await fn({ store, label });
   } finally {
     await store.close();
   }
 }
 
-async function accountByEmail(store: Store, email: string) {
+async function accountByEmail({ store, label }: OpenedStore, email: string) {
   const account = await new AccountService(store).findByEmail(email);
-  if (!account) throw new AccountError(`no account for ${escapeUnshowable(email)}`);
+  if (!account) throw new AccountError(`no account for ${escapeUnshowable(email)} in ${label}`);
   return account;
 }
 
 async function accountsCommand(args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
-  const values = parseFlags(rest, {
-    email: { type: 'string' },
-    password: { type: 'string' },
-    service: { type: 'string' },
-    limit: { type: 'string' },
-  });
+  const values = parseVerb(verbOf('accounts', sub), rest);
   const email = need(values.email, 'email');
-  return withStore(config, async (store) => {
+  return withStore(config, async (opened) => {
+    const { store } = opened;
     const accounts = new AccountService(store);
     if (sub === 'create') {
-      const account = await accounts.create(email, values.password);
+      const account = await accounts.create(email, text(values.password));
       console.log(`created account ${account.email} (${account.id})`);
       return 0;
     }
@@ -78,7 +95,7 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
       const svc = service(values.service);
       const raw = need(values.limit, 'limit');
       if (raw !== 'default' && !/^\d+$/.test(raw)) throw new UsageError('--limit must be a whole number or "default"');
-      const account = await accountByEmail(store, email);
+      const account = await accountByEmail(opened, email);
       await accounts.setLimit(account.id, svc, raw === 'default' ? null : Number(raw));
       const per = windowUnit(config.rateLimitWindowS);
       await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'limit_changed', 'cli', {
@@ -90,7 +107,7 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
       return 0;
     }
     if (sub === 'reset-password') {
-      const account = await accountByEmail(store, email);
+      const account = await accountByEmail(opened, email);
       const token = await new PasswordResets(store, accounts).issue(account.id);
       await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'password_reset_requested', 'cli', {
         detail: 'link printed by the CLI',
@@ -103,7 +120,7 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
       return 0;
     }
     if (sub === 'delete') {
-      const account = await accountByEmail(store, email);
+      const account = await accountByEmail(opened, email);
       const tombstone = new ActivityLog(store, config.activityRetentionDays).entry(account.id, 'account_deleted', 'cli');
       // The account's job PDFs go too, wherever RESULT_STORE keeps them.
       const results = openResultStore(config);
@@ -121,21 +138,31 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
   });
 }
 
+const rfc3339 = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** A key as `keys list --json` prints it: the API's shape (snake_case, RFC 3339 times), never the key itself. */
+function keyJson(k: ApiKeyRecord) {
+  return {
+    id: k.id,
+    service: k.service,
+    display_prefix: k.displayPrefix,
+    name: k.name,
+    created_at: rfc3339(k.createdAt),
+    last_used_at: rfc3339(k.lastUsedAt),
+    revoked_at: rfc3339(k.revokedAt),
+  };
+}
+
 async function keysCommand(args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
-  const values = parseFlags(rest, {
-    email: { type: 'string' },
-    service: { type: 'string' },
-    name: { type: 'string' },
-    key: { type: 'string' },
-    json: { type: 'boolean', default: false },
-  });
-  return withStore(config, async (store) => {
+  const values = parseVerb(verbOf('keys', sub), rest);
+  return withStore(config, async (opened) => {
+    const { store } = opened;
     const keys = new KeyService(store);
     if (sub === 'create') {
       const svc = service(values.service);
-      const account = await accountByEmail(store, need(values.email, 'email'));
-      const { key, record } = await keys.create(account.id, svc, values.name);
+      const account = await accountByEmail(opened, need(values.email, 'email'));
+      const { key, record } = await keys.create(account.id, svc, text(values.name));
       await new ActivityLog(store, config.activityRetentionDays).record(account.id, 'key_created', 'cli', {
         detail: `${record.displayPrefix}… (${svc})`,
       });
@@ -143,12 +170,12 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
       return 0;
     }
     if (sub === 'list') {
-      const account = await accountByEmail(store, need(values.email, 'email'));
+      const account = await accountByEmail(opened, need(values.email, 'email'));
       const list = await keys.list(account.id);
       // Names are the user's text: a control or bidi character in one (stored before such names were
       // refused) is printed as an escape, never sent to the operator's terminal.
       if (values.json) {
-        console.log(escapeUnshowableJson(JSON.stringify(list, null, 2)));
+        console.log(escapeUnshowableJson(JSON.stringify(list.map(keyJson), null, 2)));
       } else if (list.length === 0) {
         console.log(`${escapeUnshowable(account.email)} has no keys`);
       } else {
@@ -166,8 +193,8 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
       const target = need(values.key, 'key').replace(/…$/, '');
       let found = await keys.findActive(target);
       // A 4-hex display prefix can be shared by keys of several accounts; the account tells them apart.
-      if (values.email !== undefined) {
-        const account = await accountByEmail(store, values.email);
+      if (typeof values.email === 'string') {
+        const account = await accountByEmail(opened, values.email);
         found = found.filter((k) => k.accountId === account.id);
       }
       const key = found[0];
@@ -194,11 +221,11 @@ async function keysCommand(args: string[], config: Config): Promise<number> {
 
 async function webhooksCommand(args: string[], config: Config): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'secret') throw new UsageError(`unknown command "webhooks ${sub ?? ''}"`);
-  const values = parseFlags(rest, { email: { type: 'string' }, rotate: { type: 'boolean', default: false } });
+  const values = parseVerb(verbOf('webhooks', sub), rest);
   const email = need(values.email, 'email');
-  return withStore(config, async (store) => {
-    const account = await accountByEmail(store, email);
+  return withStore(config, async (opened) => {
+    const { store } = opened;
+    const account = await accountByEmail(opened, email);
     const secrets = new WebhookSecrets(store);
     const activity = new ActivityLog(store, config.activityRetentionDays);
     if (!values.rotate) {
@@ -237,8 +264,8 @@ export async function runCli(argv: string[]): Promise<number> {
     const config = loadConfig();
     switch (command) {
       case 'serve': {
-        const values = parseFlags(rest, { services: { type: 'string' } });
-        const services = values.services ? parseServices(values.services, '--services') : config.services;
+        const { services: list } = parseVerb('serve', rest);
+        const services = typeof list === 'string' ? parseServices(list, '--services') : config.services;
         await serve({ ...config, services });
         return 0;
       }
@@ -247,10 +274,9 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'keys':
         return await keysCommand(rest, config);
       case 'backup': {
-        const values = parseFlags(rest, { to: { type: 'string' } });
-        const to = need(values.to, 'to');
-        const bytes = (await import('./store/backup.js')).backupSqliteStore(config, to);
-        console.log(`wrote ${to} (${bytes} bytes)`);
+        const to = need(parseVerb('backup', rest).to, 'to');
+        const { bytes, source } = await (await import('./store/backup.js')).backupSqliteStore(config, to);
+        console.log(`wrote ${to} (${bytes} bytes), a copy of ${source}`);
         return 0;
       }
       case 'webhooks':

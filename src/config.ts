@@ -80,7 +80,7 @@ export interface Config {
   readonly renderJobLeaseMs: number;
   /** Jobs one process renders at once; undefined: by role (jobSlots). 0 on `render`: the API alone. */
   readonly renderWorkerConcurrency: number | undefined;
-  /** Multiplies the webhook retry schedule (5 s … 10 h); below 1 only for tests and staging. */
+  /** Scales the webhook retry schedule (5 s … 10 h) down: 0 to 1 only, below 1 for tests and staging. */
   readonly webhookRetryScale: number;
 }
 
@@ -238,7 +238,8 @@ function resultStore(env: Env): string | undefined {
 function fraction(env: Env, name: string, fallback: number): number {
   const raw = str(env, name, String(fallback));
   const value = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw) || value > 1) throw new ConfigError(name, `"${raw}" is not a number from 0 to 1`);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value > 1)
+    throw new ConfigError(name, `"${raw}" is not a number from 0 to 1 (allowed: 0..1)`);
   return value;
 }
 
@@ -297,8 +298,8 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardSignup: oneOf(env, 'DASHBOARD_SIGNUP', ['open', 'closed'] as const, 'open'),
     dashboardSecureCookies: bool(env, 'DASHBOARD_SECURE_COOKIES', false),
     trustProxy: trustProxy(env),
-    renderPublicUrl: str(env, 'RENDER_PUBLIC_URL', `http://${publicHost}:${renderPort}`),
-    metadataPublicUrl: str(env, 'METADATA_PUBLIC_URL', `http://${publicHost}:${metadataPort}`),
+    renderPublicUrl: publicBase(env, 'RENDER_PUBLIC_URL', `http://${publicHost}:${renderPort}`),
+    metadataPublicUrl: publicBase(env, 'METADATA_PUBLIC_URL', `http://${publicHost}:${metadataPort}`),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: mailFrom(env),

@@ -235,7 +235,14 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
 
   app.get(
     '/v1/health',
-    { schema: { summary: 'Service status and version (no authentication)', tags: ['health'], response: { 200: HealthSchema } } },
+    {
+      schema: {
+        summary: 'Service status and version (no authentication)',
+        tags: ['health'],
+        // 503: the onRequest hook above answers every route so while the service drains.
+        response: { 200: HealthSchema, 503: { description: 'The instance is shutting down (Retry-After set).' } },
+      },
+    },
     async () => ({ status: 'healthy' as const, version: VERSION }),
   );
 

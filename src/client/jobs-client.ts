@@ -59,7 +59,7 @@ export class JobsClient {
     return this.json<JobList>('GET', `/v1/jobs${qs}`, opts);
   }
 
-  /** Cancels a queued job, or deletes a finished job's PDF; resolves with the job as it is then. */
+  /** Cancels a queued or running job (a running render is stopped), or deletes a finished job's PDF; resolves with the job as it is then. */
   cancel(id: string, call: CallOptions = {}): Promise<JobObject> {
     return this.json<JobObject>('DELETE', `/v1/jobs/${encodeURIComponent(id)}`, call);
   }

@@ -11,7 +11,11 @@ const NullableTime = (description: string) => Type.Union([Time(description), Typ
 /** The job object's schema (OpenAPI). */
 export const JobObjectSchema = Type.Object(
   {
-    id: Type.String({ pattern: '^job_[0-9a-f]{32}$', description: 'The job id; also the X-Render-ID of every job route.' }),
+    id: Type.String({
+      pattern: '^job_[0-9a-f]{32}$',
+      description:
+        'The job id; also the X-Render-ID of the answers about this job (the list and errors carry a request id, rnd_…).',
+    }),
     status: Type.Union([
       Type.Literal('queued'),
       Type.Literal('running'),

@@ -108,12 +108,13 @@ function validateListQuery(query: unknown): { status?: RenderJobStatus; limit: n
 
 const IdParams = Type.Object({ id: Type.String({ description: 'The job id (job_…).' }) });
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
-const JOB_ERRORS = {
+/** What every job read can answer; the list has no job to miss, the others add 404. */
+const JOB_READ_ERRORS = {
   401: errorResponse('UNAUTHORIZED'),
-  404: errorResponse('NOT_FOUND: no such job for this account'),
   500: errorResponse('INTERNAL_ERROR'),
-  503: errorResponse('SERVICE_UNAVAILABLE: the account store is unavailable'),
+  503: errorResponse('SERVICE_UNAVAILABLE: the account store is unavailable; OVERLOADED: shutting down (Retry-After set)'),
 };
+const JOB_ERRORS = { ...JOB_READ_ERRORS, 404: errorResponse('NOT_FOUND: no such job for this account') };
 
 /** What the job routes need. */
 export interface JobRoutesDeps {
@@ -170,6 +171,9 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
           422: errorResponse('IDEMPOTENCY_KEY_REUSED: the key was used with another body'),
           429: errorResponse('RATE_LIMITED: over the render limit, or RENDER_JOBS_MAX_QUEUED jobs queued (Retry-After set)'),
           500: errorResponse('INTERNAL_ERROR'),
+          503: errorResponse(
+            'SERVICE_UNAVAILABLE: the account store is unavailable; OVERLOADED: shutting down (Retry-After set)',
+          ),
         },
       },
     },
@@ -202,7 +206,7 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
         response: {
           200: Type.Object({ data: Type.Array(JobObjectSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
           400: errorResponse('INVALID_REQUEST: bad status, limit or cursor'),
-          ...JOB_ERRORS,
+          ...JOB_READ_ERRORS,
         },
       },
     },

@@ -25,7 +25,7 @@ export async function validateWebhookUrl(url: string, policy: EgressPolicy): Pro
     await policy.checkUrl(parsed);
     return null;
   } catch (err) {
-    if (err instanceof EgressDenied) return `webhook.url: not reachable under the egress policy (${err.message})`;
+    if (err instanceof EgressDenied) return `webhook.url: not reachable under the egress policy: ${err.message}`;
     return `webhook.url: host ${parsed.hostname} could not be resolved`;
   }
 }

@@ -1,11 +1,14 @@
 /** `pageworks fetch URL [--json]`: one metadata fetch through the service's code path, no server. */
+
+import { cliCommand, synopsis, unknownOptionMessage } from '../cli-commands.js';
 import { reportCliError, UsageError } from '../cli-errors.js';
 import type { Config } from '../config.js';
 import { MetadataError } from '../errors.js';
 import { createMetadataService } from './service.js';
 import { METADATA_FIELDS } from './types.js';
 
-const USAGE = 'usage: pageworks fetch URL [--json]';
+const COMMAND = cliCommand('fetch');
+const USAGE = `usage: ${synopsis(COMMAND)}`;
 
 /** Runs the fetch subcommand; returns the exit code (0 ok, 1 fetch failed, 2 usage). */
 export async function runFetchCli(args: string[], config: Config): Promise<number> {
@@ -18,7 +21,7 @@ export async function runFetchCli(args: string[], config: Config): Promise<numbe
       process.stdout.write(`${USAGE}\n`);
       return 0;
     } else if (arg.startsWith('-')) {
-      return reportCliError('pageworks fetch', new UsageError(`unknown option ${arg} (${USAGE})`));
+      return reportCliError('pageworks fetch', new UsageError(unknownOptionMessage(COMMAND, arg)));
     } else positional.push(arg);
   }
   if (positional.length !== 1) {

@@ -22,6 +22,17 @@ export class EgressDenied extends Error {
   }
 }
 
+/**
+ * Said after every refusal of an address class: a newcomer whose receiver or test page is on their own
+ * machine learns the one switch, wherever the refusal surfaces (metadata 400, webhook URL, render proxy).
+ */
+export const EGRESS_ALLOW_HINT = 'EGRESS_ALLOW lets an operator allow it';
+
+/** A refusal because of where an address lies (loopback, private, …), which EGRESS_ALLOW can lift. */
+function addressDenied(what: string): EgressDenied {
+  return new EgressDenied(`${what} (${EGRESS_ALLOW_HINT})`);
+}
+
 /** Resolves a host name to all its addresses (dns.lookup shape, `all: true`); may stop when `signal` aborts. */
 export type LookupFn = (hostname: string, signal?: AbortSignal) => Promise<Array<{ address: string; family: 4 | 6 }>>;
 
@@ -39,7 +50,6 @@ export interface EgressPolicy {
 }
 
 type Addr = ipaddr.IPv4 | ipaddr.IPv6;
-
 
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
@@ -176,7 +186,11 @@ async function lookupWithin(lookup: LookupFn, host: string, ms: number): Promise
 }
 
 /** Builds the egress policy from EGRESS_ALLOW entries and an optional resolver (tests pass their own). */
-export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: LookupFn; lookupDeadlineMs?: number }): EgressPolicy {
+export function createEgressPolicy(opts: {
+  allow: readonly string[];
+  lookup?: LookupFn;
+  lookupDeadlineMs?: number;
+}): EgressPolicy {
   const allow = parseAllow(opts.allow);
   const lookup = opts.lookup ?? createSystemLookup();
   const deadlineMs = opts.lookupDeadlineMs ?? LOOKUP_DEADLINE_MS;
@@ -189,7 +203,7 @@ export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: Lo
 
   const checkAddress = (addr: Addr): { address: string; family: 4 | 6 } => {
     const reason = denyReason(addr);
-    if (reason) throw new EgressDenied(`address ${addr.toString()} is ${reason}`);
+    if (reason) throw addressDenied(`address ${addr.toString()} is ${reason}`);
     return connectForm(addr);
   };
 
@@ -205,7 +219,7 @@ export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: Lo
     if (host === 'localhost' || host.endsWith('.localhost')) {
       const loop = ipaddr.IPv4.parse('127.0.0.1');
       if (allowedByName) return connectForm(loop);
-      if (denyReason(loop)) throw new EgressDenied(`host ${host} is loopback`);
+      if (denyReason(loop)) throw addressDenied(`host ${host} is loopback`);
       return connectForm(loop);
     }
     const results = await lookupWithin(lookup, host, deadlineMs);
@@ -214,7 +228,7 @@ export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: Lo
     if (!allowedByName) {
       for (const addr of parsed) {
         const reason = denyReason(addr);
-        if (reason) throw new EgressDenied(`host ${host} resolves to a ${reason} address`);
+        if (reason) throw addressDenied(`host ${host} resolves to a ${reason} address`);
       }
     }
     return connectForm(parsed[0]);

@@ -6,10 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
-import { chromiumExecutable } from './chromium-executable.js';
+import { CHROMIUM_CANDIDATES, chromiumExecutable } from './chromium-executable.js';
 
-/** Where Debian installs Chromium; CHROMIUM_PATH overrides it. */
-export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+/** CHROMIUM_PATH when set, else the first candidate that exists, else Debian's path (the error then names it). */
+export function findChromium(configured?: string, exists: (file: string) => boolean = fs.existsSync): string {
+  if (configured) return configured;
+  return CHROMIUM_CANDIDATES.find((file) => exists(file)) ?? CHROMIUM_CANDIDATES[0];
+}
 
 /** A launched Chromium with the process id of its group leader and its private profile directory. */
 export interface LaunchedChromium {
@@ -80,10 +83,7 @@ function writeProfile(): string {
 }
 
 /** Launches Chromium (its own process group) with a throw-away profile. */
-export async function launchChromium(
-  executablePath = DEFAULT_CHROMIUM_PATH,
-  extraArgs: string[] = [],
-): Promise<LaunchedChromium> {
+export async function launchChromium(executablePath = findChromium(), extraArgs: string[] = []): Promise<LaunchedChromium> {
   const userDataDir = writeProfile();
   try {
     const browser = await puppeteer.launch({

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { cliCommand, isFlagOf, synopsis, unknownOptionMessage } from '../cli-commands.js';
 import { reportCliError, UsageError } from '../cli-errors.js';
 import type { Config } from '../config.js';
 import { RenderError } from '../errors.js';
@@ -12,9 +13,8 @@ import { BrowserPool } from './browser-pool.js';
 import { toPrintParams } from './options.js';
 import { validateRenderRequest } from './schema.js';
 
-const USAGE =
-  'usage: pageworks render IN.html [-o OUT.pdf] [--format A4|A3|A5|Letter|Legal|Tabloid] [--landscape] [--print-background] ' +
-  '[--scale S] [--margin D] [--margin-top D] [--margin-right D] [--margin-bottom D] [--margin-left D] [--width D] [--height D]';
+const COMMAND = cliCommand('render');
+const USAGE = `usage: ${synopsis(COMMAND)}`;
 
 interface CliRequest {
   input: string;
@@ -42,6 +42,8 @@ export function parseRenderArgs(args: string[]): CliRequest {
       if (seen.has(flag)) throw new UsageError(`${flag} given more than once`);
       seen.add(flag);
     }
+    // The table (cli-commands.ts) is the list of flags: one handled here but not declared there is refused.
+    if (arg.startsWith('-') && !isFlagOf(COMMAND, arg)) throw new UsageError(unknownOptionMessage(COMMAND, arg));
     switch (arg) {
       case '-o':
       case '--output':
@@ -78,7 +80,7 @@ export function parseRenderArgs(args: string[]): CliRequest {
         margin[arg.slice('--margin-'.length)] = value(i++, arg);
         break;
       default:
-        if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg} (${USAGE})`);
+        if (arg.startsWith('-')) throw new UsageError(unknownOptionMessage(COMMAND, arg));
         if (input !== undefined) throw new UsageError(`only one input file (got ${input} and ${arg})`);
         input = arg;
     }
@@ -107,8 +109,11 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
     const warn = (obj: object, msg: string): void =>
       void process.stderr.write(`pageworks render: warning: ${msg} ${JSON.stringify(obj)}\n`);
     const pdf = await pool.render('cli', body.html, params, undefined, { warn });
-    fs.writeFileSync(request.output, pdf);
-    process.stderr.write(`wrote ${request.output} (${pdf.length} bytes)\n`);
+    // `-o -`: the PDF on stdout (a pipe to another program), as the usual Unix tools read it.
+    if (request.output === '-')
+      await new Promise<void>((resolve, reject) => process.stdout.write(pdf, (e) => (e ? reject(e) : resolve())));
+    else fs.writeFileSync(request.output, pdf);
+    process.stderr.write(`wrote ${request.output === '-' ? 'the PDF to stdout' : request.output} (${pdf.length} bytes)\n`);
     return 0;
   } catch (err) {
     return reportCliError('pageworks render', asCliError(err));

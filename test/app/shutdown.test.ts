@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -14,48 +14,13 @@ import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { halfSentRequest } from '../helpers/raw-http.js';
 import { noDns } from '../helpers/render.js';
 import { instanceEnv } from '../scale/instances.js';
 
 /** A render that takes about `ms` after load: printing waits for window.pageworksReady. */
 const slowDocument = (ms: number) =>
   `<h1>Slow</h1><script>window.pageworksReady = new Promise((r) => setTimeout(r, ${ms}));</script>`;
-
-/** One parsed HTTP/1.1 answer read off a raw socket. */
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-function parseAnswer(raw: string): RawAnswer {
-  const [head, ...rest] = raw.split('\r\n\r\n');
-  const [statusLine, ...lines] = head!.split('\r\n');
-  const headers = Object.fromEntries(
-    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
-  );
-  return { status: Number(statusLine!.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
-}
-
-/**
- * Opens a connection and sends the first half of a GET's headers, so the server holds an active
- * connection (close cannot reap it as idle); `finish` sends the rest and reads the answer.
- */
-async function halfSentRequest(port: number, pathname: string): Promise<{ finish(): Promise<RawAnswer> }> {
-  const socket = net.connect(port, '127.0.0.1');
-  await new Promise<void>((resolve) => socket.once('connect', resolve));
-  socket.write(`GET ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
-  let data = '';
-  socket.on('data', (d) => (data += d));
-  const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  return {
-    async finish() {
-      socket.write('\r\n');
-      await ended;
-      return parseAnswer(data);
-    },
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

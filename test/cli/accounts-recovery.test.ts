@@ -67,7 +67,11 @@ describe('pageworks accounts reset-password', () => {
 
   it('refuses an unknown email with one line and exit code 2', () => {
     const res = pageworks(['accounts', 'reset-password', '--email', 'nobody@example.com']);
-    expect(res).toEqual({ code: 2, stdout: '', stderr: 'pageworks: no account for nobody@example.com\n' });
+    expect(res).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `pageworks: no account for nobody@example.com in ${path.join(dataDir, 'pageworks.sqlite')} (PAGEWORKS_DATA_DIR)\n`,
+    });
   });
 });
 
@@ -99,7 +103,9 @@ describe('pageworks accounts delete', () => {
 
     expect((await call()).statusCode).toBe(401);
     expect((await browser.get('/keys')).headers.location).toBe('/login');
-    expect(pageworks(['keys', 'list', '--email', 'd@example.com']).stderr).toBe('pageworks: no account for d@example.com\n');
+    expect(pageworks(['keys', 'list', '--email', 'd@example.com']).stderr).toBe(
+      `pageworks: no account for d@example.com in ${path.join(dataDir, 'pageworks.sqlite')} (PAGEWORKS_DATA_DIR)\n`,
+    );
     const left = await core.store.listActivity(account.id, 10, 0);
     expect(left.map((e) => `${e.kind}/${e.actor}`)).toEqual(['account_deleted/cli']);
     expect(JSON.stringify(left)).not.toContain('d@example.com');
@@ -109,7 +115,7 @@ describe('pageworks accounts delete', () => {
     expect(pageworks(['accounts', 'delete', '--email', 'nobody@example.com'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'pageworks: no account for nobody@example.com\n',
+      stderr: `pageworks: no account for nobody@example.com in ${path.join(dataDir, 'pageworks.sqlite')} (PAGEWORKS_DATA_DIR)\n`,
     });
   });
 });

@@ -47,12 +47,15 @@ describe('pageworks CLI', () => {
     expect(list.code).toBe(0);
     const keys = JSON.parse(list.stdout);
     expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatchObject({
-      displayPrefix: full.slice(0, 13),
+    // The API's shape: snake_case names and RFC 3339 times, as every JSON answer of the services.
+    expect(keys[0]).toEqual({
+      id: expect.stringMatching(/^key_/),
+      display_prefix: full.slice(0, 13),
       service: 'metadata',
       name: 'ci',
-      lastUsedAt: null,
-      revokedAt: null,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      last_used_at: null,
+      revoked_at: null,
     });
     expect(list.stdout).not.toContain(full.slice(13));
   });
@@ -94,7 +97,7 @@ describe('pageworks CLI', () => {
     const to = path.join(dataDir, 'backup-copy.sqlite');
     const res = pageworks(['backup', '--to', to]);
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/^wrote .*backup-copy\.sqlite \(\d+ bytes\)\n$/);
+    expect(res.stdout).toBe(`wrote ${to} (${fs.statSync(to).size} bytes), a copy of ${path.join(dataDir, 'pageworks.sqlite')}\n`);
     const copy = await openSqliteStore(dataDir, 'backup-copy.sqlite');
     try {
       expect((await new AccountService(copy).findByEmail('a@example.com'))?.email).toBe('a@example.com');
@@ -102,6 +105,21 @@ describe('pageworks CLI', () => {
       await copy.close();
     }
     expect(pageworks(['backup', '--to', to]).code).toBe(2);
+  });
+
+  it("backs up a fresh checkout's store into folders that do not exist yet", () => {
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-cli-fresh-'));
+    try {
+      const to = path.join(fresh, 'backups', 'nightly', 'x.sqlite');
+      const res = pageworks(['backup', '--to', to], { PAGEWORKS_DATA_DIR: path.join(fresh, 'data') });
+      expect(res).toEqual({
+        code: 0,
+        stdout: `wrote ${to} (${fs.statSync(to).size} bytes), a copy of ${path.join(fresh, 'data', 'pageworks.sqlite')}\n`,
+        stderr: '',
+      });
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
   });
 
   it.each([
@@ -113,7 +131,7 @@ describe('pageworks CLI', () => {
     ],
     [
       ['keys', 'create', '--email', 'nobody@example.com', '--service', 'render'],
-      'pageworks: no account for nobody@example.com\n',
+      `pageworks: no account for nobody@example.com in ${path.join(dataDir, 'pageworks.sqlite')} (PAGEWORKS_DATA_DIR)\n`,
     ],
     [['keys', 'create', '--email', 'a@example.com', '--service', 'pdf'], 'pageworks: --service must be render or metadata\n'],
     [['keys', 'create', '--service', 'render'], 'pageworks: missing --email\n'],

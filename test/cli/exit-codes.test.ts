@@ -61,7 +61,13 @@ const rows: Row[] = [
   ['unknown command', () => ['frobnicate'], () => ({}), 2, /^pageworks: unknown command "frobnicate"/],
   ['bad variable', () => ['keys', 'list', '--email', E], () => ({ RENDER_PORT: 'abc' }), 2, /^pageworks: RENDER_PORT: /],
   // serve
-  ['serve: unknown flag', () => ['serve', '--bogus'], () => ({}), 2, /^pageworks: Unknown option '--bogus'/],
+  [
+    'serve: unknown flag',
+    () => ['serve', '--bogus'],
+    () => ({}),
+    2,
+    /^pageworks: unknown option --bogus \(usage: pageworks serve /,
+  ],
   [
     'serve: unknown service',
     () => ['serve', '--services', 'pdf'],
@@ -119,11 +125,11 @@ const rows: Row[] = [
   ['backup: file exists', () => ['backup', '--to', page], () => ({}), 2, /exists already; choose a new file$/],
   ['backup: on PostgreSQL', () => ['backup', '--to', path.join(dir, 'b.sqlite')], deadStore, 2, /on PostgreSQL use pg_dump$/],
   [
-    'backup: unwritable target',
-    () => ['backup', '--to', path.join(dir, 'no-such-dir', 'b.sqlite')],
+    'backup: unwritable target (its folder is a file)',
+    () => ['backup', '--to', path.join(page, 'b.sqlite')],
     () => ({}),
     1,
-    /^pageworks: unable to open database/,
+    /^pageworks: E(NOTDIR|EXIST)\b/,
   ],
   // render
   ['render: no input', () => ['render'], () => ({}), 2, /^pageworks render: missing IN\.html \(usage: /],

@@ -38,7 +38,9 @@ describe('pageworks webhooks secret', () => {
   it('an unknown account or a missing --email is one line on stderr with exit code 2', () => {
     const unknown = pageworks(['webhooks', 'secret', '--email', 'nobody@example.com']);
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
-    expect(unknown.stderr).toBe('pageworks: no account for nobody@example.com\n');
+    expect(unknown.stderr).toBe(
+      `pageworks: no account for nobody@example.com in ${path.join(dataDir, 'pageworks.sqlite')} (PAGEWORKS_DATA_DIR)\n`,
+    );
     const missing = pageworks(['webhooks', 'secret']);
     expect(missing).toMatchObject({ code: 2, stderr: 'pageworks: missing --email\n' });
     expect(pageworks(['webhooks', 'list']).stderr).toBe('pageworks: unknown command "webhooks list"\n');

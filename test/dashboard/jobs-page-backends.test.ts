@@ -75,7 +75,9 @@ for (const backend of backends) {
       expect(claimed?.id).toBe(id);
       const key = `${accountId}/${id}.pdf`;
       await core.results.put(key, PDF);
-      await core.store.finishJob(id, 'test-worker', Date.now(), { pdf: { key, bytes: PDF.length, pages: 1, expiresAt, store: core.results.id } });
+      await core.store.finishJob(id, 'test-worker', Date.now(), {
+        pdf: { key, bytes: PDF.length, pages: 1, expiresAt, store: core.results.id },
+      });
       return id;
     }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_CHROMIUM_PATH } from '../../src/render/chromium.js';
+import { findChromium } from '../../src/render/chromium.js';
 
 /** A Chromium executable that exits at once while `flag` exists, else runs the real one. */
 export function breakableChromium(dir: string): { path: string; flag: string } {
@@ -8,7 +8,7 @@ export function breakableChromium(dir: string): { path: string; flag: string } {
   const wrapper = path.join(dir, 'chromium');
   fs.writeFileSync(
     wrapper,
-    `#!/bin/sh\nif [ -e '${flag}' ]; then echo 'chromium: cannot open shared memory' >&2; exit 1; fi\nexec ${DEFAULT_CHROMIUM_PATH} "$@"\n`,
+    `#!/bin/sh\nif [ -e '${flag}' ]; then echo 'chromium: cannot open shared memory' >&2; exit 1; fi\nexec ${findChromium()} "$@"\n`,
     { mode: 0o755 },
   );
   return { path: wrapper, flag };

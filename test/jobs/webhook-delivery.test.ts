@@ -129,7 +129,9 @@ describe('one webhook delivery', () => {
     await policy.checkUrl('https://hooks.example.com/in');
     const result = await deliverWebhook({ policy, agent, url: 'https://hooks.example.com/in', headers: {}, body: '{}' });
     expect(result).toMatchObject({ delivered: false, statusCode: null });
-    expect(result.error).toBe('refused by the egress policy: host hooks.example.com resolves to a private address');
+    expect(result.error).toBe(
+      'refused by the egress policy: host hooks.example.com resolves to a private address (EGRESS_ALLOW lets an operator allow it)',
+    );
   });
 
   it('connects to the address the policy checked, sending the original Host', async () => {

@@ -188,7 +188,16 @@ describe('GET /v1/fetch', () => {
     expect(doc.paths['/v1/fetch'].get.parameters).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: 'url', in: 'query', required: true })]),
     );
-    expect(Object.keys(doc.paths['/v1/fetch'].get.responses).sort()).toEqual(['200', '400', '401', '429', '502', '504']);
+    expect(Object.keys(doc.paths['/v1/fetch'].get.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '429',
+      '500',
+      '502',
+      '503',
+      '504',
+    ]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
     expect(doc.paths['/v1/health'].get.responses['200']).toBeDefined();
     const docs = await app.inject({ url: '/docs/' });

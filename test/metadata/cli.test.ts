@@ -58,7 +58,9 @@ describe('pageworks fetch', () => {
 
   it('goes through the egress policy; a refused URL is an input error: one line, exit code 2', async () => {
     expect(await run(['http://127.0.0.2/'])).toBe(2);
-    expect(err).toEqual(['pageworks fetch: url not allowed: address 127.0.0.2 is loopback (HTTP 400 from the service)\n']);
+    expect(err).toEqual([
+      'pageworks fetch: url not allowed: address 127.0.0.2 is loopback (EGRESS_ALLOW lets an operator allow it) (HTTP 400 from the service)\n',
+    ]);
     expect(await run(['ftp://example.com/'])).toBe(2);
     expect(err.join('')).toMatch(/^pageworks fetch: url: scheme "ftp" is not allowed[^\n]*\n$/);
   });

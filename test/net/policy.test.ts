@@ -75,17 +75,25 @@ describe('egress policy: forbidden addresses', () => {
     ['http://[2002:a9fe:a9fe::]/', 'address 2002:a9fe:a9fe:: is link-local'],
     ['http://[::127.0.0.1]/', 'address ::7f00:1 is reserved'],
   ])('%s is refused', async (url, message) => {
-    expect(await denial(url)).toBe(message);
+    expect(await denial(url)).toBe(`${message} (EGRESS_ALLOW lets an operator allow it)`);
   });
 
   it('refuses names that resolve to forbidden addresses', async () => {
-    expect(await denial('https://metadata.example/')).toBe('host metadata.example resolves to a link-local address');
-    expect(await denial('https://intranet.example/')).toBe('host intranet.example resolves to a private address');
-    expect(await denial('https://mapped.example/')).toBe('host mapped.example resolves to a private address');
+    expect(await denial('https://metadata.example/')).toBe(
+      'host metadata.example resolves to a link-local address (EGRESS_ALLOW lets an operator allow it)',
+    );
+    expect(await denial('https://intranet.example/')).toBe(
+      'host intranet.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)',
+    );
+    expect(await denial('https://mapped.example/')).toBe(
+      'host mapped.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)',
+    );
   });
 
   it('refuses a host when any one of its addresses is forbidden', async () => {
-    expect(await denial('https://mixed.example/')).toBe('host mixed.example resolves to a private address');
+    expect(await denial('https://mixed.example/')).toBe(
+      'host mixed.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)',
+    );
   });
 
   it.each(['ftp://public.example/', 'file:///etc/passwd', 'gopher://public.example/', 'javascript:alert(1)', 'data:text/html,x'])(

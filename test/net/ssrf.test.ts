@@ -70,21 +70,41 @@ describe('SSRF: EGRESS_ALLOW unset', () => {
     for (const url of spellings(loopback.port)) {
       const res = await fetchVia(app, key, url);
       expect({ url, status: res.statusCode }).toEqual({ url, status: 400 });
-      expect(res.json().detail).toMatch(/^url not allowed: (address \S+|host \S+) is (loopback|unspecified)$/);
+      expect(res.json().detail).toMatch(
+        /^url not allowed: (address \S+|host \S+) is (loopback|unspecified) \(EGRESS_ALLOW lets an operator allow it\)$/,
+      );
     }
     expect(loopback.requests).toEqual([]);
   });
 
   it.each([
-    ['http://10.0.0.1/', 'url not allowed: address 10.0.0.1 is private'],
-    ['http://169.254.169.254/latest/meta-data/', 'url not allowed: address 169.254.169.254 is link-local'],
-    ['http://100.64.1.1/', 'url not allowed: address 100.64.1.1 is carrier-grade NAT'],
-    ['http://[fe80::1]/', 'url not allowed: address fe80::1 is link-local'],
-    ['http://intranet.example/', 'url not allowed: host intranet.example resolves to a private address'],
-    ['http://cloud-metadata.example/', 'url not allowed: host cloud-metadata.example resolves to a link-local address'],
-    ['http://mixed.example/', 'url not allowed: host mixed.example resolves to a private address'],
-    ['http://v6-ula.example/', 'url not allowed: host v6-ula.example resolves to a unique-local address'],
-    ['http://nat64.example/', 'url not allowed: host nat64.example resolves to a private address'],
+    ['http://10.0.0.1/', 'url not allowed: address 10.0.0.1 is private (EGRESS_ALLOW lets an operator allow it)'],
+    [
+      'http://169.254.169.254/latest/meta-data/',
+      'url not allowed: address 169.254.169.254 is link-local (EGRESS_ALLOW lets an operator allow it)',
+    ],
+    ['http://100.64.1.1/', 'url not allowed: address 100.64.1.1 is carrier-grade NAT (EGRESS_ALLOW lets an operator allow it)'],
+    ['http://[fe80::1]/', 'url not allowed: address fe80::1 is link-local (EGRESS_ALLOW lets an operator allow it)'],
+    [
+      'http://intranet.example/',
+      'url not allowed: host intranet.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)',
+    ],
+    [
+      'http://cloud-metadata.example/',
+      'url not allowed: host cloud-metadata.example resolves to a link-local address (EGRESS_ALLOW lets an operator allow it)',
+    ],
+    [
+      'http://mixed.example/',
+      'url not allowed: host mixed.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)',
+    ],
+    [
+      'http://v6-ula.example/',
+      'url not allowed: host v6-ula.example resolves to a unique-local address (EGRESS_ALLOW lets an operator allow it)',
+    ],
+    [
+      'http://nat64.example/',
+      'url not allowed: host nat64.example resolves to a private address (EGRESS_ALLOW lets an operator allow it)',
+    ],
   ])('%s is refused before any connection', async (url, detail) => {
     const res = await fetchVia(app, key, url);
     expect(res.statusCode).toBe(400);
@@ -143,9 +163,9 @@ describe('SSRF: redirects and rebinding with EGRESS_ALLOW=127.0.0.2/32', () => {
   });
 
   it.each([
-    ['/to-forbidden', 'url not allowed: address 127.0.0.1 is loopback'],
-    ['/to-localhost', 'url not allowed: host localhost is loopback'],
-    ['/to-decimal', 'url not allowed: address 127.0.0.1 is loopback'],
+    ['/to-forbidden', 'url not allowed: address 127.0.0.1 is loopback (EGRESS_ALLOW lets an operator allow it)'],
+    ['/to-localhost', 'url not allowed: host localhost is loopback (EGRESS_ALLOW lets an operator allow it)'],
+    ['/to-decimal', 'url not allowed: address 127.0.0.1 is loopback (EGRESS_ALLOW lets an operator allow it)'],
     ['/to-file', 'url not allowed: scheme "file" is not allowed (only http and https)'],
   ])('a redirect %s to a forbidden target is refused and the target sees no request', async (path, detail) => {
     const res = await fetchVia(app, key, `http://127.0.0.2:${allowed.port}${path}`);

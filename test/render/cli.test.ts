@@ -88,4 +88,22 @@ describe('pageworks render', () => {
     // Closing Chromium takes a few hundred ms; a leftover timer showed up as a 5 s wait here.
     expect(Date.now() - wroteAt).toBeLessThan(3000);
   }, 60_000);
+
+  it('-o - writes the PDF to stdout, and nothing else goes there', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'render', path.join(dir, 'in.html'), '-o', '-'], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+    });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => chunks.push(d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const pdf = Buffer.concat(chunks);
+    expect(code).toBe(0);
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(pdfText(pdf)).toContain('from the command line');
+    expect(stderr).toBe(`wrote the PDF to stdout (${pdf.length} bytes)\n`);
+    expect(fs.existsSync(path.join(ROOT, '-'))).toBe(false);
+  }, 60_000);
 });

@@ -1,0 +1,119 @@
+/**
+ * The CLI's verbs and flags, declared once: the parsers take their options from here, `--help` and the
+ * unknown-option messages print from here, and the README's CLI block is checked against it
+ * (test/docs/cli-reference.test.ts).
+ */
+
+/** One flag of a verb: `--name VALUE` (a string) or `--name` alone (a switch). */
+export interface CliFlag {
+  name: string;
+  /** What the value looks like in the synopsis (`E`, `render|metadata`); absent for a switch. */
+  value?: string;
+  required?: boolean;
+  /** A one-letter alias (`-o`). */
+  short?: string;
+}
+
+/** One verb (`keys list`) with its positional argument and flags. */
+export interface CliCommand {
+  verb: string;
+  /** The positional argument (`IN.html`, `URL`), if the verb takes one. */
+  positional?: string;
+  flags: readonly CliFlag[];
+  /** What it does, in a few words, after the synopsis in `--help`. */
+  note?: string;
+}
+
+const email: CliFlag = { name: 'email', value: 'E', required: true };
+const apiService: CliFlag = { name: 'service', value: 'render|metadata', required: true };
+const dimension = (name: string): CliFlag => ({ name, value: 'D' });
+
+/** Every verb of `pageworks`, in the order `--help` lists them. */
+export const CLI_COMMANDS: readonly CliCommand[] = [
+  { verb: 'serve', flags: [{ name: 'services', value: 'LIST' }], note: 'LIST: dashboard,render,metadata or render-worker' },
+  { verb: 'accounts create', flags: [email, { name: 'password', value: 'P' }] },
+  {
+    verb: 'accounts set-limit',
+    flags: [email, apiService, { name: 'limit', value: 'N|default', required: true }],
+    note: 'requests per minute, or per RATE_LIMIT_WINDOW_S; "default" clears',
+  },
+  { verb: 'accounts reset-password', flags: [email], note: 'prints a one-time reset link, valid 30 minutes' },
+  { verb: 'accounts delete', flags: [email], note: 'keys refused at once, sessions ended, data removed' },
+  { verb: 'keys create', flags: [email, apiService, { name: 'name', value: 'N' }], note: 'prints the full key alone on stdout' },
+  { verb: 'keys list', flags: [email, { name: 'json' }] },
+  {
+    verb: 'keys revoke',
+    flags: [
+      { name: 'key', value: 'FULL_KEY_OR_DISPLAY_PREFIX', required: true },
+      { name: 'email', value: 'E' },
+    ],
+    note: '--email narrows a prefix several accounts share',
+  },
+  {
+    verb: 'backup',
+    flags: [{ name: 'to', value: 'FILE', required: true }],
+    note: 'a consistent copy of the SQLite store, while serve runs',
+  },
+  {
+    verb: 'webhooks secret',
+    flags: [email, { name: 'rotate' }],
+    note: 'prints the webhook signing secret alone on stdout; after --rotate the old one signs too for 24 h',
+  },
+  {
+    verb: 'render',
+    positional: 'IN.html',
+    flags: [
+      { name: 'output', short: 'o', value: 'OUT.pdf' },
+      { name: 'format', value: 'A4|A3|A5|Letter|Legal|Tabloid' },
+      { name: 'landscape' },
+      { name: 'print-background' },
+      { name: 'scale', value: 'S' },
+      dimension('margin'),
+      dimension('margin-top'),
+      dimension('margin-right'),
+      dimension('margin-bottom'),
+      dimension('margin-left'),
+      dimension('width'),
+      dimension('height'),
+    ],
+    note: 'a one-off local render, no server; -o - writes the PDF to stdout',
+  },
+  { verb: 'fetch', positional: 'URL', flags: [{ name: 'json' }], note: 'a one-off local metadata fetch, no server' },
+];
+
+/** The command of a verb; throws for a verb the table does not have (a programming error). */
+export function cliCommand(verb: string): CliCommand {
+  const found = CLI_COMMANDS.find((c) => c.verb === verb);
+  if (!found) throw new Error(`no CLI verb "${verb}"`);
+  return found;
+}
+
+/** `pageworks keys list --email E [--json]`: the synopsis of one verb. */
+export function synopsis(command: CliCommand): string {
+  const flags = command.flags.map((f) => {
+    const flag = f.short ? `-${f.short}` : `--${f.name}`;
+    const text = f.value ? `${flag} ${f.value}` : flag;
+    return f.required ? text : `[${text}]`;
+  });
+  return ['pageworks', command.verb, command.positional, ...flags].filter(Boolean).join(' ');
+}
+
+/** The options of a verb in node:util parseArgs' form. */
+export function parseArgsOptions(command: CliCommand): Record<string, { type: 'string' | 'boolean'; short?: string }> {
+  return Object.fromEntries(
+    command.flags.map((f) => [
+      f.name,
+      { type: f.value ? ('string' as const) : ('boolean' as const), ...(f.short ? { short: f.short } : {}) },
+    ]),
+  );
+}
+
+/** Whether `arg` (`--json`, `-o`) is a flag of the verb. */
+export function isFlagOf(command: CliCommand, arg: string): boolean {
+  return command.flags.some((f) => arg === `--${f.name}` || (f.short !== undefined && arg === `-${f.short}`));
+}
+
+/** The one wording of an unknown option, for every verb: the option and the verb's synopsis. */
+export function unknownOptionMessage(command: CliCommand, arg: string): string {
+  return `unknown option ${arg} (usage: ${synopsis(command)})`;
+}
