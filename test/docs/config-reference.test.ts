@@ -34,7 +34,10 @@ function readElsewhere(): Map<string, string> {
     (fs.readdirSync(path.join(ROOT, dir), { recursive: true }) as string[])
       .filter((f) => f.endsWith(ext))
       .map((f) => path.join(dir, f));
-  const files = [...under('src', '.ts'), ...under('bin', '.js'), ...under('scripts', '.mjs')];
+  // The dashboard's examples are code a customer runs (their receiver reads its own variables), not ours.
+  const files = [...under('src', '.ts'), ...under('bin', '.js'), ...under('scripts', '.mjs')].filter(
+    (f) => f !== path.join('src', 'dashboard', 'views', 'examples.ts'),
+  );
   for (const file of files) {
     const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
     for (const m of text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]+)\b|\[['"]([A-Z][A-Z0-9_]+)['"]\])/g)) {
