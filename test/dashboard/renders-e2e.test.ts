@@ -177,7 +177,7 @@ describe('Renders page in Chromium', () => {
     expect(first).toContain('2.3 s');
     expect(await rows.nth(0).locator('td[data-label="Pages"]').textContent()).toBe('2');
     expect(await rows.nth(0).locator('td[data-label="Warnings"]').textContent()).toBe('5');
-    expect(await rows.nth(2).textContent()).toContain('Failed');
+    expect(await rows.nth(2).locator('td[data-label="Status"]').textContent()).toBe('Failed RENDER_TIMEOUT');
     expect(await page.locator(`tr[data-render-id="${otherAccountsId}"]`).count()).toBe(0);
     await checkLayouts(page, 'list');
 

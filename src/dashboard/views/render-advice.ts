@@ -52,7 +52,11 @@ function blocked(entry: Extract<ReportEntry, { kind: 'resource_blocked' }>): War
   const facts: WarningAdvice['facts'] = [['URL', entry.url]];
   switch (entry.reason) {
     case 'private_address':
-      if (host) facts.push(['Refused host', `${host} (a private, loopback or reserved address)`]);
+      if (host) {
+        // A literal address is refused as it is; a name, for the address it resolves to.
+        const literal = /^[\d.]+$|^\[/.test(host);
+        facts.push(['Refused host', `${host} (${literal ? 'a' : 'resolves to a'} private, loopback or reserved address)`]);
+      }
       return {
         title: 'Not loaded: the address is on a private network',
         facts,

@@ -59,7 +59,7 @@ function row(r: RenderSummary, now: number): SafeHtml {
 <td data-label="Time">${time(r.createdAt, now)}</td>
 <td data-label="Render" class="render-id"><a class="mono" href="/renders/${r.id}">${r.id}</a>${r.source === 'job' ? html` <span class="muted small">job</span>` : ''}</td>
 <td data-label="Key" class="key-name">${key ?? html`<span class="muted">deleted key</span>`}</td>
-<td data-label="Status">${status(r.status)}</td>
+<td data-label="Status">${status(r.status)}${r.error ? html` <code class="small">${r.error.code}</code>` : ''}</td>
 <td data-label="Duration" class="num">${formatDuration(r.durationMs)}</td>
 <td data-label="Pages" class="num">${r.pages === null ? html`<span class="muted">–</span>` : formatCount(r.pages)}</td>
 <td data-label="Warnings" class="num">${warningsCell(r.warningCount)}</td>
