@@ -111,6 +111,7 @@ const errorResponse = (description: string) => ({ ...RenderErrorSchema, descript
 /** What every job read can answer; the list has no job to miss, the others add 404. */
 const JOB_READ_ERRORS = {
   401: errorResponse('UNAUTHORIZED'),
+  429: errorResponse('RATE_LIMITED: over the job read limit, 10× the render limit (Retry-After set)'),
   500: errorResponse('INTERNAL_ERROR'),
   503: errorResponse('SERVICE_UNAVAILABLE: the account store is unavailable; OVERLOADED: shutting down (Retry-After set)'),
 };
@@ -169,7 +170,9 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
           413: errorResponse('PAYLOAD_TOO_LARGE: html over 10 MiB of UTF-8'),
           415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
           422: errorResponse('IDEMPOTENCY_KEY_REUSED: the key was used with another body'),
-          429: errorResponse('RATE_LIMITED: over the render limit, or RENDER_JOBS_MAX_QUEUED jobs queued (Retry-After set)'),
+          429: errorResponse(
+            'RATE_LIMITED: over the render limit, or RENDER_JOBS_MAX_QUEUED jobs or RENDER_JOBS_MAX_QUEUED_MB of HTML queued (Retry-After set)',
+          ),
           500: errorResponse('INTERNAL_ERROR'),
           503: errorResponse(
             'SERVICE_UNAVAILABLE: the account store is unavailable; OVERLOADED: shutting down (Retry-After set)',

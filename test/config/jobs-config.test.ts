@@ -7,6 +7,7 @@ describe('render job configuration', () => {
     expect(c).toMatchObject({
       renderJobAttempts: 3,
       renderJobsMaxQueued: 10_000,
+      renderJobsMaxQueuedMb: 1024,
       renderJobRetentionH: 24,
       resultStore: undefined,
       s3Endpoint: undefined,
@@ -33,6 +34,7 @@ describe('render job configuration', () => {
     const c = loadConfig({
       RENDER_JOB_ATTEMPTS: '5',
       RENDER_JOBS_MAX_QUEUED: '50',
+      RENDER_JOBS_MAX_QUEUED_MB: '20',
       RENDER_JOB_RETENTION_H: '72',
       RESULT_STORE: 's3://pdf-bucket/jobs/v1',
       S3_ENDPOINT: 'http://127.0.0.1:9000',
@@ -43,6 +45,7 @@ describe('render job configuration', () => {
     expect(c).toMatchObject({
       renderJobAttempts: 5,
       renderJobsMaxQueued: 50,
+      renderJobsMaxQueuedMb: 20,
       renderJobRetentionH: 72,
       resultStore: 's3://pdf-bucket/jobs/v1',
       s3Endpoint: 'http://127.0.0.1:9000',
@@ -55,6 +58,7 @@ describe('render job configuration', () => {
   it.each([
     ['RENDER_JOB_ATTEMPTS', '0'],
     ['RENDER_JOBS_MAX_QUEUED', 'many'],
+    ['RENDER_JOBS_MAX_QUEUED_MB', '0'],
     ['RENDER_JOB_RETENTION_H', '0'],
     ['RESULT_STORE', '/var/pdfs'],
     ['RESULT_STORE', 's3://'],
