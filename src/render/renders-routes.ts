@@ -75,7 +75,7 @@ export function registerRendersRoutes(app: ServiceApp, deps: { renderLog: Render
   app.get(
     '/v1/renders/:id',
     {
-      // As reading a job: the key's account only, not counted against its render limit.
+      // As reading a job: the key's account only, limited with the job reads (10× the render limit), not usage.
       onRequest: app.authenticateKey,
       schema: {
         summary: 'What one render could not get (its report)',
@@ -89,6 +89,7 @@ export function registerRendersRoutes(app: ServiceApp, deps: { renderLog: Render
           200: RenderObjectSchema,
           401: errorResponse('UNAUTHORIZED'),
           404: errorResponse('NOT_FOUND: no such render for this account (or past its retention)'),
+          429: errorResponse('RATE_LIMITED: over the read limit, 10× the render limit (Retry-After set)'),
           500: errorResponse('INTERNAL_ERROR'),
           503: errorResponse('SERVICE_UNAVAILABLE: the account store is unavailable'),
         },
