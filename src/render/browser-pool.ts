@@ -5,6 +5,7 @@
  */
 
 import { RenderError } from '../errors.js';
+import { countPdfPages } from '../jobs/pdf-pages.js';
 import type { EgressPolicy } from '../net/policy.js';
 import { withTimeout } from '../with-timeout.js';
 import { CRASH_MESSAGE, type DiscardReason, Instance, InstanceGone } from './browser-instance.js';
@@ -12,6 +13,8 @@ import { launchChromium, processGroupRss } from './chromium.js';
 import { FairQueue } from './fair-queue.js';
 import type { PrintParams } from './options.js';
 import { DEFAULT_IDLE_MAX_MS, type RenderLog, renderInSlot } from './renderer.js';
+import type { ReportEntry } from './report.js';
+import { ReportCollector } from './report-collector.js';
 import type { RenderSlot } from './slot.js';
 
 /** The logging the pool needs (pino and Fastify loggers fit). */
@@ -54,6 +57,15 @@ export interface BrowserPoolOptions {
   jsHeapMb?: number;
   log?: PoolLog;
   events?: PoolEvents;
+  /** Collect each render's report (default true); off only to measure what collecting costs (bench/render.ts). */
+  report?: boolean;
+}
+
+/** A finished render: the PDF, its page count, and what the document could not get (its report's entries). */
+export interface RenderResult {
+  pdf: Buffer;
+  pages: number;
+  warnings: ReportEntry[];
 }
 
 /** Longest wait for a free slot (e.g. while Chromium restarts) before the render is refused with 503. */
@@ -84,6 +96,7 @@ export class BrowserPool {
       maxBytesPerRender: 64 * 1024 * 1024,
       jsHeapMb: 1024,
       idleMaxMs: DEFAULT_IDLE_MAX_MS,
+      report: true,
       ...options,
     };
     this.queue = new FairQueue(this.opts.concurrency, this.opts.queueLimit, () => {
@@ -132,7 +145,13 @@ export class BrowserPool {
    * Renders once it is this account's turn; the render timeout starts when the turn comes. `log` hears what
    * the document got wrong without failing the render (the request's logger, with its render id).
    */
-  async render(accountId: string, html: string, params: PrintParams, signal?: AbortSignal, log?: RenderLog): Promise<Buffer> {
+  async render(
+    accountId: string,
+    html: string,
+    params: PrintParams,
+    signal?: AbortSignal,
+    log?: RenderLog,
+  ): Promise<RenderResult> {
     let turnAt: number | undefined;
     let outcome = 'ok';
     try {
@@ -262,17 +281,21 @@ export class BrowserPool {
     params: PrintParams,
     deadline: number,
     log?: RenderLog,
-  ): Promise<Buffer> {
+  ): Promise<RenderResult> {
     instance.busy += 1;
     instance.renders += 1;
     let clean = false;
-    const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs, log, this.opts.idleMaxMs);
+    const report = this.opts.report ? new ReportCollector(slot.session) : undefined;
+    const refusedBefore = slot.egress.refusals.length;
+    const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs, log, this.opts.idleMaxMs, report);
     work.catch(() => undefined);
     try {
       const pdf = await this.withDeadline(Promise.race([work, instance.died, slot.crash]), deadline);
       clean = true;
-      return pdf;
+      const warnings = report?.finish(slot.egress.refusals.slice(refusedBefore)) ?? [];
+      return { pdf, pages: countPdfPages(pdf), warnings };
     } catch (err) {
+      report?.finish([]);
       throw this.classify(err, instance, slot);
     } finally {
       instance.busy -= 1;

@@ -11,6 +11,8 @@ import { type DocumentInfo, readDocumentInfo } from './document-info.js';
 import type { PrintParams } from './options.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
 import { withPdfProperties } from './pdf-info.js';
+import type { ReportCollector } from './report-collector.js';
+import { type PageReport, takeReport, watchErrors } from './report-page.js';
 import type { RenderSlot } from './slot.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
@@ -33,16 +35,26 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** What preparing a document reports: why `pageworksReady` rejected, and what the document says about itself. */
+/**
+ * What preparing a document reports: why `pageworksReady` rejected, what the document says about itself,
+ * and (when a report is collected) what the page collected for it.
+ */
 interface Prepared {
   rejected?: string;
   info?: DocumentInfo;
+  page?: PageReport;
 }
 
-/** preparePage, then readDocumentInfo on the document it leaves ready to print: one round trip for both. */
-function prepareExpression(html: string | null, pageCss: string): string {
-  const prepare = callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS);
-  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)} }))()`;
+/**
+ * preparePage, then readDocumentInfo on the document it leaves ready to print: one round trip for both.
+ * With `report`, the page also watches for script errors from its start and hands them over with the answer.
+ */
+function prepareExpression(html: string | null, pageCss: string, report: boolean): string {
+  const prepare = report
+    ? callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS, watchErrors)
+    : callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS);
+  const page = report ? `, page: ${callExpression(takeReport)}` : '';
+  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)}${page} }))()`;
 }
 
 /** readDocumentInfo alone, for a document that navigated after it was prepared; none when it navigates again. */
@@ -56,9 +68,9 @@ async function readInfo(slot: RenderSlot): Promise<DocumentInfo> {
  * requests) is known when it arrives. Returns the reason a `pageworksReady` promise rejected, if it did,
  * and what the document says about itself (none when it navigated away meanwhile).
  */
-async function loadDocument(slot: RenderSlot, html: string, pageCss: string, until: number): Promise<Prepared> {
+async function loadDocument(slot: RenderSlot, html: string, pageCss: string, until: number, report: boolean): Promise<Prepared> {
   try {
-    return (await evaluate(slot.session, prepareExpression(html, pageCss))) as Prepared;
+    return (await evaluate(slot.session, prepareExpression(html, pageCss, report))) as Prepared;
   } catch (err) {
     // The document navigated itself (meta refresh, location=…): print wherever it ended up, once loaded.
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
@@ -131,7 +143,8 @@ export interface RenderLog {
 
 /**
  * Renders `html` in `slot` and returns the PDF bytes; `deadline` is epoch ms. Requests still pending once
- * the document has loaded (and said it is ready) are waited for at most `idleMaxMs`. Throws RenderError.
+ * the document has loaded (and said it is ready) are waited for at most `idleMaxMs`. What the document
+ * could not get goes to `report` (its network part the collector hears by itself). Throws RenderError.
  */
 export async function renderInSlot(
   slot: RenderSlot,
@@ -141,20 +154,28 @@ export async function renderInSlot(
   timeoutMs: number,
   log?: RenderLog,
   idleMaxMs = DEFAULT_IDLE_MAX_MS,
+  report?: ReportCollector,
 ): Promise<Buffer> {
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
-  let { rejected, info } = await loadDocument(slot, html, params.pageCss, deadline - reserve);
+  const first = await loadDocument(slot, html, params.pageCss, deadline - reserve, report !== undefined);
+  let { rejected, info } = first;
+  report?.addPage(first.page);
   await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
   await settleNavigation(slot, deadline - reserve, idleMaxMs);
   // What the document loaded or navigated to since it was prepared may animate, or wait to be ready, too.
   if (slot.egress.requests > 0 || slot.navigations > 0) {
-    const again = await prepareAgain(slot, params.pageCss);
+    const again = await prepareAgain(slot, params.pageCss, report !== undefined);
     rejected ??= again.rejected;
+    report?.addPage(again.page);
     // After a navigation, what the first document said is not what prints.
     info = slot.navigations > 0 ? again.info : (again.info ?? info);
   }
-  if (rejected !== undefined) log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
+  if (rejected !== undefined) {
+    log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
+    report?.notReady(rejected);
+  }
+  report?.printing(slot.requests.keys());
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
   info ??= await readInfo(slot);
   let pdf: Buffer;
@@ -171,9 +192,9 @@ export async function renderInSlot(
 }
 
 /** preparePage on the document as it is now (no HTML to write); a navigation racing it is left to the print's retry. */
-async function prepareAgain(slot: RenderSlot, pageCss: string): Promise<Prepared> {
+async function prepareAgain(slot: RenderSlot, pageCss: string, report: boolean): Promise<Prepared> {
   try {
-    return (await evaluate(slot.session, prepareExpression(null, pageCss))) as Prepared;
+    return (await evaluate(slot.session, prepareExpression(null, pageCss, report))) as Prepared;
   } catch (err) {
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
     return {};

@@ -7,8 +7,11 @@
 /** Why the egress policy refused a request the document made. */
 export type BlockReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_large';
 
-/** How a subresource failed below HTTP. */
-export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'tls';
+/**
+ * How a subresource failed below HTTP; `cors`: its server did not let the document use it (a
+ * cross-origin font or fetch without Access-Control-Allow-Origin).
+ */
+export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'tls' | 'cors';
 
 /**
  * One thing the document could not get, in the order it was met. Every entry has `kind` and a
@@ -55,3 +58,8 @@ export interface RenderRecorder {
 
 /** A recorder that keeps nothing: for tools that render without a store (the CLI, benches). */
 export const DISCARD_RECORDS: RenderRecorder = { record() {} };
+
+/** How many things a report says the document could not get: its entries, and those a `truncated` stands for. */
+export function warningCount(warnings: readonly ReportEntry[]): number {
+  return warnings.reduce((n, w) => n + (w.kind === 'truncated' ? w.dropped : 1), 0);
+}

@@ -17,6 +17,9 @@ export interface NewRenderJob {
   requestHash: string | null;
   webhookUrl: string | null;
   createdAt: number;
+  /** Submitted with `Prefer: handling=strict`. */
+  strict?: boolean;
+  keyId?: string | null;
 }
 
 /** How a job ended (or why it goes back to the queue): a sync render error code and its message. */
@@ -24,6 +27,9 @@ export interface JobError {
   code: string;
   message: string;
 }
+
+/** How a job ended, with its render report's entries (JSON) when it printed. */
+export type JobResult = ({ pdf: JobPdf } | { error: JobError }) & { warnings?: string };
 
 /** The stored PDF of a succeeded job. */
 export interface JobPdf {
@@ -64,7 +70,7 @@ export interface RenderJobStore {
   /** Extends the lease; false when the job is no longer this owner's (canceled, or taken after a lapse). */
   renewJobLease(id: string, owner: string, until: number): Promise<boolean>;
   /** Makes the job final (succeeded with its PDF, or failed) and its webhook due, in one statement; false if no longer owned. */
-  finishJob(id: string, owner: string, now: number, result: { pdf: JobPdf } | { error: JobError }): Promise<boolean>;
+  finishJob(id: string, owner: string, now: number, result: JobResult): Promise<boolean>;
   /** Puts the job back in the queue after a failed attempt that may succeed later, keeping the error as its last. */
   requeueJob(id: string, owner: string, error: JobError): Promise<boolean>;
   /** Gives the job back untouched (shutdown): the lease is cleared and the attempt not counted, so another worker takes it at once. */
@@ -115,6 +121,9 @@ export async function insertJob(db: Kysely<Database>, job: NewRenderJob) {
     webhook_next_at: null,
     webhook_attempts: 0,
     webhook_lease_expires_at: null,
+    strict: job.strict ? 1 : 0,
+    key_id: job.keyId ?? null,
+    warnings: null,
   };
   const result = await db
     .insertInto('render_jobs')

@@ -1,7 +1,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
 import * as leases from './job-lease-queries.js';
-import type { JobError, JobPdf, NewRenderJob, RenderJobStore } from './jobs-queries.js';
+import type { JobError, JobResult, NewRenderJob, RenderJobStore } from './jobs-queries.js';
 import * as jobs from './jobs-queries.js';
 import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 import * as keyUsage from './key-usage-queries.js';
@@ -64,7 +64,7 @@ export interface UsageIncrement {
 }
 
 // The render job queue: queries in jobs-queries.ts.
-export type { JobError, JobPage, JobPdf, NewRenderJob, RenderJobRow, RenderJobStore } from './jobs-queries.js';
+export type { JobError, JobPage, JobPdf, JobResult, NewRenderJob, RenderJobRow, RenderJobStore } from './jobs-queries.js';
 // Per-key usage and the one-time display of a new key: queries in key-usage-queries.ts.
 export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 // Account recovery, activity log, sessions list and deletion: queries in recovery-queries.ts.
@@ -495,7 +495,7 @@ export class KyselyStore implements Store {
     return leases.renewJobLease(this.db, id, owner, until);
   }
 
-  finishJob(id: string, owner: string, now: number, result: { pdf: JobPdf } | { error: JobError }) {
+  finishJob(id: string, owner: string, now: number, result: JobResult) {
     return leases.finishJob(this.db, id, owner, now, result);
   }
 
