@@ -11,6 +11,7 @@ import { createEgressPolicy, type EgressPolicy, type LookupFn } from '../net/pol
 import { BrowserPool } from '../render/browser-pool.js';
 import { checkFontCoverage, describeCoverage, fcListRunner } from '../render/font-coverage.js';
 import { createRenderMetrics } from '../render/metrics.js';
+import type { RenderRecorder } from '../render/report.js';
 import { registerRenderRoutes, sendRenderError } from '../render/routes.js';
 import { MAX_BODY_BYTES } from '../render/schema.js';
 import type { CoreDeps } from './core.js';
@@ -27,6 +28,8 @@ export interface RenderAppOptions {
   startJobWorker?: boolean;
   /** The job worker's idle poll interval (a test shows Redis wakes it long before the poll would). */
   jobPollMs?: number;
+  /** Where every render and job's final attempt is reported (the render log); default: nowhere. */
+  recorder?: RenderRecorder;
 }
 
 declare module 'fastify' {
@@ -95,6 +98,7 @@ export async function startRenderEngine(
     startWorker: opts.startJobWorker,
     policy,
     pollMs: opts.jobPollMs,
+    recorder: opts.recorder,
   });
   app.decorate('jobs', jobs);
   // onClose runs once the requests have drained: the jobs in flight finish or go back to the queue,
@@ -151,7 +155,7 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
   app.removeContentTypeParser('text/plain');
 
   const { pool, jobs, policy } = await startRenderEngine(app, core, opts);
-  registerRenderRoutes(app, pool);
+  registerRenderRoutes(app, pool, opts.recorder);
   registerJobRoutes(app, { queue: jobs.queue, policy, publicUrl: config.renderPublicUrl });
   setRenderErrorHandler(app);
   return app;
