@@ -9,6 +9,8 @@ import { type CallOptions, type ClientOptions, endpoint, exchange } from './tran
 export interface SubmitOptions extends CallOptions {
   /** Sent as `Idempotency-Key`: a repeat within 24 h returns the first job instead of a new one. */
   idempotencyKey?: string;
+  /** Sends `Prefer: handling=strict`: a job whose document could not get everything fails RENDER_INCOMPLETE. */
+  strict?: boolean;
 }
 
 /** Options of wait. */
@@ -41,6 +43,7 @@ export class JobsClient {
   submit(request: JobRequest, call: SubmitOptions = {}): Promise<JobObject> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
+    if (call.strict) headers.prefer = 'handling=strict';
     return this.json<JobObject>('POST', '/v1/jobs', call, { headers, body: JSON.stringify(request) });
   }
 

@@ -187,7 +187,8 @@ export class JobWorker {
     try {
       printed = await this.render(row, controller.signal);
       const { pdf, warnings } = printed;
-      if (Number(row.strict) === 1 && warnings.length > 0) throw incompleteError(warnings, `GET /v1/renders/${row.id}`);
+      if (Number(row.strict) === 1 && warnings.length > 0)
+        throw incompleteError(warnings, `GET /v1/renders/${row.id} lists them all`);
       const key = pdfKey(row);
       await results.put(key, pdf);
       const now = this.now();

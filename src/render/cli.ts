@@ -108,7 +108,7 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
     const { pdf, warnings } = await pool.render('cli', body.html, params);
     // One line each, whatever the document's error text holds.
     for (const w of warnings) process.stderr.write(`pageworks render: warning: ${w.message.replace(/\s+/g, ' ')}\n`);
-    if (request.strict && warnings.length > 0) throw incompleteError(warnings, 'the warnings above');
+    if (request.strict && warnings.length > 0) throw incompleteError(warnings, 'each is on a line above');
     fs.writeFileSync(request.output, pdf);
     process.stderr.write(`wrote ${request.output} (${pdf.length} bytes)\n`);
     return 0;

@@ -102,7 +102,7 @@ export function registerRenderRoutes(
       printed.set(request, result);
       request.log.info({ renderMs: Date.now() - started, pdfBytes: pdf.length, warnings: warnings.length }, 'rendered');
       if (strict) reply.header('Preference-Applied', STRICT_APPLIED);
-      if (strict && warnings.length > 0) throw incompleteError(warnings, `GET /v1/renders/${request.id}`);
+      if (strict && warnings.length > 0) throw incompleteError(warnings, `GET /v1/renders/${request.id} lists them all`);
       return reply
         .code(200)
         .header('Content-Type', 'application/pdf')

@@ -48,8 +48,11 @@ export function prefersStrict(header: string | string[] | undefined): boolean {
   return false;
 }
 
-/** The RENDER_INCOMPLETE error of a strict render that met `warnings`: the count and the first few in words. */
-export function incompleteError(warnings: readonly ReportEntry[], where: string): RenderError {
+/**
+ * The RENDER_INCOMPLETE error of a strict render that met `warnings`: the count and the first few in
+ * words, then `rest`, which says where the whole list is.
+ */
+export function incompleteError(warnings: readonly ReportEntry[], rest: string): RenderError {
   const count = warningCount(warnings);
   const first = warnings
     .filter((w) => w.kind !== 'truncated')
@@ -59,6 +62,6 @@ export function incompleteError(warnings: readonly ReportEntry[], where: string)
   return new RenderError(
     'RENDER_INCOMPLETE',
     `the document could not get everything (${count} ${count === 1 ? 'warning' : 'warnings'}, strict handling): ` +
-      `${first.join('; ')}${more} (${where} lists them all)`,
+      `${first.join('; ')}${more} (${rest})`,
   );
 }
