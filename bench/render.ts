@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config.js';
 import { invoiceDocument } from '../test/fixtures/corpus/documents.js';
 import { extraCorpusDir } from '../test/fixtures/corpus/index.js';
 import { drive, emptyResult, type LoopResult, launchPerRequest, serviceRender, startBare } from './render-loops.js';
+import { runReportCostBench } from './render-report.js';
 import { fmt, heading, median, quantile, verdict } from './stats.js';
 
 /** The saved real invoice when PAGEWORKS_CORPUS_DIR is set (the figures of earlier runs), else the corpus's own. */
@@ -114,4 +115,11 @@ export async function runRenderBench(): Promise<void> {
   // What the minimum itself reaches: the bare loop pays the same per-render Chromium work as the service.
   const bareVsLaunch = rate(c2.bare) / rate(launches[1]);
   process.stdout.write(`      (bare puppeteer loop ÷ launch per request at c=2: ${fmt(bareVsLaunch, 1, 0)}×)\n`);
+  await runReportCostBench(name, html);
+}
+
+/** Only the report on/off comparison of the render bench (`npm run bench -- render-report`). */
+export async function runRenderReportBench(): Promise<void> {
+  const { name, html } = benchDocument();
+  await runReportCostBench(name, html);
 }

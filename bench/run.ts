@@ -13,6 +13,7 @@ const sections: Record<string, () => Promise<void>> = {
     await (await import('./render-unreachable.js')).runRenderUnreachableBench();
   },
   'render-unreachable': async () => (await import('./render-unreachable.js')).runRenderUnreachableBench(),
+  'render-report': async () => (await import('./render.js')).runRenderReportBench(),
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),
   jobs: async () => (await import('./jobs.js')).runJobsBench(),
