@@ -21,7 +21,8 @@ export interface PageReport {
 export function watchErrors(): void {
   const limit = 100;
   const now = Date.now;
-  const state = { errors: [] as Array<[number, string]>, taken: 0, dropped: 0 };
+  // The document's scripts may replace globals (document.fonts included): what takeReport needs is kept here.
+  const state = { errors: [] as Array<[number, string]>, taken: 0, dropped: 0, fonts: document.fonts };
   Object.defineProperty(window, Symbol.for('pageworks.report'), { value: state });
   const add = (text: () => string): void => {
     if (state.errors.length >= limit) {
@@ -52,39 +53,48 @@ export function watchErrors(): void {
 /**
  * Runs in the page just before it prints: the script errors not taken yet, and every font face in state
  * `error` with the `src` URLs of the readable @font-face rules of its family (a cross-origin sheet's
- * rules cannot be read; the renderer then matches the family to a failed font request).
+ * rules cannot be read; the renderer then matches the family to a failed font request). A document that
+ * broke what this needs loses its report's page part, never its print.
  */
-export function takeReport(): PageReport {
-  const state = (window as unknown as Record<symbol, { errors: Array<[number, string]>; taken: number; dropped: number }>)[
-    Symbol.for('pageworks.report')
-  ];
-  const errors = state ? state.errors.slice(state.taken) : [];
-  if (state) state.taken = state.errors.length;
-  const fonts: PageReport['fonts'] = [];
-  const unquote = (family: string): string => family.replace(/^(["'])(.*)\1$/, '$2');
-  document.fonts.forEach((face) => {
-    if (face.status !== 'error') return;
-    const family = unquote(face.family);
-    const urls: string[] = [];
-    for (const sheet of Array.from(document.styleSheets)) {
-      let rules: CSSRule[];
-      try {
-        rules = Array.from(sheet.cssRules);
-      } catch {
-        continue;
-      }
-      for (const rule of rules) {
-        if (!(rule instanceof CSSFontFaceRule) || unquote(rule.style.getPropertyValue('font-family')) !== family) continue;
-        for (const m of rule.style.getPropertyValue('src').matchAll(/url\(\s*(["']?)(.*?)\1\s*\)/g)) {
-          try {
-            urls.push(new URL(m[2], sheet.href ?? document.baseURI).href);
-          } catch {
-            // not a URL: nothing to name
+export function takeReport(): PageReport | undefined {
+  try {
+    const state = (
+      window as unknown as Record<symbol, { errors: Array<[number, string]>; taken: number; dropped: number; fonts: FontFaceSet }>
+    )[Symbol.for('pageworks.report')];
+    const errors = state ? state.errors.slice(state.taken) : [];
+    if (state) state.taken = state.errors.length;
+    return { errors, dropped: state ? state.dropped : 0, fonts: failedFonts(state?.fonts ?? document.fonts) };
+  } catch {
+    return undefined;
+  }
+
+  function failedFonts(set: FontFaceSet): PageReport['fonts'] {
+    const fonts: PageReport['fonts'] = [];
+    const unquote = (family: string): string => family.replace(/^(["'])(.*)\1$/, '$2');
+    set.forEach((face) => {
+      if (face.status !== 'error') return;
+      const family = unquote(face.family);
+      const urls: string[] = [];
+      for (const sheet of Array.from(document.styleSheets)) {
+        let rules: CSSRule[];
+        try {
+          rules = Array.from(sheet.cssRules);
+        } catch {
+          continue;
+        }
+        for (const rule of rules) {
+          if (!(rule instanceof CSSFontFaceRule) || unquote(rule.style.getPropertyValue('font-family')) !== family) continue;
+          for (const m of rule.style.getPropertyValue('src').matchAll(/url\(\s*(["']?)(.*?)\1\s*\)/g)) {
+            try {
+              urls.push(new URL(m[2], sheet.href ?? document.baseURI).href);
+            } catch {
+              // not a URL: nothing to name
+            }
           }
         }
       }
-    }
-    fonts.push({ family, urls });
-  });
-  return { errors, dropped: state ? state.dropped : 0, fonts };
+      fonts.push({ family, urls });
+    });
+    return fonts;
+  }
 }
