@@ -26,9 +26,8 @@ let accountId: string;
 let assets: Awaited<ReturnType<typeof startAssetServer>>;
 const records: RenderRecord[] = [];
 
-beforeAll(async () => {
-  assets = await startAssetServer();
-  core = await createTestCore({ RENDER_TIMEOUT_MS: '15000' });
+/** The render route on its own pool (render timeout `timeoutMs`), reporting to `records`. */
+async function startApp(timeoutMs: number): Promise<FastifyInstance> {
   const service = await createServiceApp({
     service: 'render',
     core,
@@ -40,13 +39,19 @@ beforeAll(async () => {
     policy: createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: mixedLookup }),
     concurrency: 2,
     queueLimit: 10,
-    timeoutMs: 15_000,
+    timeoutMs,
     executablePath: core.config.chromiumPath,
   });
   service.addHook('onClose', () => pool.close());
   registerRenderRoutes(service, pool, { record: (r) => records.push(r) });
   setRenderErrorHandler(service);
-  app = service;
+  return service;
+}
+
+beforeAll(async () => {
+  assets = await startAssetServer();
+  core = await createTestCore();
+  app = await startApp(15_000);
   ({ key, accountId } = await createKey(core, 'render'));
 });
 
@@ -168,8 +173,15 @@ describe('what a report never holds, and how long it gets', () => {
       return { res, ms: performance.now() - t };
     };
     await time(clean);
-    const quiet = await time(clean);
-    const noisy = await time(throws);
+    // The fastest of three each, interleaved: a loaded machine slows single renders, rarely all three.
+    const quiet: number[] = [];
+    const loud: number[] = [];
+    let noisy = await time(throws);
+    for (let i = 0; i < 3; i++) {
+      quiet.push((await time(clean)).ms);
+      noisy = await time(throws);
+      loud.push(noisy.ms);
+    }
     expect(noisy.res.headers['x-render-warnings']).toBe('10000');
     const { warnings } = recordOf(noisy.res.headers['x-render-id']);
     expect(warnings).toHaveLength(101);
@@ -186,11 +198,59 @@ describe('what a report never holds, and how long it gets', () => {
     });
     // Each throw costs the page one counter increment: the render stays within a clean render's time
     // plus a margin for a loaded machine (what a slow path costs is seconds: 10,000 protocol events).
-    expect(noisy.ms).toBeLessThan(quiet.ms * 2 + 500);
+    expect(Math.min(...loud), `with throws ${loud.join(', ')} ms; without ${quiet.join(', ')} ms`).toBeLessThan(
+      Math.min(...quiet) * 1.5 + 300,
+    );
+  });
+});
+
+describe('late documents', () => {
+  it('report a rejected pageworksReady and the requests still pending when the wait ran out', async () => {
+    const html = `<p>late</p><script>
+      fetch('${assets.base}/hang');
+      window.pageworksReady = new Promise((_, reject) => setTimeout(() => reject(new Error('prices did not load')), 50));
+    </script>`;
+    const res = await postRender(app, key, { html });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-render-warnings']).toBe('2');
+    expect(recordOf(res.headers['x-render-id']).warnings).toEqual([
+      {
+        kind: 'not_ready',
+        text: 'prices did not load',
+        message: 'window.pageworksReady was rejected (prices did not load); the document printed as it was then',
+      },
+      {
+        kind: 'printed_while_pending',
+        count: 1,
+        urls: [`${assets.base}/hang`],
+        message:
+          '1 request was still loading when the wait for them (RENDER_IDLE_MAX_MS) ran out, and the document printed ' +
+          'without it: hang (window.pageworksReady lets a document say when it is ready)',
+      },
+    ]);
   });
 });
 
 describe('failed renders', () => {
+  it('a render that timed out is recorded failed with RENDER_TIMEOUT', async () => {
+    const quick = await startApp(1500);
+    try {
+      const res = await postRender(quick, key, { html: '<p>never ready</p><script>window.pageworksReady = false</script>' });
+      expect(res.statusCode).toBe(504);
+      const record = recordOf(res.headers['x-render-id']);
+      expect(record).toMatchObject({
+        status: 'failed',
+        error: { code: 'RENDER_TIMEOUT' },
+        pages: null,
+        bytes: null,
+        warnings: [],
+      });
+      expect(record.durationMs).toBeGreaterThanOrEqual(1500);
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('are recorded with their error code; a request without a valid key is not', async () => {
     const before = records.length;
     const bad = await postRender(app, key, { html: '<p>x</p>', options: { format: 'A9' } });
