@@ -8,17 +8,13 @@ import { loadConfig } from '../src/config.js';
 import { createEgressPolicy } from '../src/net/policy.js';
 import { BrowserPool } from '../src/render/browser-pool.js';
 import { toPrintParams } from '../src/render/options.js';
-import { drive, emptyResult, type LoopResult } from './render-loops.js';
+import { drive, emptyResult, rate } from './render-loops.js';
 import { fmt, heading, median, verdict } from './stats.js';
 
 const CONCURRENCY = 2;
 const COUNT = 80;
 const CHUNKS = 8;
 const CHUNK_MAX_MS = 10_000;
-
-function rate(r: LoopResult): number {
-  return (r.renders / r.wallMs) * 1000;
-}
 
 /** Runs the comparison on `html` (named `name`) and prints the two loops and their ratio. */
 export async function runReportCostBench(name: string, html: string): Promise<void> {

@@ -3,7 +3,7 @@ import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors
 import type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
 import { pdfStreamOf, type RenderStream } from './render-client.js';
 import { sleep } from './retry.js';
-import { type CallOptions, type ClientOptions, endpoint, exchange } from './transport.js';
+import { type CallOptions, type ClientOptions, endpoint, exchange, jsonOf } from './transport.js';
 
 /** Options of submit. */
 export interface SubmitOptions extends CallOptions {
@@ -95,14 +95,7 @@ export class JobsClient {
   }
 
   private async json<T>(method: string, path: string, call: CallOptions, init: RequestInit = {}): Promise<T> {
-    const answer = await this.exchange(method, path, call, init);
-    try {
-      return (await answer.response.json()) as T;
-    } catch (err) {
-      throw answer.failure(err);
-    } finally {
-      answer.settle();
-    }
+    return jsonOf<T>(await this.exchange(method, path, call, init));
   }
 
   private exchange(method: string, path: string, call: CallOptions, init: RequestInit) {

@@ -5,7 +5,7 @@ import type { Static } from '@sinclair/typebox';
 import type { RenderOptionsSchema, RenderRequestSchema } from '../render/schema.js';
 import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
 import type { RenderReport } from './render-report.js';
-import { type Answer, type CallOptions, type ClientOptions, endpoint, exchange } from './transport.js';
+import { type Answer, type CallOptions, type ClientOptions, endpoint, exchange, jsonOf } from './transport.js';
 
 /** The rendering options, as the service's schema defines them (format, landscape, margin, …). */
 export type RenderOptions = Static<typeof RenderOptionsSchema>;
@@ -91,13 +91,7 @@ export class RenderClient {
       { method: 'GET', headers: { accept: 'application/json' } },
       call,
     );
-    try {
-      return (await answer.response.json()) as RenderReport;
-    } catch (err) {
-      throw answer.failure(err);
-    } finally {
-      answer.settle();
-    }
+    return jsonOf<RenderReport>(answer);
   }
 
   private send(html: string, options: RenderOptions | undefined, call: RenderCallOptions) {
