@@ -4,6 +4,7 @@
  * RENDER_INCOMPLETE, a clean document answers X-Render-Warnings: 0, and every render past authentication
  * reaches the render log's recorder, failed ones with their error code.
  */
+import net, { type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
@@ -201,6 +202,43 @@ describe('what a report never holds, and how long it gets', () => {
     expect(Math.min(...loud), `with throws ${loud.join(', ')} ms; without ${quiet.join(', ')} ms`).toBeLessThan(
       Math.min(...quiet) * 1.5 + 300,
     );
+  });
+});
+
+describe('refusals met through a tunnel, and failures below HTTP', () => {
+  it('https to a private or unknown host is blocked with its reason; a closed port is refused', async () => {
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const closed = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const html = `<p>tunnels</p>
+      <img src="https://brand.internal.test/logo.png">
+      <img src="https://theme.nowhere.test/mark.png">
+      <img src="http://127.0.0.1:${closed}/gone.png">`;
+    const res = await postRender(app, key, { html });
+    expect(res.statusCode).toBe(200);
+    const sorted = [...recordOf(res.headers['x-render-id']).warnings].sort((a, b) => a.message.localeCompare(b.message));
+    expect(sorted).toEqual([
+      {
+        kind: 'resource_failed',
+        url: `http://127.0.0.1:${closed}/gone.png`,
+        error: 'refused',
+        message: 'gone.png was not loaded: its server refused the connection',
+      },
+      {
+        kind: 'resource_blocked',
+        url: 'https://brand.internal.test/logo.png',
+        reason: 'private_address',
+        message: 'logo.png was not loaded: its address is on a private network (EGRESS_ALLOW lets an operator allow it)',
+      },
+      {
+        kind: 'resource_blocked',
+        url: 'https://theme.nowhere.test/mark.png',
+        reason: 'unresolvable',
+        message:
+          "mark.png was not loaded: the host theme.nowhere.test could not be found (check the address, or the render server's DNS)",
+      },
+    ]);
   });
 });
 
