@@ -28,7 +28,7 @@ Usage:
   pageworks accounts delete --email E                                        (keys refused at once, sessions ended, data removed)
   pageworks backup --to FILE                                                 (a consistent copy of the SQLite store, while serve runs)
   pageworks webhooks secret --email E [--rotate]                              (prints the webhook signing secret alone on stdout)
-  pageworks render IN.html [-o OUT.pdf] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
+  pageworks render IN.html [-o OUT.pdf] [--strict] [--format A4 --landscape --print-background --scale S --margin M --width W --height H]
   pageworks fetch URL [--json]
 
 Configuration comes from environment variables (see README.md).`;
