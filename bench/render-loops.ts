@@ -21,6 +21,11 @@ const A4 = {
   margin: { top: '0in', right: '0in', bottom: '0in', left: '0in' },
 };
 
+/** Renders per second of a loop. */
+export function rate(r: LoopResult): number {
+  return (r.renders / r.wallMs) * 1000;
+}
+
 /** The measured latencies of a loop, added to as its chunks run. */
 export function emptyResult(label: string, concurrency: number): LoopResult {
   return { label, concurrency, renders: 0, wallMs: 0, latencies: [] };

@@ -12,7 +12,8 @@ import { buildRenderApp } from '../src/app/render-app.js';
 import { loadConfig } from '../src/config.js';
 import { invoiceDocument } from '../test/fixtures/corpus/documents.js';
 import { extraCorpusDir } from '../test/fixtures/corpus/index.js';
-import { drive, emptyResult, type LoopResult, launchPerRequest, serviceRender, startBare } from './render-loops.js';
+import { drive, emptyResult, type LoopResult, launchPerRequest, rate, serviceRender, startBare } from './render-loops.js';
+import { runReportCostBench } from './render-report.js';
 import { fmt, heading, median, quantile, verdict } from './stats.js';
 
 /** The saved real invoice when PAGEWORKS_CORPUS_DIR is set (the figures of earlier runs), else the corpus's own. */
@@ -31,10 +32,6 @@ const CHUNKS = 4;
 const CHUNK_MAX_MS = 5000;
 const LAUNCHES_PER_CHUNK = 2;
 const LAUNCH_CHUNK_MAX_MS = 30_000;
-
-function rate(r: LoopResult): number {
-  return (r.renders / r.wallMs) * 1000;
-}
 
 function row(r: LoopResult): string {
   return `${r.label.padEnd(22)} c=${r.concurrency}  ${fmt(rate(r), 2, 7)} PDF/s  p50 ${fmt(median(r.latencies), 1, 7)} ms  p95 ${fmt(quantile(r.latencies, 0.95), 1, 7)} ms  (${r.renders} renders)`;
@@ -114,4 +111,11 @@ export async function runRenderBench(): Promise<void> {
   // What the minimum itself reaches: the bare loop pays the same per-render Chromium work as the service.
   const bareVsLaunch = rate(c2.bare) / rate(launches[1]);
   process.stdout.write(`      (bare puppeteer loop ÷ launch per request at c=2: ${fmt(bareVsLaunch, 1, 0)}×)\n`);
+  await runReportCostBench(name, html);
+}
+
+/** Only the report on/off comparison of the render bench (`npm run bench -- render-report`). */
+export async function runRenderReportBench(): Promise<void> {
+  const { name, html } = benchDocument();
+  await runReportCostBench(name, html);
 }

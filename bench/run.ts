@@ -15,6 +15,7 @@ const sections: Record<string, () => Promise<void>> = {
   },
   'render-cross-references': async () => (await import('./render-cross-references.js')).runRenderCrossReferencesBench(),
   'render-unreachable': async () => (await import('./render-unreachable.js')).runRenderUnreachableBench(),
+  'render-report': async () => (await import('./render.js')).runRenderReportBench(),
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),
   jobs: async () => (await import('./jobs.js')).runJobsBench(),

@@ -64,6 +64,7 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
     positional: 'IN.html',
     flags: [
       { name: 'output', short: 'o', value: 'OUT.pdf' },
+      { name: 'strict' },
       { name: 'format', value: 'A4|A3|A5|Letter|Legal|Tabloid' },
       { name: 'landscape' },
       { name: 'print-background' },
@@ -76,7 +77,7 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
       dimension('width'),
       dimension('height'),
     ],
-    note: 'a one-off local render, no server; -o - writes the PDF to stdout',
+    note: 'a one-off local render, no server; -o - writes the PDF to stdout; warnings on stderr, --strict exits 1 on any',
   },
   { verb: 'fetch', positional: 'URL', flags: [{ name: 'json' }], note: 'a one-off local metadata fetch, no server' },
 ];

@@ -14,6 +14,7 @@ import { checkFontCoverage, describeCoverage, fcListRunner } from '../render/fon
 import { createRenderMetrics } from '../render/metrics.js';
 import { RenderLog } from '../render/render-log.js';
 import { registerRendersRoutes } from '../render/renders-routes.js';
+import type { RenderRecorder } from '../render/report.js';
 import { registerRenderRoutes, sendRenderError } from '../render/routes.js';
 import { MAX_BODY_BYTES } from '../render/schema.js';
 import type { CoreDeps } from './core.js';
@@ -30,6 +31,8 @@ export interface RenderAppOptions {
   startJobWorker?: boolean;
   /** The job worker's idle poll interval (a test shows Redis wakes it long before the poll would). */
   jobPollMs?: number;
+  /** Where every render and job's final attempt is reported (the render log); default: nowhere. */
+  recorder?: RenderRecorder;
 }
 
 declare module 'fastify' {
@@ -111,6 +114,7 @@ export async function startRenderEngine(
     startWorker: slotsForJobs > 0 && opts.startJobWorker !== false,
     policy,
     pollMs: opts.jobPollMs,
+    recorder: opts.recorder ?? renderLog,
   });
   app.decorate('jobs', jobs);
   // Shutdown has one deadline, the render timeout after the signal: nothing is claimed from the first
@@ -177,7 +181,7 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
   app.removeContentTypeParser('text/plain');
 
   const { pool, jobs, policy, renderLog } = await startRenderEngine(app, core, opts);
-  registerRenderRoutes(app, pool);
+  registerRenderRoutes(app, pool, opts.recorder ?? renderLog);
   registerJobRoutes(app, { queue: jobs.queue, policy, publicUrl: config.renderPublicUrl });
   registerRendersRoutes(app, { renderLog, retentionDays: config.renderLogRetentionDays });
   setRenderErrorHandler(app);

@@ -8,7 +8,15 @@ export { type ClientErrorCode, MetadataApiError, type MetadataErrorCode, Pagewor
 export { JobsClient, type ListOptions, type SubmitOptions, type WaitOptions } from './jobs-client.js';
 export type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
 export { type Metadata, MetadataClient } from './metadata-client.js';
-export { RenderClient, type RenderOptions, type RenderRequest, type RenderStream } from './render-client.js';
+export {
+  type RenderCallOptions,
+  RenderClient,
+  type RenderedPdf,
+  type RenderOptions,
+  type RenderRequest,
+  type RenderStream,
+} from './render-client.js';
+export type { RenderReport, ReportEntry } from './render-report.js';
 export type { RetryListener, RetryOptions } from './retry.js';
 export type { CallOptions, ClientOptions } from './transport.js';
 export {

@@ -3,12 +3,14 @@ import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors
 import type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
 import { pdfStreamOf, type RenderStream } from './render-client.js';
 import { sleep } from './retry.js';
-import { type CallOptions, type ClientOptions, endpoint, exchange } from './transport.js';
+import { type CallOptions, type ClientOptions, endpoint, exchange, jsonOf } from './transport.js';
 
 /** Options of submit. */
 export interface SubmitOptions extends CallOptions {
   /** Sent as `Idempotency-Key`: a repeat within 24 h returns the first job instead of a new one. */
   idempotencyKey?: string;
+  /** Sends `Prefer: handling=strict`: a job whose document could not get everything fails RENDER_INCOMPLETE. */
+  strict?: boolean;
 }
 
 /** Options of wait. */
@@ -41,6 +43,7 @@ export class JobsClient {
   submit(request: JobRequest, call: SubmitOptions = {}): Promise<JobObject> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
+    if (call.strict) headers.prefer = 'handling=strict';
     return this.json<JobObject>('POST', '/v1/jobs', call, { headers, body: JSON.stringify(request) });
   }
 
@@ -92,14 +95,7 @@ export class JobsClient {
   }
 
   private async json<T>(method: string, path: string, call: CallOptions, init: RequestInit = {}): Promise<T> {
-    const answer = await this.exchange(method, path, call, init);
-    try {
-      return (await answer.response.json()) as T;
-    } catch (err) {
-      throw answer.failure(err);
-    } finally {
-      answer.settle();
-    }
+    return jsonOf<T>(await this.exchange(method, path, call, init));
   }
 
   private exchange(method: string, path: string, call: CallOptions, init: RequestInit) {

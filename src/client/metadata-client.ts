@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { MetadataSchema } from '../metadata/routes.js';
 import { type ClientErrorCode, MetadataApiError, metadataCodeOf } from './errors.js';
-import { type CallOptions, type ClientOptions, endpoint, exchange } from './transport.js';
+import { type CallOptions, type ClientOptions, endpoint, exchange, jsonOf } from './transport.js';
 
 /** The answer of GET /v1/fetch, as the service's schema defines it: eight fields, each a string or null. */
 export type Metadata = Static<typeof MetadataSchema>;
@@ -44,12 +44,6 @@ export class MetadataClient {
       clientError: (code: ClientErrorCode, message: string, cause?: unknown) =>
         new MetadataApiError(code, message, undefined, undefined, undefined, { cause }),
     });
-    try {
-      return (await answer.response.json()) as Metadata;
-    } catch (err) {
-      throw answer.failure(err);
-    } finally {
-      answer.settle();
-    }
+    return jsonOf<Metadata>(answer);
   }
 }

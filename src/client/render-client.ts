@@ -4,7 +4,8 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from '@sinclair/typebox';
 import type { RenderOptionsSchema, RenderRequestSchema } from '../render/schema.js';
 import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
-import { type Answer, type CallOptions, type ClientOptions, endpoint, exchange } from './transport.js';
+import type { RenderReport } from './render-report.js';
+import { type Answer, type CallOptions, type ClientOptions, endpoint, exchange, jsonOf } from './transport.js';
 
 /** The rendering options, as the service's schema defines them (format, landscape, margin, …). */
 export type RenderOptions = Static<typeof RenderOptionsSchema>;
@@ -19,6 +20,22 @@ export interface RenderStream {
   renderId: string | undefined;
   /** Content-Length of the PDF. */
   contentLength: number | undefined;
+  /** X-Render-Warnings: what the document could not get (getRender lists it); undefined for a job's PDF. */
+  warnings: number | undefined;
+}
+
+/** A rendered PDF: the bytes (a Buffer, as before), with the render's id and its warning count. */
+export type RenderedPdf = Buffer & {
+  /** X-Render-ID: getRender(renderId) returns its report. */
+  renderId: string | undefined;
+  /** X-Render-Warnings: how many things the document could not get (0 when it got everything). */
+  warnings: number;
+};
+
+/** A render call's options: those of every call, and `strict`. */
+export interface RenderCallOptions extends CallOptions {
+  /** Sends `Prefer: handling=strict`: any warning fails the render with RENDER_INCOMPLETE (422). */
+  strict?: boolean;
 }
 
 /** Renders take seconds, not milliseconds: the service's own limit is RENDER_TIMEOUT_MS (30 s) plus queueing. */
@@ -31,7 +48,9 @@ export function pdfStreamOf(answer: Answer): RenderStream {
   if (!response.body)
     throw new RenderApiError('INVALID_RESPONSE', 'the answer has no body', response.status, answer.requestId, undefined);
   const length = response.headers.get('content-length');
+  const warnings = response.headers.get('x-render-warnings');
   return {
+    warnings: warnings === null ? undefined : Number(warnings),
     // undici's stream is the web stream of node:stream/web; the DOM lib types it separately.
     body: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
     renderId: answer.requestId,
@@ -43,11 +62,13 @@ export function pdfStreamOf(answer: Answer): RenderStream {
 export class RenderClient {
   constructor(private readonly options: ClientOptions) {}
 
-  /** Renders `html` to PDF and resolves with the whole PDF. */
-  async render(html: string, options?: RenderOptions, call: CallOptions = {}): Promise<Buffer> {
+  /** Renders `html` to PDF and resolves with the whole PDF, which also carries its render id and warning count. */
+  async render(html: string, options?: RenderOptions, call: RenderCallOptions = {}): Promise<RenderedPdf> {
     const answer = await this.send(html, options, call);
     try {
-      return Buffer.from(await answer.response.arrayBuffer());
+      const pdf = Buffer.from(await answer.response.arrayBuffer());
+      const warnings = Number(answer.response.headers.get('x-render-warnings') ?? 0);
+      return Object.assign(pdf, { renderId: answer.requestId, warnings });
     } catch (err) {
       throw answer.failure(err);
     } finally {
@@ -59,23 +80,31 @@ export class RenderClient {
    * Renders `html` to PDF and resolves as soon as the answer starts, with the PDF as a Node stream.
    * The timeout covers the wait for the answer; the body is bounded by `call.signal` only.
    */
-  async renderStream(html: string, options?: RenderOptions, call: CallOptions = {}): Promise<RenderStream> {
+  async renderStream(html: string, options?: RenderOptions, call: RenderCallOptions = {}): Promise<RenderStream> {
     return pdfStreamOf(await this.send(html, options, call));
   }
 
-  private send(html: string, options: RenderOptions | undefined, call: CallOptions) {
+  /** The report of one render (GET /v1/renders/{id}): a sync render's X-Render-ID, or a job's id. */
+  async getRender(id: string, call: CallOptions = {}): Promise<RenderReport> {
+    const answer = await this.call(
+      `/v1/renders/${encodeURIComponent(id)}`,
+      { method: 'GET', headers: { accept: 'application/json' } },
+      call,
+    );
+    return jsonOf<RenderReport>(answer);
+  }
+
+  private send(html: string, options: RenderOptions | undefined, call: RenderCallOptions) {
     const request: RenderRequest = options === undefined ? { html } : { html, options };
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/pdf' };
+    if (call.strict) headers.prefer = 'handling=strict';
+    return this.call('/v1/render', { method: 'POST', headers, body: JSON.stringify(request) }, call);
+  }
+
+  private call(path: string, init: RequestInit, call: CallOptions) {
     return exchange({
-      url: endpoint(this.options.baseUrl, '/v1/render'),
-      init: {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${this.options.apiKey}`,
-          'content-type': 'application/json',
-          accept: 'application/pdf',
-        },
-        body: JSON.stringify(request),
-      },
+      url: endpoint(this.options.baseUrl, path),
+      init: { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.options.apiKey}` } },
       timeoutMs: call.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       signal: call.signal,
       options: this.options,

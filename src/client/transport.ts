@@ -99,6 +99,17 @@ export async function exchange<E extends PageworksError>(x: Exchange<E>): Promis
   }
 }
 
+/** The JSON body of an answer (its failure when the body cannot be read), settling the answer either way. */
+export async function jsonOf<T>(answer: Answer): Promise<T> {
+  try {
+    return (await answer.response.json()) as T;
+  } catch (err) {
+    throw answer.failure(err);
+  } finally {
+    answer.settle();
+  }
+}
+
 /** `base` + `path` whatever the trailing slash of `base`. */
 export function endpoint(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}${path}`;

@@ -3,6 +3,7 @@
  * schema for the OpenAPI document.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { ReportEntrySchema } from '../render/report-schema.js';
 import type { RenderJobRow } from '../store/store.js';
 
 const Time = (description: string) => Type.String({ format: 'date-time', description });
@@ -43,6 +44,9 @@ export const JobObjectSchema = Type.Object(
       ],
       { description: 'The PDF once the job succeeded, until it expires or is deleted.' },
     ),
+    warnings: Type.Array(ReportEntrySchema, {
+      description: 'What the document could not get (the render report; GET /v1/renders/{id}); empty until the job printed.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -74,5 +78,6 @@ export function toJobObject(row: RenderJobRow, publicBaseUrl: string, now = Date
           expires_at: time(row.pdf_expires_at) as string,
         }
       : null,
+    warnings: row.warnings ? (JSON.parse(row.warnings) as JobObject['warnings']) : [],
   };
 }

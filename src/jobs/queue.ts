@@ -22,6 +22,10 @@ export interface JobSubmission {
   reference: string | null;
   webhookUrl: string | null;
   idempotencyKey: string | null;
+  /** Submitted with `Prefer: handling=strict`: any warning fails the job RENDER_INCOMPLETE. */
+  strict?: boolean;
+  /** The API key that submitted it (the render log names it). */
+  keyId?: string;
 }
 
 /** How the queue is bounded. */
@@ -67,10 +71,13 @@ function canonical(value: unknown): string {
 
 /** The hash an Idempotency-Key is bound to: the whole submitted body. */
 export function requestHash(s: Omit<JobSubmission, 'idempotencyKey'>): string {
-  return crypto
-    .createHash('sha256')
-    .update(canonical({ request: s.request, reference: s.reference, webhook: s.webhookUrl }))
-    .digest('hex');
+  return (
+    crypto
+      .createHash('sha256')
+      // `strict` only when set, so the hashes of keys given before strict jobs existed stay the same.
+      .update(canonical({ request: s.request, reference: s.reference, webhook: s.webhookUrl, strict: s.strict || undefined }))
+      .digest('hex')
+  );
 }
 
 /** Checks an Idempotency-Key header value; throws INVALID_REQUEST naming the header. */
@@ -135,6 +142,8 @@ export class JobQueue {
         webhookUrl: s.webhookUrl,
         createdAt: now,
         htmlBytes,
+        strict: s.strict,
+        keyId: s.keyId,
       },
       { jobs: this.opts.maxQueuedPerAccount, htmlBytes: maxBytes },
     );

@@ -16,6 +16,7 @@ import {
   RenderRequestSchema,
   validateRenderRequest,
 } from '../render/schema.js';
+import { prefersStrict, STRICT_APPLIED } from '../render/strict.js';
 import type { RenderJobStatus } from '../store/schema.js';
 import type { RenderJobRow } from '../store/store.js';
 import { JobObjectSchema, toJobObject } from './job-object.js';
@@ -158,7 +159,8 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
         summary: 'Queue an HTML document for rendering to PDF',
         description:
           'The body of POST /v1/render plus optional `webhook` and `reference`. Answers 202 with the job and `Location`. ' +
-          'Idempotency-Key (≤ 255 characters): a repeat within 24 h returns the first job; with another body, 422 IDEMPOTENCY_KEY_REUSED.',
+          'Idempotency-Key (≤ 255 characters): a repeat within 24 h returns the first job; with another body, 422 IDEMPOTENCY_KEY_REUSED. ' +
+          'Prefer: handling=strict makes any warning fail the job with RENDER_INCOMPLETE (Preference-Applied: handling=strict).',
         tags: ['jobs'],
         security: [{ bearerAuth: [] }],
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) }),
@@ -190,8 +192,10 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
         const problem = await validateWebhookUrl(body.webhookUrl, policy);
         if (problem !== null) throw invalid(problem);
       }
-      const { row, replayed } = await queue.submit(accountId, { ...body, idempotencyKey });
+      const strict = prefersStrict(request.headers.prefer);
+      const { row, replayed } = await queue.submit(accountId, { ...body, idempotencyKey, strict, keyId: request.auth?.keyId });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
+      if (strict) reply.header('Preference-Applied', STRICT_APPLIED);
       return sendJob(reply.header('Location', `/v1/jobs/${row.id}`), row, 202);
     },
   );

@@ -10,6 +10,7 @@ import { jobSlots } from '../config.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import type { EgressPolicy } from '../net/policy.js';
 import type { BrowserPool } from '../render/browser-pool.js';
+import type { RenderRecorder } from '../render/report.js';
 import { JobQueue } from './queue.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
@@ -39,6 +40,8 @@ export interface JobsRuntimeOptions {
   /** Longest idle wait of the worker before it looks at the store again (default 250 ms). */
   pollMs?: number;
   now?: () => number;
+  /** Where each job's final attempt is reported (the render log); default: nowhere. */
+  recorder?: RenderRecorder;
 }
 
 /** The queue, the worker and their timers, started and stopped together. */
@@ -81,6 +84,7 @@ export class JobsRuntime {
       log,
       pollMs: opts.pollMs,
       now: opts.now,
+      recorder: opts.recorder,
       onOutcome: (outcome: JobOutcome) => {
         outcomes.inc({ outcome });
         // A final job's webhook is due now: look at the outbox without waiting for the next poll.

@@ -6,10 +6,11 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { RenderError } from '../errors.js';
-import type { BrowserPool } from '../render/browser-pool.js';
+import type { BrowserPool, RenderResult } from '../render/browser-pool.js';
 import { toPrintParams } from '../render/options.js';
+import { DISCARD_RECORDS, type RenderRecord, type RenderRecorder } from '../render/report.js';
+import { incompleteError } from '../render/strict.js';
 import type { RenderJobRow, Store } from '../store/store.js';
-import { countPdfPages } from './pdf-pages.js';
 import { pdfKey } from './queue.js';
 import type { ResultStore } from './results/result-store.js';
 
@@ -40,6 +41,8 @@ export interface JobWorkerOptions {
   pollMs?: number;
   onOutcome?: (outcome: JobOutcome) => void;
   now?: () => number;
+  /** Where each job's final attempt is reported (the render log); default: nowhere. */
+  recorder?: RenderRecorder;
 }
 
 /**
@@ -250,21 +253,30 @@ export class JobWorker {
     const endRender = () => {
       if (this.rendering.delete(row.id)) this.renderEnded();
     };
+    const startedAt = this.now();
+    let printed: RenderResult | undefined;
     try {
-      const pdf = await this.render(row, controller.signal).finally(endRender);
+      printed = await this.render(row, controller.signal).finally(endRender);
+      const { pdf, warnings } = printed;
+      if (Number(row.strict) === 1 && warnings.length > 0)
+        throw incompleteError(warnings, `GET /v1/renders/${row.id} lists them all`);
       const key = pdfKey(row);
       await results.put(key, pdf);
       const now = this.now();
-      const pages = countPdfPages(pdf);
+      const { pages } = printed;
       const done = await store.finishJob(row.id, this.owner, now, {
         pdf: { key, bytes: pdf.length, pages, expiresAt: now + this.opts.retentionMs, store: results.id },
+        warnings: JSON.stringify(warnings),
       });
       // Canceled (or the account deleted) while rendering: the PDF has no job to belong to.
       if (!done) await results.delete(key);
-      else this.opts.onOutcome?.('succeeded');
-      log.info({ ...jobLog, pdfBytes: pdf.length, pages, kept: done }, 'render job done');
+      else {
+        this.opts.onOutcome?.('succeeded');
+        this.record(row, startedAt, printed, null);
+      }
+      log.info({ ...jobLog, pdfBytes: pdf.length, pages, warnings: warnings.length, kept: done }, 'render job done');
     } catch (err) {
-      await this.settleFailure(row, err, controller.signal);
+      await this.settleFailure(row, err, controller.signal, startedAt, printed);
     } finally {
       endRender();
       clearInterval(renew);
@@ -272,14 +284,39 @@ export class JobWorker {
     }
   }
 
-  private async render(row: RenderJobRow, signal: AbortSignal): Promise<Buffer> {
+  /** Reports the job's final attempt to the render log. */
+  private record(row: RenderJobRow, startedAt: number, printed: RenderResult | undefined, error: RenderRecord['error']): void {
+    const recorder = this.opts.recorder ?? DISCARD_RECORDS;
+    recorder.record({
+      id: row.id,
+      accountId: row.account_id,
+      keyId: row.key_id ?? null,
+      createdAt: Number(row.created_at),
+      durationMs: this.now() - startedAt,
+      source: 'job',
+      jobId: row.id,
+      status: error === null ? 'succeeded' : 'failed',
+      error,
+      pages: printed?.pages ?? null,
+      bytes: printed?.pdf.length ?? null,
+      warnings: printed?.warnings ?? [],
+    });
+  }
+
+  private async render(row: RenderJobRow, signal: AbortSignal): Promise<RenderResult> {
     const request = JSON.parse(row.request) as { html: string; options?: Parameters<typeof toPrintParams>[0] };
     const params = toPrintParams(request.options);
     // Aborting the signal (cancel, lease lost, shutdown) stops the render at once: page closed, slot freed.
     return this.opts.pool.render(row.account_id, request.html, params, signal, undefined, 'background');
   }
 
-  private async settleFailure(row: RenderJobRow, err: unknown, signal: AbortSignal): Promise<void> {
+  private async settleFailure(
+    row: RenderJobRow,
+    err: unknown,
+    signal: AbortSignal,
+    startedAt: number,
+    printed: RenderResult | undefined,
+  ): Promise<void> {
     const { store, log } = this.opts;
     const jobLog = { jobId: row.id, accountId: row.account_id, attempt: row.attempts };
     const reason: unknown = signal.aborted ? signal.reason : undefined;
@@ -306,6 +343,10 @@ export class JobWorker {
       return;
     }
     log.info({ ...jobLog, code: failure.code, reason: failure.message }, 'render job failed');
-    if (await store.finishJob(row.id, this.owner, this.now(), { error })) this.opts.onOutcome?.('failed');
+    const warnings = printed ? JSON.stringify(printed.warnings) : undefined;
+    if (await store.finishJob(row.id, this.owner, this.now(), { error, warnings })) {
+      this.opts.onOutcome?.('failed');
+      this.record(row, startedAt, printed, error);
+    }
   }
 }

@@ -14,9 +14,15 @@
 import ipaddr from 'ipaddr.js';
 import { createSystemLookup } from './system-lookup.js';
 
+/** Which rule refused a destination (the render report names it). */
+export type DenialReason = 'private_address' | 'unresolvable' | 'scheme';
+
 /** A refused outbound destination; the message is safe to show to a client. */
 export class EgressDenied extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly reason: DenialReason = 'private_address',
+  ) {
     super(message);
     this.name = 'EgressDenied';
   }
@@ -211,9 +217,9 @@ export function createEgressPolicy(opts: {
     const literal = parseIp(hostname);
     if (literal) return checkAddress(literal);
     const normalised = normaliseHost(hostname);
-    if (normalised === null) throw new EgressDenied(`host "${hostname}" is not a valid host name`);
+    if (normalised === null) throw new EgressDenied(`host "${hostname}" is not a valid host name`, 'unresolvable');
     const host = stripDot(normalised);
-    if (host === '') throw new EgressDenied('host is empty');
+    if (host === '') throw new EgressDenied('host is empty', 'unresolvable');
     const allowedByName = allow.hosts.has(host);
     // RFC 6761: localhost names never go to DNS; they are loopback by definition.
     if (host === 'localhost' || host.endsWith('.localhost')) {
@@ -241,10 +247,10 @@ export function createEgressPolicy(opts: {
       try {
         url = typeof input === 'string' ? new URL(input) : new URL(input.href);
       } catch {
-        throw new EgressDenied('url is malformed');
+        throw new EgressDenied('url is malformed', 'unresolvable');
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new EgressDenied(`scheme "${url.protocol.slice(0, -1)}" is not allowed (only http and https)`);
+        throw new EgressDenied(`scheme "${url.protocol.slice(0, -1)}" is not allowed (only http and https)`, 'scheme');
       }
       const target = await resolve(url.hostname);
       return { url, ...target };

@@ -10,6 +10,18 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { EgressDenied, type EgressPolicy } from './policy.js';
 
+/** Why the proxy did not carry a request: the policy refused it, or its server could not be reached. */
+export type RefusalReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_large' | 'refused' | 'reset' | 'timeout';
+
+/**
+ * A request the proxy refused or could not carry, for the render report: `target` is the URL of a plain
+ * http request, or `host:port` of a tunnel (https, wss), which is all the proxy sees of those.
+ */
+export interface EgressRefusal {
+  target: string;
+  reason: RefusalReason;
+}
+
 /** Limits and collaborators of one render's egress. */
 export interface RenderEgressOptions {
   policy: EgressPolicy;
@@ -34,10 +46,15 @@ export interface RenderEgress {
   readonly bytes: number;
   /** Plain requests not answered yet plus tunnels not established yet. */
   readonly pending: number;
+  /** What was refused or could not be reached since the last reset, in order. */
+  readonly refusals: readonly EgressRefusal[];
   /** Starts counting a new render; cuts every connection of the previous one. */
   reset(): void;
   close(): Promise<void>;
 }
+
+/** Why a destination is refused: the text for the log, and the report's reason. */
+type Refused = [detail: string, reason: RefusalReason];
 
 /** Ports of live render proxies: a tunnel must never lead into one of them (loopback allowed or not). */
 const proxyPorts = new Set<number>();
@@ -98,18 +115,23 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
   // Reused within the render only, so the address stays the one checked (pinning is unchanged). A
   // resolver that does not answer in lookupTimeoutMs (glibc retries after 5 s, and every waiting lookup
   // holds a thread) counts as one that says the name does not exist: the resource fails, the page prints.
-  let verdicts = new Map<string, Promise<{ address: string } | string>>();
-  const lookUp = (host: string, label: string): Promise<{ address: string } | string> => {
+  let verdicts = new Map<string, Promise<{ address: string } | Refused>>();
+  let refusals: EgressRefusal[] = [];
+  const lookUp = (host: string, label: string): Promise<{ address: string } | Refused> => {
     const known = verdicts.get(host);
     if (known) return known;
     let timer: NodeJS.Timeout | undefined;
     const verdict = Promise.race([
       opts.policy.resolve(host).then(
         ({ address }) => ({ address }),
-        (err: unknown) => (err instanceof EgressDenied ? err.message : `cannot resolve ${label}`),
+        (err: unknown): Refused =>
+          err instanceof EgressDenied ? [err.message, err.reason] : [`cannot resolve ${label}`, 'unresolvable'],
       ),
-      new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve(`cannot resolve ${label} within ${lookupTimeoutMs} ms`), lookupTimeoutMs);
+      new Promise<Refused>((resolve) => {
+        timer = setTimeout(
+          () => resolve([`cannot resolve ${label} within ${lookupTimeoutMs} ms`, 'unresolvable']),
+          lookupTimeoutMs,
+        );
       }),
     ]).finally(() => clearTimeout(timer));
     verdicts.set(host, verdict);
@@ -117,14 +139,20 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
   };
 
   /** Checks a destination; resolves to the pinned address, or to the reason it is refused. */
-  const admit = async (host: string, targetPort: number, label: string): Promise<{ address: string } | string> => {
+  const admit = async (host: string, targetPort: number, label: string): Promise<{ address: string } | Refused> => {
     requests += 1;
-    if (requests > opts.maxRequests) return `more than ${opts.maxRequests} requests in one render`;
-    if (bytes > opts.maxBytes) return `more than ${opts.maxBytes} bytes in one render`;
+    if (requests > opts.maxRequests) return [`more than ${opts.maxRequests} requests in one render`, 'too_large'];
+    if (bytes > opts.maxBytes) return [`more than ${opts.maxBytes} bytes in one render`, 'too_large'];
     const verdict = await lookUp(host, label);
-    if (typeof verdict === 'string') return verdict;
-    if (net.isIP(verdict.address) && isLoopback(verdict.address) && proxyPorts.has(targetPort)) return 'the render proxy itself';
+    if (Array.isArray(verdict)) return verdict;
+    if (net.isIP(verdict.address) && isLoopback(verdict.address) && proxyPorts.has(targetPort))
+      return ['the render proxy itself', 'private_address'];
     return verdict;
+  };
+
+  /** Notes a request that was not carried, for this render's report (a late callback of the previous render is not). */
+  const noteRefusal = (mine: number, target: string, reason: RefusalReason): void => {
+    if (mine === generation) refusals.push({ target, reason });
   };
 
   const server = http.createServer((req, res) => {
@@ -150,10 +178,16 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
     } catch {
       return refuse(400, 'not a proxy request', String(req.url));
     }
-    if (url.protocol !== 'http:') return refuse(403, `scheme ${url.protocol} is not allowed`, url.href);
+    if (url.protocol !== 'http:') {
+      noteRefusal(mine, url.href, 'scheme');
+      return refuse(403, `scheme ${url.protocol} is not allowed`, url.href);
+    }
     const targetPort = Number(url.port || 80);
     void admit(url.hostname, targetPort, url.host).then((verdict) => {
-      if (typeof verdict === 'string') return refuse(403, verdict, url.href);
+      if (Array.isArray(verdict)) {
+        noteRefusal(mine, url.href, verdict[1]);
+        return refuse(403, verdict[0], url.href);
+      }
       const upstream = http.request({
         host: verdict.address,
         port: targetPort,
@@ -165,13 +199,19 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
       });
       upstream.on('socket', track);
       upstream.on('timeout', () => upstream.destroy(new Error('upstream timeout')));
-      upstream.on('error', () => {
+      upstream.on('error', (err) => {
+        noteRefusal(mine, url.href, failureOf(err));
         if (!res.headersSent) refuse(502, 'upstream unreachable', url.href);
         else res.destroy();
       });
       upstream.on('response', (up) => {
         res.writeHead(up.statusCode ?? 502, endToEnd(up.headers));
-        up.on('data', (chunk: Buffer) => countBytes(chunk.length, () => (up.destroy(), res.destroy())));
+        const cut = (): void => {
+          noteRefusal(mine, url.href, 'too_large');
+          up.destroy();
+          res.destroy();
+        };
+        up.on('data', (chunk: Buffer) => countBytes(chunk.length, cut));
         up.pipe(res);
       });
       req.pipe(upstream);
@@ -204,22 +244,34 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
     }
     const targetPort = Number(target.port);
     if (!targetPort) return refuse('no port');
+    const key = `${target.hostname}:${targetPort}`;
     void admit(target.hostname, targetPort, target.host).then((verdict) => {
-      if (typeof verdict === 'string') return refuse(verdict);
+      if (Array.isArray(verdict)) {
+        noteRefusal(mine, key, verdict[1]);
+        return refuse(verdict[0]);
+      }
       const upstream = net.connect({ host: verdict.address, port: targetPort });
       track(upstream);
-      upstream.setTimeout(connectTimeoutMs, () => upstream.destroy());
+      upstream.setTimeout(connectTimeoutMs, () => upstream.destroy(new Error('upstream timeout')));
       upstream.once('connect', () => {
         upstream.setTimeout(0);
         settle();
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (head.length > 0) upstream.write(head);
-        upstream.on('data', (chunk: Buffer) => countBytes(chunk.length, () => (upstream.destroy(), client.destroy())));
+        const cut = (): void => {
+          noteRefusal(mine, key, 'too_large');
+          upstream.destroy();
+          client.destroy();
+        };
+        upstream.on('data', (chunk: Buffer) => countBytes(chunk.length, cut));
         upstream.pipe(client);
         client.pipe(upstream);
       });
-      upstream.on('error', () => {
-        if (!settled) refuse('upstream unreachable');
+      upstream.on('error', (err) => {
+        if (!settled) {
+          noteRefusal(mine, key, failureOf(err));
+          refuse('upstream unreachable');
+        }
         client.destroy();
       });
       upstream.once('close', () => client.destroy());
@@ -252,9 +304,13 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
     get pending() {
       return pending;
     },
+    get refusals() {
+      return refusals;
+    },
     reset() {
       generation += 1;
       verdicts = new Map();
+      refusals = [];
       cutAll();
       requests = 0;
       bytes = 0;
@@ -266,6 +322,14 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** How an upstream connection failed, in the report's words. */
+function failureOf(err: unknown): RefusalReason {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ETIMEDOUT' || /timeout/i.test(String((err as Error)?.message))) return 'timeout';
+  return 'reset';
 }
 
 function isLoopback(address: string): boolean {

@@ -11,7 +11,10 @@ import { BrowserCrashed, type DiscardReason, Instance, InstanceGone } from './br
 import { launchChromium, processGroupRss } from './chromium.js';
 import { FairQueue, type RenderPriority } from './fair-queue.js';
 import type { PrintParams } from './options.js';
+import { countPdfPages } from './pdf-pages.js';
 import { DEFAULT_IDLE_MAX_MS, type RenderLog, renderInSlot } from './renderer.js';
+import type { ReportEntry } from './report.js';
+import { ReportCollector } from './report-collector.js';
 import type { RenderSlot } from './slot.js';
 
 /** The logging the pool needs (pino and Fastify loggers fit). */
@@ -54,6 +57,15 @@ export interface BrowserPoolOptions {
   jsHeapMb?: number;
   log?: PoolLog;
   events?: PoolEvents;
+  /** Collect each render's report (default true); off only to measure what collecting costs (bench/render.ts). */
+  report?: boolean;
+}
+
+/** A finished render: the PDF, its page count, and what the document could not get (its report's entries). */
+export interface RenderResult {
+  pdf: Buffer;
+  pages: number;
+  warnings: ReportEntry[];
 }
 
 /** Longest wait for a free slot (e.g. while Chromium restarts) before the render is refused with 503. */
@@ -117,6 +129,7 @@ export class BrowserPool {
       maxBytesPerRender: 64 * 1024 * 1024,
       jsHeapMb: 1024,
       idleMaxMs: DEFAULT_IDLE_MAX_MS,
+      report: true,
       ...options,
     };
     this.queue = new FairQueue(this.opts.concurrency, this.opts.queueLimit, () => {
@@ -190,7 +203,7 @@ export class BrowserPool {
     signal?: AbortSignal,
     log?: RenderLog,
     priority: RenderPriority = 'interactive',
-  ): Promise<Buffer> {
+  ): Promise<RenderResult> {
     let turnAt: number | undefined;
     let outcome = 'ok';
     const { stop, dispose } = linked(signal, this.drain.signal);
@@ -250,7 +263,7 @@ export class BrowserPool {
     turnAt: number,
     log?: RenderLog,
     retried = false,
-  ): Promise<Buffer> {
+  ): Promise<RenderResult> {
     // Waiting for a slot (a Chromium restart, a slot being replaced) is queue time, not render time.
     const [instance, slot] = await this.takeSlot(turnAt + Math.max(this.opts.timeoutMs, SLOT_WAIT_MS), stop);
     try {
@@ -391,17 +404,21 @@ export class BrowserPool {
     deadline: number,
     stop: AbortSignal,
     log?: RenderLog,
-  ): Promise<Buffer> {
+  ): Promise<RenderResult> {
     instance.busy += 1;
     instance.renders += 1;
     let clean = false;
-    const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs, log, this.opts.idleMaxMs);
+    const report = this.opts.report ? new ReportCollector(slot.session) : undefined;
+    const refusedBefore = slot.egress.refusals.length;
+    const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs, log, this.opts.idleMaxMs, report);
     work.catch(() => undefined);
     try {
       const pdf = await this.withDeadline(Promise.race([work, instance.died, slot.crash]), deadline, stop);
       clean = true;
-      return pdf;
+      const warnings = report?.finish(slot.egress.refusals.slice(refusedBefore)) ?? [];
+      return { pdf, pages: countPdfPages(pdf), warnings };
     } catch (err) {
+      report?.finish([]);
       // Canceled or drained: the slot is not clean, so giving it back closes its page (and whatever the
       // document still runs) and a fresh one takes its place.
       if (stop.aborted) throw stop.reason;

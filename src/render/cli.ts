@@ -1,6 +1,8 @@
 /**
- * `pageworks render IN.html [-o OUT.pdf] [--format … --landscape --print-background --scale … --margin …
- * --width … --height …]`: a one-off local render through the same validation, pool and renderer as the API.
+ * `pageworks render IN.html [-o OUT.pdf] [--strict] [--format … --landscape --print-background --scale …
+ * --margin … --width … --height …]`: a one-off local render through the same validation, pool and renderer
+ * as the API. What the document could not get is printed on stderr, one warning a line; `--strict` makes
+ * any warning a failure (exit 1, no PDF written), as `Prefer: handling=strict` does for the API.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +14,7 @@ import { createEgressPolicy } from '../net/policy.js';
 import { BrowserPool } from './browser-pool.js';
 import { toPrintParams } from './options.js';
 import { validateRenderRequest } from './schema.js';
+import { incompleteError } from './strict.js';
 
 const COMMAND = cliCommand('render');
 const USAGE = `usage: ${synopsis(COMMAND)}`;
@@ -20,6 +23,7 @@ interface CliRequest {
   input: string;
   output: string;
   options: Record<string, unknown>;
+  strict: boolean;
 }
 
 /** Parses the arguments into the same options object the API takes (validated later, by the same code). */
@@ -28,6 +32,7 @@ export function parseRenderArgs(args: string[]): CliRequest {
   const margin: Record<string, string> = {};
   let input: string | undefined;
   let output: string | undefined;
+  let strict = false;
   const value = (i: number, flag: string): string => {
     const v = args[i + 1];
     if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
@@ -51,6 +56,9 @@ export function parseRenderArgs(args: string[]): CliRequest {
         break;
       case '--format':
         options.format = value(i++, arg);
+        break;
+      case '--strict':
+        strict = true;
         break;
       case '--landscape':
         options.landscape = true;
@@ -88,7 +96,7 @@ export function parseRenderArgs(args: string[]): CliRequest {
   if (input === undefined) throw new UsageError(`missing IN.html (${USAGE})`);
   if (Object.keys(margin).length > 0) options.margin = margin;
   output ??= path.join(path.dirname(input), `${path.basename(input, path.extname(input))}.pdf`);
-  return { input, output, options };
+  return { input, output, options, strict };
 }
 
 /** Runs `pageworks render …`; returns the exit code (errors are one line on stderr). */
@@ -106,9 +114,10 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
       idleMaxMs: config.renderIdleMaxMs,
       executablePath: config.chromiumPath,
     });
-    const warn = (obj: object, msg: string): void =>
-      void process.stderr.write(`pageworks render: warning: ${msg} ${JSON.stringify(obj)}\n`);
-    const pdf = await pool.render('cli', body.html, params, undefined, { warn });
+    const { pdf, warnings } = await pool.render('cli', body.html, params);
+    // One line each, whatever the document's error text holds.
+    for (const w of warnings) process.stderr.write(`pageworks render: warning: ${w.message.replace(/\s+/g, ' ')}\n`);
+    if (request.strict && warnings.length > 0) throw incompleteError(warnings, 'each is on a line above');
     // `-o -`: the PDF on stdout (a pipe to another program), as the usual Unix tools read it.
     if (request.output === '-')
       await new Promise<void>((resolve, reject) => process.stdout.write(pdf, (e) => (e ? reject(e) : resolve())));

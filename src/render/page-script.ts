@@ -26,7 +26,12 @@ export const ANIMATION_ROUNDS = 10;
  * The document's scripts run inside document.write and may replace globals: the waits use built-ins taken
  * from the fresh window before it runs anything.
  */
-export async function preparePage(source: string | null, pageCss: string, rounds: number): Promise<string | undefined> {
+export async function preparePage(
+  source: string | null,
+  pageCss: string,
+  rounds: number,
+  afterOpen?: () => void,
+): Promise<string | undefined> {
   const PromiseCtor = Promise;
   const wait = window.setTimeout.bind(window);
   const nextFrame = window.requestAnimationFrame.bind(window);
@@ -65,6 +70,9 @@ export async function preparePage(source: string | null, pageCss: string, rounds
     });
     window.name = '';
     document.open();
+    // What must see the document's scripts from their start (the report's error listeners) goes here:
+    // document.open() erases the window's listeners.
+    afterOpen?.();
     document.write(source);
     document.close();
   }

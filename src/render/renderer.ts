@@ -7,12 +7,14 @@
 import { RenderError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { callExpression, evaluate, readStream } from './cdp.js';
-import { printWithCrossReferences } from './cross-reference-passes.js';
+import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-reference-passes.js';
 import { type CrossReferenceUse, findCrossReferenceUse } from './cross-references.js';
 import { type DocumentInfo, readDocumentInfo } from './document-info.js';
 import type { PrintParams } from './options.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
 import { withPdfProperties } from './pdf-info.js';
+import type { ReportCollector } from './report-collector.js';
+import { type PageReport, takeReport, watchErrors } from './report-page.js';
 import type { RenderSlot } from './slot.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
@@ -37,18 +39,27 @@ function sleep(ms: number): Promise<void> {
 
 /**
  * What preparing a document reports: why `pageworksReady` rejected, what the document says about itself,
- * and where its stylesheets may use cross-references (none for most documents).
+ * where its stylesheets may use cross-references (none for most documents), and (when a report is
+ * collected) what the page collected for it.
  */
 interface Prepared {
   rejected?: string;
   info?: DocumentInfo;
   xref?: CrossReferenceUse;
+  page?: PageReport;
 }
 
-/** preparePage, then readDocumentInfo and findCrossReferenceUse on the document it leaves ready to print: one round trip. */
-function prepareExpression(html: string | null, pageCss: string): string {
-  const prepare = callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS);
-  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse)} }))()`;
+/**
+ * preparePage, then readDocumentInfo and findCrossReferenceUse on the document it leaves ready to print:
+ * one round trip. With `report`, the page also watches for script errors from its start and hands them
+ * over with the answer.
+ */
+function prepareExpression(html: string | null, pageCss: string, report: boolean): string {
+  const prepare = report
+    ? callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS, watchErrors)
+    : callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS);
+  const page = report ? `, page: ${callExpression(takeReport)}` : '';
+  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse)}${page} }))()`;
 }
 
 /** readDocumentInfo alone, for a document that navigated after it was prepared; none when it navigates again. */
@@ -62,9 +73,9 @@ async function readInfo(slot: RenderSlot): Promise<DocumentInfo> {
  * requests) is known when it arrives. Returns the reason a `pageworksReady` promise rejected, if it did,
  * and what the document says about itself (none when it navigated away meanwhile).
  */
-async function loadDocument(slot: RenderSlot, html: string, pageCss: string, until: number): Promise<Prepared> {
+async function loadDocument(slot: RenderSlot, html: string, pageCss: string, until: number, report: boolean): Promise<Prepared> {
   try {
-    return (await evaluate(slot.session, prepareExpression(html, pageCss))) as Prepared;
+    return (await evaluate(slot.session, prepareExpression(html, pageCss, report))) as Prepared;
   } catch (err) {
     // The document navigated itself (meta refresh, location=…): print wherever it ended up, once loaded.
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
@@ -137,7 +148,8 @@ export interface RenderLog {
 
 /**
  * Renders `html` in `slot` and returns the PDF bytes; `deadline` is epoch ms. Requests still pending once
- * the document has loaded (and said it is ready) are waited for at most `idleMaxMs`. Throws RenderError.
+ * the document has loaded (and said it is ready) are waited for at most `idleMaxMs`. What the document
+ * could not get goes to `report` (its network part the collector hears by itself). Throws RenderError.
  */
 export async function renderInSlot(
   slot: RenderSlot,
@@ -147,21 +159,29 @@ export async function renderInSlot(
   timeoutMs: number,
   log?: RenderLog,
   idleMaxMs = DEFAULT_IDLE_MAX_MS,
+  report?: ReportCollector,
 ): Promise<Buffer> {
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
-  let { rejected, info, xref } = await loadDocument(slot, html, params.pageCss, deadline - reserve);
+  const first = await loadDocument(slot, html, params.pageCss, deadline - reserve, report !== undefined);
+  let { rejected, info, xref } = first;
+  report?.addPage(first.page);
   await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
   await settleNavigation(slot, deadline - reserve, idleMaxMs);
   // What the document loaded or navigated to since it was prepared may animate, or wait to be ready, too.
   if (slot.egress.requests > 0 || slot.navigations > 0) {
-    const again = await prepareAgain(slot, params.pageCss);
+    const again = await prepareAgain(slot, params.pageCss, report !== undefined);
     rejected ??= again.rejected;
+    report?.addPage(again.page);
     // After a navigation, what the first document said is not what prints.
     info = slot.navigations > 0 ? again.info : (again.info ?? info);
     xref = slot.navigations > 0 ? again.xref : (again.xref ?? xref);
   }
-  if (rejected !== undefined) log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
+  if (rejected !== undefined) {
+    log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
+    report?.notReady(rejected);
+  }
+  report?.printing(slot.requests.keys());
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
   info ??= await readInfo(slot);
   let printed: { pdf: Buffer; unresolved: string[] };
@@ -175,15 +195,17 @@ export async function renderInSlot(
     printed = await printDocument(slot, params, undefined);
   }
   const { pdf, unresolved } = printed;
-  if (unresolved.length > 0)
+  if (unresolved.length > 0) {
     log?.warn({ targets: unresolved }, 'cross-references to ids the document lacks print no page number');
+    report?.unresolved(unresolvedReferenceEntries(unresolved));
+  }
   return withPdfProperties(pdf, { ...info, creator: PRODUCER, producer: PRODUCER, date: new Date() });
 }
 
 /** preparePage on the document as it is now (no HTML to write); a navigation racing it is left to the print's retry. */
-async function prepareAgain(slot: RenderSlot, pageCss: string): Promise<Prepared> {
+async function prepareAgain(slot: RenderSlot, pageCss: string, report: boolean): Promise<Prepared> {
   try {
-    return (await evaluate(slot.session, prepareExpression(null, pageCss))) as Prepared;
+    return (await evaluate(slot.session, prepareExpression(null, pageCss, report))) as Prepared;
   } catch (err) {
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
     return {};

@@ -7,8 +7,11 @@
 /** Why the egress policy refused a request the document made. */
 export type BlockReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_large';
 
-/** How a subresource failed below HTTP. */
-export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'tls';
+/**
+ * How a subresource failed below HTTP; `cors`: its server did not let the document use it (a
+ * cross-origin font or fetch without Access-Control-Allow-Origin).
+ */
+export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'tls' | 'cors';
 
 /**
  * One thing the document could not get, in the order it was met. Every entry has `kind` and a

@@ -2,12 +2,15 @@
  * POST /v1/render: thin — authenticate (before the body is read), validate, compute print parameters,
  * render through the pool, send the PDF.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceApp } from '../app/service-app.js';
 import { RenderError } from '../errors.js';
-import type { BrowserPool } from './browser-pool.js';
+import type { BrowserPool, RenderResult } from './browser-pool.js';
 import { toPrintParams } from './options.js';
+import { recordRender } from './render-record.js';
+import { DISCARD_RECORDS, type RenderRecorder, warningCount } from './report.js';
 import { MAX_BODY_BYTES, RenderErrorSchema, type RenderRequest, RenderRequestSchema, validateRenderRequest } from './schema.js';
+import { incompleteError, prefersStrict, STRICT_APPLIED } from './strict.js';
 
 /** Sends the render service's error shape `{"error":{"code","message"}}`. */
 export function sendRenderError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
@@ -16,12 +19,26 @@ export function sendRenderError(reply: FastifyReply, status: number, code: strin
 
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
 
-/** Registers POST /v1/render on a render service app. */
-export function registerRenderRoutes(app: ServiceApp, pool: BrowserPool): void {
+/** What each render printed, for its record once the answer is sent (a strict render's 422 included). */
+const printed = new WeakMap<FastifyRequest, RenderResult>();
+
+/**
+ * Registers POST /v1/render on a render service app. Every render past authentication is reported to
+ * `recorder` (the render log) as it is answered, succeeded or failed.
+ */
+export function registerRenderRoutes(
+  app: ServiceApp,
+  pool: Pick<BrowserPool, 'render'>,
+  recorder: RenderRecorder = DISCARD_RECORDS,
+): void {
   app.post(
     '/v1/render',
     {
       onRequest: app.authenticate,
+      onSend: (request, reply, payload, done) => {
+        recordRender(recorder, request, reply, payload, printed.get(request));
+        done(null, payload);
+      },
       bodyLimit: MAX_BODY_BYTES,
       // Our own strict validator: Fastify's default Ajv would coerce types and silently drop unknown fields.
       validatorCompiler: () => (body: unknown) => {
@@ -33,20 +50,32 @@ export function registerRenderRoutes(app: ServiceApp, pool: BrowserPool): void {
       },
       schema: {
         summary: 'Render an HTML document to PDF',
-        description: 'Returns the raw PDF. Every response carries X-Render-ID. Failures are JSON {"error":{"code","message"}}.',
+        description:
+          'Returns the raw PDF. Every response carries X-Render-ID; a 200 also carries X-Render-Warnings, the number of ' +
+          'things the document could not get (GET /v1/renders/{id} lists them). With the header Prefer: handling=strict, ' +
+          'any warning is 422 RENDER_INCOMPLETE instead. Failures are JSON {"error":{"code","message"}}.',
         tags: ['render'],
         security: [{ bearerAuth: [] }],
         body: RenderRequestSchema,
         response: {
           200: {
             description: 'The PDF (Content-Type application/pdf, exact Content-Length).',
+            headers: {
+              'X-Render-Warnings': {
+                description: 'What the document could not get (0 when it got everything); GET /v1/renders/{id} lists it.',
+                schema: { type: 'integer', minimum: 0 },
+              },
+            },
             content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
           },
           400: errorResponse('INVALID_REQUEST: malformed JSON, unknown field, wrong type, bad option value'),
           401: errorResponse('UNAUTHORIZED: missing, malformed, unknown or revoked key, or a metadata key'),
           413: errorResponse('PAYLOAD_TOO_LARGE: html over 10 MiB of UTF-8'),
           415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
-          422: errorResponse('RENDER_FAILED: Chromium could not print this document'),
+          422: errorResponse(
+            'RENDER_FAILED: Chromium could not print this document; RENDER_INCOMPLETE: Prefer: handling=strict and the ' +
+              'document could not get everything (Preference-Applied: handling=strict)',
+          ),
           429: errorResponse('RATE_LIMITED: account over its render limit (Retry-After set)'),
           500: errorResponse('INTERNAL_ERROR'),
           503: errorResponse(
@@ -66,14 +95,20 @@ export function registerRenderRoutes(app: ServiceApp, pool: BrowserPool): void {
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) gone.abort(new RenderError('INTERNAL_ERROR', 'client closed the connection'));
       });
+      const strict = prefersStrict(request.headers.prefer);
       const started = Date.now();
-      const pdf = await pool.render(auth.accountId, body.html, params, gone.signal, request.log);
-      request.log.info({ renderMs: Date.now() - started, pdfBytes: pdf.length }, 'rendered');
+      const result = await pool.render(auth.accountId, body.html, params, gone.signal, request.log);
+      const { pdf, warnings } = result;
+      printed.set(request, result);
+      request.log.info({ renderMs: Date.now() - started, pdfBytes: pdf.length, warnings: warnings.length }, 'rendered');
+      if (strict) reply.header('Preference-Applied', STRICT_APPLIED);
+      if (strict && warnings.length > 0) throw incompleteError(warnings, `GET /v1/renders/${request.id} lists them all`);
       return reply
         .code(200)
         .header('Content-Type', 'application/pdf')
         .header('Content-Length', String(pdf.length))
         .header('Cache-Control', 'no-store')
+        .header('X-Render-Warnings', String(warningCount(warnings)))
         .send(pdf);
     },
   );

@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { JobError, JobPdf, RenderJobRow } from './jobs-queries.js';
+import type { JobError, JobResult, RenderJobRow } from './jobs-queries.js';
 import type { Database, RenderJobStatus } from './schema.js';
 
 // The render job queue's leases: claim, renew, and the statements that end an attempt (final, back
@@ -112,13 +112,7 @@ export async function heldJobs(db: Kysely<Database>, owner: string, ids: readonl
 }
 
 /** See RenderJobStore.finishJob. */
-export async function finishJob(
-  db: Kysely<Database>,
-  id: string,
-  owner: string,
-  now: number,
-  result: { pdf: JobPdf } | { error: JobError },
-) {
+export async function finishJob(db: Kysely<Database>, id: string, owner: string, now: number, result: JobResult) {
   const outcome =
     'pdf' in result
       ? {
@@ -134,7 +128,15 @@ export async function finishJob(
       : { status: 'failed' as const, error_code: result.error.code, error_message: result.error.message };
   const updated = await db
     .updateTable('render_jobs')
-    .set({ ...outcome, finished_at: now, lease_owner: null, lease_expires_at: null, request: '', ...webhookDue(now) })
+    .set({
+      ...outcome,
+      warnings: result.warnings ?? null,
+      finished_at: now,
+      lease_owner: null,
+      lease_expires_at: null,
+      request: '',
+      ...webhookDue(now),
+    })
     .where('id', '=', id)
     .where('status', '=', 'running')
     .where('lease_owner', '=', owner)

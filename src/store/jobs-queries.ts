@@ -20,6 +20,9 @@ export interface NewRenderJob {
   createdAt: number;
   /** UTF-8 bytes of the HTML (counted against the queued-bytes cap); 0 when not given. */
   htmlBytes?: number;
+  /** Submitted with `Prefer: handling=strict`. */
+  strict?: boolean;
+  keyId?: string | null;
 }
 
 /** How a job ended (or why it goes back to the queue): a sync render error code and its message. */
@@ -27,6 +30,9 @@ export interface JobError {
   code: string;
   message: string;
 }
+
+/** How a job ended, with its render report's entries (JSON) when it printed. */
+export type JobResult = ({ pdf: JobPdf } | { error: JobError }) & { warnings?: string };
 
 /** The stored PDF of a succeeded job. */
 export interface JobPdf {
@@ -76,7 +82,7 @@ export interface RenderJobStore {
   /** Which of these jobs are still running under this owner's lease (a cancel elsewhere drops one). */
   heldJobs(owner: string, ids: readonly string[]): Promise<string[]>;
   /** Makes the job final (succeeded with its PDF, or failed) and its webhook due, in one statement; false if no longer owned. */
-  finishJob(id: string, owner: string, now: number, result: { pdf: JobPdf } | { error: JobError }): Promise<boolean>;
+  finishJob(id: string, owner: string, now: number, result: JobResult): Promise<boolean>;
   /** Puts the job back in the queue after a failed attempt that may succeed later, keeping the error as its last. */
   requeueJob(id: string, owner: string, error: JobError): Promise<boolean>;
   /** Gives the job back untouched (shutdown): the lease is cleared and the attempt not counted, so another worker takes it at once. */
@@ -140,6 +146,9 @@ export async function insertJob(db: Kysely<Database>, job: NewRenderJob) {
     html_bytes: job.htmlBytes ?? 0,
     pdf_store: null,
     webhook_redeliver_at: null,
+    strict: job.strict ? 1 : 0,
+    key_id: job.keyId ?? null,
+    warnings: null,
   };
   const result = await db
     .insertInto('render_jobs')

@@ -149,6 +149,12 @@ export interface RenderJobsTable {
   pdf_store: string | null;
   /** When Redeliver was last asked for (at most once a minute per job); null when never. */
   webhook_redeliver_at: number | null;
+  /** 1 when submitted with `Prefer: handling=strict`: any warning fails the job RENDER_INCOMPLETE. */
+  strict: number;
+  /** The API key that submitted the job (null for jobs older than the column). */
+  key_id: string | null;
+  /** The render report's entries (JSON array) once the job is final; null before. */
+  warnings: string | null;
 }
 
 /** One signing secret per account (`whsec_…`), created on first need, replaced on rotation. */

@@ -4,7 +4,7 @@ import type { RenderRecord } from '../render/report.js';
 import * as leases from './job-lease-queries.js';
 import type { QueuedCaps } from './job-submit-queries.js';
 import * as submits from './job-submit-queries.js';
-import type { JobError, JobPdf, NewRenderJob, RenderJobStore } from './jobs-queries.js';
+import type { JobError, JobResult, NewRenderJob, RenderJobStore } from './jobs-queries.js';
 import * as jobs from './jobs-queries.js';
 import type { KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 import * as keyUsage from './key-usage-queries.js';
@@ -70,7 +70,7 @@ export interface UsageIncrement {
 
 export type { CappedInsert, QueuedCaps } from './job-submit-queries.js';
 // The render job queue: queries in jobs-queries.ts.
-export type { JobError, JobPage, JobPdf, NewRenderJob, RenderJobRow, RenderJobStore } from './jobs-queries.js';
+export type { JobError, JobPage, JobPdf, JobResult, NewRenderJob, RenderJobRow, RenderJobStore } from './jobs-queries.js';
 // Per-key usage and the one-time display of a new key: queries in key-usage-queries.ts.
 export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 // Account recovery, activity log, sessions list and deletion: queries in recovery-queries.ts.
@@ -518,7 +518,7 @@ export class KyselyStore implements Store {
     return leases.heldJobs(this.db, owner, ids);
   }
 
-  finishJob(id: string, owner: string, now: number, result: { pdf: JobPdf } | { error: JobError }) {
+  finishJob(id: string, owner: string, now: number, result: JobResult) {
     return leases.finishJob(this.db, id, owner, now, result);
   }
 

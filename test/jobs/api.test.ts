@@ -67,6 +67,7 @@ describe('with the worker held', () => {
       attempts: 0,
       error: null,
       pdf: null,
+      warnings: [],
     });
     expect(res.headers.location).toBe(`/v1/jobs/${job.id}`);
     expect(res.headers['x-render-id']).toBe(job.id);

@@ -88,7 +88,7 @@ async function scenario(jobs: number) {
     pool: {
       render: async (_account: string, html: string) => {
         rendered.push(html);
-        return PDF;
+        return { pdf: PDF, pages: 1, warnings: [] };
       },
     },
     concurrency: 1,

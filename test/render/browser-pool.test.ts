@@ -43,11 +43,12 @@ describe('BrowserPool', () => {
   it('recycles Chromium after N renders; renders go on and the old processes are gone', async () => {
     await withPool({ maxRendersPerBrowser: 3 }, async (pool) => {
       const first = pool.browserPid as number;
-      for (let i = 0; i < 3; i++) expect(pdfText(await pool.render('a', `<p>render ${i}</p>`, A4))).toContain(`render ${i}`);
+      for (let i = 0; i < 3; i++)
+        expect(pdfText((await pool.render('a', `<p>render ${i}</p>`, A4)).pdf)).toContain(`render ${i}`);
       await waitFor(() => pool.browserPid !== first && processGroupMembers(first).length === 0, 15_000);
       expect(pool.browserPid).not.toBe(first);
       expect(processGroupMembers(first)).toEqual([]);
-      expect(pdfText(await pool.render('a', '<p>on the new browser</p>', A4))).toContain('on the new browser');
+      expect(pdfText((await pool.render('a', '<p>on the new browser</p>', A4)).pdf)).toContain('on the new browser');
     });
   });
 
@@ -62,11 +63,11 @@ describe('BrowserPool', () => {
       const first = pool.browserPid as number;
       // The short render reaches the count and starts the recycle; the long one ends on the old browser after the switch.
       const long = pool.render('a', '<p>long</p><script>const end = Date.now() + 4000; while (Date.now() < end) {}</script>', A4);
-      expect(pdfText(await pool.render('a', '<p>short</p>', A4))).toContain('short');
+      expect(pdfText((await pool.render('a', '<p>short</p>', A4)).pdf)).toContain('short');
       await waitFor(() => pool.browserPid !== first, 15_000);
       const second = pool.browserPid;
       expect(second).not.toBe(first);
-      expect(pdfText(await long)).toContain('long');
+      expect(pdfText((await long).pdf)).toContain('long');
       await waitFor(() => processGroupMembers(first).length === 0, 10_000);
       await new Promise((r) => setTimeout(r, 1000));
       expect(reasons).toEqual(['renders']);
@@ -79,7 +80,7 @@ describe('BrowserPool', () => {
       const first = pool.browserPid as number;
       await waitFor(() => pool.browserPid !== first, 15_000);
       expect(pool.browserPid).not.toBe(first);
-      expect(pdfText(await pool.render('a', '<p>still rendering</p>', A4))).toContain('still rendering');
+      expect(pdfText((await pool.render('a', '<p>still rendering</p>', A4)).pdf)).toContain('still rendering');
     });
   });
 
@@ -97,10 +98,10 @@ describe('BrowserPool', () => {
   it('caps the bytes of one render', async () => {
     const html = `<body style="margin:0"><img style="display:block;width:100vw;height:100vh" src="http://127.0.0.1:${canary.port}/big.svg"></body>`;
     await withPool({ maxBytesPerRender: 1024 * 1024 }, async (pool) => {
-      expect(pixel(await pool.render('a', html, A4), 60, 80)).toEqual([255, 255, 255]);
+      expect(pixel((await pool.render('a', html, A4)).pdf, 60, 80)).toEqual([255, 255, 255]);
     });
     await withPool({}, async (pool) => {
-      const [r, g, b] = pixel(await pool.render('a', html, A4), 60, 80);
+      const [r, g, b] = pixel((await pool.render('a', html, A4)).pdf, 60, 80);
       expect([r > 240, g < 20, b < 20]).toEqual([true, true, true]);
     });
   });

@@ -11,7 +11,6 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
-import { unresolvedReferenceEntries } from '../../src/render/cross-reference-passes.js';
 import { crossReferenceReport } from '../fixtures/cross-reference-report.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns, postRender } from '../helpers/render.js';
@@ -163,13 +162,22 @@ describe('bad input', () => {
     logLines.length = 0;
     const html = `<style>a::after { content: " (page " target-counter(attr(href url), page) ")" }</style>
 <p><a href="#nowhere">gone</a> <a href="#here">here</a></p><h1 id="here" style="break-before: page">Here</h1>`;
-    const pages = pdfPageTexts(await renderPdf(html));
+    const res = await postRender(app, key, { html });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-render-warnings']).toBe('1');
+    const pages = pdfPageTexts(res.rawPayload);
     expect(pages[0]).toMatch(/gone \(page \)/);
     expect(pages[0]).toMatch(/here \(page 2\)/);
     const warning = logLines.find((line) => String(line.msg).startsWith('cross-references'));
     expect(warning?.targets).toEqual(['nowhere']);
-    // What the render report records for it.
-    expect(unresolvedReferenceEntries(warning?.targets as string[])).toEqual([
+    // The render report lists it as the customer reads it.
+    const report = await app.inject({
+      method: 'GET',
+      url: `/v1/renders/${res.headers['x-render-id']}`,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(report.statusCode).toBe(200);
+    expect(report.json().warnings).toEqual([
       {
         kind: 'unresolved_reference',
         target: 'nowhere',

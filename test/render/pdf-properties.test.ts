@@ -154,7 +154,7 @@ describe('a document that navigates', () => {
   });
 
   it('carries what the document it landed on says, nothing of the one it left', async () => {
-    const pdf = await pool.render(
+    const { pdf } = await pool.render(
       'a',
       `<html lang="fr"><title>Left behind</title><meta name="author" content="Nobody"><h2>Gone</h2>
       <script>location.href = '${base}/landed'</script></html>`,

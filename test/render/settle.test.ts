@@ -33,7 +33,7 @@ afterAll(async () => {
   await canary?.close();
 });
 
-const render = async (html: string): Promise<string> => pdfText(await pool.render('a', html, A4));
+const render = async (html: string): Promise<string> => pdfText((await pool.render('a', html, A4)).pdf);
 
 describe('a navigation the document asks for at load is followed', () => {
   it.each([

@@ -120,7 +120,7 @@ describe('the pool, render after render', () => {
   });
   afterAll(async () => pool?.close());
 
-  const render = async (html: string, account = 'a'): Promise<string> => flatText(await pool.render(account, html, A4));
+  const render = async (html: string, account = 'a'): Promise<string> => flatText((await pool.render(account, html, A4)).pdf);
   // Slots are reset after the answer; waiting a little lets the next render take the slot just used.
   const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 300));
 

@@ -95,7 +95,7 @@ afterAll(async () => {
 /** Renders through the pool; resolves to the PDF's text and the wall time in ms. */
 async function timed(html: string, through = pool): Promise<{ text: string; ms: number }> {
   const t = performance.now();
-  const pdf = await through.render('a', html, A4);
+  const { pdf } = await through.render('a', html, A4);
   return { ms: performance.now() - t, text: pdfText(pdf) };
 }
 

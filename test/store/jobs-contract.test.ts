@@ -263,5 +263,29 @@ for (const backend of backends) {
       expect((await store.findJob(done[2].id))?.pdf_key).toBeNull();
       expect(await store.countQueuedJobs(a)).toBe(0);
     });
+    it('keeps a job strict flag, its key and the render report of its end (0007b_job_report)', async () => {
+      const a = await account();
+      await drain();
+      const { row } = await store.insertJob(job(a, t0, { strict: true, keyId: 'key_strict' }));
+      expect(row).toMatchObject({ strict: 1, key_id: 'key_strict', warnings: null });
+      expect((await store.insertJob(job(a, t0 + 1))).row).toMatchObject({ strict: 0, key_id: null, warnings: null });
+      const warnings = JSON.stringify([
+        { kind: 'script_error', text: 'Error: x', message: 'A script in the document failed: Error: x' },
+      ]);
+      const first = await store.claimJob('w1', t0 + 10, 30_000, 3);
+      expect(first?.id).toBe(row.id);
+      const error = { code: 'RENDER_INCOMPLETE', message: 'the document could not get everything' };
+      expect(await store.finishJob(row.id, 'w1', t0 + 20, { error, warnings })).toBe(true);
+      expect(await store.findJob(row.id)).toMatchObject({
+        status: 'failed',
+        error_code: 'RENDER_INCOMPLETE',
+        warnings,
+        strict: 1,
+      });
+      const second = await store.claimJob('w1', t0 + 30, 30_000, 3);
+      const pdf = { key: `${a}/${second?.id}.pdf`, bytes: 10, pages: 1, expiresAt: t0 + 86_400_000, store: 'files:test' };
+      expect(await store.finishJob(second?.id as string, 'w1', t0 + 40, { pdf, warnings: '[]' })).toBe(true);
+      expect(await store.findJob(second?.id as string)).toMatchObject({ status: 'succeeded', warnings: '[]' });
+    });
   });
 }

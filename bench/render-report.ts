@@ -1,0 +1,63 @@
+/**
+ * What collecting the render report costs: the bench's invoice through two browser pools of the same build
+ * in the same run, one collecting every render's report and one with it switched off (the pool's
+ * bench-only `report: false`), in alternating chunks so machine noise hits both alike. Goal (DESIGN.md
+ * "Render report"): invoice throughput with the report ≥ 0.97× without.
+ */
+import { loadConfig } from '../src/config.js';
+import { createEgressPolicy } from '../src/net/policy.js';
+import { BrowserPool } from '../src/render/browser-pool.js';
+import { toPrintParams } from '../src/render/options.js';
+import { drive, emptyResult, rate } from './render-loops.js';
+import { fmt, heading, median, verdict } from './stats.js';
+
+const CONCURRENCY = 2;
+const COUNT = 80;
+const CHUNKS = 8;
+const CHUNK_MAX_MS = 10_000;
+
+/** Runs the comparison on `html` (named `name`) and prints the two loops and their ratio. */
+export async function runReportCostBench(name: string, html: string): Promise<void> {
+  heading(`render report cost: ${name}`);
+  const config = loadConfig({
+    LOG_LEVEL: 'warn',
+    ...(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {}),
+  });
+  const params = toPrintParams({});
+  const start = (report: boolean) =>
+    BrowserPool.start({
+      policy: createEgressPolicy({ allow: [] }),
+      concurrency: CONCURRENCY,
+      queueLimit: 100,
+      timeoutMs: config.renderTimeoutMs,
+      executablePath: config.chromiumPath,
+      report,
+    });
+  const on = await start(true);
+  const off = await start(false);
+  try {
+    const withReport = emptyResult('report on', CONCURRENCY);
+    const without = emptyResult('report off', CONCURRENCY);
+    const one = (pool: BrowserPool) => async () => {
+      await pool.render('bench', html, params);
+    };
+    await drive(emptyResult('warm-up', CONCURRENCY), 2 * CONCURRENCY, CHUNK_MAX_MS, one(on));
+    await drive(emptyResult('warm-up', CONCURRENCY), 2 * CONCURRENCY, CHUNK_MAX_MS, one(off));
+    for (let i = 0; i < CHUNKS; i++) {
+      // Which loop goes first alternates too: a chunk right after the other pool's may inherit its load.
+      const order = i % 2 === 0 ? [withReport, without] : [without, withReport];
+      for (const loop of order) await drive(loop, COUNT / CHUNKS, CHUNK_MAX_MS, one(loop === withReport ? on : off));
+    }
+    for (const r of [withReport, without]) {
+      process.stdout.write(
+        `${r.label.padEnd(12)} c=${r.concurrency}  ${fmt(rate(r), 2, 7)} PDF/s  p50 ${fmt(median(r.latencies), 1, 7)} ms  (${r.renders} renders)\n`,
+      );
+    }
+    const ratio = rate(withReport) / rate(without);
+    process.stdout.write(
+      `goal: invoice throughput with the report ≥ 0.97× without: ${fmt(ratio, 3, 0)}× — ${verdict(ratio >= 0.97)}\n`,
+    );
+  } finally {
+    await Promise.all([on.close(), off.close()]);
+  }
+}

@@ -1,0 +1,21 @@
+/** The render report as GET /v1/renders/{id} answers it (DESIGN.md "Render report"). */
+import type { ReportEntry } from '../render/report.js';
+
+export type { ReportEntry };
+
+/** One render's record: what it was, how it ended, and what its document could not get. */
+export interface RenderReport {
+  /** The X-Render-ID of a sync render (`rnd_…`), or the job id (`job_…`). */
+  id: string;
+  /** When it was asked for (RFC 3339). */
+  created_at: string;
+  duration_ms: number;
+  source: 'api' | 'job';
+  job_id: string | null;
+  status: 'succeeded' | 'failed';
+  error: { code: string; message: string } | null;
+  pages: number | null;
+  bytes: number | null;
+  /** In the order met, at most 100 then one `truncated`. */
+  warnings: ReportEntry[];
+}

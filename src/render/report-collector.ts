@@ -1,0 +1,199 @@
+/**
+ * Collects one render's report (DESIGN.md "Render report") from what the render sees anyway: the page's
+ * network events on the slot's DevTools session, the egress proxy's refusals (joined to the request that
+ * met them), and what the page hands over with the answer of a call the render makes regardless
+ * (report-page.ts). Nothing here adds a round trip to the page.
+ */
+import type { CDPSession, Protocol } from 'puppeteer-core';
+import type { EgressRefusal, RefusalReason } from '../net/render-egress.js';
+import type { BlockReason, NetworkFailure, ReportEntry } from './report.js';
+import type { PageReport } from './report-page.js';
+import {
+  blockedEntry,
+  causeOf,
+  failedEntry,
+  fontEntry,
+  notReadyEntry,
+  pendingEntry,
+  scriptEntry,
+  truncatedEntry,
+} from './report-words.js';
+
+/** A report keeps this many entries, then one `truncated` (report-page.ts keeps as many script errors). */
+export const MAX_ENTRIES = 100;
+/** Failed requests kept while the render runs; a document cannot make more than its request cap anyway. */
+const MAX_FAILURES = 1000;
+
+const BLOCK_REASONS = new Set<RefusalReason>(['private_address', 'unresolvable', 'scheme', 'too_large']);
+
+/** A request that failed, as the page's network events said, in the order met. */
+interface Failure {
+  at: number;
+  requestId: string;
+  url: string;
+  type: string | undefined;
+  status?: number;
+  errorText?: string;
+}
+
+/** Chromium's net errors in the report's words; null for a cancellation (the document dropped it, or it printed). */
+function networkFailure(errorText: string): NetworkFailure | null {
+  if (/ERR_ABORTED/.test(errorText)) return null;
+  if (errorText === 'cors') return 'cors';
+  if (/ERR_CONNECTION_REFUSED|ERR_TUNNEL_CONNECTION_FAILED|ERR_ADDRESS_UNREACHABLE/.test(errorText)) return 'refused';
+  if (/TIMED_OUT/.test(errorText)) return 'timeout';
+  if (/ERR_CERT_|ERR_SSL_|_SSL_|ERR_BAD_SSL/.test(errorText)) return 'tls';
+  return 'reset';
+}
+
+/** The proxy's key of a request: its URL for plain http, `host:port` for a tunnel (https, ws, wss). */
+function proxyKeys(url: string): string[] {
+  try {
+    const u = new URL(url);
+    const port = u.port || (u.protocol === 'https:' || u.protocol === 'wss:' ? '443' : '80');
+    return u.protocol === 'http:' ? [u.href, `${u.hostname}:${port}`] : [`${u.hostname}:${port}`];
+  } catch {
+    return [];
+  }
+}
+
+/** Whether the page may load this scheme at all; another is refused by Chromium before the proxy sees it. */
+const LOADABLE = /^(https?|wss?|data|blob|about):/i;
+
+/** One render's report, from its start to its print. */
+export class ReportCollector {
+  private readonly urls = new Map<string, { url: string; type?: string; failed?: boolean }>();
+  private readonly failures: Failure[] = [];
+  private readonly statuses = new Map<string, number>();
+  private droppedFailures = 0;
+  private readonly errors: Array<[number, string]> = [];
+  private pageDropped = 0;
+  private readonly fonts = new Map<string, string[]>();
+  private extra: Array<{ at: number; entry: ReportEntry }> = [];
+  private readonly listeners: Array<[string, (event: never) => void]>;
+
+  constructor(private readonly session: CDPSession) {
+    const sent = (event: Protocol.Network.RequestWillBeSentEvent): void => {
+      // A redirect keeps the request id: the URL that failed is the last one.
+      this.urls.set(event.requestId, { url: event.request.url, type: event.type });
+    };
+    const response = (event: Protocol.Network.ResponseReceivedEvent): void => {
+      if (event.response.status >= 400) this.fail(event.requestId, { status: event.response.status });
+    };
+    const failed = (event: Protocol.Network.LoadingFailedEvent): void => {
+      if (event.canceled) return;
+      this.fail(event.requestId, { errorText: event.corsErrorStatus ? 'cors' : event.errorText });
+    };
+    // A response the page may not read (a cross-origin font without Access-Control-Allow-Origin) is only
+    // reported as a CORS failure; its status comes with the extra info, before or after.
+    const extra = (event: Protocol.Network.ResponseReceivedExtraInfoEvent): void => {
+      if (event.statusCode >= 400) this.statuses.set(event.requestId, event.statusCode);
+    };
+    this.listeners = [
+      ['Network.requestWillBeSent', sent as (event: never) => void],
+      ['Network.responseReceived', response as (event: never) => void],
+      ['Network.loadingFailed', failed as (event: never) => void],
+      ['Network.responseReceivedExtraInfo', extra as (event: never) => void],
+    ];
+    for (const [name, fn] of this.listeners) session.on(name as never, fn as never);
+  }
+
+  private fail(requestId: string, what: { status?: number; errorText?: string }): void {
+    const known = this.urls.get(requestId);
+    // A response that answered 404 and then failed to finish (a font Chromium gives up on) is one failure.
+    if (!known || known.failed) return;
+    known.failed = true;
+    if (this.failures.length >= MAX_FAILURES) {
+      this.droppedFailures += 1;
+      return;
+    }
+    this.failures.push({ at: Date.now(), requestId, url: known.url, type: known.type, ...what });
+  }
+
+  /** Takes what the page collected (each call hands over what is new since the last). */
+  addPage(page: PageReport | undefined): void {
+    if (!page) return;
+    this.errors.push(...page.errors);
+    this.pageDropped = Math.max(this.pageDropped, page.dropped);
+    for (const font of page.fonts) if (!this.fonts.has(font.family)) this.fonts.set(font.family, font.urls);
+  }
+
+  /** Notes that `window.pageworksReady` rejected with `text`. */
+  notReady(text: string): void {
+    this.extra.push({ at: Date.now(), entry: notReadyEntry(text) });
+  }
+
+  /** Notes cross-references whose target ids the printed document lacks. */
+  unresolved(entries: readonly ReportEntry[]): void {
+    for (const entry of entries) this.extra.push({ at: Date.now(), entry });
+  }
+
+  /** Notes the requests (by id, as the slot tracks them) still pending as the document prints. */
+  printing(pending: Iterable<string>): void {
+    const urls = [...pending].map((id) => this.urls.get(id)?.url).filter((u): u is string => u !== undefined);
+    if (urls.length > 0) this.extra.push({ at: Date.now(), entry: pendingEntry(urls) });
+  }
+
+  /** Stops listening and returns the entries in the order met, at most MAX_ENTRIES then one `truncated`. */
+  finish(refusals: readonly EgressRefusal[]): ReportEntry[] {
+    for (const [name, fn] of this.listeners) this.session.off(name as never, fn as never);
+    const byTarget = new Map<string, RefusalReason>();
+    for (const r of refusals) if (!byTarget.has(r.target)) byTarget.set(r.target, r.reason);
+    const found: Array<{ at: number; entry: ReportEntry; url?: string; type?: string }> = this.failures.map((f) => ({
+      at: f.at,
+      entry: this.resourceEntry(f, byTarget),
+      url: f.url,
+      type: f.type,
+    }));
+    this.placeFonts(found);
+    for (const [at, text] of this.errors) found.push({ at, entry: scriptEntry(text) });
+    found.push(...this.extra);
+    const entries = found
+      .filter((f) => f.entry !== NOTHING)
+      .sort((a, b) => a.at - b.at)
+      .map((f) => f.entry);
+    const dropped = Math.max(0, entries.length - MAX_ENTRIES) + this.pageDropped + this.droppedFailures;
+    if (dropped === 0) return entries;
+    return [...entries.slice(0, MAX_ENTRIES), truncatedEntry(dropped, MAX_ENTRIES)];
+  }
+
+  /** A failed request's entry: refused by the egress policy, failed at the proxy, or as Chromium saw it. */
+  private resourceEntry(f: Failure, byTarget: Map<string, RefusalReason>): ReportEntry {
+    if (!LOADABLE.test(f.url)) return blockedEntry(f.url, 'scheme');
+    // A plain http request the proxy refused has the proxy's 403/502 as its answer; a tunnel fails below HTTP.
+    const keys = proxyKeys(f.url);
+    const refusal = (f.status === undefined || /^http:/i.test(f.url) ? keys : []).map((k) => byTarget.get(k)).find(Boolean);
+    if (refusal && BLOCK_REASONS.has(refusal)) return blockedEntry(f.url, refusal as BlockReason);
+    if (refusal) return failedEntry(f.url, { error: refusal as NetworkFailure });
+    const status = f.status ?? this.statuses.get(f.requestId);
+    if (status !== undefined) return failedEntry(f.url, { status });
+    const error = networkFailure(f.errorText ?? '');
+    return error === null ? NOTHING : failedEntry(f.url, { error });
+  }
+
+  /**
+   * Each failed font family becomes one `font_failed` entry, placed where its file failed: it replaces
+   * that file's `resource_failed` (the font entry says the same and names the family) and follows a
+   * `resource_blocked` (whose reason stays). A family whose file is not known is matched to a failed font
+   * request no other family claimed.
+   */
+  private placeFonts(found: Array<{ at: number; entry: ReportEntry; url?: string; type?: string }>): void {
+    const claimed = new Set<number>();
+    for (const [family, urls] of this.fonts) {
+      let index = found.findIndex((f, i) => !claimed.has(i) && f.url !== undefined && urls.includes(f.url));
+      if (index < 0 && urls.length === 0) index = found.findIndex((f, i) => !claimed.has(i) && f.type === 'Font');
+      if (index < 0) {
+        found.push({ at: Date.now(), entry: fontEntry(family, urls[0] ?? null) });
+        continue;
+      }
+      claimed.add(index);
+      const file = found[index];
+      const font = fontEntry(family, file.url ?? null, file.entry === NOTHING ? undefined : causeOf(file.entry));
+      if (file.entry.kind === 'resource_blocked') found.push({ at: file.at, entry: font });
+      else found[index] = { ...file, entry: font };
+    }
+  }
+}
+
+/** A failure that is not one (a cancelled request): filtered out of the report. */
+const NOTHING: ReportEntry = { kind: 'truncated', dropped: 0, message: '' };

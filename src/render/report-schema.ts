@@ -1,0 +1,52 @@
+/**
+ * The render report's entry as a TypeBox schema, for the OpenAPI documents of the job object and of
+ * GET /v1/renders/{id}; its static type is report.ts's ReportEntry (checked below, so the two cannot drift).
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import type { ReportEntry } from './report.js';
+
+const Url = Type.String({ maxLength: 500, description: 'Cut to 500 characters; a data: URL shows its media type only.' });
+const Message = Type.String({ description: 'What happened, in plain words, and what to do where there is something.' });
+const entry = <K extends string, P extends Parameters<typeof Type.Object>[0]>(kind: K, props: P, description: string) =>
+  Type.Object({ kind: Type.Literal(kind), ...props, message: Message }, { additionalProperties: false, description });
+
+/** One entry of a render report (DESIGN.md "Render report"). */
+export const ReportEntrySchema = Type.Union([
+  entry(
+    'resource_blocked',
+    { url: Url, reason: Type.Union(['private_address', 'unresolvable', 'scheme', 'too_large'].map((r) => Type.Literal(r))) },
+    'The egress policy refused a request of the document.',
+  ),
+  entry(
+    'resource_failed',
+    {
+      url: Url,
+      status: Type.Optional(Type.Integer({ description: 'The HTTP status it answered (4xx/5xx).' })),
+      error: Type.Optional(Type.Union(['refused', 'reset', 'timeout', 'tls', 'cors'].map((r) => Type.Literal(r)))),
+    },
+    'A subresource answered an HTTP error or failed at the network level.',
+  ),
+  entry(
+    'font_failed',
+    { family: Type.String(), url: Type.Union([Url, Type.Null()]) },
+    'A @font-face the document used ended in state error.',
+  ),
+  entry('script_error', { text: Type.String({ maxLength: 300 }) }, 'An uncaught exception or unhandled rejection.'),
+  entry('not_ready', { text: Type.String({ maxLength: 300 }) }, 'window.pageworksReady rejected; printing went on.'),
+  entry(
+    'printed_while_pending',
+    { count: Type.Integer({ minimum: 1 }), urls: Type.Array(Url, { maxItems: 10 }) },
+    'RENDER_IDLE_MAX_MS ran out with requests pending.',
+  ),
+  entry('unresolved_reference', { target: Type.String() }, 'A cross-reference whose target is not in the document.'),
+  entry(
+    'truncated',
+    { dropped: Type.Integer({ minimum: 1 }) },
+    'More entries than a report keeps (100); how many were left out.',
+  ),
+]);
+
+// Compile-time check that the schema describes exactly the ReportEntry type.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameShape: Same<Static<typeof ReportEntrySchema>['kind'], ReportEntry['kind']> = true;
+void sameShape;

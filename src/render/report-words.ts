@@ -1,0 +1,147 @@
+/**
+ * The render report in plain words: how an entry shows a URL (cut, no payload, no credentials) and the
+ * `message` a customer reads, which says what happened and, where there is one, what to do.
+ */
+import type { BlockReason, NetworkFailure, ReportEntry } from './report.js';
+
+/** URLs in a report are cut to this many characters. */
+const MAX_URL = 500;
+/** File names quoted in a message are cut to this many characters. */
+const MAX_NAME = 80;
+
+/**
+ * A URL as a report shows it: a `data:` URL by its media type only (never its payload), any other without
+ * its user name and password, cut to 500 characters.
+ */
+export function reportUrl(url: string): string {
+  if (/^data:/i.test(url)) {
+    const type = url
+      .slice(5, url.indexOf(',') >= 0 ? url.indexOf(',') : undefined)
+      .split(';')[0]
+      .trim();
+    return `data:${(type || 'text/plain').slice(0, 100)}`;
+  }
+  let shown = url;
+  try {
+    const parsed = new URL(url);
+    if (parsed.username || parsed.password) {
+      parsed.username = '';
+      parsed.password = '';
+      shown = parsed.href;
+    }
+  } catch {
+    // Not a URL Node can parse: shown as it came, cut.
+  }
+  return shown.length > MAX_URL ? shown.slice(0, MAX_URL) : shown;
+}
+
+/** What a message calls a resource: its file name, else its host, else the shown URL. */
+function nameOf(url: string): string {
+  if (/^data:/i.test(url)) return `an inline ${reportUrl(url).slice(5)} (data: URL)`;
+  let name = url;
+  try {
+    const parsed = new URL(url);
+    const file = parsed.pathname.split('/').filter(Boolean).pop();
+    name = file ? decodeURIComponent(file) : parsed.host || reportUrl(url);
+  } catch {
+    name = reportUrl(url);
+  }
+  return name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return 'its host';
+  }
+}
+
+const BLOCKED: Record<BlockReason, (url: string) => string> = {
+  private_address: () => 'its address is on a private network (EGRESS_ALLOW lets an operator allow it)',
+  unresolvable: (url) => `the host ${hostOf(url)} could not be found (check the address, or the render server's DNS)`,
+  scheme: (url) => `${url.split(':')[0]}: addresses cannot be loaded in a render (http, https, data: and blob: can)`,
+  too_large: () => 'the document went over the requests or bytes one render may fetch',
+};
+
+const NETWORK: Record<NetworkFailure, string> = {
+  refused: 'its server refused the connection',
+  reset: 'the connection broke before it finished',
+  timeout: 'its server did not answer in time',
+  tls: 'its HTTPS certificate or connection is not valid',
+  cors: 'its server does not let other sites use it (a font or fetch from another origin needs Access-Control-Allow-Origin)',
+};
+
+/** An entry for a request the egress policy refused. */
+export function blockedEntry(url: string, reason: BlockReason): ReportEntry {
+  return {
+    kind: 'resource_blocked',
+    url: reportUrl(url),
+    reason,
+    message: `${nameOf(url)} was not loaded: ${BLOCKED[reason](url)}`,
+  };
+}
+
+/** An entry for a request that answered an HTTP error, or failed below HTTP. */
+export function failedEntry(url: string, failure: { status: number } | { error: NetworkFailure }): ReportEntry {
+  const why = 'status' in failure ? `its server answered HTTP ${failure.status}` : NETWORK[failure.error];
+  return { kind: 'resource_failed', url: reportUrl(url), ...failure, message: `${nameOf(url)} was not loaded: ${why}` };
+}
+
+/** An entry for a web font that ended in state `error`; `cause` is what happened to its file, when known. */
+export function fontEntry(family: string, url: string | null, cause?: string): ReportEntry {
+  const file = url === null ? '' : ` from ${nameOf(url)}`;
+  const because = cause ? ` (${cause})` : '';
+  return {
+    kind: 'font_failed',
+    family: family.slice(0, 200),
+    url: url === null ? null : reportUrl(url),
+    message: `The font "${family.slice(0, MAX_NAME)}" could not be loaded${file}${because}; its text printed in a fallback font`,
+  };
+}
+
+/** An entry for an uncaught exception or unhandled rejection. */
+export function scriptEntry(text: string): ReportEntry {
+  const cut = text.slice(0, 300);
+  return { kind: 'script_error', text: cut, message: `A script in the document failed: ${cut}` };
+}
+
+/** An entry for a rejected `window.pageworksReady`. */
+export function notReadyEntry(text: string): ReportEntry {
+  const cut = text.slice(0, 300);
+  return {
+    kind: 'not_ready',
+    text: cut,
+    message: `window.pageworksReady was rejected (${cut}); the document printed as it was then`,
+  };
+}
+
+/** An entry for the requests still pending when the wait for them ran out (`urls` at most 10). */
+export function pendingEntry(urls: string[]): ReportEntry {
+  const names = urls.slice(0, 3).map(nameOf).join(', ');
+  const more = urls.length > 3 ? ` and ${urls.length - 3} more` : '';
+  return {
+    kind: 'printed_while_pending',
+    count: urls.length,
+    urls: urls.slice(0, 10).map(reportUrl),
+    message:
+      `${urls.length === 1 ? '1 request was' : `${urls.length} requests were`} still loading when the wait for them ` +
+      `(RENDER_IDLE_MAX_MS) ran out, and the document printed without ${urls.length === 1 ? 'it' : 'them'}: ${names}${more}` +
+      ' (window.pageworksReady lets a document say when it is ready)',
+  };
+}
+
+/** The last entry of a report that had more to say than it keeps. */
+export function truncatedEntry(dropped: number, kept: number): ReportEntry {
+  return {
+    kind: 'truncated',
+    dropped,
+    message: `${dropped} more ${dropped === 1 ? 'problem was' : 'problems were'} not listed (a report keeps the first ${kept})`,
+  };
+}
+
+/** How a cause reads inside a font entry's message. */
+export function causeOf(entry: ReportEntry): string | undefined {
+  if (entry.kind !== 'resource_failed' && entry.kind !== 'resource_blocked') return undefined;
+  return entry.message.slice(entry.message.indexOf(': ') + 2);
+}

@@ -1,0 +1,67 @@
+/**
+ * Strict renders (DESIGN.md "Render report"): the request header `Prefer: handling=strict` (RFC 7240)
+ * turns any warning into 422 RENDER_INCOMPLETE, for POST /v1/render and POST /v1/jobs alike.
+ */
+import { RenderError } from '../errors.js';
+import { type ReportEntry, warningCount } from './report.js';
+
+/** The answer's header that says the preference was honoured (RFC 7240 §3). */
+export const STRICT_APPLIED = 'handling=strict';
+/** Entries quoted in a RENDER_INCOMPLETE message; the report has them all. */
+const QUOTED = 3;
+
+/** Splits on `separator` outside quoted strings (a quoted value may hold commas and semicolons). */
+function splitOutsideQuotes(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\' && quoted) i++;
+    else if (c === '"') quoted = !quoted;
+    else if (c === separator && !quoted) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+/**
+ * Whether the request's `Prefer` fields ask for `handling=strict`. Preference names and this value are
+ * compared case-insensitively, the value may be quoted, parameters after `;` are ignored, and only the
+ * first `handling` counts (RFC 7240 §2); every other preference is ignored.
+ */
+export function prefersStrict(header: string | string[] | undefined): boolean {
+  if (header === undefined) return false;
+  const fields = Array.isArray(header) ? header.join(',') : header;
+  for (const preference of splitOutsideQuotes(fields, ',')) {
+    const [head] = splitOutsideQuotes(preference, ';');
+    const eq = head.indexOf('=');
+    const name = (eq < 0 ? head : head.slice(0, eq)).trim().toLowerCase();
+    if (name !== 'handling') continue;
+    const raw = eq < 0 ? '' : head.slice(eq + 1).trim();
+    const value = raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2 ? raw.slice(1, -1).replace(/\\(.)/g, '$1') : raw;
+    return value.toLowerCase() === 'strict';
+  }
+  return false;
+}
+
+/**
+ * The RENDER_INCOMPLETE error of a strict render that met `warnings`: the count and the first few in
+ * words, then `rest`, which says where the whole list is.
+ */
+export function incompleteError(warnings: readonly ReportEntry[], rest: string): RenderError {
+  const count = warningCount(warnings);
+  const first = warnings
+    .filter((w) => w.kind !== 'truncated')
+    .slice(0, QUOTED)
+    .map((w) => w.message);
+  const more = count > first.length ? `; and ${count - first.length} more` : '';
+  return new RenderError(
+    'RENDER_INCOMPLETE',
+    `the document could not get everything (${count} ${count === 1 ? 'warning' : 'warnings'}, strict handling): ` +
+      `${first.join('; ')}${more} (${rest})`,
+  );
+}

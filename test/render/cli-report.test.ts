@@ -1,0 +1,79 @@
+/**
+ * `pageworks render` says what the document could not get: one warning a line on stderr and exit 0;
+ * with --strict, exit 1 and no PDF. Only loopback resources (the CLI asks the system's resolver).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { runRenderCli } from '../../src/render/cli.js';
+import { startAssetServer } from '../fixtures/render/mixed-document.js';
+import { pdfText } from './pdf-tools.js';
+
+let dir: string;
+let assets: Awaited<ReturnType<typeof startAssetServer>>;
+const config = loadConfig({ LOG_LEVEL: 'silent', EGRESS_ALLOW: '127.0.0.1/32' });
+
+beforeAll(async () => {
+  assets = await startAssetServer();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-cli-report-'));
+  fs.writeFileSync(
+    path.join(dir, 'invoice.html'),
+    `<h1>Invoice 7</h1><img src="${assets.base}/logo.png"><img src="${assets.base}/ok.gif">
+     <script>throw new Error('multi\\nline failure')</script>`,
+  );
+  fs.writeFileSync(path.join(dir, 'clean.html'), '<h1>Clean</h1>');
+});
+
+afterAll(async () => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  await assets?.close();
+});
+
+async function run(args: string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = '';
+  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    return { code: await runRenderCli(args, config), stderr };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('pageworks render warnings', () => {
+  it('prints each warning on its own line and exits 0 with the PDF written', async () => {
+    const out = path.join(dir, 'invoice.pdf');
+    const { code, stderr } = await run([path.join(dir, 'invoice.html'), '-o', out]);
+    expect(code).toBe(0);
+    expect(pdfText(fs.readFileSync(out))).toContain('Invoice 7');
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('pageworks render: warning: ')).sort()).toEqual([
+      'pageworks render: warning: A script in the document failed: Error: multi line failure',
+      'pageworks render: warning: logo.png was not loaded: its server answered HTTP 404',
+    ]);
+    expect(lines.at(-1)).toMatch(/^wrote .*invoice\.pdf \(\d+ bytes\)$/);
+  });
+
+  it('--strict exits 1 on any warning and writes no PDF', async () => {
+    const out = path.join(dir, 'strict.pdf');
+    const { code, stderr } = await run([path.join(dir, 'invoice.html'), '-o', out, '--strict']);
+    expect(code).toBe(1);
+    expect(fs.existsSync(out)).toBe(false);
+    expect(stderr).toContain('pageworks render: warning: logo.png was not loaded: its server answered HTTP 404');
+    expect(stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^pageworks render: RENDER_INCOMPLETE: the document could not get everything \(2 warnings, strict handling\)/,
+    );
+  });
+
+  it('--strict on a clean document exits 0 and prints no warning', async () => {
+    const out = path.join(dir, 'clean.pdf');
+    const { code, stderr } = await run([path.join(dir, 'clean.html'), '-o', out, '--strict']);
+    expect(code).toBe(0);
+    expect(stderr).not.toContain('warning');
+    expect(fs.existsSync(out)).toBe(true);
+  });
+});
