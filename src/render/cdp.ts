@@ -17,12 +17,13 @@ export async function evaluate(session: CDPSession, expression: string): Promise
 }
 
 /**
- * The call expression that runs `fn` in the page with JSON-serializable `args`. Under tsx (esbuild's
+ * The call expression that runs `fn` in the page with JSON-serializable `args` (an argument that is itself
+ * a self-contained function is passed as its source). Under tsx (esbuild's
  * keepNames) the source of a function that names its inner functions calls a `__name` helper, which the
  * page does not have: a local no-op stands in for it, without touching the page's globals.
  */
 export function callExpression(fn: (...args: never[]) => unknown, ...args: unknown[]): string {
-  return `((__name) => (${fn.toString()})(${args.map((arg) => JSON.stringify(arg)).join(',')}))((f) => f)`;
+  return `((__name) => (${fn.toString()})(${args.map((arg) => (typeof arg === 'function' ? arg.toString() : JSON.stringify(arg))).join(',')}))((f) => f)`;
 }
 
 /** Reads a protocol stream (a printed PDF) to its end and closes it. */

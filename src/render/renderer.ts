@@ -8,7 +8,7 @@ import { RenderError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { callExpression, evaluate, readStream } from './cdp.js';
 import { printWithCrossReferences } from './cross-reference-passes.js';
-import { type CrossReferenceUse, findCrossReferenceUse } from './cross-references.js';
+import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
 import { type DocumentInfo, readDocumentInfo } from './document-info.js';
 import type { PrintParams } from './options.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
@@ -48,7 +48,7 @@ interface Prepared {
 /** preparePage, then readDocumentInfo and findCrossReferenceUse on the document it leaves ready to print: one round trip. */
 function prepareExpression(html: string | null, pageCss: string): string {
   const prepare = callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS);
-  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse)} }))()`;
+  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)} }))()`;
 }
 
 /** readDocumentInfo alone, for a document that navigated after it was prepared; none when it navigates again. */
