@@ -179,16 +179,18 @@ describe('bad input', () => {
   });
 
   it('a table of contents whose own length moves its targets prints each target’s page', async () => {
-    // Upper-roman numbers in a narrow column: how many lines the contents take depends on the numbers,
-    // and the sections follow the contents directly, so the numbers move what they point to.
+    // Upper-roman numbers in a narrow column: how many lines the contents take depends on the numbers
+    // (a long one wraps), and the sections follow the contents directly, so the numbers move what they
+    // point to. Printed with the placeholders, the contents are shorter than with the numbers: this one
+    // takes all three passes.
     const entries = Array.from({ length: 40 }, (_, i) => i + 1);
     const toc = entries.map((n) => `<li><a href="#s${n}">Entry ${n}</a></li>`).join('');
     const sections = entries
-      .map((n) => `<h2 id="s${n}">Section ${n}</h2><p>${'Figures for the quarter, region by region. '.repeat(12)}</p>`)
+      .map((n) => `<h2 id="s${n}">Section ${n}</h2><p>${'Figures for the quarter, region by region. '.repeat(110)}</p>`)
       .join('');
     const html = `<style>
       body { font: 12pt/1.3 "Liberation Serif", serif; margin: 0 }
-      ol { width: 7em; list-style: none; padding: 0 }
+      ol { width: 4.5em; list-style: none; padding: 0 }
       a::after { content: " " target-counter(attr(href), page, upper-roman) }
     </style><ol>${toc}</ol>${sections}`;
     const pages = pdfPageTexts(await renderPdf(html));
