@@ -85,11 +85,17 @@ export function installCrossReferences(sources: CrossReferenceSource[]): CrossRe
   const functions = /^(target-counter|target-text|leader)\(/i;
   const nodes = document.querySelectorAll('style, link[rel~="stylesheet" i]');
   const bindings: CrossReferenceBinding[] = [];
+  // Strings (a font inlined as a quoted data: URL can be megabytes) and blocks are crossed with indexOf
+  // and a regex, not character by character.
   const skipString = (text: string, j: number): number => {
-    const quote = text[j];
-    let k = j + 1;
-    while (k < text.length && text[k] !== quote) k += text[k] === '\\' ? 2 : 1;
-    return k + 1;
+    for (let k = j + 1; ; ) {
+      const end = text.indexOf(text[j], k);
+      if (end < 0) return text.length;
+      let escapes = 0;
+      while (text[end - 1 - escapes] === '\\') escapes++;
+      if (escapes % 2 === 0) return end + 1;
+      k = end + 1;
+    }
   };
   const skipComment = (text: string, j: number): number => {
     const end = text.indexOf('*/', j + 2);
@@ -119,18 +125,43 @@ export function installCrossReferences(sources: CrossReferenceSource[]): CrossRe
   };
   const blockEnd = (text: string, j: number): number => {
     let depth = 1;
-    for (let k = j; k < text.length; ) {
-      const c = text[k];
-      if (c === '"' || c === "'") k = skipString(text, k);
-      else if (c === '/' && text[k + 1] === '*') k = skipComment(text, k);
-      else {
-        if (c === '{') depth++;
-        else if (c === '}' && --depth === 0) return k;
-        k++;
-      }
+    const special = /["'{}]|\/\*/g;
+    special.lastIndex = j;
+    for (let m = special.exec(text); m; m = special.exec(text)) {
+      const c = m[0];
+      if (c === '"' || c === "'") special.lastIndex = skipString(text, m.index);
+      else if (c === '/*') special.lastIndex = skipComment(text, m.index);
+      else if (c === '{') depth++;
+      else if (--depth === 0) return m.index;
     }
     return text.length;
   };
+  // The body of a rule without the rules nested in it (CSS nesting): its own declarations.
+  const ownDeclarations = (text: string, from: number, to: number): string => {
+    let own = '';
+    let kept = from;
+    let statement = from;
+    const special = /["'{};]|\/\*/g;
+    special.lastIndex = from;
+    for (let m = special.exec(text); m && m.index < to; m = special.exec(text)) {
+      const c = m[0];
+      if (c === '"' || c === "'") special.lastIndex = skipString(text, m.index);
+      else if (c === '/*') special.lastIndex = skipComment(text, m.index);
+      else if (c === ';' || c === '}') statement = m.index + 1;
+      else {
+        own += text.slice(kept, statement);
+        kept = statement = special.lastIndex = blockEnd(text, m.index + 1) + 1;
+      }
+    }
+    return own + text.slice(kept, to);
+  };
+  // A nested rule's selector, as CSS nesting reads it: `&` is the parent, else a descendant of it.
+  const nest = (parent: string, selectors: string): string =>
+    split(selectors, ',')
+      .map((selector) =>
+        selector.includes('&') ? selector.replace(/&/g, `:is(${parent})`) : `:is(${parent}) ${selector.trim()}`,
+      )
+      .join(', ');
   const unquote = (s: string): string =>
     s
       .slice(1, -1)
@@ -199,23 +230,27 @@ export function installCrossReferences(sources: CrossReferenceSource[]): CrossRe
     }
     return out.join(' ');
   };
-  const parse = (text: string, from: number, to: number, groups: string[], css: string[]): void => {
+  const parse = (text: string, from: number, to: number, groups: string[], parent: string | null, css: string[]): void => {
     let start = from;
-    for (let j = from; j < to; ) {
-      const c = text[j];
-      if (c === '"' || c === "'") j = skipString(text, j);
-      else if (c === '/' && text[j + 1] === '*') j = skipComment(text, j);
-      else if (c === ';' || c === '}') start = ++j;
-      else if (c === '{') {
+    const special = /["'{};]|\/\*/g;
+    special.lastIndex = from;
+    for (let m = special.exec(text); m && m.index < to; m = special.exec(text)) {
+      const [c, j] = [m[0], m.index];
+      if (c === '"' || c === "'") special.lastIndex = skipString(text, j);
+      else if (c === '/*') special.lastIndex = skipComment(text, j);
+      else if (c === ';' || c === '}') start = j + 1;
+      else {
         const end = blockEnd(text, j + 1);
         const prelude = text
           .slice(start, j)
           .replace(/\/\*[\s\S]*?\*\//g, '')
           .trim();
-        if (/^@(media|supports|layer|container|scope)\b/i.test(prelude)) parse(text, j + 1, end, [...groups, prelude], css);
+        if (/^@(media|supports|layer|container|scope)\b/i.test(prelude))
+          parse(text, j + 1, end, [...groups, prelude], parent, css);
         else if (!prelude.startsWith('@') && prelude !== '') {
+          const selector = parent === null ? prelude : nest(parent, prelude);
           let content: string | undefined;
-          for (const declaration of split(text.slice(j + 1, end), ';')) {
+          for (const declaration of split(ownDeclarations(text, j + 1, end), ';')) {
             const colon = declaration.indexOf(':');
             if (colon > 0 && declaration.slice(0, colon).trim().toLowerCase() === 'content')
               content = declaration.slice(colon + 1).trim();
@@ -223,13 +258,14 @@ export function installCrossReferences(sources: CrossReferenceSource[]): CrossRe
           if (content !== undefined) {
             const important = /!\s*important\s*$/i.test(content);
             const value = content.replace(/!\s*important\s*$/i, '').trim();
-            const rewritten = /target-(?:counter|text)\s*\(|leader\s*\(/i.test(value) ? rewrite(prelude, value) : value;
+            const rewritten = /target-(?:counter|text)\s*\(|leader\s*\(/i.test(value) ? rewrite(selector, value) : value;
             const open = groups.map((g) => `${g}{`).join('');
-            css.push(`${open}${prelude}{content:${rewritten}${important ? ' !important' : ''}}${'}'.repeat(groups.length)}`);
+            css.push(`${open}${selector}{content:${rewritten}${important ? ' !important' : ''}}${'}'.repeat(groups.length)}`);
           }
+          parse(text, j + 1, end, groups, selector, css);
         }
-        start = j = end + 1;
-      } else j++;
+        start = special.lastIndex = end + 1;
+      }
     }
   };
   for (const source of sources) {
@@ -238,7 +274,7 @@ export function installCrossReferences(sources: CrossReferenceSource[]): CrossRe
     const text = source.text ?? node.textContent ?? '';
     const css: string[] = [];
     const before = bindings.length;
-    parse(text, 0, text.length, [], css);
+    parse(text, 0, text.length, [], null, css);
     if (bindings.length === before) continue;
     const style = document.createElement('style');
     style.textContent = css.join('\n');
