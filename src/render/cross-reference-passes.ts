@@ -12,7 +12,7 @@ import {
   type CrossReferenceSource,
   type CrossReferenceUse,
   installCrossReferences,
-  USES_CROSS_REFERENCES,
+  mentionsCrossReferences,
 } from './cross-references.js';
 import { readDestinationPages } from './pdf-destinations.js';
 import type { ReportEntry } from './report.js';
@@ -41,7 +41,7 @@ async function sourcesOf(slot: RenderSlot, use: CrossReferenceUse): Promise<Cros
     const body = await slot.session.send('Network.getResponseBody', { requestId }).catch(() => undefined);
     if (!body) continue;
     const text = body.base64Encoded ? Buffer.from(body.body, 'base64').toString('utf8') : body.body;
-    if (USES_CROSS_REFERENCES.test(text)) found.push({ node: link.node, text });
+    if (mentionsCrossReferences(text)) found.push({ node: link.node, text });
   }
   return found.sort((a, b) => a.node - b.node);
 }

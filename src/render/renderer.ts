@@ -8,7 +8,7 @@ import { RenderError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { callExpression, evaluate, readStream } from './cdp.js';
 import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-reference-passes.js';
-import { type CrossReferenceUse, findCrossReferenceUse } from './cross-references.js';
+import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
 import { type DocumentInfo, readDocumentInfo } from './document-info.js';
 import type { PrintParams } from './options.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
@@ -59,7 +59,7 @@ function prepareExpression(html: string | null, pageCss: string, report: boolean
     ? callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS, watchErrors)
     : callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS);
   const page = report ? `, page: ${callExpression(takeReport)}` : '';
-  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse)}${page} }))()`;
+  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)}${page} }))()`;
 }
 
 /** readDocumentInfo alone, for a document that navigated after it was prepared; none when it navigates again. */

@@ -2,7 +2,8 @@
  * Documents that use no cross-references print as they did before cross-references existed: the render
  * corpus (and PAGEWORKS_CORPUS_DIR's pages when set) is printed by this tree's renderer and by the
  * renderer of a baseline commit (PAGEWORKS_BASELINE_REF, default `main`, extracted into a temp folder),
- * and every page must rasterise to the same pixels. Every PDF of this tree must also be free of the
+ * and every page of each document that does not use them must rasterise to the same pixels (the saved
+ * WeasyPrint report does use them: its table of contents now gets its titles and pages). Every PDF of this tree must also be free of the
  * browser's name and of about:blank, and sound for qpdf.
  */
 import { execFileSync } from 'node:child_process';
@@ -10,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mentionsCrossReferences } from '../../src/render/cross-references.js';
 import { corpusDocuments } from '../fixtures/corpus/documents.js';
 import { extraCorpusDir } from '../fixtures/corpus/index.js';
 import { qpdfCheck } from './pdf-tools.js';
@@ -94,7 +96,8 @@ afterAll(() => {
 describe('documents without cross-references', () => {
   it('print with the same page count and page rasters as the baseline renderer', (ctx) => {
     if (!baselineAvailable) ctx.skip();
-    const names = Object.keys(documents());
+    const docs = documents();
+    const names = Object.keys(docs).filter((name) => !mentionsCrossReferences(docs[name] ?? ''));
     expect(names.length).toBeGreaterThanOrEqual(6);
     for (const name of names) {
       const before = rasters(path.join(work, 'before', `${name}.pdf`));

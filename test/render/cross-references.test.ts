@@ -135,7 +135,7 @@ describe('docs/rendering.md', () => {
 });
 
 describe('stylesheets and the cascade', () => {
-  it('rules of a linked stylesheet count, and specificity and "later wins" decide between rules as in CSS', async () => {
+  it('rules of a linked stylesheet and nested rules count; specificity and "later wins" decide as in CSS', async () => {
     const port = (stylesheets.address() as AddressInfo).port;
     const html = `<link rel="stylesheet" href="http://127.0.0.1:${port}/report.css">
 <style>
@@ -145,15 +145,19 @@ describe('stylesheets and the cascade', () => {
   /* Same specificity, later: the plain text wins over the reference above it. */
   .late::after { content: " (page " target-counter(attr(href), page) ")"; }
   .late::after { content: " (no number)"; }
+  /* CSS nesting, as the WeasyPrint sample report writes its contents. */
+  p { .nested { &::after { content: " (" target-text(attr(href)) ", page " target-counter(attr(href), page) ")"; } } }
   h2 { break-before: page; }
 </style>
 <nav><a href="#one">One</a><a href="#two">Two</a></nav>
-<p><a class="see" href="#two">see two</a>, <a class="see roman" href="#three">see three</a>, <a class="late" href="#one">late</a></p>
+<p><a class="see" href="#two">see two</a>, <a class="see roman" href="#three">see three</a>, <a class="late" href="#one">late</a>, <a class="nested" href="#three">nested</a></p>
 <h2 id="one">One</h2><h2 id="two">Two</h2><h2 id="three">Three</h2>`;
     const pages = pdfPageTexts(await renderPdf(html));
     const contents = pages[0].split('\n').map((line) => line.trim().replace(/_{10,}\s*/, ' … '));
     expect(contents).toEqual(expect.arrayContaining(['One … 3', 'Two … 4']));
-    expect(pages[1].replace(/\s+/g, ' ')).toContain('see two (page 4), see three (p. V), late (no number)');
+    expect(pages[1].replace(/\s+/g, ' ')).toContain(
+      'see two (page 4), see three (p. V), late (no number), nested (Three, page 5)',
+    );
   });
 });
 
@@ -187,16 +191,18 @@ describe('bad input', () => {
   });
 
   it('a table of contents whose own length moves its targets prints each target’s page', async () => {
-    // Upper-roman numbers in a narrow column: how many lines the contents take depends on the numbers,
-    // and the sections follow the contents directly, so the numbers move what they point to.
+    // Upper-roman numbers in a narrow column: how many lines the contents take depends on the numbers
+    // (a long one wraps), and the sections follow the contents directly, so the numbers move what they
+    // point to. Printed with the placeholders, the contents are shorter than with the numbers: this one
+    // takes all three passes.
     const entries = Array.from({ length: 40 }, (_, i) => i + 1);
     const toc = entries.map((n) => `<li><a href="#s${n}">Entry ${n}</a></li>`).join('');
     const sections = entries
-      .map((n) => `<h2 id="s${n}">Section ${n}</h2><p>${'Figures for the quarter, region by region. '.repeat(12)}</p>`)
+      .map((n) => `<h2 id="s${n}">Section ${n}</h2><p>${'Figures for the quarter, region by region. '.repeat(110)}</p>`)
       .join('');
     const html = `<style>
       body { font: 12pt/1.3 "Liberation Serif", serif; margin: 0 }
-      ol { width: 7em; list-style: none; padding: 0 }
+      ol { width: 4.5em; list-style: none; padding: 0 }
       a::after { content: " " target-counter(attr(href), page, upper-roman) }
     </style><ol>${toc}</ol>${sections}`;
     const pages = pdfPageTexts(await renderPdf(html));
