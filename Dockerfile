@@ -3,20 +3,19 @@
 # Run:    see deploy/compose.yaml and docs/deploy.md.
 
 # ---- build: compile TypeScript, then keep only production dependencies ----
-FROM node:20-bookworm-slim AS build
-# better-sqlite3 compiles from source when no prebuilt binary matches.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
+# Node 24 LTS on Debian 13 (trixie) in both stages. The store uses the built-in node:sqlite there, so
+# nothing compiles: npm skips packages/sqlite-fallback (better-sqlite3, for Node 20 only) by its engines.
+FROM node:24-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages ./packages
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 # ---- runtime: Debian's Chromium and fonts, tini as PID 1, a non-root user ----
-FROM node:20-bookworm-slim
+FROM node:24-trixie-slim
 # chromium-sandbox is the setuid sandbox helper: it lets Chromium keep its sandbox as a non-root
 # user without user namespaces (which Docker's default seccomp profile refuses).
 # Fonts: Latin metric-compatible (Liberation), CJK, colour emoji, so documents print as written.
@@ -34,10 +33,11 @@ COPY bin ./bin
 # The `node` user (uid 1000) comes with the base image; only the data directory is writable.
 RUN mkdir -p /data/results && chown -R node:node /data
 USER node
+# CHROMIUM_PATH: the binary Debian's /usr/bin/chromium launcher script would exec (src/render/chromium-executable.ts).
 ENV NODE_ENV=production \
     PAGEWORKS_HOST=0.0.0.0 \
     PAGEWORKS_DATA_DIR=/data \
-    CHROMIUM_PATH=/usr/bin/chromium
+    CHROMIUM_PATH=/usr/lib/chromium/chromium
 EXPOSE 3000 3001 3002
 # Liveness of every service this container runs, whether chosen by `serve --services …` (the command)
 # or PAGEWORKS_SERVICES: bin/healthcheck.js reads PID 1's command line. Plain HTTP, no curl in the image.

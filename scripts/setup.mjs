@@ -61,13 +61,24 @@ if (!supported) {
 // Without node:sqlite (Node 20) the store uses better-sqlite3, which compiles at install.
 const nativeStore = running[0] < 22;
 
-// 1. Dependencies: install when missing or when the lock file changed since the last install.
+// 1. Dependencies: install when missing, when the lock file changed since the last install, or when
+// they were installed under another Node line (its native build, or its lack of one, does not fit this one).
 const installedStamp = path.join(root, 'node_modules', '.package-lock.json');
-if (!fs.existsSync(installedStamp) || mtime(path.join(root, 'package-lock.json')) > mtime(installedStamp)) {
+const abiStamp = path.join(root, 'node_modules', '.pageworks-node-abi');
+const installedAbi = fs.existsSync(abiStamp) ? fs.readFileSync(abiStamp, 'utf8').trim() : undefined;
+const storeDriverMissing =
+  nativeStore && !fs.existsSync(path.join(root, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
+if (
+  !fs.existsSync(installedStamp) ||
+  mtime(path.join(root, 'package-lock.json')) > mtime(installedStamp) ||
+  (installedAbi !== undefined && installedAbi !== process.versions.modules) ||
+  storeDriverMissing
+) {
   log(
     `installing dependencies${nativeStore ? ' (first run takes a minute or two: better-sqlite3 builds from source on Node 20)' : ''}`,
   );
   run('npm', ['ci', '--no-audit', '--no-fund']);
+  fs.writeFileSync(abiStamp, `${process.versions.modules}\n`);
 }
 
 // 2. Build: compile when dist is missing or older than any source file.
