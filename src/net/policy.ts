@@ -11,8 +11,8 @@
  * refused as a whole. Picking a "good" address among bad ones would let an attacker-controlled zone mix a
  * public decoy with an internal target and hope a retry or another client picks the internal one.
  */
-import dns from 'node:dns';
 import ipaddr from 'ipaddr.js';
+import { createSystemLookup } from './system-lookup.js';
 
 /** A refused outbound destination; the message is safe to show to a client. */
 export class EgressDenied extends Error {
@@ -22,8 +22,11 @@ export class EgressDenied extends Error {
   }
 }
 
-/** Resolves a host name to all its addresses (dns.lookup shape, `all: true`). */
-export type LookupFn = (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
+/** Resolves a host name to all its addresses (dns.lookup shape, `all: true`); may stop when `signal` aborts. */
+export type LookupFn = (hostname: string, signal?: AbortSignal) => Promise<Array<{ address: string; family: 4 | 6 }>>;
+
+/** How long one lookup of the policy may take before the host counts as unresolvable (as a browser gives up). */
+export const LOOKUP_DEADLINE_MS = 1500;
 
 /** The checks every outbound caller runs before it opens a connection. */
 export interface EgressPolicy {
@@ -37,10 +40,6 @@ export interface EgressPolicy {
 
 type Addr = ipaddr.IPv4 | ipaddr.IPv6;
 
-const defaultLookup: LookupFn = async (hostname) => {
-  const results = await dns.promises.lookup(hostname, { all: true, verbatim: true });
-  return results.map((r) => ({ address: r.address, family: r.family === 6 ? 6 : 4 }));
-};
 
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
@@ -159,10 +158,28 @@ function connectForm(addr: Addr): { address: string; family: 4 | 6 } {
   return { address: addr.toString(), family: addr.kind() === 'ipv4' ? 4 : 6 };
 }
 
+/** `lookup` of `host`, abandoned (and told so through its signal) after `ms`: then EAI_AGAIN, as getaddrinfo's "try again". */
+async function lookupWithin(lookup: LookupFn, host: string, ms: number): Promise<Array<{ address: string; family: 4 | 6 }>> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(Object.assign(new Error(`host ${host} did not resolve within ${ms} ms`), { code: 'EAI_AGAIN' }));
+    }, ms);
+  });
+  try {
+    return await Promise.race([lookup(host, controller.signal), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Builds the egress policy from EGRESS_ALLOW entries and an optional resolver (tests pass their own). */
-export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: LookupFn }): EgressPolicy {
+export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: LookupFn; lookupDeadlineMs?: number }): EgressPolicy {
   const allow = parseAllow(opts.allow);
-  const lookup = opts.lookup ?? defaultLookup;
+  const lookup = opts.lookup ?? createSystemLookup();
+  const deadlineMs = opts.lookupDeadlineMs ?? LOOKUP_DEADLINE_MS;
 
   const denyReason = (addr: Addr): string | null => {
     if (inAllowedCidr(allow, addr)) return null;
@@ -191,7 +208,7 @@ export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: Lo
       if (denyReason(loop)) throw new EgressDenied(`host ${host} is loopback`);
       return connectForm(loop);
     }
-    const results = await lookup(host);
+    const results = await lookupWithin(lookup, host, deadlineMs);
     if (results.length === 0) throw Object.assign(new Error(`host ${host} has no address`), { code: 'ENOTFOUND' });
     const parsed = results.map((r) => ipaddr.parse(r.address));
     if (!allowedByName) {
