@@ -40,7 +40,6 @@ export interface EgressPolicy {
 
 type Addr = ipaddr.IPv4 | ipaddr.IPv6;
 
-
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
@@ -176,7 +175,11 @@ async function lookupWithin(lookup: LookupFn, host: string, ms: number): Promise
 }
 
 /** Builds the egress policy from EGRESS_ALLOW entries and an optional resolver (tests pass their own). */
-export function createEgressPolicy(opts: { allow: readonly string[]; lookup?: LookupFn; lookupDeadlineMs?: number }): EgressPolicy {
+export function createEgressPolicy(opts: {
+  allow: readonly string[];
+  lookup?: LookupFn;
+  lookupDeadlineMs?: number;
+}): EgressPolicy {
   const allow = parseAllow(opts.allow);
   const lookup = opts.lookup ?? createSystemLookup();
   const deadlineMs = opts.lookupDeadlineMs ?? LOOKUP_DEADLINE_MS;

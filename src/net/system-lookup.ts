@@ -60,7 +60,10 @@ function parseResolvConf(text: string): ResolverConfig {
   let search: string[] = [];
   let ndots = 1;
   for (const line of text.split('\n')) {
-    const [key, ...values] = line.replace(/[#;].*/, '').trim().split(/\s+/);
+    const [key, ...values] = line
+      .replace(/[#;].*/, '')
+      .trim()
+      .split(/\s+/);
     // As in glibc, the last `search` or `domain` line wins.
     if (key === 'search' || key === 'domain') search = values.map((v) => v.replace(/\.$/, '')).filter(Boolean);
     if (key === 'options') {

@@ -20,7 +20,10 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-lookup-'));
   hostsFile = path.join(dir, 'hosts');
   resolvConf = path.join(dir, 'resolv.conf');
-  fs.writeFileSync(hostsFile, '127.0.0.1 localhost\n# a comment line\n93.184.215.20 Hooks.Example.test alias.example.test # trailing\n');
+  fs.writeFileSync(
+    hostsFile,
+    '127.0.0.1 localhost\n# a comment line\n93.184.215.20 Hooks.Example.test alias.example.test # trailing\n',
+  );
   fs.writeFileSync(resolvConf, 'nameserver 127.0.0.1\nsearch corp.test\noptions ndots:1\n');
 });
 afterAll(async () => {
@@ -28,8 +31,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const lookupHere = () =>
-  createSystemLookup({ hostsFile, resolvConf, servers: [`${dnsServer.host}:${dnsServer.port}`] });
+const lookupHere = () => createSystemLookup({ hostsFile, resolvConf, servers: [`${dnsServer.host}:${dnsServer.port}`] });
 
 describe('system lookup: /etc/hosts, then DNS through c-ares', () => {
   it('answers a name in the hosts file without asking DNS, any case, aliases too', async () => {
