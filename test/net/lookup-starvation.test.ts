@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPageworks } from '../helpers/cli.js';
 import { type DnsServer, startDnsServer } from '../helpers/dns-server.js';
+import { instanceEnv } from '../scale/instances.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -104,11 +105,7 @@ describe.skipIf(!canUnshare)('lookups: a resolver that never answers for A leave
       ],
       {
         cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          LANG: 'C.UTF-8',
-          PAGEWORKS_HOST: '127.0.0.1',
+        env: instanceEnv({
           PAGEWORKS_DATA_DIR: data,
           RENDER_PORT: '0',
           METADATA_PORT: '0',
@@ -116,8 +113,7 @@ describe.skipIf(!canUnshare)('lookups: a resolver that never answers for A leave
           RENDER_RATE_LIMIT: '1000',
           // B's names point at this test's loopback servers.
           EGRESS_ALLOW: '127.0.0.1/32',
-          LOG_LEVEL: 'info',
-        },
+        }),
       },
     );
     service.stdout?.on('data', (d) => (output += d));
