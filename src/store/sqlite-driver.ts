@@ -25,13 +25,17 @@ export interface SqliteFile {
   close(): void;
 }
 
-// The slice of node:sqlite used here. Typed locally: @types/node 20 (the oldest supported line) has none.
-interface NodeStatement {
-  columns(): unknown[];
+// Both drivers' statements take parameters spread out.
+interface SpreadStatement {
   all(...parameters: unknown[]): unknown[];
   get(...parameters: unknown[]): unknown;
   run(...parameters: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
   iterate(...parameters: unknown[]): IterableIterator<unknown>;
+}
+
+// The slice of node:sqlite used here. Typed locally: @types/node 20 (the oldest supported line) has none.
+interface NodeStatement extends SpreadStatement {
+  columns(): unknown[];
 }
 interface NodeSqlite {
   DatabaseSync: new (
@@ -44,12 +48,8 @@ interface NodeSqlite {
   };
   StatementSync: { prototype: Partial<NodeStatement> };
 }
-interface BetterStatement {
+interface BetterStatement extends SpreadStatement {
   readonly reader: boolean;
-  all(...parameters: unknown[]): unknown[];
-  get(...parameters: unknown[]): unknown;
-  run(...parameters: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
-  iterate(...parameters: unknown[]): IterableIterator<unknown>;
 }
 type BetterSqlite = new (
   file: string,
@@ -81,14 +81,18 @@ function nodeSqlite(): NodeSqlite | null {
   return builtIn;
 }
 
-function viaNodeSqlite(mod: NodeSqlite, file: string, readonly: boolean): SqliteFile {
-  const db = new mod.DatabaseSync(file, { readOnly: readonly });
+/** Either driver's connection in Kysely's shape: parameters as one array, `reader` as the driver tells it. */
+function wrap<S extends SpreadStatement>(
+  driver: SqliteFile['driver'],
+  db: { prepare(sql: string): S; exec(sql: string): void; close(): void },
+  returnsRows: (statement: S) => boolean,
+): SqliteFile {
   return {
-    driver: 'node:sqlite',
+    driver,
     prepare(sql) {
       const s = db.prepare(sql);
       return {
-        reader: s.columns().length > 0,
+        reader: returnsRows(s),
         all: (p) => s.all(...p),
         get: (p) => s.get(...p),
         run: (p) => s.run(...p),
@@ -109,29 +113,16 @@ function viaBetterSqlite(file: string, readonly: boolean): SqliteFile {
       `Node.js ${process.versions.node} has no node:sqlite and better-sqlite3 is not installed (run npm run setup): ${(err as Error).message}`,
     );
   }
-  const db = new Database(file, { readonly, fileMustExist: readonly });
-  return {
-    driver: 'better-sqlite3',
-    prepare(sql) {
-      const s = db.prepare(sql);
-      return {
-        reader: s.reader,
-        all: (p) => s.all(...p),
-        get: (p) => s.get(...p),
-        run: (p) => s.run(...p),
-        iterate: (p) => s.iterate(...p),
-      };
-    },
-    exec: (sql) => db.exec(sql),
-    close: () => db.close(),
-  };
+  return wrap('better-sqlite3', new Database(file, { readonly, fileMustExist: readonly }), (s) => s.reader);
 }
 
 /** Opens `file` with the driver this runtime supports; `readonly` also requires the file to exist. */
 export function openSqliteFile(file: string, options: { readonly?: boolean } = {}): SqliteFile {
   const mod = nodeSqlite();
   const readonly = options.readonly ?? false;
-  return mod ? viaNodeSqlite(mod, file, readonly) : viaBetterSqlite(file, readonly);
+  return mod
+    ? wrap('node:sqlite', new mod.DatabaseSync(file, { readOnly: readonly }), (s) => s.columns().length > 0)
+    : viaBetterSqlite(file, readonly);
 }
 
 /** The first column of the first row `sql` returns (a PRAGMA's value, a count). */
