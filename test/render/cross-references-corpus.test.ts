@@ -1,7 +1,8 @@
 /**
  * Documents that use no cross-references print as they did before cross-references existed: the render
  * corpus (and PAGEWORKS_CORPUS_DIR's pages when set) is printed by this tree's renderer and by the
- * renderer of a baseline commit (PAGEWORKS_BASELINE_REF, default `main`, extracted into a temp folder),
+ * renderer of a baseline commit (PAGEWORKS_BASELINE_REF, default the last commit before cross-references,
+ * extracted into a temp folder),
  * and every page of each document that does not use them must rasterise to the same pixels (the saved
  * WeasyPrint report does use them: its table of contents now gets its titles and pages). Every PDF of this tree must also be free of the
  * browser's name and of about:blank, and sound for qpdf.
@@ -17,7 +18,8 @@ import { extraCorpusDir } from '../fixtures/corpus/index.js';
 import { qpdfCheck } from './pdf-tools.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BASELINE_REF = process.env.PAGEWORKS_BASELINE_REF ?? 'main';
+// The last commit whose renderer had no cross-references: comparing against main would compare this tree with itself.
+const BASELINE_REF = process.env.PAGEWORKS_BASELINE_REF ?? 'e07b799263d8ef056950295d9c7eff1f9cd82cd5';
 const RASTER_DPI = '50';
 
 /** Renders every document of `input` (name → HTML, JSON) with the renderer under `root`, one PDF per name. */
