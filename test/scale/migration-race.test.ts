@@ -32,6 +32,9 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       '0004_credential_version',
       '0005_render_jobs',
       '0006_webhooks',
+      '0007_render_log',
+      '0007b_job_report',
+      '0008_job_limits',
       '0009_webhook_rotation',
     ]);
     const tables = await db.query<{ table_name: string }>(
@@ -46,6 +49,7 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       'kysely_migration_lock',
       'password_reset_tokens',
       'render_jobs',
+      'render_log',
       'sessions',
       'usage_daily',
       'usage_daily_keys',
@@ -84,9 +88,12 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
         '0004_credential_version',
         '0005_render_jobs',
         '0006_webhooks',
+        '0007_render_log',
+        '0007b_job_report',
+        '0008_job_limits',
         '0009_webhook_rotation',
       ]);
-      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(14);
+      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(15);
     } finally {
       await second.drop();
     }
