@@ -8,12 +8,12 @@ import { loadConfig } from '../src/config.js';
 import { createEgressPolicy } from '../src/net/policy.js';
 import { BrowserPool } from '../src/render/browser-pool.js';
 import { toPrintParams } from '../src/render/options.js';
-import { drive, emptyResult, rate } from './render-loops.js';
+import { drive, emptyResult, type LoopResult, rate } from './render-loops.js';
 import { fmt, heading, median, verdict } from './stats.js';
 
 const CONCURRENCY = 2;
-const COUNT = 80;
-const CHUNKS = 8;
+const COUNT = 160;
+const CHUNKS = 16;
 const CHUNK_MAX_MS = 10_000;
 
 /** Runs the comparison on `html` (named `name`) and prints the two loops and their ratio. */
@@ -43,19 +43,32 @@ export async function runReportCostBench(name: string, html: string): Promise<vo
     };
     await drive(emptyResult('warm-up', CONCURRENCY), 2 * CONCURRENCY, CHUNK_MAX_MS, one(on));
     await drive(emptyResult('warm-up', CONCURRENCY), 2 * CONCURRENCY, CHUNK_MAX_MS, one(off));
+    // Each pair of chunks runs back to back, so its ratio sees the same machine; the median of the pairs'
+    // ratios is what a burst of load elsewhere (eight engineers share two cores) moves least.
+    const pairRatios: number[] = [];
     for (let i = 0; i < CHUNKS; i++) {
       // Which loop goes first alternates too: a chunk right after the other pool's may inherit its load.
       const order = i % 2 === 0 ? [withReport, without] : [without, withReport];
-      for (const loop of order) await drive(loop, COUNT / CHUNKS, CHUNK_MAX_MS, one(loop === withReport ? on : off));
+      const chunk = new Map<LoopResult, number>();
+      for (const loop of order) {
+        const part = emptyResult(loop.label, CONCURRENCY);
+        await drive(part, COUNT / CHUNKS, CHUNK_MAX_MS, one(loop === withReport ? on : off));
+        loop.latencies.push(...part.latencies);
+        loop.wallMs += part.wallMs;
+        loop.renders = loop.latencies.length;
+        chunk.set(loop, rate(part));
+      }
+      pairRatios.push((chunk.get(withReport) ?? 0) / (chunk.get(without) ?? 1));
     }
     for (const r of [withReport, without]) {
       process.stdout.write(
         `${r.label.padEnd(12)} c=${r.concurrency}  ${fmt(rate(r), 2, 7)} PDF/s  p50 ${fmt(median(r.latencies), 1, 7)} ms  (${r.renders} renders)\n`,
       );
     }
-    const ratio = rate(withReport) / rate(without);
+    const ratio = median(pairRatios);
     process.stdout.write(
-      `goal: invoice throughput with the report ≥ 0.97× without: ${fmt(ratio, 3, 0)}× — ${verdict(ratio >= 0.97)}\n`,
+      `goal: invoice throughput with the report ≥ 0.97× without (median of ${CHUNKS} back-to-back pairs): ` +
+        `${fmt(ratio, 3, 0)}× — ${verdict(ratio >= 0.97)} (whole runs: ${fmt(rate(withReport) / rate(without), 3, 0)}×)\n`,
     );
   } finally {
     await Promise.all([on.close(), off.close()]);
