@@ -54,9 +54,6 @@ export const DEFAULT_POLL_MS = 250;
 /** Errors that say nothing about the document: the attempt is retried while attempts remain. */
 const TRANSIENT = new Set(['RENDER_FAILED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
 
-/** Jobs claimed beyond the render slots, waiting at the pool for the next free one. */
-const CLAIM_AHEAD = 1;
-
 /** The pool refused for lack of capacity (shutting down, no slot in time): give the job back, uncounted. */
 const BUSY = new Set(['OVERLOADED']);
 /**
@@ -185,11 +182,8 @@ export class JobWorker {
   private async loop(): Promise<void> {
     const pollMs = this.opts.pollMs ?? DEFAULT_POLL_MS;
     while (!this.stopping) {
-      // One job more than the slots is claimed: it waits at the pool and takes the next free slot at
-      // once, as a waiting sync render does, instead of the slot idling through a claim's round trips.
       // Jobs still storing their PDF are bounded too (a stalled result store must not pile up PDFs).
-      const ahead = this.rendering.size >= this.opts.concurrency + CLAIM_AHEAD;
-      if (ahead || this.running.size >= 2 * this.opts.concurrency + CLAIM_AHEAD) {
+      if (this.rendering.size >= this.opts.concurrency || this.running.size >= 2 * this.opts.concurrency) {
         const renderEnded = new Promise<void>((resolve) => {
           this.renderEnded = resolve;
         });
