@@ -8,13 +8,13 @@ import { UsageError } from './cli-errors.js';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** Parses `args` against `options` (no positionals); throws UsageError when a flag repeats. */
-export function parseFlags<O extends Options>(args: string[], options: O) {
+export function parseFlags(args: string[], options: Options): Record<string, string | boolean | undefined> {
   const parsed = parseArgs({ args, options, tokens: true });
   rejectRepeats(
     parsed.tokens.flatMap((t) => (t.kind === 'option' ? [t.rawName] : [])),
     options,
   );
-  return parsed.values;
+  return parsed.values as Record<string, string | boolean | undefined>;
 }
 
 /** Throws UsageError when two of `flags` (as typed, `-o` or `--output`) name the same option of `options`. */
