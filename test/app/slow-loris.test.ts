@@ -76,7 +76,9 @@ async function underAbuse(build: (core: CoreDeps) => Promise<FastifyInstance>): 
     const elapsed = performance.now() - t;
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: string }).status).toBe('healthy');
-    expect(elapsed).toBeLessThan(1000);
+    // Starved, it would wait for the abusers' header or body timeout (seconds on end); answered, it takes
+    // milliseconds, or a second or two on a loaded machine.
+    expect(elapsed).toBeLessThan(3000);
     expect(abusers.filter((a) => a.closed)).toHaveLength(0);
 
     // The server, not the client, ends them: headers too slow, body too slow.

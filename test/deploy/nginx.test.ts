@@ -101,7 +101,14 @@ describe.skipIf(!hasNginx)('deploy/nginx.conf in front of real instances', () =>
     };
     await closeCore(core);
     target = await startTargetPage();
-    const env = { PAGEWORKS_DATA_DIR: dataDir, EGRESS_ALLOW: '127.0.0.1/32', LOG_LEVEL: 'warn', METADATA_CACHE_TTL_S: '0' };
+    // The render limit well above what the loops below send on a fast machine (they run for a time, not a count).
+    const env = {
+      PAGEWORKS_DATA_DIR: dataDir,
+      EGRESS_ALLOW: '127.0.0.1/32',
+      LOG_LEVEL: 'warn',
+      METADATA_CACHE_TTL_S: '0',
+      RENDER_RATE_LIMIT: '100000',
+    };
     // nginx reaches the instances from 127.0.0.1: that is the proxy they believe.
     const dead = `postgres://postgres@127.0.0.1:${await freeLoopbackPort()}/none`;
     [dashboard, render, metadata, notReady] = await Promise.all([
@@ -257,6 +264,7 @@ describe.skipIf(!hasNginx)('deploy/nginx.conf in front of real instances', () =>
         PAGEWORKS_DATA_DIR: dataDir,
         CHROMIUM_PATH: chromium.path,
         LOG_LEVEL: 'warn',
+        RENDER_RATE_LIMIT: '100000',
       });
       // Chromium stops, and its restart fails from now on.
       fs.writeFileSync(chromium.flag, '');

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { newId } from '../../src/ids.js';
+import { newId, newTimeOrderedId } from '../../src/ids.js';
 import type { Store } from '../../src/store/store.js';
 
 /** Waits until `check` holds, looking every 20 ms; throws naming `what` after `ms`. */
@@ -24,7 +24,8 @@ export async function queueJob(
   accountId: string,
   opts: { id?: string; createdAt?: number; reference?: string | null; webhookUrl?: string | null } = {},
 ): Promise<string> {
-  const id = opts.id ?? newId('job');
+  // Time-ordered, as the queue makes them: events due in the same millisecond go out in submission order.
+  const id = opts.id ?? newTimeOrderedId('job', opts.createdAt ?? Date.now());
   await store.insertJob({
     id,
     accountId,

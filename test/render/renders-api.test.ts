@@ -196,7 +196,7 @@ describe('GET /v1/renders/{id}', () => {
   it('is in the OpenAPI document', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const op = doc.paths['/v1/renders/{id}'].get;
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '401', '404', '500', '503']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '401', '404', '429', '500', '503']);
     expect(Object.keys(op.responses['200'].content['application/json'].schema.properties)).toEqual([
       'id',
       'created_at',

@@ -4,7 +4,11 @@ import { JobsCluster } from './jobs-cluster.js';
 import { awaitWebhooks, checkDownloads, doneAfterS, runBurst, webhookDiagnosis, worstWaitS } from './jobs-scenario.js';
 
 const TOTAL = 80;
-const HTML = '<!doctype html><html><body><h1>Invoice</h1><p>Thank you for your business.</p></body></html>';
+// Each document takes half a second to be ready (waiting, not CPU), so the queue builds up however fast
+// the machine submits: fair claiming shows only behind a backlog, and the SIGKILLs find renders in flight.
+const HTML =
+  '<!doctype html><html><body><h1>Invoice</h1><p>Thank you for your business.</p>' +
+  '<script>window.pageworksReady = new Promise((resolve) => setTimeout(resolve, 500));</script></body></html>';
 
 /**
  * The render-jobs deployment at small scale: 2 API instances and 3 render-workers on PostgreSQL,
