@@ -149,7 +149,8 @@ export async function shutdownChromium(launched: LaunchedChromium, graceMs = 300
     await Promise.race([browser.close().catch(() => undefined), new Promise((r) => setTimeout(r, graceMs).unref())]);
   }
   killProcessGroup(pid);
-  for (let i = 0; i < 50 && processGroupMembers(pid).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  // A SIGKILLed group can take seconds to be gone on a loaded machine; return only once it is (at most 5 s).
+  for (let i = 0; i < 250 && processGroupMembers(pid).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
   fs.rmSync(userDataDir, { recursive: true, force: true });
 }
 
