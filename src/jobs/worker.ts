@@ -251,13 +251,12 @@ export class JobWorker {
     let printed: RenderResult | undefined;
     try {
       printed = await this.render(row, controller.signal).finally(endRender);
-      const { pdf, warnings } = printed;
+      const { pdf, pages, warnings } = printed;
       if (Number(row.strict) === 1 && warnings.length > 0)
         throw incompleteError(warnings, `GET /v1/renders/${row.id} lists them all`);
       const key = pdfKey(row);
       await results.put(key, pdf);
       const now = this.now();
-      const { pages } = printed;
       const done = await store.finishJob(row.id, this.owner, now, {
         pdf: { key, bytes: pdf.length, pages, expiresAt: now + this.opts.retentionMs, store: results.id },
         warnings: JSON.stringify(warnings),
