@@ -249,6 +249,22 @@ function summarize(rows: Row[], seconds: number): void {
       0,
     )} (fds ${Math.min(...fds)}–${Math.max(...fds)} after warm-up)\n`,
   );
+  // Caches that fill up and then stay (SQLite's page cache as the tables grow, the metadata cache) show as
+  // growth early in a long run; a leak goes on growing in its second half too.
+  const half = rows.filter((r) => r.t > seconds / 2);
+  if (seconds >= 600 && half.length >= 2) {
+    const rssAt = (t: number) => rows.reduce((best, r) => (Math.abs(r.t - t) < Math.abs(best.t - t) ? r : best)).nodeRssMb;
+    const halfFds = half.map((r) => r.fds);
+    process.stdout.write(
+      `  second half (${Math.round(seconds / 2)}–${seconds} s), per 1,000 render jobs: Node RSS ${fmt(
+        slope(half.map((r) => [r.totalJobs / 1000, r.nodeRssMb] as const)),
+        2,
+        0,
+      )} MB, open fds ${fmt(slope(half.map((r) => [r.totalJobs / 1000, r.fds] as const)), 2, 0)} ` +
+        `(fds ${Math.min(...halfFds)}–${Math.max(...halfFds)}); Node RSS ${fmt(rssAt(warm), 0, 0)} MB at ${warm} s, ` +
+        `${fmt(rssAt(seconds / 2), 0, 0)} MB at ${Math.round(seconds / 2)} s, ${fmt(rssAt(seconds), 0, 0)} MB at the end\n`,
+    );
+  }
   if (seconds < warm + 120) {
     process.stdout.write('(run too short to compare the last minute with the first warm one)\n');
     return;

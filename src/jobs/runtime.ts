@@ -26,8 +26,8 @@ const SWEEP_MS = 60_000;
 /** What a jobs runtime is built from. */
 export interface JobsRuntimeOptions {
   core: CoreDeps;
-  /** The browser pool; with `interactiveWaiting`, jobs are claimed only while no interactive render waits. */
-  pool: Pick<BrowserPool, 'render'> & Partial<Pick<BrowserPool, 'interactiveWaiting' | 'onRelease'>>;
+  /** The browser pool; with `interactiveWaiting`, jobs are claimed only while no interactive render waits, paced by `backgroundPauseMs`. */
+  pool: Pick<BrowserPool, 'render'> & Partial<Pick<BrowserPool, 'interactiveWaiting' | 'onRelease' | 'backgroundPauseMs'>>;
   /** Jobs this process renders at once (default: config.ts jobSlots for `render`; 0 serves the API alone). */
   jobSlots?: number;
   /** The service's Prometheus registry (render or render-worker). */
@@ -78,6 +78,7 @@ export class JobsRuntime {
       pool: opts.pool,
       concurrency: opts.jobSlots ?? jobSlots(config, 'render'),
       mayClaim: () => (opts.pool.interactiveWaiting ?? 0) === 0,
+      claimPauseMs: () => opts.pool.backgroundPauseMs ?? 0,
       leaseMs: config.renderJobLeaseMs,
       maxAttempts: config.renderJobAttempts,
       retentionMs: config.renderJobRetentionH * 3600_000,

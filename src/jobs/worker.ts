@@ -33,6 +33,8 @@ export interface JobWorkerOptions {
   concurrency: number;
   /** Whether a claim may be made now: false while an interactive render waits for a slot (interactive first). */
   mayClaim?: () => boolean;
+  /** How long the next claim waits (ms; 0: now), asked when `mayClaim` allows one. */
+  claimPauseMs?: () => number;
   leaseMs: number;
   maxAttempts: number;
   retentionMs: number;
@@ -193,6 +195,12 @@ export class JobWorker {
       // An interactive render waits for a slot: it goes first; the pool wakes this loop when a render ends.
       if (this.opts.mayClaim && !this.opts.mayClaim()) {
         await this.idle(pollMs);
+        continue;
+      }
+      // Beside interactive renders, jobs are paced (browser-pool.ts backgroundPauseMs).
+      const pause = this.opts.claimPauseMs?.() ?? 0;
+      if (pause > 0) {
+        await this.idle(Math.min(pause, pollMs));
         continue;
       }
       let row: RenderJobRow | undefined;

@@ -76,6 +76,13 @@ const noSlot = (): RenderError => new RenderError('OVERLOADED', 'no renderer bec
 const shuttingDown = (): RenderError => new RenderError('OVERLOADED', 'the render service is shutting down; retry shortly', 1);
 /** Seconds a client waits before trying again while Chromium cannot be started (nginx takes the instance out meanwhile). */
 const UNAVAILABLE_RETRY_S = 5;
+/**
+ * An interactive render that ended this recently still means interactive traffic (its client's next request
+ * is usually on its way): jobs stay paced. A job beside every sync render on a 2-core machine made the sync
+ * render 1.6–1.8× slower, whichever process or CPU priority the job ran at (the cores' shared caches and
+ * the job's several processes); paced to half the time, 1.3–1.4× (bench/jobs-interactive.ts).
+ */
+const INTERACTIVE_RECENT_MS = 1000;
 /** Chromium's own grace to exit on close before its process group is killed. */
 const CLOSE_GRACE_MS = 1000;
 
@@ -115,6 +122,12 @@ export class BrowserPool {
   private readonly drain = new AbortController();
   private drainDeadline?: number;
   private avgRenderMs = 500;
+  /** Interactive renders holding a turn, and when the last one ended (epoch ms). */
+  private interactiveRunning = 0;
+  private interactiveEndedAt = 0;
+  /** When the last background render ended (epoch ms) and how long its turn lasted. */
+  private backgroundEndedAt = 0;
+  private backgroundRenderMs = 0;
   private readonly memoryTimer: NodeJS.Timeout;
   private readonly opts: Required<Omit<BrowserPoolOptions, 'executablePath' | 'log' | 'events'>> &
     Pick<BrowserPoolOptions, 'executablePath' | 'log' | 'events'>;
@@ -176,6 +189,17 @@ export class BrowserPool {
     return this.queue.waitingInteractive;
   }
 
+  /**
+   * How long the next job claim should wait, in ms (0: claim now). While interactive renders are being
+   * served, a background render is followed by a pause as long as itself, so jobs take at most half of
+   * the time beside them; with no interactive render lately, jobs run back to back.
+   */
+  get backgroundPauseMs(): number {
+    const now = Date.now();
+    if (this.interactiveRunning === 0 && now - this.interactiveEndedAt > INTERACTIVE_RECENT_MS) return 0;
+    return Math.max(0, this.backgroundEndedAt + this.backgroundRenderMs - now);
+  }
+
   /** Renders that may run at once. */
   get concurrency(): number {
     return this.opts.concurrency;
@@ -211,9 +235,18 @@ export class BrowserPool {
       if (this.closing || (priority === 'background' && this.drainDeadline !== undefined)) throw shuttingDown();
       const release = await this.queue.acquire(accountId, stop, priority);
       turnAt = Date.now();
+      if (priority === 'interactive') this.interactiveRunning += 1;
       try {
         return await this.attempt(html, params, stop, turnAt, log);
       } finally {
+        const ended = Date.now();
+        if (priority === 'interactive') {
+          this.interactiveRunning -= 1;
+          this.interactiveEndedAt = ended;
+        } else {
+          this.backgroundEndedAt = ended;
+          this.backgroundRenderMs = ended - turnAt;
+        }
         release();
         this.avgRenderMs = this.avgRenderMs * 0.8 + (Date.now() - turnAt) * 0.2;
       }

@@ -2,7 +2,8 @@
  * Interactive first, and the API alone: with RENDER_WORKER_CONCURRENCY=0 the render service serves
  * /v1/render and /v1/jobs and claims nothing; by default jobs get one slot fewer than the concurrency,
  * so one account's runaway jobs never hold every slot while another account's sync render waits; with
- * one slot, a waiting sync render goes before the next job claim.
+ * one slot, a waiting sync render goes before the next job claim; while sync renders are being served, a
+ * job render is followed by a pause as long as itself, and jobs alone run back to back.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +14,8 @@ import { noDns, postRender } from '../helpers/render.js';
 import { jobRequest, submitJob } from './helpers.js';
 
 const SPIN = '<h1>Spin</h1><script>while (true) {}</script>';
+/** A job that takes its time: ready 800 ms after load, so its render lasts about that long. */
+const SLOW = '<h1>Slow</h1><script>window.pageworksReady = new Promise((r) => setTimeout(r, 800));</script>';
 const TIMEOUT_MS = 5000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -85,4 +88,44 @@ describe('interactive renders and jobs in one render process', () => {
     const second = (await jobRequest(app!, keys.jobs, 'GET', `/v1/jobs/${ids[1]}`)).json();
     expect(Date.parse(second.started_at)).toBeGreaterThanOrEqual(answeredAt - 1000);
   }, 60_000);
+
+  /** Three slow jobs in a row (one job slot): the gap between each one's end and the next one's start. */
+  async function gapsBetweenJobs(keys: { jobs: string; sync: string }): Promise<{ gapMs: number; renderMs: number }[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await submitJob(app!, keys.jobs, { html: SLOW })).json().id);
+    const jobs: { started_at: string; finished_at: string }[] = [];
+    for (const id of ids) {
+      let job = (await jobRequest(app!, keys.jobs, 'GET', `/v1/jobs/${id}`)).json();
+      while (job.status !== 'succeeded') {
+        expect(['queued', 'running']).toContain(job.status);
+        await sleep(50);
+        job = (await jobRequest(app!, keys.jobs, 'GET', `/v1/jobs/${id}`)).json();
+      }
+      jobs.push(job);
+    }
+    return jobs.slice(1).map((job, i) => ({
+      gapMs: Date.parse(job.started_at) - Date.parse(jobs[i].finished_at),
+      renderMs: Date.parse(jobs[i].finished_at) - Date.parse(jobs[i].started_at),
+    }));
+  }
+
+  it('beside sync renders a job render is followed by a pause as long as itself; alone, jobs run back to back', async () => {
+    const keys = await start({ RENDER_CONCURRENCY: '2' });
+    const alone = await gapsBetweenJobs(keys);
+    console.log(`jobs alone: gaps ${alone.map((g) => `${g.gapMs} ms after ${g.renderMs} ms`).join(', ')}`);
+    for (const { gapMs, renderMs } of alone) expect(gapMs).toBeLessThan(renderMs / 2);
+
+    let syncing = true;
+    const statuses: number[] = [];
+    const client = (async () => {
+      while (syncing) statuses.push((await postRender(app!, keys.sync, { html: '<p>interactive</p>' })).statusCode);
+    })();
+    const paced = await gapsBetweenJobs(keys).finally(() => (syncing = false));
+    await client;
+    console.log(`jobs beside sync renders: gaps ${paced.map((g) => `${g.gapMs} ms after ${g.renderMs} ms`).join(', ')}`);
+    // The pause is measured from the render's end, a little before the job is final (its PDF stored).
+    for (const { gapMs, renderMs } of paced) expect(gapMs).toBeGreaterThan(renderMs * 0.8);
+    expect(statuses.length).toBeGreaterThan(5);
+    expect(new Set(statuses)).toEqual(new Set([200]));
+  }, 90_000);
 });
