@@ -67,19 +67,41 @@ for (const backend of backends) {
       return queueJob(core.store, accountId, { id: newTimeOrderedId('job', at), createdAt: at, reference });
     }
 
-    /** A job that succeeded with a PDF kept until `expiresAt`. */
-    async function succeededJob(accountId: string, expiresAt: number): Promise<string> {
+    /**
+     * A job that succeeded with a PDF kept until `expiresAt`, in this dashboard's result store or, with
+     * `elsewhere`, recorded in a result store it does not share (file results on another machine's disk).
+     */
+    async function succeededJob(accountId: string, expiresAt: number, elsewhere?: string): Promise<string> {
       const id = await queuedJob(accountId);
       // Claims are fair across accounts; this account's job is the one this test queued last.
       const claimed = await core.store.claimJob('test-worker', Date.now(), 60_000, 3);
       expect(claimed?.id).toBe(id);
       const key = `${accountId}/${id}.pdf`;
-      await core.results.put(key, PDF);
+      if (!elsewhere) await core.results.put(key, PDF);
       await core.store.finishJob(id, 'test-worker', Date.now(), {
-        pdf: { key, bytes: PDF.length, pages: 1, expiresAt, store: core.results.id },
+        pdf: { key, bytes: PDF.length, pages: 1, expiresAt, store: elsewhere ?? core.results.id },
       });
       return id;
     }
+
+    it('Download gives the PDF; one kept in a result store this dashboard does not share is 503 saying so, never "expired"', async () => {
+      const address = email();
+      const client = await signUp(app, address);
+      const accountId = await accountOf(address);
+      const here = await succeededJob(accountId, Date.now() + 3_600_000);
+      const pdf = await client.get(`/jobs/${here}/pdf`);
+      expect(pdf.statusCode).toBe(200);
+      expect(pdf.headers['content-type']).toBe('application/pdf');
+      expect(pdf.rawPayload.equals(PDF)).toBe(true);
+
+      const there = await succeededJob(accountId, Date.now() + 3_600_000, 'file:/srv/other-machine/results');
+      const res = await client.get(`/jobs/${there}/pdf`);
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body).toContain('PDF not reachable from here');
+      expect(res.body).toContain('RESULT_STORE is not shared by every instance');
+      expect(res.body).not.toContain('expired');
+    });
 
     it('Cancel stops a queued job through the API cancel path; the card then says no webhook is sent', async () => {
       const address = email();

@@ -99,24 +99,42 @@ export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext):
   // The PDF of the signed-in account's job, streamed from the result store (the browser has a session, not an API key).
   app.get<{ Params: { id: string } }>('/jobs/:id/pdf', { preHandler: requireSignedIn }, async (request, reply) => {
     const accountId = signedInOf(request).account.id;
-    // Not an id at all (a NUL byte, say) is the same 404, before the store sees it.
-    const row = isId('job', request.params.id) ? await core.store.findJob(request.params.id, accountId) : undefined;
-    // Another account's job and no job at all look the same.
-    if (!row) return sendPage(reply, 404, notFound(request));
-    const live = pdfStateOf(row, Date.now()) === 'available';
-    const stored = live && row.pdf_key !== null ? await core.results.get(row.pdf_key) : undefined;
-    if (!stored)
-      return sendPage(
-        reply,
-        404,
-        notFound(request, 'This job has no PDF to download: it has not succeeded, or its PDF expired or was deleted.'),
-      );
-    return reply
-      .code(200)
-      .type('application/pdf')
-      .header('content-length', String(stored.bytes))
-      .header('content-disposition', `attachment; filename="${downloadName(row)}"`)
-      .send(stored.body);
+    // Not an id at all (a NUL byte, say) is the same 404, before the store sees it; another account's job
+    // and no job at all look the same. The rest is answered as GET /v1/jobs/{id}/pdf answers it.
+    const found = isId('job', request.params.id)
+      ? await queue.openPdf(accountId, request.params.id)
+      : { kind: 'not_found' as const };
+    switch (found.kind) {
+      case 'not_found':
+        return sendPage(reply, 404, notFound(request));
+      case 'not_done':
+      case 'gone':
+        return sendPage(
+          reply,
+          404,
+          notFound(request, 'This job has no PDF to download: it has not succeeded, or its PDF expired or was deleted.'),
+        );
+      case 'elsewhere':
+        // The PDF exists, in a result store this dashboard does not reach: the operator's to fix.
+        request.log.error({ err: found.error.cause, jobId: found.row.id }, "job PDF not in this instance's result store");
+        return sendPage(
+          reply.header('Retry-After', String(found.error.retryAfterS ?? 5)),
+          503,
+          errorPage({
+            title: 'PDF not reachable from here',
+            message:
+              'This job has a PDF, but it is kept in a result store this dashboard cannot read (RESULT_STORE is not shared by every instance). Try again in a moment; if it persists, tell the operator.',
+            viewer: viewerOf(signedInOf(request)),
+          }),
+        );
+      case 'ok':
+        return reply
+          .code(200)
+          .type('application/pdf')
+          .header('content-length', String(found.result.bytes))
+          .header('content-disposition', `attachment; filename="${downloadName(found.row)}"`)
+          .send(found.result.body);
+    }
   });
 
   app.post<{ Params: { id: string } }>(
