@@ -80,11 +80,6 @@ export class JobWorker {
   private renderEnded: () => void = () => {};
   private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
-  private markStopped: () => void = () => {};
-  /** Settles when stop() is called: a loop waiting for a free slot stops waiting. */
-  private readonly stopped = new Promise<void>((resolve) => {
-    this.markStopped = resolve;
-  });
   private loopDone: Promise<void> = Promise.resolve();
   private wakeUp: (() => void) | undefined;
   private readonly now: () => number;
@@ -160,7 +155,8 @@ export class JobWorker {
   stopClaiming(): void {
     if (this.stopping) return;
     this.stopping = true;
-    this.markStopped();
+    // A loop waiting for a free slot stops waiting.
+    this.renderEnded();
     this.wake();
   }
 
@@ -189,7 +185,9 @@ export class JobWorker {
         const renderEnded = new Promise<void>((resolve) => {
           this.renderEnded = resolve;
         });
-        await Promise.race([...this.inFlight, renderEnded, this.stopped]);
+        // Only promises that settle soon: racing one that lives as long as the worker would leave a
+        // reaction on it per wait (a leak of one closure chain per job).
+        await Promise.race([...this.inFlight, renderEnded]);
         continue;
       }
       // An interactive render waits for a slot: it goes first; the pool wakes this loop when a render ends.

@@ -49,22 +49,29 @@ export class Instance {
   dead = false;
   retiring = false;
   private closed?: Promise<void>;
-  readonly died: Promise<never>;
-  private kill!: (err: unknown) => void;
+  /**
+   * Aborted (with BrowserCrashed) when this Chromium dies. A signal, not a promise: a render waits on it
+   * with a listener it removes again, where racing a promise that lives as long as the browser would
+   * leave one reaction per render on it.
+   */
+  private readonly death = new AbortController();
 
   constructor(
     readonly launched: LaunchedChromium,
     private readonly settings: SlotSettings,
   ) {
-    this.died = new Promise<never>((_, reject) => (this.kill = reject));
-    this.died.catch(() => undefined);
+  }
+
+  /** Aborts when this Chromium dies. */
+  get died(): AbortSignal {
+    return this.death.signal;
   }
 
   /** Fails the renders running on this Chromium and sends slot waiters to the next one. */
   markDead(): void {
     if (this.dead) return;
     this.dead = true;
-    this.kill(new BrowserCrashed());
+    this.death.abort(new BrowserCrashed());
     for (const w of this.waiters.splice(0)) w.reject(new InstanceGone());
   }
 

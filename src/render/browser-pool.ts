@@ -446,7 +446,7 @@ export class BrowserPool {
     const work = renderInSlot(slot, html, params, deadline, this.opts.timeoutMs, log, this.opts.idleMaxMs, report);
     work.catch(() => undefined);
     try {
-      const pdf = await this.withDeadline(Promise.race([work, instance.died, slot.crash]), deadline, stop);
+      const pdf = await this.withDeadline(withAbort(withAbort(work, instance.died), slot.crash), deadline, stop);
       clean = true;
       const warnings = report?.finish(slot.egress.refusals.slice(refusedBefore)) ?? [];
       return { pdf, pages: countPdfPages(pdf), warnings };

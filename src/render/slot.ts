@@ -46,8 +46,11 @@ export interface RenderSlot {
   navigationRequestedAt: number;
   /** The main frame asked to navigate since the render started (whether or not it got anywhere). */
   mainNavigationRequested: boolean;
-  /** Rejects with RENDER_FAILED when the renderer crashes (calls into the page would hang until the deadline). */
-  readonly crash: Promise<never>;
+  /**
+   * Aborts with RENDER_FAILED when the renderer crashes (calls into the page would hang until the
+   * deadline). A signal, so each render's wait on it is removed again (a slot serves many renders).
+   */
+  readonly crash: AbortSignal;
 }
 
 /** Opens a context routed through a new egress proxy, with one page ready on about:blank. */
@@ -62,9 +65,8 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       downloadBehavior: { policy: 'deny' },
     });
     const target = await openPage(launched.client, context);
-    let onCrash!: (err: unknown) => void;
-    const crash = new Promise<never>((_, reject) => (onCrash = reject));
-    crash.catch(() => undefined);
+    const crash = new AbortController();
+    const onCrash = (err: unknown) => crash.abort(err);
     const slot: RenderSlot = {
       context,
       target,
@@ -78,7 +80,7 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       navigations: 0,
       navigationRequestedAt: 0,
       mainNavigationRequested: false,
-      crash,
+      crash: crash.signal,
     };
     await watchPage(slot, onCrash);
     // Documents lay out in a window of this size before they print (scripts that measure it at load see
