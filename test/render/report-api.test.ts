@@ -197,10 +197,11 @@ describe('what a report never holds, and how long it gets', () => {
       dropped: 9900,
       message: '9900 more problems were not listed (a report keeps the first 100)',
     });
-    // Each throw costs the page one counter increment: the render stays within a clean render's time
-    // plus a margin for a loaded machine (what a slow path costs is seconds: 10,000 protocol events).
+    // Each throw costs the page one counter increment: the render stays within a few clean renders' time
+    // (the page's own 10,000 throws are CPU work that a loaded machine stretches: 520 ms against 119 ms at
+    // load 12), where a slow path costs seconds more (10,000 protocol events).
     expect(Math.min(...loud), `with throws ${loud.join(', ')} ms; without ${quiet.join(', ')} ms`).toBeLessThan(
-      Math.min(...quiet) * 1.5 + 300,
+      Math.min(...quiet) * 3 + 600,
     );
   });
 });
