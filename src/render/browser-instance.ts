@@ -59,8 +59,7 @@ export class Instance {
   constructor(
     readonly launched: LaunchedChromium,
     private readonly settings: SlotSettings,
-  ) {
-  }
+  ) {}
 
   /** Aborts when this Chromium dies. */
   get died(): AbortSignal {
