@@ -122,6 +122,8 @@ export class BrowserPool {
   private readonly drain = new AbortController();
   private drainDeadline?: number;
   private avgRenderMs = 500;
+  /** Chromium launches (recycles) and shutdowns under way: close() waits for them. */
+  private readonly settling = new Set<Promise<unknown>>();
   /** Interactive renders holding a turn, and when the last one ended (epoch ms). */
   private interactiveRunning = 0;
   private interactiveEndedAt = 0;
@@ -283,6 +285,9 @@ export class BrowserPool {
     const launching = this.launching?.catch(() => undefined);
     const instance = this.current ?? (await launching);
     if (instance) await this.shutdown(instance, CLOSE_GRACE_MS);
+    // A recycle's new Chromium still starting (it shuts itself down on seeing `closing`) and retired ones
+    // still closing: none outlives close().
+    while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
   }
 
   /**
@@ -488,17 +493,34 @@ export class BrowserPool {
     this.recycling = true;
     this.opts.log?.info({ chromiumPid: old.launched.pid, reason, rssMiB }, 'recycling chromium');
     this.opts.events?.chromiumRestarted(reason);
-    this.launchInstance()
-      .then(() => {
-        old.retire();
-        if (old.busy === 0) void this.shutdown(old);
-      })
-      .catch((err) => this.opts.log?.error({ err }, 'chromium recycle failed; keeping the current one'))
-      .finally(() => (this.recycling = false));
+    void this.track(
+      this.launchInstance()
+        .then(() => {
+          old.retire();
+          if (old.busy === 0) void this.shutdown(old);
+        })
+        .catch((err) => {
+          if (!this.closing) this.opts.log?.error({ err }, 'chromium recycle failed; keeping the current one');
+        })
+        .finally(() => (this.recycling = false)),
+    );
   }
 
-  private async shutdown(instance: Instance, graceMs?: number): Promise<void> {
-    await instance.shutdown(graceMs);
-    if (this.current === instance) this.current = undefined;
+  private shutdown(instance: Instance, graceMs?: number): Promise<void> {
+    return this.track(
+      instance.shutdown(graceMs).then(() => {
+        if (this.current === instance) this.current = undefined;
+      }),
+    );
+  }
+
+  /** Keeps `work` (a launch or a shutdown under way) until it settles, so close() can wait for it. */
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.settling.add(work);
+    work.then(
+      () => this.settling.delete(work),
+      () => this.settling.delete(work),
+    );
+    return work;
   }
 }
