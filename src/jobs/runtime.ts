@@ -86,10 +86,11 @@ export class JobsRuntime {
       pollMs: opts.pollMs,
       now: opts.now,
       recorder: opts.recorder,
-      onOutcome: (outcome: JobOutcome) => {
+      onOutcome: (outcome: JobOutcome, job: { webhook: boolean }) => {
         outcomes.inc({ outcome });
-        // A final job's webhook is due now: look at the outbox without waiting for the next poll.
-        if (outcome === 'succeeded' || outcome === 'failed') this.webhooks?.wake();
+        // A final job's webhook is due now: look at the outbox without waiting for the next poll (a
+        // look is a transaction of four statements; a job without a webhook gives it nothing to find).
+        if (job.webhook && (outcome === 'succeeded' || outcome === 'failed')) this.webhooks?.wake();
       },
     });
     // A render ended: a slot may be free, so a worker waiting for one looks at the queue now.

@@ -41,7 +41,8 @@ export interface JobWorkerOptions {
   log: WorkerLog;
   /** Longest idle wait between two looks at the store (Redis or a local submit wake it sooner). */
   pollMs?: number;
-  onOutcome?: (outcome: JobOutcome) => void;
+  /** Each attempt's outcome, with whether the job has a webhook (a final one makes its event due). */
+  onOutcome?: (outcome: JobOutcome, job: { webhook: boolean }) => void;
   now?: () => number;
   /** Where each job's final attempt is reported (the render log); default: nowhere. */
   recorder?: RenderRecorder;
@@ -64,6 +65,19 @@ const BUSY = new Set(['OVERLOADED']);
  */
 export const HELD_CHECK_MS = 500;
 
+/**
+ * How often a claim also looks for jobs whose worker died (a lapsed lease). Those are rare, and the
+ * look is two statements: made on every claim, they were two of a job's thirteen store round trips,
+ * each a context switch on the cores that render. A lapsed job still goes before queued ones, at most
+ * this much later.
+ */
+export const LAPSED_LOOK_MS = 1000;
+
+/** Whether the job's final outcome makes a webhook event due. */
+function hooked(row: RenderJobRow): { webhook: boolean } {
+  return { webhook: row.webhook_url !== null };
+}
+
 /** Why the worker stopped a render itself: the job was canceled, taken by another worker, or handed back. */
 class Released extends Error {}
 
@@ -83,6 +97,7 @@ export class JobWorker {
   private loopDone: Promise<void> = Promise.resolve();
   private wakeUp: (() => void) | undefined;
   private readonly now: () => number;
+  private lapsedLookAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: JobWorkerOptions) {
     this.now = opts.now ?? Date.now;
@@ -203,7 +218,10 @@ export class JobWorker {
       }
       let row: RenderJobRow | undefined;
       try {
-        row = await this.opts.store.claimJob(this.owner, this.now(), this.opts.leaseMs, this.opts.maxAttempts);
+        const now = this.now();
+        const lapsed = now - this.lapsedLookAt >= LAPSED_LOOK_MS;
+        if (lapsed) this.lapsedLookAt = now;
+        row = await this.opts.store.claimJob(this.owner, now, this.opts.leaseMs, this.opts.maxAttempts, lapsed);
       } catch (err) {
         this.opts.log.error({ err: (err as Error).message }, 'could not claim a render job; retrying');
         await this.idle(pollMs);
@@ -270,7 +288,7 @@ export class JobWorker {
       // Canceled (or the account deleted) while rendering: the PDF has no job to belong to.
       if (!done) await results.delete(key);
       else {
-        this.opts.onOutcome?.('succeeded');
+        this.opts.onOutcome?.('succeeded', hooked(row));
         this.record(row, startedAt, printed, null);
       }
       log.info({ ...jobLog, pdfBytes: pdf.length, pages, warnings: warnings.length, kept: done }, 'render job done');
@@ -321,7 +339,7 @@ export class JobWorker {
     const reason: unknown = signal.aborted ? signal.reason : undefined;
     if (reason instanceof Released) {
       if (reason.message === 'worker stopping' && (await store.releaseJob(row.id, this.owner))) {
-        this.opts.onOutcome?.('released');
+        this.opts.onOutcome?.('released', hooked(row));
         log.info(jobLog, 'render job given back to the queue (worker stopping)');
       }
       return;
@@ -333,18 +351,18 @@ export class JobWorker {
     const error = { code: failure.code, message: failure.message };
     if (BUSY.has(failure.code)) {
       this.pauseClaims = true;
-      if (await store.releaseJob(row.id, this.owner)) this.opts.onOutcome?.('released');
+      if (await store.releaseJob(row.id, this.owner)) this.opts.onOutcome?.('released', hooked(row));
       return;
     }
     if (TRANSIENT.has(failure.code) && row.attempts < this.opts.maxAttempts) {
       log.warn({ ...jobLog, code: failure.code, err: failure.cause ?? failure.message }, 'render job attempt failed; retrying');
-      if (await store.requeueJob(row.id, this.owner, error)) this.opts.onOutcome?.('retried');
+      if (await store.requeueJob(row.id, this.owner, error)) this.opts.onOutcome?.('retried', hooked(row));
       return;
     }
     log.info({ ...jobLog, code: failure.code, reason: failure.message }, 'render job failed');
     const warnings = printed ? JSON.stringify(printed.warnings) : undefined;
     if (await store.finishJob(row.id, this.owner, this.now(), { error, warnings })) {
-      this.opts.onOutcome?.('failed');
+      this.opts.onOutcome?.('failed', hooked(row));
       this.record(row, startedAt, printed, error);
     }
   }

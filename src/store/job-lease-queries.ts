@@ -23,8 +23,25 @@ export async function claimJob(
   now: number,
   leaseMs: number,
   maxAttempts: number,
+  lapsed: boolean,
 ) {
   const lock = kind === 'postgres' ? sql`for update skip locked` : sql``;
+  const take = (pick: RawBuilder<unknown>, status: RenderJobStatus) =>
+    sql<RenderJobRow>`update render_jobs
+      set status = 'running', attempts = attempts + 1, lease_owner = ${owner}, lease_expires_at = ${now + leaseMs}, started_at = ${now}
+      where id = (${pick}) and status = ${status}
+      returning *`.execute(db);
+  if (lapsed) {
+    const row = await takeLapsed(db, take, lock, now, maxAttempts);
+    if (row) return row;
+  }
+  return takeQueued(take, kind, lock);
+}
+
+type Take = (pick: RawBuilder<unknown>, status: RenderJobStatus) => Promise<{ rows: RenderJobRow[] }>;
+
+/** Jobs whose worker died: out of attempts they end failed; else the longest lapsed is taken. */
+async function takeLapsed(db: Kysely<Database>, take: Take, lock: RawBuilder<unknown>, now: number, maxAttempts: number) {
   // A job whose worker died ran out of attempts: it ends failed, with its webhook due.
   await db
     .updateTable('render_jobs')
@@ -42,18 +59,17 @@ export async function claimJob(
     .where('lease_expires_at', '<', now)
     .where('attempts', '>=', maxAttempts)
     .execute();
-  const take = (pick: RawBuilder<unknown>, status: RenderJobStatus) =>
-    sql<RenderJobRow>`update render_jobs
-      set status = 'running', attempts = attempts + 1, lease_owner = ${owner}, lease_expires_at = ${now + leaseMs}, started_at = ${now}
-      where id = (${pick}) and status = ${status}
-      returning *`.execute(db);
   // Lapsed leases first: those jobs were claimed fairly once already and have waited longest.
   const lapsed = await take(
     sql`select id from render_jobs where status = 'running' and lease_expires_at < ${now} and attempts < ${maxAttempts}
         order by lease_expires_at limit 1 ${lock}`,
     'running',
   );
-  if (lapsed.rows[0]) return lapsed.rows[0];
+  return lapsed.rows[0];
+}
+
+/** The next queued job, fair across accounts. */
+async function takeQueued(take: Take, kind: 'sqlite' | 'postgres', lock: RawBuilder<unknown>) {
   // Fair across accounts: the account with the fewest running jobs, then the one served least
   // recently (its latest start), then the one whose oldest job has waited longest. The accounts with
   // queued jobs are found by skipping through the index (one probe per account), so the cost grows

@@ -506,8 +506,8 @@ export class KyselyStore implements Store {
     return jobs.countQueuedJobs(this.db, accountId);
   }
 
-  claimJob(owner: string, now: number, leaseMs: number, maxAttempts: number) {
-    return leases.claimJob(this.db, this.kind, owner, now, leaseMs, maxAttempts);
+  claimJob(owner: string, now: number, leaseMs: number, maxAttempts: number, lapsed = true) {
+    return leases.claimJob(this.db, this.kind, owner, now, leaseMs, maxAttempts, lapsed);
   }
 
   renewJobLease(id: string, owner: string, until: number) {

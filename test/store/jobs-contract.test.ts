@@ -131,6 +131,19 @@ for (const backend of backends) {
       });
     });
 
+    it('leaves lapsed leases to a later claim when asked to, and takes them first when not', async () => {
+      const a = await account();
+      const { row: lapsed } = await store.insertJob(job(a, t0));
+      await store.claimJob('dead', t0, 1000, 3);
+      const { row: queued } = await store.insertJob(job(a, t0 + 1));
+      // A claim that skips the lapsed-lease look takes the queued job, and the lapsed one stays as it was.
+      expect((await store.claimJob('w1', t0 + 2000, 30_000, 3, false))?.id).toBe(queued.id);
+      expect(await store.findJob(lapsed.id)).toMatchObject({ status: 'running', lease_owner: 'dead', attempts: 1 });
+      expect(await store.claimJob('w1', t0 + 2001, 30_000, 3, false)).toBeUndefined();
+      // The next claim that looks takes it.
+      expect(await store.claimJob('w2', t0 + 2002, 30_000, 3)).toMatchObject({ id: lapsed.id, attempts: 2, lease_owner: 'w2' });
+    });
+
     it('hands each job to exactly one of several concurrent claimers', async () => {
       const accounts = [await account(), await account(), await account()];
       const ids = new Set<string>();
