@@ -332,7 +332,7 @@ export class BrowserPool {
 
   private async launchInstance(): Promise<Instance> {
     const heapFlag = this.opts.jsHeapMb > 0 ? [`--js-flags=--max-old-space-size=${this.opts.jsHeapMb}`] : [];
-    const launched = await launchChromium(this.opts.executablePath, heapFlag);
+    const launched = await launchChromium(this.opts.executablePath, heapFlag, this.opts.timeoutMs);
     const instance = new Instance(launched, {
       egress: { policy: this.opts.policy, maxRequests: this.opts.maxRequestsPerRender, maxBytes: this.opts.maxBytesPerRender },
       maxRendersPerSlot: this.opts.maxRendersPerSlot,

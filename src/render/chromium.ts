@@ -82,8 +82,22 @@ function writeProfile(): string {
   return dir;
 }
 
+/**
+ * The longest one protocol command may take when renders last up to `renderTimeoutMs`: a document's
+ * ready promise is awaited in one command, so the limit must outlast the render's own deadline (which
+ * answers RENDER_TIMEOUT); a fixed 120 s failed renders allowed 10 minutes with "Runtime.evaluate
+ * timed out" instead.
+ */
+export function protocolTimeoutMs(renderTimeoutMs: number): number {
+  return Math.max(120_000, renderTimeoutMs + 30_000);
+}
+
 /** Launches Chromium (its own process group) with a throw-away profile. */
-export async function launchChromium(executablePath = findChromium(), extraArgs: string[] = []): Promise<LaunchedChromium> {
+export async function launchChromium(
+  executablePath = findChromium(),
+  extraArgs: string[] = [],
+  renderTimeoutMs = 30_000,
+): Promise<LaunchedChromium> {
   const userDataDir = writeProfile();
   try {
     const browser = await puppeteer.launch({
@@ -95,7 +109,7 @@ export async function launchChromium(executablePath = findChromium(), extraArgs:
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,
-      protocolTimeout: 120_000,
+      protocolTimeout: protocolTimeoutMs(renderTimeoutMs),
       // Over a pipe, Chromium shuts down by itself when this process dies (even by SIGKILL), so a crashed
       // server or test runner leaves no orphan browser behind; a WebSocket connection would not.
       pipe: true,
