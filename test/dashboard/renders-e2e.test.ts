@@ -180,6 +180,20 @@ describe('Renders page in Chromium', () => {
     expect(await rows.nth(2).locator('td[data-label="Status"]').textContent()).toBe('Failed RENDER_TIMEOUT');
     expect(await page.locator(`tr[data-render-id="${otherAccountsId}"]`).count()).toBe(0);
     await checkLayouts(page, 'list');
+    // Ids are not split while the table has room, and the job's tag never is.
+    const lines = (selector: string) =>
+      rows
+        .nth(1)
+        .locator(selector)
+        .evaluate((el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size;
+        });
+    await page.setViewportSize(LAPTOP);
+    expect(await lines('td.render-id a')).toBe(1);
+    await page.setViewportSize(PHONE);
+    expect(await lines('td.render-id .small')).toBe(1);
 
     // Older renders are one click away, and the way back.
     await page.getByRole('link', { name: 'Older' }).click();

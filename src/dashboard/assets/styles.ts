@@ -237,9 +237,15 @@ pre.command { font-family: var(--mono); font-size: 13px; background: #eceef2; pa
 .render-tools form { margin: 0; }
 label.check { display: inline-flex; align-items: center; gap: 8px; font-weight: 500; }
 label.check input { width: 18px; height: 18px; margin: 0; }
-table.renders td.render-id { overflow-wrap: anywhere; }
-table.renders td.key-name { overflow-wrap: anywhere; }
+/* break-word, not anywhere: anywhere shrinks the columns' minimum width, so ids split with room to spare */
+table.renders td.render-id { overflow-wrap: break-word; }
+table.renders td.render-id .small { white-space: nowrap; }
+table.renders td.key-name { overflow-wrap: break-word; }
 table.renders td:first-child, table.renders th { white-space: nowrap; }
+/* on a card an id is a flex item: it may shrink and break anywhere rather than widen the card */
+@media (max-width: 900px) {
+  table.renders td.render-id a { min-width: 0; overflow-wrap: anywhere; }
+}
 .warn-count { color: var(--warn); }
 .crumbs { margin: 0 0 12px; font-size: 14px; }
 .render-title { overflow-wrap: anywhere; }
