@@ -75,6 +75,8 @@ describe('Jobs page', () => {
     expect(card).toContain('2.5 s');
     expect(card).toContain(`${PDF.length} B · 3 pages`);
     expect(card).toContain(`href="/jobs/${jobId}/pdf"`);
+    // Its id leads to its render report.
+    expect(card).toContain(`<a href="/renders/${jobId}"`);
     expect(card).toContain('Webhook: pending · 1 attempt');
     expect(card).toContain('502');
     expect(card).toContain('receiver answered 502');

@@ -249,6 +249,27 @@ describe('Renders page in Chromium', () => {
     await page.goto(`/renders/${failedId}`);
     expect(await page.locator('.job-error').textContent()).toBe('RENDER_TIMEOUT render exceeded RENDER_TIMEOUT_MS (30000 ms)');
     expect(await page.getByRole('heading', { level: 2, name: 'No warnings' }).count()).toBe(1);
+
+    // A strict render refused for its warnings printed a PDF that nobody received: the page says so.
+    const account = await core.accounts.findByEmail(EMAIL);
+    const strictId = rndId();
+    renderLog.record({
+      id: strictId,
+      accountId: account?.id ?? '',
+      keyId: null,
+      createdAt: Date.now() - 1000,
+      durationMs: 700,
+      source: 'api',
+      jobId: null,
+      status: 'failed',
+      error: { code: 'RENDER_INCOMPLETE', message: 'the document could not get everything (1 warning)' },
+      pages: 1,
+      bytes: 10_521,
+      warnings: MIXED.slice(2, 3),
+    });
+    await renderLog.flush();
+    await page.goto(`/renders/${strictId}`);
+    expect(await page.locator('dd', { hasText: 'KB' }).textContent()).toBe('10.5 KB · 1 page (printed, not delivered)');
     await page.close();
   });
 

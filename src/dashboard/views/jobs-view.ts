@@ -163,11 +163,13 @@ function jobCard(job: JobView, viewer: Viewer, now: number): SafeHtml {
       ? html`<form method="post" action="/jobs/${job.id}/cancel" class="cancel">${csrfField(viewer.csrfToken)}<button class="btn btn-danger-outline btn-small" type="submit" aria-label="Cancel the job ${job.reference ?? job.id}">Cancel job</button></form>`
       : '';
   const actions = download || cancel ? html`<div class="job-actions">${download}${cancel}</div>` : '';
+  // A finished job's last attempt is in the render log: what its document could not get, in full.
+  const finished = job.status === 'succeeded' || job.status === 'failed';
   return html`<li class="job" data-job-id="${job.id}">
 <div class="job-head"><span class="job-name">${job.reference ?? html`<span class="muted">no reference</span>`}</span>
 <span class="status status-${job.status}">${STATUS_LABELS[job.status] ?? job.status}</span></div>
 <dl class="job-facts">
-<div><dt>Job</dt><dd class="mono">${job.id}</dd></div>
+<div><dt>Job</dt><dd class="mono">${finished ? html`<a href="/renders/${job.id}" aria-label="Render report of ${job.id}">${job.id}</a>` : job.id}</dd></div>
 <div><dt>Submitted</dt><dd>${time(job.createdAt, now)}</dd></div>
 ${duration ? html`<div><dt>Duration</dt><dd>${duration}</dd></div>` : ''}
 ${size ? html`<div><dt>Size</dt><dd>${size}</dd></div>` : ''}

@@ -133,7 +133,7 @@ export function renderPage(model: RenderPageModel): string {
 <dl class="job-facts">
 <div><dt>Key</dt><dd>${model.keyLabel ?? html`<span class="muted">deleted key</span>`}</dd></div>
 <div><dt>Duration</dt><dd>${formatDuration(r.durationMs)}</dd></div>
-${size ? html`<div><dt>PDF</dt><dd>${size}</dd></div>` : ''}
+${size ? html`<div><dt>PDF</dt><dd>${size}${r.status === 'failed' ? html` <span class="muted">(printed, not delivered)</span>` : ''}</dd></div>` : ''}
 ${r.jobId ? html`<div><dt>Job</dt><dd class="mono">${r.jobId}</dd></div>` : ''}
 </dl>
 ${r.error ? html`<p class="job-error"><code>${r.error.code}</code> ${escapeUnshowable(r.error.message)}</p>` : ''}
