@@ -83,6 +83,7 @@ describe('render-worker with files and polling', () => {
       expect(done).toMatchObject({ status: 'succeeded', pdf_pages: 1 });
       const pdf = await core.results.get(done.pdf_key!);
       expect(pdf?.bytes).toBe(Number(done.pdf_bytes));
+      pdf?.body.destroy();
 
       // A document that never says it is ready, with a 15 s render timeout: still rendering when the worker stops.
       const slow = (await api.runtime.queue.submit(accountId, submission('<script>window.pageworksReady = false</script>'))).row;

@@ -46,8 +46,13 @@ export class FileResultStore implements ResultStore {
       throw err;
     }
     // The open handle keeps the bytes readable even if the sweep deletes the file meanwhile.
-    const { size } = await handle.stat();
-    return { body: handle.createReadStream(), bytes: size };
+    try {
+      const { size } = await handle.stat();
+      return { body: handle.createReadStream(), bytes: size };
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
   }
 
   async delete(key: string): Promise<boolean> {
