@@ -195,10 +195,14 @@ for (const backend of storeBackends('webhooks')) {
       await until(async () => (await store.listWebhookDeliveries(acc, [stuck])).length === 1, 'the timed-out attempt');
       const [attempt] = await store.listWebhookDeliveries(acc, [stuck]);
       expect(attempt).toMatchObject({ statusCode: null, error: 'no answer within 3 s' });
+      // The attempt is recorded, then the job settles: read the job once it has.
+      await until(async () => Number((await store.findJob(stuck))?.webhook_attempts) === 1, 'the attempt settled');
       const row = await store.findJob(stuck);
       expect(row?.webhook_state).toBe('pending');
-      // Next attempt 5 s after the failure (retryScale 1).
-      expect(Number(row?.webhook_next_at) - Date.now()).toBeGreaterThan(1000);
+      // Next attempt 5 s after the failure (retryScale 1), counted from when the attempt ended, not from now.
+      const failedAt = (attempt?.createdAt ?? 0) + (attempt?.durationMs ?? 0);
+      expect(Number(row?.webhook_next_at) - failedAt).toBeGreaterThanOrEqual(5000);
+      expect(Number(row?.webhook_next_at) - failedAt).toBeLessThan(7000);
     });
 
     it('three dispatchers on one store deliver each of 30 events once', async () => {
