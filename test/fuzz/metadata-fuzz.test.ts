@@ -17,6 +17,23 @@ const extract = (bytes: Buffer, contentType: string) => assertShape(extractMetad
 const byEncoding = (p: { name: string }) => p.name.startsWith('noise as ');
 /** Linear is ~4× for 4× the bytes, quadratic 16×: 8× leaves room for the garbage collector and a shared machine. */
 const MAX_GROWTH = 8;
+/** The largest input a second measurement is given. */
+const MAX_CONFIRM_BYTES = 16 * 1024 * 1024;
+
+/**
+ * growthRatio, measured a second time one size up (or at the same size, for inputs already that large)
+ * when it is over the bound, and the lower of the two kept: a quadratic input is 16× at every size, while
+ * a collection that lands on one pair is not there again (shift_jis noise read 8.5× once in CI, 14 → 123 ms).
+ */
+function confirmedGrowth(p: Parameters<typeof growthRatio>[0], n: number, runs?: number) {
+  const first = growthRatio(p, n, extract, runs);
+  const told = (m: typeof first) =>
+    `${m.bytes} → ${4 * m.bytes} bytes: ${m.smallMs.toFixed(1)} ms → ${m.largeMs.toFixed(1)} ms CPU`;
+  if (first.ratio < MAX_GROWTH) return { ratio: first.ratio, said: told(first) };
+  const next = 16 * first.bytes <= MAX_CONFIRM_BYTES ? 4 * first.bytes : first.bytes;
+  const again = growthRatio(p, next, extract, runs);
+  return { ratio: Math.min(first.ratio, again.ratio), said: `${told(first)}; then ${told(again)}` };
+}
 
 describe('metadata fuzzing (fixed seed)', () => {
   for (const { name, property } of metadataProperties()) {
@@ -54,10 +71,8 @@ describe('pathological inputs', () => {
       // The regressions are measured from 5 MB up: below about 2.5 MB, V8 12+ (Node 24) keeps a long string in
       // a cheaper regime, so 1.25 MB → 5 MB measured 11× there while 5 MB → 10 MB was 1.8× (linear).
       const n = REGRESSIONS.includes(name) ? FIVE_MB : 256 * 1024;
-      const { ratio, smallMs, largeMs, bytes: measured } = growthRatio(p, n, extract);
-      expect(ratio, `${measured} → ${4 * measured} bytes: ${smallMs.toFixed(1)} ms → ${largeMs.toFixed(1)} ms CPU`).toBeLessThan(
-        MAX_GROWTH,
-      );
+      const { ratio, said } = confirmedGrowth(p, n);
+      expect(ratio, said).toBeLessThan(MAX_GROWTH);
     },
   );
 
@@ -72,9 +87,7 @@ describe('pathological inputs', () => {
 
   it.each(LEGACY_ENCODINGS)('noise declared as %s: eight fields (shape checked by growthRatio), linear time', (label) => {
     const p = PATHOLOGICAL.find((q) => q.name === `noise as ${label}`)!;
-    const { ratio, smallMs, largeMs, bytes } = growthRatio(p, 64 * 1024, extract, 5);
-    expect(ratio, `${bytes} → ${4 * bytes} bytes: ${smallMs.toFixed(1)} ms → ${largeMs.toFixed(1)} ms CPU`).toBeLessThan(
-      MAX_GROWTH,
-    );
+    const { ratio, said } = confirmedGrowth(p, 64 * 1024, 5);
+    expect(ratio, said).toBeLessThan(MAX_GROWTH);
   });
 });
