@@ -2,7 +2,7 @@
  * One registry of coded errors per service. Handlers log the cause and send only the public message.
  */
 
-/** Render service error codes with their HTTP status (DESIGN.md, "Errors"). */
+/** Render service error codes with their HTTP status (docs/api.md#render-errors). */
 export const RENDER_ERRORS = {
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 401,

@@ -1,4 +1,4 @@
-/** The render report as GET /v1/renders/{id} answers it (DESIGN.md "Render report"). */
+/** The render report as GET /v1/renders/{id} answers it (docs/api.md#get-v1rendersid). */
 import type { ReportEntry } from '../render/report.js';
 
 export type { ReportEntry };

@@ -1,7 +1,7 @@
 /**
- * The candidate table of the extractor: for each field, the first element value that counts under
- * DESIGN.md's "Metadata rules", kept as a byte range of the chunk it was found in, and turned into the
- * eight fields at the end (decoded once, entities decoded, whitespace collapsed, URLs resolved).
+ * The candidate table of the extractor: for each field, the first element value that counts under the
+ * metadata rules (docs/api.md#get-v1fetchurl), kept as a byte range of the chunk it was found in, and
+ * turned into the eight fields at the end (decoded once, entities decoded, whitespace collapsed, URLs resolved).
  *
  * Decisions where the DOM rule needs one:
  * - `og_*`: a `<meta property=og:…>` anywhere wins over a `<meta name=og:…>`; `name` is only the fallback

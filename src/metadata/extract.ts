@@ -1,6 +1,6 @@
 /**
- * Metadata extraction, pure: bytes + Content-Type + final URL in, the eight fields out (DESIGN.md,
- * "Metadata rules"). `MetadataExtractor` takes the bytes in chunks and says when every field is settled
+ * Metadata extraction, pure: bytes + Content-Type + final URL in, the eight fields out (the fields and
+ * their rules: docs/api.md#get-v1fetchurl). `MetadataExtractor` takes the bytes in chunks and says when every field is settled
  * so a fetcher can stop reading; `extractMetadata` is the one-shot form.
  *
  * The bytes are scanned where they arrive: a chunk is only copied when a construct (a tag, a script …)
@@ -13,10 +13,11 @@
  *   not seen then. Conforming documents have `<base>` in the head.
  *
  * Encoding: BOM, then the Content-Type charset, then a `<meta>` charset under Blink's pre-scan rules
- * (anywhere while the head lasts, anywhere in the first 1024 bytes), else windows-1252. DESIGN.md lists
- * "UTF-8 if the bytes are valid UTF-8" before windows-1252, but the browser it names as the reference does
+ * (anywhere while the head lasts, anywhere in the first 1024 bytes), else windows-1252. An earlier design put
+ * "UTF-8 if the bytes are valid UTF-8" before windows-1252, but the browser that is the reference does
  * not do that for http(s) pages: Chromium only lets its detector pick UTF-8 for file: URLs, so an
- * undeclared UTF-8 page shows as windows-1252 mojibake in the DOM (4 corpus pages). We follow the browser.
+ * undeclared UTF-8 page shows as windows-1252 mojibake in the DOM (4 corpus pages). We follow the browser
+ * (docs/design-notes.md#metadata-reading-and-encoding).
  */
 import { Candidates } from './candidates.js';
 import {

@@ -98,7 +98,7 @@ export async function printWithCrossReferences(
   return { pdf, passes, unresolved: found.missing };
 }
 
-/** The render report's entries for targets a cross-reference could not find (DESIGN.md "Render report"). */
+/** The render report's entries for targets a cross-reference could not find (docs/rendering.md#when-a-document-cannot-get-everything). */
 export function unresolvedReferenceEntries(targets: string[]): ReportEntry[] {
   return targets.map((target) => ({
     kind: 'unresolved_reference',

@@ -1,5 +1,5 @@
 /**
- * Cross-references in generated content (DESIGN.md, "Documents print as written"): `target-counter()`,
+ * Cross-references in generated content (docs/rendering.md#documents-print-as-written): `target-counter()`,
  * `target-text()` and `leader()` in `content`. Chromium drops a declaration that uses them when it parses
  * the stylesheet, so the stylesheet's text is read again here: every `content` declaration of a sheet that
  * uses them is written into a style element placed right after that sheet (same selectors, same order, so

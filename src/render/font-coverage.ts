@@ -13,7 +13,7 @@ export interface FontScript {
 }
 
 /**
- * The scripts DESIGN.md promises. Emoji is a colour font holding U+1F680 (🚀): fontconfig has no "emoji"
+ * The scripts the render service promises a font for (docs/rendering.md#fonts). Emoji is a colour font holding U+1F680 (🚀): fontconfig has no "emoji"
  * orthography, and a monochrome symbol font would print a different picture from the screen.
  */
 export const FONT_SCRIPTS: readonly FontScript[] = [

@@ -1,5 +1,5 @@
 /**
- * Render options → print parameters. Pure: plain values in, plain values out (DESIGN.md, "Rendering rules").
+ * Render options → print parameters. Pure: plain values in, plain values out (docs/api.md#post-v1render).
  */
 import { RenderError } from '../errors.js';
 
@@ -93,7 +93,7 @@ function round(inches: number): string {
   return `${Number(inches.toFixed(4))}in`;
 }
 
-/** Turns validated request options into print parameters, applying the page-size rules of DESIGN.md. */
+/** Turns validated request options into print parameters, applying docs/api.md's page-size rules. */
 export function toPrintParams(options: RenderOptions = {}): PrintParams {
   const format = PAGE_FORMATS[parseFormat(options.format ?? 'A4')];
   const scale = options.scale ?? 1;

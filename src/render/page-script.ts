@@ -1,5 +1,5 @@
 /**
- * What runs inside the page before it prints (DESIGN.md, "Documents print as written"). One function, so
+ * What runs inside the page before it prints (docs/rendering.md#documents-print-as-written). One function, so
  * a render needs one round trip into the page when the document loads nothing from the network: it is
  * serialised with callExpression and must not refer to anything outside itself.
  */

@@ -1,6 +1,6 @@
 /**
- * Gives a printed PDF the properties its document states (DESIGN.md, "A PDF carries what its document
- * says about itself"): a new Info dictionary and, when the language differs from what Chromium wrote, a
+ * Gives a printed PDF the properties its document states (docs/api.md#post-v1render, "What the PDF says
+ * about itself"): a new Info dictionary and, when the language differs from what Chromium wrote, a
  * new catalog, appended as an incremental update. Chromium's bytes stay where they are, but the entries
  * of its own Info dictionary (its user agent and version, `about:blank` for a title), a dead object once
  * the update replaces it, are overwritten with spaces: the offsets of every object stay valid. The cost is

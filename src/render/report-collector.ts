@@ -1,5 +1,5 @@
 /**
- * Collects one render's report (DESIGN.md "Render report") from what the render sees anyway: the page's
+ * Collects one render's report (docs/rendering.md#when-a-document-cannot-get-everything) from what the render sees anyway: the page's
  * network events on the slot's DevTools session, the egress proxy's refusals (joined to the request that
  * met them), and what the page hands over with the answer of a call the render makes regardless
  * (report-page.ts). Nothing here adds a round trip to the page.

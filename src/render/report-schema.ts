@@ -10,7 +10,7 @@ const Message = Type.String({ description: 'What happened, in plain words, and w
 const entry = <K extends string, P extends Parameters<typeof Type.Object>[0]>(kind: K, props: P, description: string) =>
   Type.Object({ kind: Type.Literal(kind), ...props, message: Message }, { additionalProperties: false, description });
 
-/** One entry of a render report (DESIGN.md "Render report"). */
+/** One entry of a render report (docs/rendering.md#when-a-document-cannot-get-everything). */
 export const ReportEntrySchema = Type.Union([
   entry(
     'resource_blocked',

@@ -1,5 +1,5 @@
 /**
- * The render report: what a document could not get while it rendered (DESIGN.md "Render report"),
+ * The render report: what a document could not get while it rendered (docs/rendering.md#when-a-document-cannot-get-everything),
  * and the record of one render that `GET /v1/renders/{id}` and the dashboard's Renders page show.
  * The renderer collects the entries; the render log (render-log.ts) keeps the records.
  */

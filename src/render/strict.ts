@@ -1,5 +1,5 @@
 /**
- * Strict renders (DESIGN.md "Render report"): the request header `Prefer: handling=strict` (RFC 7240)
+ * Strict renders (docs/rendering.md#when-a-document-cannot-get-everything): the request header `Prefer: handling=strict` (RFC 7240)
  * turns any warning into 422 RENDER_INCOMPLETE, for POST /v1/render and POST /v1/jobs alike.
  */
 import { RenderError } from '../errors.js';

@@ -5,7 +5,7 @@
  * read under empties the cache. On SQLite the stamp is this connection's `total_changes()` (its own
  * writes) and `PRAGMA data_version` (which moves on every commit by any other connection, in this process
  * or another, such as `pageworks keys revoke` while `serve` runs). So a cached row is always the row the
- * query would return now: a revoked key is refused on the very next request (DESIGN.md, "API keys").
+ * query would return now: a revoked key is refused on the very next request (docs/accounts.md#api-keys).
  *
  * Reading the stamp costs about a fifth of the key lookup it saves (2 µs against 9–11 µs, measured on
  * this machine's 2 cores).
