@@ -52,10 +52,14 @@ export async function startJobLoad(opts: {
   renderKey: string;
   concurrency: number;
   deadline: number;
+  /** The account whose key `renderKey` is (its webhook secret signs the deliveries); default the first-start one. */
+  email?: string;
+  /** Stop submitting once this returns true (a bound on the run's size besides the deadline). */
+  enough?: () => boolean;
 }): Promise<JobLoad> {
   const secret = spawnSync(
     process.execPath,
-    [path.join(opts.root, 'dist/cli.js'), 'webhooks', 'secret', '--email', 'local@pageworks.localhost'],
+    [path.join(opts.root, 'dist/cli.js'), 'webhooks', 'secret', '--email', opts.email ?? 'local@pageworks.localhost'],
     {
       env: { ...process.env, PAGEWORKS_DATA_DIR: opts.dataDir, LOG_LEVEL: 'warn' },
       encoding: 'utf8',
@@ -84,7 +88,7 @@ export async function startJobLoad(opts: {
   }, 50);
   let n = 0;
   const caller = async () => {
-    while (Date.now() < opts.deadline) {
+    while (Date.now() < opts.deadline && !opts.enough?.()) {
       const res = await opts.pool.request({
         method: 'POST',
         path: '/v1/jobs',

@@ -15,6 +15,8 @@ export interface ProcessSample {
   chromiumPssMb: number;
   chromiumProcesses: number;
   renderers: number;
+  /** Open file descriptors summed over every Chromium process. */
+  chromiumFds: number;
 }
 
 function parentOf(pid: number): number | undefined {
@@ -68,20 +70,24 @@ function cmdline(pid: number): string {
 /** Samples the service process and the Chromium processes below it. */
 export function sampleProcesses(servicePid: number): ProcessSample {
   const chromium = descendants(servicePid).filter((pid) => cmdline(pid).includes('chrom'));
-  let fds = 0;
-  try {
-    fds = fs.readdirSync(`/proc/${servicePid}/fd`).length;
-  } catch {
-    // The service ended: nothing open.
-  }
   return {
     nodeRssMb: kbField(servicePid, 'status', 'VmRSS'),
-    fds,
+    fds: openFds(servicePid),
     chromiumRssMb: chromium.reduce((n, pid) => n + kbField(pid, 'status', 'VmRSS'), 0),
     chromiumPssMb: chromium.reduce((n, pid) => n + kbField(pid, 'smaps_rollup', 'Pss'), 0),
     chromiumProcesses: chromium.length,
     renderers: chromium.filter((pid) => cmdline(pid).includes('--type=renderer')).length,
+    chromiumFds: chromium.reduce((n, pid) => n + openFds(pid), 0),
   };
+}
+
+/** How many file descriptors `pid` has open (0 once it is gone). */
+function openFds(pid: number): number {
+  try {
+    return fs.readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return 0;
+  }
 }
 
 /** The service's metrics that matter to the soak, read from its Prometheus text. */

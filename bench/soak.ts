@@ -7,6 +7,7 @@
  * throughput, p50/p99, Node RSS and heap, Chromium RSS/PSS, processes and the service's open fds; at the end
  * it prints the slopes after warm-up (MB per 1,000 requests) and compares the last minute with the first
  * warm one. Loopback only; stops by itself. RENDER_RECYCLE_AFTER / RENDER_MAX_BROWSER_RSS_MB pass through.
+ * SOAK_MODE=mixed runs the two-account soak of render jobs and sync renders instead (bench/soak-mixed.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -285,6 +286,7 @@ function summarize(rows: Row[], seconds: number): void {
 
 /** The soak section of `npm run bench`. */
 export async function runSoakBench(): Promise<void> {
+  if (process.env.SOAK_MODE === 'mixed') return (await import('./soak-mixed.js')).runMixedSoak();
   const seconds = Math.max(30, Number(process.env.SOAK_S ?? 600));
   heading(
     `soak: ${seconds} s, renders at c=${callers('renders', RENDER_C)}, metadata fetches at c=${callers('metadata', METADATA_C)}, ` +
