@@ -1,11 +1,33 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { JobError, JobResult, RenderJobRow } from './jobs-queries.js';
 import type { Database, RenderJobStatus } from './schema.js';
+import { bindQueries, type StoreContext } from './store-context.js';
 
 // The render job queue's leases: claim, renew, and the statements that end an attempt (final, back
-// to the queue, given back). KyselyStore delegates here; the interface is RenderJobStore (jobs-queries.ts).
+// to the queue, given back), written once for both dialects.
 // Claims are single UPDATE … RETURNING statements: on SQLite the one connection is the single writer,
 // on PostgreSQL the row is taken with FOR UPDATE SKIP LOCKED.
+
+/** Store methods of the job leases: what a worker does with the jobs it runs. */
+export interface JobLeaseStore {
+  /**
+   * Takes the next job for `owner` until `now + leaseMs`: first a job whose lease lapsed (attempts left),
+   * else the oldest queued job of the account that has the fewest running jobs and was served least
+   * recently. Jobs whose lease lapsed with no attempt left become `failed` in the same call. With
+   * `lapsed` false, lapsed leases are left for a later call (one statement instead of three).
+   */
+  claimJob(owner: string, now: number, leaseMs: number, maxAttempts: number, lapsed?: boolean): Promise<RenderJobRow | undefined>;
+  /** Extends the lease; false when the job is no longer this owner's (canceled, or taken after a lapse). */
+  renewJobLease(id: string, owner: string, until: number): Promise<boolean>;
+  /** Which of these jobs are still running under this owner's lease (a cancel elsewhere drops one). */
+  heldJobs(owner: string, ids: readonly string[]): Promise<string[]>;
+  /** Makes the job final (succeeded with its PDF, or failed) and its webhook due, in one statement; false if no longer owned. */
+  finishJob(id: string, owner: string, now: number, result: JobResult): Promise<boolean>;
+  /** Puts the job back in the queue after a failed attempt that may succeed later, keeping the error as its last. */
+  requeueJob(id: string, owner: string, error: JobError): Promise<boolean>;
+  /** Gives the job back untouched (shutdown): the lease is cleared and the attempt not counted, so another worker takes it at once. */
+  releaseJob(id: string, owner: string): Promise<boolean>;
+}
 
 /** The webhook becomes due in the statement that makes the job final, so no crash can lose it. */
 function webhookDue(now: number) {
@@ -15,15 +37,14 @@ function webhookDue(now: number) {
   };
 }
 
-/** See RenderJobStore.claimJob. */
+/** See JobLeaseStore.claimJob. */
 export async function claimJob(
-  db: Kysely<Database>,
-  kind: 'sqlite' | 'postgres',
+  { db, kind }: StoreContext,
   owner: string,
   now: number,
   leaseMs: number,
   maxAttempts: number,
-  lapsed: boolean,
+  lapsed = true,
 ) {
   const lock = kind === 'postgres' ? sql`for update skip locked` : sql``;
   const take = (pick: RawBuilder<unknown>, status: RenderJobStatus) =>
@@ -101,8 +122,8 @@ async function takeQueued(take: Take, kind: 'sqlite' | 'postgres', lock: RawBuil
   return any.rows[0];
 }
 
-/** See RenderJobStore.renewJobLease. */
-export async function renewJobLease(db: Kysely<Database>, id: string, owner: string, until: number) {
+/** See JobLeaseStore.renewJobLease. */
+export async function renewJobLease({ db }: StoreContext, id: string, owner: string, until: number) {
   const result = await db
     .updateTable('render_jobs')
     .set({ lease_expires_at: until })
@@ -113,8 +134,8 @@ export async function renewJobLease(db: Kysely<Database>, id: string, owner: str
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** See RenderJobStore.heldJobs. */
-export async function heldJobs(db: Kysely<Database>, owner: string, ids: readonly string[]) {
+/** See JobLeaseStore.heldJobs. */
+export async function heldJobs({ db }: StoreContext, owner: string, ids: readonly string[]) {
   if (ids.length === 0) return [];
   // By primary key, and only the id: the row's request (up to 60 MB of JSON) stays where it is.
   const rows = await db
@@ -127,8 +148,8 @@ export async function heldJobs(db: Kysely<Database>, owner: string, ids: readonl
   return rows.map((r) => r.id);
 }
 
-/** See RenderJobStore.finishJob. */
-export async function finishJob(db: Kysely<Database>, id: string, owner: string, now: number, result: JobResult) {
+/** See JobLeaseStore.finishJob. */
+export async function finishJob({ db }: StoreContext, id: string, owner: string, now: number, result: JobResult) {
   const outcome =
     'pdf' in result
       ? {
@@ -160,8 +181,8 @@ export async function finishJob(db: Kysely<Database>, id: string, owner: string,
   return Number(updated.numUpdatedRows) > 0;
 }
 
-/** See RenderJobStore.requeueJob. */
-export async function requeueJob(db: Kysely<Database>, id: string, owner: string, error: JobError) {
+/** See JobLeaseStore.requeueJob. */
+export async function requeueJob({ db }: StoreContext, id: string, owner: string, error: JobError) {
   const updated = await db
     .updateTable('render_jobs')
     .set({ status: 'queued', lease_owner: null, lease_expires_at: null, error_code: error.code, error_message: error.message })
@@ -172,8 +193,8 @@ export async function requeueJob(db: Kysely<Database>, id: string, owner: string
   return Number(updated.numUpdatedRows) > 0;
 }
 
-/** See RenderJobStore.releaseJob. */
-export async function releaseJob(db: Kysely<Database>, id: string, owner: string) {
+/** See JobLeaseStore.releaseJob. */
+export async function releaseJob({ db }: StoreContext, id: string, owner: string) {
   const updated = await db
     .updateTable('render_jobs')
     .set({ status: 'queued', lease_owner: null, lease_expires_at: null, attempts: sql<number>`attempts - 1` })
@@ -182,4 +203,9 @@ export async function releaseJob(db: Kysely<Database>, id: string, owner: string
     .where('lease_owner', '=', owner)
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) > 0;
+}
+
+/** The job lease queries over one store context. */
+export function jobLeaseQueries(ctx: StoreContext): JobLeaseStore {
+  return bindQueries(ctx, { claimJob, renewJobLease, heldJobs, finishJob, requeueJob, releaseJob });
 }

@@ -1,9 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { CappedInsert, QueuedCaps } from './job-submit-queries.js';
-import type { Database, RenderJobStatus, RenderJobsTable } from './schema.js';
+import type { RenderJobStatus, RenderJobsTable } from './schema.js';
+import { bindQueries, type StoreContext } from './store-context.js';
 
 // Render jobs: the queue of record and the stored PDFs' keys, written once for both dialects;
-// KyselyStore delegates here. Claims and leases are in job-lease-queries.ts.
+// submits within the account's caps are in job-submit-queries.ts, claims and leases in job-lease-queries.ts.
 
 /** A render job row as stored. */
 export type RenderJobRow = RenderJobsTable;
@@ -51,18 +50,13 @@ export interface JobPage {
   next: { createdAt: number; id: string } | null;
 }
 
-/** Store methods of the render job queue. */
+/** Store methods of the render job queue: the jobs as submitted, read, canceled and swept. */
 export interface RenderJobStore {
   /**
    * Inserts a job unless the account already has one with the same idempotency key (the unique
    * index decides, so concurrent identical requests insert one row). Returns the job that holds the key.
    */
   insertJob(job: NewRenderJob): Promise<{ inserted: boolean; row: RenderJobRow }>;
-  /**
-   * As insertJob, but refuses (inserting nothing) when the account's queued jobs are at `caps.jobs`
-   * or their HTML plus this job's would pass `caps.htmlBytes`; the check and the insert are atomic.
-   */
-  insertJobWithinCaps(job: NewRenderJob, caps: QueuedCaps): Promise<CappedInsert>;
   /** The job, if it exists (and belongs to `accountId` when given). */
   findJob(id: string, accountId?: string): Promise<RenderJobRow | undefined>;
   /** The job holding this idempotency key for the account, if any. */
@@ -71,23 +65,6 @@ export interface RenderJobStore {
   releaseIdempotencyKey(id: string): Promise<void>;
   /** Jobs of the account waiting for a worker. */
   countQueuedJobs(accountId: string): Promise<number>;
-  /**
-   * Takes the next job for `owner` until `now + leaseMs`: first a job whose lease lapsed (attempts left),
-   * else the oldest queued job of the account that has the fewest running jobs and was served least
-   * recently. Jobs whose lease lapsed with no attempt left become `failed` in the same call. With
-   * `lapsed` false, lapsed leases are left for a later call (one statement instead of three).
-   */
-  claimJob(owner: string, now: number, leaseMs: number, maxAttempts: number, lapsed?: boolean): Promise<RenderJobRow | undefined>;
-  /** Extends the lease; false when the job is no longer this owner's (canceled, or taken after a lapse). */
-  renewJobLease(id: string, owner: string, until: number): Promise<boolean>;
-  /** Which of these jobs are still running under this owner's lease (a cancel elsewhere drops one). */
-  heldJobs(owner: string, ids: readonly string[]): Promise<string[]>;
-  /** Makes the job final (succeeded with its PDF, or failed) and its webhook due, in one statement; false if no longer owned. */
-  finishJob(id: string, owner: string, now: number, result: JobResult): Promise<boolean>;
-  /** Puts the job back in the queue after a failed attempt that may succeed later, keeping the error as its last. */
-  requeueJob(id: string, owner: string, error: JobError): Promise<boolean>;
-  /** Gives the job back untouched (shutdown): the lease is cleared and the attempt not counted, so another worker takes it at once. */
-  releaseJob(id: string, owner: string): Promise<boolean>;
   /** Cancels a queued or running job of the account; returns the job as it is afterwards. */
   cancelJob(id: string, accountId: string, now: number): Promise<RenderJobRow | undefined>;
   /** Forgets the PDF of the account's job; returns the result store key to delete (if there was one). */
@@ -118,7 +95,8 @@ export interface RenderJobStore {
 }
 
 /** See RenderJobStore.insertJob. */
-export async function insertJob(db: Kysely<Database>, job: NewRenderJob) {
+export async function insertJob(ctx: StoreContext, job: NewRenderJob) {
+  const { db } = ctx;
   const row: RenderJobRow = {
     id: job.id,
     account_id: job.accountId,
@@ -157,20 +135,21 @@ export async function insertJob(db: Kysely<Database>, job: NewRenderJob) {
     .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
     .executeTakeFirst();
   if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return { inserted: true, row };
-  const existing = job.idempotencyKey === null ? undefined : await findJobByIdempotencyKey(db, job.accountId, job.idempotencyKey);
+  const existing =
+    job.idempotencyKey === null ? undefined : await findJobByIdempotencyKey(ctx, job.accountId, job.idempotencyKey);
   if (!existing) throw new Error(`render job ${job.id} was not inserted and no job holds its idempotency key`);
   return { inserted: false, row: existing };
 }
 
 /** See RenderJobStore.findJob. */
-export async function findJob(db: Kysely<Database>, id: string, accountId?: string) {
+export async function findJob({ db }: StoreContext, id: string, accountId?: string) {
   let query = db.selectFrom('render_jobs').selectAll().where('id', '=', id);
   if (accountId !== undefined) query = query.where('account_id', '=', accountId);
   return query.executeTakeFirst();
 }
 
 /** See RenderJobStore.findJobByIdempotencyKey. */
-export async function findJobByIdempotencyKey(db: Kysely<Database>, accountId: string, key: string) {
+export async function findJobByIdempotencyKey({ db }: StoreContext, accountId: string, key: string) {
   return db
     .selectFrom('render_jobs')
     .selectAll()
@@ -180,12 +159,12 @@ export async function findJobByIdempotencyKey(db: Kysely<Database>, accountId: s
 }
 
 /** See RenderJobStore.releaseIdempotencyKey. */
-export async function releaseIdempotencyKey(db: Kysely<Database>, id: string) {
+export async function releaseIdempotencyKey({ db }: StoreContext, id: string) {
   await db.updateTable('render_jobs').set({ idempotency_key: null }).where('id', '=', id).execute();
 }
 
 /** See RenderJobStore.countQueuedJobs. */
-export async function countQueuedJobs(db: Kysely<Database>, accountId: string) {
+export async function countQueuedJobs({ db }: StoreContext, accountId: string) {
   const row = await db
     .selectFrom('render_jobs')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -196,7 +175,8 @@ export async function countQueuedJobs(db: Kysely<Database>, accountId: string) {
 }
 
 /** See RenderJobStore.cancelJob. */
-export async function cancelJob(db: Kysely<Database>, id: string, accountId: string, now: number) {
+export async function cancelJob(ctx: StoreContext, id: string, accountId: string, now: number) {
+  const { db } = ctx;
   await db
     .updateTable('render_jobs')
     .set({ status: 'canceled', finished_at: now, lease_owner: null, lease_expires_at: null, request: '' })
@@ -204,12 +184,13 @@ export async function cancelJob(db: Kysely<Database>, id: string, accountId: str
     .where('account_id', '=', accountId)
     .where('status', 'in', ['queued', 'running'])
     .execute();
-  return findJob(db, id, accountId);
+  return findJob(ctx, id, accountId);
 }
 
 /** See RenderJobStore.clearJobPdf. */
-export async function clearJobPdf(db: Kysely<Database>, id: string, accountId: string) {
-  const row = await findJob(db, id, accountId);
+export async function clearJobPdf(ctx: StoreContext, id: string, accountId: string) {
+  const { db } = ctx;
+  const row = await findJob(ctx, id, accountId);
   if (!row?.pdf_key) return null;
   // Only that key: a concurrent clear (retention sweep, a second DELETE) deletes the file once. The
   // expiry goes too, so the row tells a deleted PDF (no expiry) from an expired one ever after.
@@ -224,7 +205,7 @@ export async function clearJobPdf(db: Kysely<Database>, id: string, accountId: s
 
 /** See RenderJobStore.listJobs. */
 export async function listJobs(
-  db: Kysely<Database>,
+  { db }: StoreContext,
   accountId: string,
   opts: { status?: RenderJobStatus; limit: number; cursor?: { createdAt: number; id: string } },
 ): Promise<JobPage> {
@@ -251,7 +232,7 @@ export async function listJobs(
 }
 
 /** See RenderJobStore.expiredPdfs. */
-export async function expiredPdfs(db: Kysely<Database>, now: number, limit: number, storeId: string, afterId = '') {
+export async function expiredPdfs({ db }: StoreContext, now: number, limit: number, storeId: string, afterId = '') {
   const rows = await db
     .selectFrom('render_jobs')
     .select(['id', 'pdf_key', 'pdf_store'])
@@ -266,7 +247,7 @@ export async function expiredPdfs(db: Kysely<Database>, now: number, limit: numb
 }
 
 /** See RenderJobStore.deleteFinishedJobs. */
-export async function deleteFinishedJobs(db: Kysely<Database>, before: number, limit: number) {
+export async function deleteFinishedJobs({ db }: StoreContext, before: number, limit: number) {
   // Ids first, then the delete by id: SQLite's DELETE takes no LIMIT, and one batch keeps a lock short.
   const ids = db
     .selectFrom('render_jobs')
@@ -282,12 +263,12 @@ export async function deleteFinishedJobs(db: Kysely<Database>, before: number, l
 }
 
 /** See RenderJobStore.clearExpiredPdf. */
-export async function clearExpiredPdf(db: Kysely<Database>, id: string, pdfKey: string) {
+export async function clearExpiredPdf({ db }: StoreContext, id: string, pdfKey: string) {
   await db.updateTable('render_jobs').set({ pdf_key: null }).where('id', '=', id).where('pdf_key', '=', pdfKey).execute();
 }
 
 /** See RenderJobStore.cancelAccountJobs. */
-export async function cancelAccountJobs(db: Kysely<Database>, accountId: string, now: number) {
+export async function cancelAccountJobs({ db }: StoreContext, accountId: string, now: number) {
   return db.transaction().execute(async (trx) => {
     await trx
       .updateTable('render_jobs')
@@ -307,11 +288,30 @@ export async function cancelAccountJobs(db: Kysely<Database>, accountId: string,
 }
 
 /** See RenderJobStore.jobQueueStats. */
-export async function jobQueueStats(db: Kysely<Database>) {
+export async function jobQueueStats({ db }: StoreContext) {
   const row = await db
     .selectFrom('render_jobs')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min<number | null>('created_at').as('oldest')])
     .where('status', '=', 'queued')
     .executeTakeFirstOrThrow();
   return { queued: Number(row.n), oldestCreatedAt: row.oldest === null ? null : Number(row.oldest) };
+}
+
+/** The render job queries over one store context. */
+export function renderJobQueries(ctx: StoreContext): RenderJobStore {
+  return bindQueries(ctx, {
+    insertJob,
+    findJob,
+    findJobByIdempotencyKey,
+    releaseIdempotencyKey,
+    countQueuedJobs,
+    cancelJob,
+    clearJobPdf,
+    listJobs,
+    expiredPdfs,
+    clearExpiredPdf,
+    deleteFinishedJobs,
+    cancelAccountJobs,
+    jobQueueStats,
+  });
 }

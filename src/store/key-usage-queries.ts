@@ -1,10 +1,11 @@
-import type { Kysely } from 'kysely';
 import type { ApiService } from '../config.js';
-import type { Database, UsageDailyKeysTable, UsageDailyTable, UsageHourlyKeysTable, UsageOutcome } from './schema.js';
-import type { UsageIncrement } from './store.js';
+import type { UsageDailyKeysTable, UsageDailyTable, UsageHourlyKeysTable, UsageOutcome } from './schema.js';
+import { bindQueries, type StoreContext } from './store-context.js';
+import type { UsageIncrement } from './usage-queries.js';
 
-// Per-key usage counters (daily, and hourly for 48 hours) and the sealed one-time display of a new key
-// (issue 16): the queries, written once with Kysely for both dialects; KyselyStore delegates here.
+// Per-key usage counters (daily, and hourly for 48 hours; the account's daily ones are written in the
+// same flush) and the sealed one-time display of a new key: the queries, written once with Kysely for
+// both dialects.
 
 /** One per-key usage counter increment, for a UTC day (YYYY-MM-DD) or hour (YYYY-MM-DDTHH) bucket. */
 export interface KeyUsageIncrement {
@@ -55,7 +56,7 @@ export interface KeyUsageStore {
 }
 
 /** See KeyUsageStore.recordUsage. */
-export async function recordUsage(db: Kysely<Database>, batch: UsageBatch): Promise<void> {
+export async function recordUsage({ db }: StoreContext, batch: UsageBatch): Promise<void> {
   if (batch.daily.length + batch.keyDaily.length + batch.keyHourly.length === 0 && !batch.pruneHoursBefore) return;
   await db.transaction().execute(async (trx) => {
     // Rows of a key or account deleted since the requests were counted would break the foreign keys.
@@ -135,7 +136,7 @@ export async function recordUsage(db: Kysely<Database>, batch: UsageBatch): Prom
 }
 
 /** See KeyUsageStore.keyUsageSince. */
-export async function keyUsageSince(db: Kysely<Database>, accountId: string, fromDay: string): Promise<KeyUsageIncrement[]> {
+export async function keyUsageSince({ db }: StoreContext, accountId: string, fromDay: string): Promise<KeyUsageIncrement[]> {
   const rows = await db
     .selectFrom('usage_daily_keys')
     .selectAll()
@@ -155,7 +156,7 @@ export async function keyUsageSince(db: Kysely<Database>, accountId: string, fro
 
 /** See KeyUsageStore.keyHourlyUsageSince. */
 export async function keyHourlyUsageSince(
-  db: Kysely<Database>,
+  { db }: StoreContext,
   accountId: string,
   fromHour: string,
 ): Promise<KeyUsageIncrement[]> {
@@ -178,7 +179,7 @@ export async function keyHourlyUsageSince(
 
 /** See KeyUsageStore.putKeyReveal. */
 export async function putKeyReveal(
-  db: Kysely<Database>,
+  { db }: StoreContext,
   sessionHash: string,
   keyId: string,
   sealed: string,
@@ -193,7 +194,7 @@ export async function putKeyReveal(
 
 /** See KeyUsageStore.takeKeyReveal. */
 export async function takeKeyReveal(
-  db: Kysely<Database>,
+  { db }: StoreContext,
   sessionHash: string,
   keyId: string,
   notBefore: number,
@@ -209,7 +210,19 @@ export async function takeKeyReveal(
 }
 
 /** See KeyUsageStore.deleteKeyRevealsBefore. */
-export async function deleteKeyRevealsBefore(db: Kysely<Database>, before: number): Promise<number> {
+export async function deleteKeyRevealsBefore({ db }: StoreContext, before: number): Promise<number> {
   const result = await db.deleteFrom('key_reveals').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** The per-key usage queries over one store context. */
+export function keyUsageQueries(ctx: StoreContext): KeyUsageStore {
+  return bindQueries(ctx, {
+    recordUsage,
+    keyUsageSince,
+    keyHourlyUsageSince,
+    putKeyReveal,
+    takeKeyReveal,
+    deleteKeyRevealsBefore,
+  });
 }

@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest } from './migrations.js';
 import type { Database } from './schema.js';
-import { KyselyStore, type Store } from './store.js';
+import { composeStore, type Store } from './store.js';
 
 const INT8_OID = 20;
 
@@ -108,7 +108,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000,
     query_timeout: opts.queryTimeoutMs ?? 5000,
   });
-  const store = new KyselyStore('postgres', db);
+  const store = composeStore('postgres', db);
   try {
     await migrate(url, opts);
     return store;

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
-import type { ActivityLogTable, Database } from './schema.js';
+import type { ActivityLogTable } from './schema.js';
+import { bindQueries, type StoreContext } from './store-context.js';
 
-// Account recovery (password reset tokens), the activity log, the sessions list and account deletion
-// (issue 16): the queries, written once with Kysely for both dialects; KyselyStore delegates here.
+// Account recovery (password reset tokens), the activity log, the sessions list and account deletion:
+// the queries, written once with Kysely for both dialects.
 
 /** One entry of an account's activity log. */
 export interface ActivityEntry {
@@ -101,7 +101,7 @@ function toActivity(row: ActivityLogTable): ActivityEntry {
 
 /** See RecoveryStore.insertResetToken. */
 export async function insertResetToken(
-  db: Kysely<Database>,
+  { db }: StoreContext,
   input: { tokenHash: string; accountId: string; createdAt: number; expiresAt: number },
 ) {
   await db
@@ -117,7 +117,7 @@ export async function insertResetToken(
 }
 
 /** See RecoveryStore.findUsableResetToken. */
-export async function findUsableResetToken(db: Kysely<Database>, tokenHash: string, at: number) {
+export async function findUsableResetToken({ db }: StoreContext, tokenHash: string, at: number) {
   const row = await db
     .selectFrom('password_reset_tokens')
     .select('account_id')
@@ -129,7 +129,7 @@ export async function findUsableResetToken(db: Kysely<Database>, tokenHash: stri
 }
 
 /** See RecoveryStore.consumeResetToken. */
-export async function consumeResetToken(db: Kysely<Database>, tokenHash: string, at: number) {
+export async function consumeResetToken({ db }: StoreContext, tokenHash: string, at: number) {
   const result = await db
     .updateTable('password_reset_tokens')
     .set({ used_at: at })
@@ -147,23 +147,23 @@ export async function consumeResetToken(db: Kysely<Database>, tokenHash: string,
 }
 
 /** See RecoveryStore.deleteResetTokensOf. */
-export async function deleteResetTokensOf(db: Kysely<Database>, accountId: string) {
+export async function deleteResetTokensOf({ db }: StoreContext, accountId: string) {
   await db.deleteFrom('password_reset_tokens').where('account_id', '=', accountId).execute();
 }
 
 /** See RecoveryStore.deleteExpiredResetTokens. */
-export async function deleteExpiredResetTokens(db: Kysely<Database>, before: number) {
+export async function deleteExpiredResetTokens({ db }: StoreContext, before: number) {
   const result = await db.deleteFrom('password_reset_tokens').where('expires_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
 /** See RecoveryStore.addActivity. */
-export async function addActivity(db: Kysely<Database>, e: ActivityEntry) {
+export async function addActivity({ db }: StoreContext, e: ActivityEntry) {
   await db.insertInto('activity_log').values(activityRow(e)).execute();
 }
 
 /** See RecoveryStore.listActivity. */
-export async function listActivity(db: Kysely<Database>, accountId: string, limit: number, offset: number) {
+export async function listActivity({ db }: StoreContext, accountId: string, limit: number, offset: number) {
   const rows = await db
     .selectFrom('activity_log')
     .selectAll()
@@ -177,13 +177,13 @@ export async function listActivity(db: Kysely<Database>, accountId: string, limi
 }
 
 /** See RecoveryStore.pruneActivity. */
-export async function pruneActivity(db: Kysely<Database>, before: number) {
+export async function pruneActivity({ db }: StoreContext, before: number) {
   const result = await db.deleteFrom('activity_log').where('at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
 /** See RecoveryStore.listSessions. */
-export async function listSessions(db: Kysely<Database>, accountId: string) {
+export async function listSessions({ db }: StoreContext, accountId: string) {
   const rows = await db
     .selectFrom('sessions')
     .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
@@ -204,7 +204,7 @@ export async function listSessions(db: Kysely<Database>, accountId: string) {
 }
 
 /** See RecoveryStore.deleteSessionByPublicId. */
-export async function deleteSessionByPublicId(db: Kysely<Database>, accountId: string, publicId: string) {
+export async function deleteSessionByPublicId({ db }: StoreContext, accountId: string, publicId: string) {
   const result = await db
     .deleteFrom('sessions')
     .where('account_id', '=', accountId)
@@ -214,7 +214,7 @@ export async function deleteSessionByPublicId(db: Kysely<Database>, accountId: s
 }
 
 /** See RecoveryStore.deleteAccount. */
-export async function deleteAccount(db: Kysely<Database>, accountId: string, tombstone: ActivityEntry) {
+export async function deleteAccount({ db }: StoreContext, accountId: string, tombstone: ActivityEntry) {
   return db.transaction().execute(async (trx) => {
     if (!(await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst())) return false;
     // Children first, explicitly: the foreign keys cascade too, but SQLite enforces them only per connection setting.
@@ -230,5 +230,22 @@ export async function deleteAccount(db: Kysely<Database>, accountId: string, tom
     if (Number(result.numDeletedRows) === 0) return false;
     await trx.insertInto('activity_log').values(activityRow(tombstone)).execute();
     return true;
+  });
+}
+
+/** The account recovery queries over one store context. */
+export function recoveryQueries(ctx: StoreContext): RecoveryStore {
+  return bindQueries(ctx, {
+    insertResetToken,
+    findUsableResetToken,
+    consumeResetToken,
+    deleteResetTokensOf,
+    deleteExpiredResetTokens,
+    addActivity,
+    listActivity,
+    pruneActivity,
+    listSessions,
+    deleteSessionByPublicId,
+    deleteAccount,
   });
 }

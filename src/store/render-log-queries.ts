@@ -1,10 +1,10 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 // The record is the render report's own shape (render/report.ts, a leaf module), stored as it is.
 import { type RenderRecord, type ReportEntry, warningCount } from '../render/report.js';
-import type { Database, RenderLogTable } from './schema.js';
+import type { RenderLogTable } from './schema.js';
+import { bindQueries, type StoreContext } from './store-context.js';
 
-// The render log's queries, written once for both dialects; KyselyStore delegates here and
-// render/render-log.ts batches the writes.
+// The render log's queries, written once for both dialects; render/render-log.ts batches the writes.
 
 /** One render as a listing shows it: the record without its entries, with the key's name. */
 export interface RenderSummary extends Omit<RenderRecord, 'warnings'> {
@@ -83,7 +83,7 @@ function toSummary(row: Omit<RenderLogTable, 'warnings'>): Omit<RenderSummary, '
 }
 
 /** See RenderLogStore.insertRenderRecords. */
-export async function insertRenderRecords(db: Kysely<Database>, records: readonly RenderRecord[]) {
+export async function insertRenderRecords({ db }: StoreContext, records: readonly RenderRecord[]) {
   for (let i = 0; i < records.length; i += INSERT_CHUNK) {
     await db
       .insertInto('render_log')
@@ -94,7 +94,7 @@ export async function insertRenderRecords(db: Kysely<Database>, records: readonl
 }
 
 /** See RenderLogStore.findRenderRecord. */
-export async function findRenderRecord(db: Kysely<Database>, id: string, accountId: string) {
+export async function findRenderRecord({ db }: StoreContext, id: string, accountId: string) {
   const row = await db
     .selectFrom('render_log')
     .selectAll()
@@ -108,7 +108,7 @@ export async function findRenderRecord(db: Kysely<Database>, id: string, account
 
 /** See RenderLogStore.listRenderRecords. */
 export async function listRenderRecords(
-  db: Kysely<Database>,
+  { db }: StoreContext,
   accountId: string,
   opts: { limit: number; cursor?: { createdAt: number; id: string }; problemsOnly?: boolean },
 ): Promise<RenderLogPage> {
@@ -157,7 +157,12 @@ export async function listRenderRecords(
 }
 
 /** See RenderLogStore.purgeRenderRecords. */
-export async function purgeRenderRecords(db: Kysely<Database>, before: number) {
+export async function purgeRenderRecords({ db }: StoreContext, before: number) {
   const result = await db.deleteFrom('render_log').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** The render log queries over one store context. */
+export function renderLogQueries(ctx: StoreContext): RenderLogStore {
+  return bindQueries(ctx, { insertRenderRecords, findRenderRecord, listRenderRecords, purgeRenderRecords });
 }

@@ -4,7 +4,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { migrateToLatest } from './migrations.js';
 import type { Database } from './schema.js';
 import { openSqliteFile, scalarOf } from './sqlite-driver.js';
-import { KyselyStore, type Store } from './store.js';
+import { composeStore, type Store } from './store.js';
 
 /** Opens (creating if needed) the embedded SQLite store in `dataDir`, WAL mode, migrated. */
 export async function openSqliteStore(dataDir: string, fileName = 'pageworks.sqlite'): Promise<Store> {
@@ -24,7 +24,7 @@ export async function openSqliteStore(dataDir: string, fileName = 'pageworks.sql
   // process on the same file) moves data_version.
   const ownChanges = sqlite.prepare('SELECT total_changes()');
   const otherCommits = sqlite.prepare('PRAGMA data_version');
-  return new KyselyStore('sqlite', db, {
+  return composeStore('sqlite', db, {
     prepare: (text) => {
       const statement = sqlite.prepare(text);
       return (params) => statement.all(params);

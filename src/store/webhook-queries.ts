@@ -1,6 +1,7 @@
 /** The store's webhook queries: signing secrets, delivery attempts, and the webhook outbox columns of render_jobs. */
 import { type Kysely, sql } from 'kysely';
 import type { Database, RenderJobsTable, WebhookDeliveriesTable } from './schema.js';
+import { bindQueries, type StoreContext } from './store-context.js';
 
 /** One delivery attempt as the application sees it. */
 export interface WebhookDeliveryRecord {
@@ -58,26 +59,27 @@ function toDelivery(r: WebhookDeliveriesTable): WebhookDeliveryRecord {
 }
 
 /** See WebhookStore.findWebhookSecret. */
-export async function findWebhookSecret(db: Kysely<Database>, accountId: string) {
+export async function findWebhookSecret({ db }: StoreContext, accountId: string) {
   const row = await db.selectFrom('webhook_secrets').select('secret').where('account_id', '=', accountId).executeTakeFirst();
   return row?.secret;
 }
 
 /** See WebhookStore.ensureWebhookSecret. */
-export async function ensureWebhookSecret(db: Kysely<Database>, accountId: string, candidate: string, at: number) {
+export async function ensureWebhookSecret(ctx: StoreContext, accountId: string, candidate: string, at: number) {
+  const { db } = ctx;
   // Two first deliveries at once must not sign with two different secrets: the first insert wins.
   await db
     .insertInto('webhook_secrets')
     .values({ account_id: accountId, secret: candidate, created_at: at })
     .onConflict((oc) => oc.column('account_id').doNothing())
     .execute();
-  const stored = await findWebhookSecret(db, accountId);
+  const stored = await findWebhookSecret(ctx, accountId);
   if (stored === undefined) throw new Error(`account ${accountId} does not exist`);
   return stored;
 }
 
 /** See WebhookStore.findWebhookSecrets. */
-export async function findWebhookSecrets(db: Kysely<Database>, accountId: string): Promise<WebhookSecretRecord | undefined> {
+export async function findWebhookSecrets({ db }: StoreContext, accountId: string): Promise<WebhookSecretRecord | undefined> {
   const row = await db.selectFrom('webhook_secrets').selectAll().where('account_id', '=', accountId).executeTakeFirst();
   if (!row) return undefined;
   return {
@@ -90,7 +92,7 @@ export async function findWebhookSecrets(db: Kysely<Database>, accountId: string
 
 /** See WebhookStore.rotateWebhookSecret. */
 export async function rotateWebhookSecret(
-  db: Kysely<Database>,
+  { db }: StoreContext,
   accountId: string,
   secret: string,
   at: number,
@@ -112,7 +114,7 @@ export async function rotateWebhookSecret(
 }
 
 /** See WebhookStore.insertWebhookDelivery. */
-export async function insertWebhookDelivery(db: Kysely<Database>, d: WebhookDeliveryRecord) {
+export async function insertWebhookDelivery({ db }: StoreContext, d: WebhookDeliveryRecord) {
   await db
     .insertInto('webhook_deliveries')
     .values({
@@ -130,7 +132,7 @@ export async function insertWebhookDelivery(db: Kysely<Database>, d: WebhookDeli
 }
 
 /** See WebhookStore.listWebhookDeliveries. */
-export async function listWebhookDeliveries(db: Kysely<Database>, accountId: string, jobIds: readonly string[]) {
+export async function listWebhookDeliveries({ db }: StoreContext, accountId: string, jobIds: readonly string[]) {
   if (jobIds.length === 0) return [];
   const rows = await db
     .selectFrom('webhook_deliveries')
@@ -144,7 +146,7 @@ export async function listWebhookDeliveries(db: Kysely<Database>, accountId: str
 }
 
 /** See WebhookStore.purgeWebhookDeliveries. */
-export async function purgeWebhookDeliveries(db: Kysely<Database>, before: number) {
+export async function purgeWebhookDeliveries({ db }: StoreContext, before: number) {
   const result = await db.deleteFrom('webhook_deliveries').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -193,8 +195,7 @@ const CLAIM_LOCK = 0x7077686b;
 
 /** See WebhookOutboxStore.claimDueWebhooks. */
 export async function claimDueWebhooks(
-  db: Kysely<Database>,
-  kind: 'sqlite' | 'postgres',
+  { db, kind }: StoreContext,
   now: number,
   leaseUntil: number,
   limit: number,
@@ -236,7 +237,7 @@ export async function claimDueWebhooks(
 
 /** See WebhookOutboxStore.settleWebhook. */
 export async function settleWebhook(
-  db: Kysely<Database>,
+  { db }: StoreContext,
   jobId: string,
   o: { state: 'pending' | 'delivered' | 'exhausted'; attempts: number; nextAt: number | null },
   claimedAt: number,
@@ -254,7 +255,7 @@ export async function settleWebhook(
 
 /** See WebhookOutboxStore.redeliverWebhook. */
 export async function redeliverWebhook(
-  db: Kysely<Database>,
+  { db }: StoreContext,
   accountId: string,
   jobId: string,
   now: number,
@@ -280,4 +281,22 @@ export async function redeliverWebhook(
   }
   const inFlight = row.webhook_lease_expires_at !== null && Number(row.webhook_lease_expires_at) > now;
   return inFlight ? { kind: 'after_attempt' } : { kind: 'queued' };
+}
+
+/** The webhook secret and delivery queries over one store context. */
+export function webhookQueries(ctx: StoreContext): WebhookStore {
+  return bindQueries(ctx, {
+    findWebhookSecret,
+    ensureWebhookSecret,
+    findWebhookSecrets,
+    rotateWebhookSecret,
+    insertWebhookDelivery,
+    listWebhookDeliveries,
+    purgeWebhookDeliveries,
+  });
+}
+
+/** The webhook outbox queries over one store context. */
+export function webhookOutboxQueries(ctx: StoreContext): WebhookOutboxStore {
+  return bindQueries(ctx, { claimDueWebhooks, settleWebhook, redeliverWebhook });
 }
