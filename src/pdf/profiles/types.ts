@@ -1,0 +1,105 @@
+/**
+ * The contract of the PDF profile engine: what a render asks of a printed PDF (archival PDF/A, accessible
+ * PDF/UA, associated files, XMP extension schemas) and what the engine answers (the bytes, what they claim,
+ * and what the document could not meet). docs/standards.md explains the claim rule.
+ */
+
+/** A conformance level a document may declare with `<meta name="pdf-profile">`. */
+export type PdfProfile = 'PDF/A-2b' | 'PDF/A-2u' | 'PDF/A-3b' | 'PDF/A-3u' | 'PDF/UA-1';
+
+/** Every profile the engine knows, in the order the docs list them. */
+export const PDF_PROFILES: readonly PdfProfile[] = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/A-3u', 'PDF/UA-1'];
+
+/** What a PDF may claim: a profile, or Factur-X (which builds on PDF/A-3). */
+export type Claim = PdfProfile | 'Factur-X';
+
+/** How an associated file relates to the PDF (PDF 2.0 / PDF/A-3 `AFRelationship`). */
+export type AfRelationship = 'Source' | 'Data' | 'Alternative' | 'Supplement' | 'Unspecified';
+
+/** A file embedded in the PDF as an associated file (catalog `/AF`, `/EmbeddedFiles` name tree). */
+export interface EmbeddedFile {
+  /** The file name readers show and `pdfdetach` saves as (`factur-x.xml`). */
+  name: string;
+  /** Embedded byte for byte. */
+  bytes: Uint8Array;
+  /** Media type, e.g. `text/xml` (the embedded file stream's `/Subtype`). */
+  mimeType: string;
+  relationship: AfRelationship;
+  description?: string;
+  /** The file's modification date; the render's date when absent. */
+  modified?: Date;
+}
+
+/** One property of an XMP extension schema, with the value the PDF's XMP gives it. */
+export interface XmpExtensionProperty {
+  name: string;
+  /** XMP value type, e.g. `Text`. */
+  valueType: string;
+  category: 'external' | 'internal';
+  description: string;
+  value: string;
+}
+
+/** An XMP extension schema (PDF/A 6.6.2.3): its description under `pdfaExtension:schemas` and its values. */
+export interface XmpExtensionSchema {
+  namespaceUri: string;
+  prefix: string;
+  /** The schema's human-readable description (`pdfaSchema:schema`). */
+  schema: string;
+  properties: XmpExtensionProperty[];
+}
+
+/** Something the document (or its PDF) cannot meet for a profile; the profile is then not claimed. */
+export interface ConformanceIssue {
+  profile: Claim;
+  /** The clause of the standard, e.g. `7.18.5-2` (veraPDF's rule id) or `6.6.2.1`. */
+  clause: string;
+  /** The element or PDF object concerned, e.g. `<img src="logo.png">` or `page 3`. */
+  element: string;
+  /** Plain words a customer can act on. */
+  message: string;
+}
+
+/**
+ * A claim that builds on profiles (Factur-X on PDF/A-3b): claimed, and its extension schemas written,
+ * only when every profile in `requires` is claimed; otherwise an issue says so.
+ */
+export interface ExtraClaim {
+  claim: 'Factur-X';
+  requires: PdfProfile[];
+  extensions: XmpExtensionSchema[];
+}
+
+/** What a render asks of its printed PDF. */
+export interface ProfileRequest {
+  /** The declared profiles; empty means no profile is claimed (files and extensions are still written). */
+  profiles: PdfProfile[];
+  files: EmbeddedFile[];
+  /** Extension schemas written whatever is claimed (described under `pdfaExtension:schemas` for PDF/A). */
+  extensions: XmpExtensionSchema[];
+  extraClaims?: ExtraClaim[];
+  /**
+   * What the document side already found (an image without alternative text, no `lang`): every profile
+   * named here is left unclaimed, and these issues come back with the engine's own.
+   */
+  issues?: ConformanceIssue[];
+  title?: string;
+  lang?: string;
+  author?: string;
+  subject?: string;
+  keywords?: string;
+  creator: string;
+  producer: string;
+  /** Creation and modification date, equal in the Info dictionary and the XMP. */
+  date: Date;
+}
+
+/** What the engine made: the new bytes, what they claim, and why any declared claim was left out. */
+export interface ProfileResult {
+  bytes: Uint8Array;
+  claims: Claim[];
+  issues: ConformanceIssue[];
+}
+
+/** The engine's entry point (implemented in ./apply-profiles.ts). */
+export type ApplyProfiles = (pdf: Uint8Array, req: ProfileRequest) => Promise<ProfileResult>;
