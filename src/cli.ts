@@ -8,7 +8,7 @@ import { parseFlags } from './cli-args.js';
 import { CLI_COMMANDS, cliCommand, parseArgsOptions, synopsis, unknownOptionMessage } from './cli-commands.js';
 import { reportCliError, UsageError } from './cli-errors.js';
 import { type ApiService, type Config, loadConfig, parseServices } from './config.js';
-import { openResultStore } from './jobs/results/result-store.js';
+import { openResultStore } from './jobs/results/open-result-store.js';
 import { rotationDetail, WebhookSecrets } from './jobs/webhook-secrets.js';
 import { serve } from './main.js';
 import { windowUnit } from './ratelimit/window.js';

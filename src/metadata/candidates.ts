@@ -9,7 +9,7 @@
  * - A URL field whose first non-empty value does not parse as a URL is null (no later element is tried).
  */
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
-import type { Decoder } from './encoding.js';
+import type { Decoder } from './decoder.js';
 import { isWs, type TagAttrs } from './html-scan.js';
 import type { ScanSink } from './scanner.js';
 import { collapseWhitespace, decodeReferences, defaultFavicon } from './text.js';

@@ -9,7 +9,7 @@
  * the UHC Hangul ICU's EUC-KR lacks) and Big5-HKSCS.
  */
 import iconv from 'iconv-lite';
-import type { Decoder } from './encoding.js';
+import type { Decoder } from './decoder.js';
 
 const ERROR = '\uFFFD';
 

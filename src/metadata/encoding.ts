@@ -5,6 +5,7 @@
  */
 
 import { legacyMultiByteDecoder } from './cjk-decoders.js';
+import type { Decoder } from './decoder.js';
 
 /** Labels that WHATWG maps to the "replacement" encoding (the document decodes to one U+FFFD). */
 const REPLACEMENT_LABELS = new Set(['csiso2022kr', 'hz-gb-2312', 'iso-2022-cn', 'iso-2022-cn-ext', 'iso-2022-kr', 'replacement']);
@@ -70,11 +71,6 @@ export function isHtmlContentType(value: string | null | undefined): boolean {
 /** Encodings whose bytes below 0x80 are ASCII and never occur inside a multi-byte character as <, >, quotes, =, / or whitespace. */
 export function isAsciiCompatible(encoding: string): boolean {
   return !(encoding === 'utf-16le' || encoding === 'utf-16be' || encoding === 'iso-2022-jp' || encoding === 'replacement');
-}
-
-/** Something that turns bytes into text. */
-export interface Decoder {
-  decode(bytes: Uint8Array): string;
 }
 
 /** windows-1252 code points of bytes 0x80–0x9F (the rest of the encoding is ISO-8859-1). */

@@ -9,7 +9,8 @@ import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { FileResultStore } from '../../src/jobs/results/file-results.js';
-import { openResultStore, type ResultStore } from '../../src/jobs/results/result-store.js';
+import { openResultStore } from '../../src/jobs/results/open-result-store.js';
+import type { ResultStore } from '../../src/jobs/results/result-store.js';
 import { S3ResultStore } from '../../src/jobs/results/s3-results.js';
 import { S3_CREDENTIALS, startS3Server } from '../helpers/s3-server.js';
 

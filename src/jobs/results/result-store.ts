@@ -1,12 +1,9 @@
 /**
  * Where job PDFs are kept: one interface, files under the data dir by default or any S3-compatible
- * store (`RESULT_STORE=s3://bucket/prefix`), so that any instance serves any job's PDF.
+ * store (`RESULT_STORE=s3://bucket/prefix`), so that any instance serves any job's PDF. The backends
+ * implement it; open-result-store.ts picks one.
  */
-import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Config } from '../../config.js';
-import { FileResultStore } from './file-results.js';
-import { S3ResultStore } from './s3-results.js';
 
 /** A stored PDF, streamed. */
 export interface StoredResult {
@@ -39,19 +36,4 @@ export interface ResultStore {
 export function checkKey(key: string): string {
   if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\.pdf$/.test(key)) throw new Error(`not a result key: ${JSON.stringify(key)}`);
   return key;
-}
-
-/** The result store the configuration asks for. */
-export function openResultStore(
-  config: Pick<Config, 'resultStore' | 's3Endpoint' | 'dataDir'>,
-  env: Record<string, string | undefined> = process.env,
-): ResultStore {
-  if (!config.resultStore) return new FileResultStore(path.join(config.dataDir, 'results'));
-  const url = new URL(config.resultStore);
-  return new S3ResultStore({
-    bucket: url.hostname,
-    prefix: url.pathname.replace(/^\/+/, '').replace(/\/*$/, ''),
-    endpoint: config.s3Endpoint,
-    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
-  });
 }
