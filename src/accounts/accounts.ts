@@ -2,7 +2,9 @@ import type { ApiService } from '../config.js';
 import { newId } from '../ids.js';
 import { deleteAccountJobs } from '../jobs/queue.js';
 import type { ResultStore } from '../jobs/results/result-store.js';
-import type { Account, ActivityEntry, Store } from '../store/store.js';
+import type { Account, AccountStore } from '../store/account-queries.js';
+import type { RenderJobStore } from '../store/jobs-queries.js';
+import type { ActivityEntry, RecoveryStore } from '../store/recovery-queries.js';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './password.js';
 import { unshowableCharacterProblem } from './user-text.js';
 
@@ -20,7 +22,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Account creation, lookup, limits and passwords. */
 export class AccountService {
   constructor(
-    private readonly store: Store,
+    private readonly store: AccountStore & Pick<RecoveryStore, 'deleteAccount'> & Pick<RenderJobStore, 'cancelAccountJobs'>,
     private readonly now: () => number = Date.now,
     /** Where the account's job PDFs are deleted from; every caller that deletes accounts passes it. */
     private readonly results?: ResultStore,

@@ -1,5 +1,5 @@
 import { newId } from '../ids.js';
-import type { ActivityEntry, ActivityKind, Store } from '../store/store.js';
+import type { ActivityEntry, ActivityKind, RecoveryStore } from '../store/recovery-queries.js';
 
 /** Where a dashboard action came from, as the activity log records it. */
 export interface ClientInfo {
@@ -31,7 +31,7 @@ export interface ActivityPage {
 /** Per-account log of sign-ins, password changes, key and limit changes, ended sessions and deletions. */
 export class ActivityLog {
   constructor(
-    private readonly store: Store,
+    private readonly store: RecoveryStore,
     /** Entries older than this many days are pruned. */
     readonly retentionDays: number,
     private readonly now: () => number = Date.now,

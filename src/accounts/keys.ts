@@ -1,6 +1,6 @@
 import type { ApiService } from '../config.js';
 import { newId } from '../ids.js';
-import type { ApiKeyRecord, Store } from '../store/store.js';
+import type { ApiKeyRecord, KeyStore } from '../store/key-queries.js';
 import { AccountError } from './accounts.js';
 import { displayPrefixOf, generateKey, hashKey, parseKey } from './key-format.js';
 import { unshowableCharacterProblem } from './user-text.js';
@@ -16,7 +16,7 @@ export type KeyCheck =
 /** Creates, lists, revokes and verifies API keys. Keys are kept only as SHA-256 hashes. */
 export class KeyService {
   constructor(
-    private readonly store: Store,
+    private readonly store: KeyStore,
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Store } from '../store/store.js';
+import type { RecoveryStore } from '../store/recovery-queries.js';
 import { AccountError, type AccountService } from './accounts.js';
 import { MIN_PASSWORD_LENGTH } from './password.js';
 
@@ -24,7 +24,7 @@ export function resetLink(dashboardPublicUrl: string, token: string): string {
  */
 export class PasswordResets {
   constructor(
-    private readonly store: Store,
+    private readonly store: RecoveryStore,
     private readonly accounts: AccountService,
     private readonly now: () => number = Date.now,
   ) {}

@@ -1,6 +1,8 @@
 import type { ApiService } from '../config.js';
+import type { KeyStore } from '../store/key-queries.js';
+import type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from '../store/key-usage-queries.js';
 import type { UsageOutcome } from '../store/schema.js';
-import type { KeyUsageIncrement, Store, UsageBatch, UsageIncrement } from '../store/store.js';
+import type { UsageIncrement } from '../store/usage-queries.js';
 import { BatchedWrites } from './batched-writes.js';
 
 /**
@@ -56,7 +58,7 @@ export class UsageRecorder {
   private prunedHour = '';
 
   constructor(
-    store: Store,
+    store: KeyUsageStore,
     intervalMs = 10_000,
     onError?: (err: unknown) => void,
     private readonly now = Date.now,
@@ -105,7 +107,7 @@ export class UsageRecorder {
 export class LastUsedRecorder {
   private readonly batch: BatchedWrites<number>;
 
-  constructor(store: Store, intervalMs = 30_000, onError?: (err: unknown) => void) {
+  constructor(store: KeyStore, intervalMs = 30_000, onError?: (err: unknown) => void) {
     this.batch = new BatchedWrites<number>(
       Math.max,
       (entries) => store.touchKeys(entries.map(([keyId, at]) => ({ keyId, at }))),

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Store } from '../store/store.js';
+import type { KeyUsageStore } from '../store/key-usage-queries.js';
 
 /** A new key waits this long for its one display (the redirect after "Create key" takes milliseconds). */
 export const REVEAL_TTL_MS = 10 * 60_000;
@@ -39,7 +39,7 @@ export function openForSession(sessionId: string, keyId: string, sealed: string)
  */
 export class KeyReveals {
   constructor(
-    private readonly store: Store,
+    private readonly store: KeyUsageStore,
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { ClientInfo } from '../accounts/activity.js';
-import type { SessionListing, Store } from '../store/store.js';
+import type { RecoveryStore, SessionListing } from '../store/recovery-queries.js';
+import type { SessionStore } from '../store/session-queries.js';
 
 /** Session lifetimes: idle (no request for this long ends it) and absolute (from login). */
 export interface SessionTimeouts {
@@ -43,7 +44,7 @@ export function sameSecret(a: string, b: string): boolean {
 /** Server-side dashboard sessions on the store's sessions table. */
 export class SessionManager {
   constructor(
-    private readonly store: Store,
+    private readonly store: SessionStore & Pick<RecoveryStore, 'listSessions' | 'deleteSessionByPublicId'>,
     readonly timeouts: SessionTimeouts = DEFAULT_TIMEOUTS,
     private readonly now: () => number = Date.now,
   ) {}

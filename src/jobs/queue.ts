@@ -7,8 +7,9 @@ import crypto from 'node:crypto';
 import { RenderError } from '../errors.js';
 import { newTimeOrderedId } from '../ids.js';
 import type { RenderRequest } from '../render/schema.js';
+import type { JobSubmitStore } from '../store/job-submit-queries.js';
+import type { RenderJobRow, RenderJobStore } from '../store/jobs-queries.js';
 import type { RenderJobStatus } from '../store/schema.js';
-import type { RenderJobRow, Store } from '../store/store.js';
 import type { ResultStore, StoredResult } from './results/result-store.js';
 
 /** A repeated Idempotency-Key returns the first job within this window. */
@@ -30,7 +31,7 @@ export interface JobSubmission {
 
 /** How the queue is bounded. */
 export interface JobQueueOptions {
-  store: Store;
+  store: RenderJobStore & JobSubmitStore;
   results: ResultStore;
   maxQueuedPerAccount: number;
   /** Most UTF-8 bytes of HTML queued per account (RENDER_JOBS_MAX_QUEUED_MB); unbounded when unset. */
@@ -278,6 +279,11 @@ export class JobQueue {
 }
 
 /** Cancels the account's unfinished jobs and deletes its stored PDFs (before the account itself goes). */
-export async function deleteAccountJobs(store: Store, results: ResultStore, accountId: string, now = Date.now()): Promise<void> {
+export async function deleteAccountJobs(
+  store: Pick<RenderJobStore, 'cancelAccountJobs'>,
+  results: ResultStore,
+  accountId: string,
+  now = Date.now(),
+): Promise<void> {
   for (const key of await store.cancelAccountJobs(accountId, now)) await results.delete(key);
 }

@@ -10,7 +10,8 @@ import type { BrowserPool, RenderResult } from '../render/browser-pool.js';
 import { toPrintParams } from '../render/options.js';
 import { DISCARD_RECORDS, type RenderRecord, type RenderRecorder } from '../render/report.js';
 import { incompleteError } from '../render/strict.js';
-import type { RenderJobRow, Store } from '../store/store.js';
+import type { JobLeaseStore } from '../store/job-lease-queries.js';
+import type { RenderJobRow } from '../store/jobs-queries.js';
 import { pdfKey } from './queue.js';
 import type { ResultStore } from './results/result-store.js';
 
@@ -26,7 +27,7 @@ export type JobOutcome = 'succeeded' | 'failed' | 'retried' | 'released';
 
 /** What the worker needs. */
 export interface JobWorkerOptions {
-  store: Store;
+  store: JobLeaseStore;
   results: ResultStore;
   pool: Pick<BrowserPool, 'render'>;
   /** Jobs rendering at once (0: none; the process serves the API alone). */
