@@ -128,6 +128,11 @@ export class ReportCollector {
     for (const entry of entries) this.extra.push({ at: Date.now(), entry });
   }
 
+  /** Notes what the PDF profiles the document declared met with: conformance issues, attachments it could not get. */
+  profiles(entries: readonly ReportEntry[]): void {
+    for (const entry of entries) this.extra.push({ at: Date.now(), entry });
+  }
+
   /** Notes the requests (by id, as the slot tracks them) still pending as the document prints. */
   printing(pending: Iterable<string>): void {
     const urls = [...pending].map((id) => this.urls.get(id)?.url).filter((u): u is string => u !== undefined);

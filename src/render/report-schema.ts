@@ -40,6 +40,15 @@ export const ReportEntrySchema = Type.Union([
   ),
   entry('unresolved_reference', { target: Type.String() }, 'A cross-reference whose target is not in the document.'),
   entry(
+    'conformance',
+    {
+      profile: Type.String({ maxLength: 200, description: 'The declared profile, e.g. PDF/UA-1, PDF/A-3b or Factur-X.' }),
+      clause: Type.String({ maxLength: 200, description: 'The clause it misses (veraPDF rule id where there is one).' }),
+      element: Type.String({ maxLength: 200, description: 'Where in the document, e.g. img[src="logo.png"].' }),
+    },
+    'The document declared a profile it cannot meet; the PDF does not claim it.',
+  ),
+  entry(
     'truncated',
     { dropped: Type.Integer({ minimum: 1 }) },
     'More entries than a report keeps (100); how many were left out.',

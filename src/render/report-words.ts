@@ -131,6 +131,21 @@ export function pendingEntry(urls: string[]): ReportEntry {
   };
 }
 
+/**
+ * An entry for a declared profile the document cannot meet (docs/standards.md): which profile, the
+ * clause, the element, and the message that says why and what to do. Each field is cut to 200
+ * characters, the message to 500.
+ */
+export function conformanceEntry(issue: { profile: string; clause: string; element: string; message: string }): ReportEntry {
+  return {
+    kind: 'conformance',
+    profile: issue.profile.slice(0, 200),
+    clause: issue.clause.slice(0, 200),
+    element: issue.element.slice(0, 200),
+    message: issue.message.slice(0, 500),
+  };
+}
+
 /** The last entry of a report that had more to say than it keeps. */
 export function truncatedEntry(dropped: number, kept: number): ReportEntry {
   return {

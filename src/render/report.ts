@@ -26,6 +26,7 @@ export type ReportEntry =
   | { kind: 'not_ready'; text: string; message: string }
   | { kind: 'printed_while_pending'; count: number; urls: string[]; message: string }
   | { kind: 'unresolved_reference'; target: string; message: string }
+  | { kind: 'conformance'; profile: string; clause: string; element: string; message: string }
   | { kind: 'truncated'; dropped: number; message: string };
 
 /** The kinds of report entries. */

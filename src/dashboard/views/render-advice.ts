@@ -156,6 +156,17 @@ export function adviceFor(entry: ReportEntry): WarningAdvice {
         facts: [['Target', entry.target]],
         advice: 'target-counter() names an element that is not in the document. Check that an element has this id.',
       };
+    case 'conformance':
+      return {
+        title: `The PDF does not claim ${entry.profile}`,
+        facts: [
+          ['Profile', entry.profile],
+          ['Clause', entry.clause],
+          ['Element', entry.element],
+        ],
+        advice:
+          'The document declared a profile it cannot meet, so the PDF was made without that claim. Fix the element named here and render again; docs/standards.md says what each profile needs.',
+      };
     case 'truncated':
       return {
         title: `${entry.dropped} more ${entry.dropped === 1 ? 'warning was' : 'warnings were'} not kept`,
