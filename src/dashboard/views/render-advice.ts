@@ -165,7 +165,7 @@ export function adviceFor(entry: ReportEntry): WarningAdvice {
           ['Element', entry.element],
         ],
         advice:
-          'The document declared a profile it cannot meet, so the PDF was made without that claim. Fix the element named here and render again; docs/standards.md says what each profile needs.',
+          'The document declared a profile it cannot meet, so the PDF was made without that claim. Fix the element named here and render again; the Standards page of the documentation says what each profile needs.',
       };
     case 'truncated':
       return {
