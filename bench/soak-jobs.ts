@@ -14,7 +14,6 @@ import { WebhookReceiver } from '../test/scale/webhook-receiver.js';
 
 /** How long a job may take from submit to its verified webhook before it counts as lost. */
 export const JOB_WAIT_S = 120;
-const JOB_WAIT_MS = JOB_WAIT_S * 1000;
 
 /** What the job callers have seen so far. */
 export interface JobTally {
@@ -25,7 +24,7 @@ export interface JobTally {
   failed: number;
   /** Refused at submit (status other than 202). */
   refused: number;
-  /** No verified webhook within JOB_WAIT_MS. */
+  /** No verified webhook within the wait (JOB_WAIT_S unless the load was started with another). */
   lost: number;
   /** Deliveries whose signature did not verify. */
   unverified: number;
@@ -56,7 +55,10 @@ export async function startJobLoad(opts: {
   email?: string;
   /** Stop submitting once this returns true (a bound on the run's size besides the deadline). */
   enough?: () => boolean;
+  /** How long a job may take to its webhook before it counts as lost (default JOB_WAIT_S). */
+  waitS?: number;
 }): Promise<JobLoad> {
+  const waitMs = (opts.waitS ?? JOB_WAIT_S) * 1000;
   const secret = spawnSync(
     process.execPath,
     [path.join(opts.root, 'dist/cli.js'), 'webhooks', 'secret', '--email', opts.email ?? 'local@pageworks.localhost'],
@@ -104,7 +106,7 @@ export async function startJobLoad(opts: {
       tally.submitted += 1;
       const id = (JSON.parse(body) as { id: string }).id;
       const status = await new Promise<string>((resolve) => {
-        const timer = setTimeout(() => resolve('lost'), JOB_WAIT_MS);
+        const timer = setTimeout(() => resolve('lost'), waitMs);
         waiting.set(id, (s) => {
           clearTimeout(timer);
           resolve(s);

@@ -7,7 +7,7 @@
  * cache that size can fill; PostgreSQL: the database's size), and the Chromium tree's RSS, PSS and fds; at
  * the end the slopes over the second half per 1,000 renders of either kind. DATABASE_URL and REDIS_URL pass
  * through. Bounded by SOAK_S seconds (default 1200) and SOAK_MAX_RENDERS (default 200,000); loopback only.
- * SOAK_HEAP_AT=600,1800 takes a heap snapshot of the service at those seconds (into SOAK_HEAP_DIR); compare
+ * SOAK_HEAP_AT=600,1800 (or `end`: after the last sample) takes a heap snapshot of the service then (into SOAK_HEAP_DIR); compare
  * two with `node --import tsx bench/soak-heap.ts A B`. Writing a snapshot raises the service's RSS for good
  * (by about the heap's size), so a run that measures the RSS slope takes none.
  */
@@ -19,19 +19,22 @@ import readline from 'node:readline';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { soakDocuments, startFontServer } from './soak-docs.js';
-import { JOB_WAIT_S, type JobLoad, startJobLoad } from './soak-jobs.js';
-import { descendants, type ProcessSample, sampleMetrics, sampleProcesses, slope } from './soak-probe.js';
+import { type JobLoad, startJobLoad } from './soak-jobs.js';
+import { descendants, type MetricsSample, type ProcessSample, sampleMetrics, sampleProcesses, slope } from './soak-probe.js';
 import { fmt, heading, quantile, verdict } from './stats.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SAMPLE_S = 15;
 /** better-sqlite3 is built with SQLITE_DEFAULT_CACHE_SIZE=-16000: 16,000 KiB of page cache per connection. */
 const SQLITE_CACHE_MB = 16000 / 1024;
+/**
+ * A job of A waits behind B's sync renders (interactive first) and behind the other 39: at a job a second
+ * that is 40 s and more on a loaded machine, so it counts as lost only after 10 minutes.
+ */
+const JOB_WAIT_S = 600;
 
-interface Row extends ProcessSample {
+interface Row extends ProcessSample, MetricsSample {
   t: number;
-  heapUsedMb: number;
-  recycles: number;
   storeMb: number;
   jobs: number;
   syncs: number;
@@ -103,12 +106,19 @@ function storeSizer(dataDir: string): { size(): Promise<number>; close(): Promis
   };
 }
 
+/** Has the service write a heap snapshot and waits until it is written (the service answers again). */
+async function snapshot(proc: ChildProcess, base: string): Promise<void> {
+  proc.kill('SIGUSR2');
+  await new Promise((r) => setTimeout(r, 500));
+  await fetch(`${base}/v1/health`).catch(() => {});
+}
+
 function printRow(r: Row, sqlite: boolean): void {
   const mb = (v: number, w = 7) => fmt(v, 0, w);
   process.stdout.write(
     `${String(r.t).padStart(5)} ${fmt(r.jobs / SAMPLE_S, 2, 6)} ${fmt(r.syncs / SAMPLE_S, 2, 6)} ${fmt(quantile(r.syncMs, 0.5), 0, 6)}` +
       ` ${fmt(quantile(r.syncMs, 0.99), 0, 6)} ${String(r.errors).padStart(4)} ${String(r.totalRenders).padStart(7)}` +
-      ` ${mb(r.nodeRssMb)} ${mb(r.heapUsedMb, 6)} ${fmt(r.storeMb, 1, 7)} ${sqlite ? fmt(Math.min(r.storeMb, SQLITE_CACHE_MB), 1, 6) : '     -'}` +
+      ` ${mb(r.nodeRssMb)} ${mb(r.nodeRssAnonMb, 5)} ${mb(r.heapUsedMb, 6)} ${mb(r.heapTotalMb, 6)} ${mb(r.externalMb, 5)} ${fmt(r.storeMb, 1, 7)} ${sqlite ? fmt(Math.min(r.storeMb, SQLITE_CACHE_MB), 1, 6) : '     -'}` +
       ` ${mb(r.chromiumRssMb)} ${mb(r.chromiumPssMb)} ${String(r.chromiumFds).padStart(6)} ${String(r.chromiumProcesses).padStart(5)}` +
       ` ${String(r.fds).padStart(5)} ${String(r.recycles).padStart(4)}\n`,
   );
@@ -131,43 +141,20 @@ function summarize(rows: Row[], seconds: number, tally: JobLoad['tally'], end: {
     return;
   }
   const per = (pick: (r: Row) => number) => slope(half.map((r) => [r.totalRenders / 1000, pick(r)] as const));
-  const range = (pick: (r: Row) => number, d = 0) =>
-    `${fmt(Math.min(...half.map(pick)), d, 0)}–${fmt(Math.max(...half.map(pick)), d, 0)}`;
+  // "label: slope per 1,000 renders (range over the half)".
+  const figure = (label: string, pick: (r: Row) => number, unit = ' MB', d = 0) =>
+    `${label} ${fmt(per(pick), 2, 0)}${unit} (${fmt(Math.min(...half.map(pick)), d, 0)}–${fmt(Math.max(...half.map(pick)), d, 0)}${unit})`;
   const renders = last.totalRenders - half[0]!.totalRenders;
-  process.stdout.write(
-    `second half (${half[0]!.t}–${last.t} s, ${renders} renders), least squares over ${half.length} samples, per 1,000 renders:\n` +
-      `  Node RSS ${fmt(
-        per((r) => r.nodeRssMb),
-        2,
-        0,
-      )} MB (${range((r) => r.nodeRssMb)} MB)` +
-      `  flat (< 0.5): ${verdict(per((r) => r.nodeRssMb) < 0.5)}\n` +
-      `  V8 heap ${fmt(
-        per((r) => r.heapUsedMb),
-        2,
-        0,
-      )} MB (${range((r) => r.heapUsedMb)} MB)\n` +
-      `  store ${fmt(
-        per((r) => r.storeMb),
-        2,
-        0,
-      )} MB (${range((r) => r.storeMb, 1)} MB)\n` +
-      `  Chromium RSS ${fmt(
-        per((r) => r.chromiumRssMb),
-        2,
-        0,
-      )} MB (${range((r) => r.chromiumRssMb)} MB), ` +
-      `fds ${fmt(
-        per((r) => r.chromiumFds),
-        2,
-        0,
-      )} (${range((r) => r.chromiumFds)}), processes ${range((r) => r.chromiumProcesses)}\n` +
-      `  Node fds ${fmt(
-        per((r) => r.fds),
-        2,
-        0,
-      )} (${range((r) => r.fds)})\n`,
-  );
+  const lines = [
+    `second half (${half[0]!.t}–${last.t} s, ${renders} renders), least squares over ${half.length} samples, per 1,000 renders:`,
+    `  ${figure('Node RSS', (r) => r.nodeRssMb)}  flat (< 0.5 MB): ${verdict(per((r) => r.nodeRssMb) < 0.5)}`,
+    `  ${figure('of it anonymous', (r) => r.nodeRssAnonMb)}, ${figure('file-backed', (r) => r.nodeRssFileMb)}`,
+    `  ${figure('V8 heap used', (r) => r.heapUsedMb)}, ${figure('reserved', (r) => r.heapTotalMb)}, ${figure('external', (r) => r.externalMb)}`,
+    `  ${figure('store', (r) => r.storeMb, ' MB', 1)}`,
+    `  ${figure('Chromium RSS', (r) => r.chromiumRssMb)}, ${figure('fds', (r) => r.chromiumFds, '')}, ${figure('processes', (r) => r.chromiumProcesses, '')}`,
+    `  ${figure('Node fds', (r) => r.fds, '')}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
   const peak = Math.max(...rows.map((r) => r.chromiumRssMb));
   const bound = Number(process.env.RENDER_MAX_BROWSER_RSS_MB ?? 2048);
   process.stdout.write(
@@ -182,9 +169,10 @@ export async function runMixedSoak(): Promise<void> {
   const maxRenders = Number(process.env.SOAK_MAX_RENDERS ?? 200_000);
   const jobsC = Math.max(1, Number(process.env.SOAK_JOBS_C ?? 40));
   const syncC = Math.max(1, Number(process.env.SOAK_SYNC_C ?? 2));
-  const heapAt = (process.env.SOAK_HEAP_AT ?? '')
-    .split(',')
-    .filter(Boolean)
+  const heapList = (process.env.SOAK_HEAP_AT ?? '').split(',').filter(Boolean);
+  const heapAtEnd = heapList.includes('end');
+  const heapAt = heapList
+    .filter((s) => s !== 'end')
     .map(Number)
     .sort((a, b) => a - b);
   const sqlite = !process.env.DATABASE_URL;
@@ -223,6 +211,7 @@ export async function runMixedSoak(): Promise<void> {
       deadline,
       email: 'soak-a@example.com',
       enough,
+      waitS: JOB_WAIT_S,
     });
     const jobLoad = jobs;
     let window: Array<{ ms: number; ok: boolean }> = [];
@@ -250,8 +239,8 @@ export async function runMixedSoak(): Promise<void> {
       }
     };
     process.stdout.write(
-      `sync documents: ${docs.length} (the render corpus and the heavy ones); jobs: one-line documents; heap snapshots at ${heapAt.join(', ') || 'none'} s into ${heapDir}\n` +
-        '    t  job/s sync/s  s p50  s p99  err renders  nodeMB heapMB storeMB cache≤ chrRSS chrPSS chrFDs procs   fds recy\n',
+      `sync documents: ${docs.length} (the render corpus and the heavy ones); jobs: one-line documents; heap snapshots at ${[...heapAt.map((t) => `${t} s`), ...(heapAtEnd ? ['the end'] : [])].join(', ') || 'none'} into ${heapDir}\n` +
+        '    t  job/s sync/s  s p50  s p99  err renders  nodeMB  anon heapMB heapTo  extMB storeMB cache≤ chrRSS chrPSS chrFDs procs   fds recy\n',
     );
     const rows: Row[] = [];
     const start = Date.now();
@@ -262,7 +251,12 @@ export async function runMixedSoak(): Promise<void> {
         const t = Math.round((Date.now() - start) / 1000);
         const taken = window;
         window = [];
-        const metrics = await sampleMetrics(base).catch(() => ({ heapUsedMb: Number.NaN, recycles: Number.NaN }));
+        const metrics = await sampleMetrics(base).catch(() => ({
+          heapUsedMb: Number.NaN,
+          heapTotalMb: Number.NaN,
+          externalMb: Number.NaN,
+          recycles: Number.NaN,
+        }));
         const succeeded = jobLoad.tally.succeeded;
         const row: Row = {
           t,
@@ -281,14 +275,16 @@ export async function runMixedSoak(): Promise<void> {
         // A snapshot after the sample, so the sample itself is not the snapshot's transient peak.
         while (heapAt.length > 0 && heapAt[0]! <= t) {
           heapAt.shift();
-          proc.kill('SIGUSR2');
-          process.stdout.write(`      (heap snapshot requested at ${t} s)\n`);
+          await snapshot(proc, base);
+          process.stdout.write(`      (heap snapshot taken at ${t} s)\n`);
         }
       }
     })();
     await Promise.all([...Array.from({ length: syncC }, syncCaller), ...jobLoad.callers, sampler]);
     await Promise.all([jobsPool.close(), syncPool.close()]);
-    summarize(rows, Math.round((Date.now() - start) / 1000), jobLoad.tally, { syncs: totalSyncs, errors: syncErrors });
+    const ended = Math.round((Date.now() - start) / 1000);
+    if (heapAtEnd) await snapshot(proc, base);
+    summarize(rows, ended, jobLoad.tally, { syncs: totalSyncs, errors: syncErrors });
     const snapshots = fs.readdirSync(heapDir).filter((f) => f.endsWith('.heapsnapshot'));
     if (snapshots.length > 0) process.stdout.write(`heap snapshots: ${snapshots.map((f) => path.join(heapDir, f)).join(' ')}\n`);
   } finally {

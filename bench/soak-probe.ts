@@ -8,6 +8,9 @@ import fs from 'node:fs';
 /** One sample of the service's processes. */
 export interface ProcessSample {
   nodeRssMb: number;
+  /** The Node process's RSS split: anonymous memory (V8's heap, malloc) and file-backed pages (code). */
+  nodeRssAnonMb: number;
+  nodeRssFileMb: number;
   fds: number;
   /** Summed RSS of every Chromium process (shared pages counted once per process: an upper bound). */
   chromiumRssMb: number;
@@ -72,6 +75,8 @@ export function sampleProcesses(servicePid: number): ProcessSample {
   const chromium = descendants(servicePid).filter((pid) => cmdline(pid).includes('chrom'));
   return {
     nodeRssMb: kbField(servicePid, 'status', 'VmRSS'),
+    nodeRssAnonMb: kbField(servicePid, 'status', 'RssAnon'),
+    nodeRssFileMb: kbField(servicePid, 'status', 'RssFile'),
     fds: openFds(servicePid),
     chromiumRssMb: chromium.reduce((n, pid) => n + kbField(pid, 'status', 'VmRSS'), 0),
     chromiumPssMb: chromium.reduce((n, pid) => n + kbField(pid, 'smaps_rollup', 'Pss'), 0),
@@ -93,6 +98,9 @@ function openFds(pid: number): number {
 /** The service's metrics that matter to the soak, read from its Prometheus text. */
 export interface MetricsSample {
   heapUsedMb: number;
+  /** V8's heap as reserved (used, garbage and free space) and the memory of Buffers and other external objects. */
+  heapTotalMb: number;
+  externalMb: number;
   recycles: number;
 }
 
@@ -112,6 +120,8 @@ export async function sampleMetrics(renderBase: string): Promise<MetricsSample> 
   const restarts = (reason: string) => metricSum(text, 'pageworks_chromium_restarts_total', `reason="${reason}"`);
   return {
     heapUsedMb: metricSum(text, 'nodejs_heap_size_used_bytes') / 1048576,
+    heapTotalMb: metricSum(text, 'nodejs_heap_size_total_bytes') / 1048576,
+    externalMb: metricSum(text, 'nodejs_external_memory_bytes') / 1048576,
     recycles: restarts('renders') + restarts('memory'),
   };
 }

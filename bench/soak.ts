@@ -373,7 +373,12 @@ export async function runSoakBench(): Promise<void> {
         window = [];
         jobLoad.prune();
         const totalJobs = jobLoad.tally.succeeded;
-        const metrics = await sampleMetrics(renderBase).catch(() => ({ heapUsedMb: Number.NaN, recycles: Number.NaN }));
+        const metrics = await sampleMetrics(renderBase).catch(() => ({
+          heapUsedMb: Number.NaN,
+          heapTotalMb: Number.NaN,
+          externalMb: Number.NaN,
+          recycles: Number.NaN,
+        }));
         const row: Row = {
           t: Math.round((Date.now() - start) / 1000),
           renders: taken.filter((o) => o.kind === 'render' && o.ok).length,
