@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 
+/** What a log line shows in place of a secret. */
 const REDACTED = '[redacted]';
 
 // A query parameter whose name holds one of these (after decoding and case-folding) carries a secret:
@@ -32,34 +33,41 @@ function isSecretParameter(rawName: string, rawValue: string): boolean {
   return SECRET_NAME.test(name) || SECRET_VALUE.test(decoded(rawValue));
 }
 
+/** How a redacted URL marks what it left out. */
+export interface RedactOptions {
+  /** Shown in place of each secret (default `[redacted]`, as logs show it). */
+  mark?: string;
+}
+
 /**
  * The URL as a log may show it: the value of every query parameter whose name is token-, key- or
  * password-shaped (compared after percent-decoding and case-folding, so `%74oken` and `TOKEN` count),
- * or whose value looks like an API key or webhook secret, becomes `[redacted]`, each occurrence of a
- * repeated parameter included. A path segment that looks like a key is redacted too.
+ * or whose value looks like an API key or webhook secret, becomes `[redacted]` (or `opts.mark`), each
+ * occurrence of a repeated parameter included. A path segment that looks like a key is redacted too.
  */
-export function redactUrl(url: string): string {
-  const mark = url.indexOf('?');
-  const rawPath = mark === -1 ? url : url.slice(0, mark);
+export function redactUrl(url: string, opts: RedactOptions = {}): string {
+  const mark = opts.mark ?? REDACTED;
+  const at = url.indexOf('?');
+  const rawPath = at === -1 ? url : url.slice(0, at);
   const path = SECRET_VALUE.test(decoded(rawPath))
     ? rawPath
         .split('/')
-        .map((segment) => (SECRET_VALUE.test(decoded(segment)) ? REDACTED : segment))
+        .map((segment) => (SECRET_VALUE.test(decoded(segment)) ? mark : segment))
         .join('/')
     : rawPath;
-  if (mark === -1) return path;
+  if (at === -1) return path;
   // Both separators browsers and some frameworks accept, so `;token=` is not a way around it.
   const query = url
-    .slice(mark + 1)
+    .slice(at + 1)
     .split(/([&;])/)
     .map((part) => {
       if (part === '&' || part === ';' || part === '') return part;
       const eq = part.indexOf('=');
       const name = eq === -1 ? part : part.slice(0, eq);
       // A name that is itself a key (`?pwr_live_…`) is the secret.
-      if (SECRET_VALUE.test(decoded(name))) return REDACTED;
+      if (SECRET_VALUE.test(decoded(name))) return mark;
       if (eq === -1 || !isSecretParameter(name, part.slice(eq + 1))) return part;
-      return `${name}=${REDACTED}`;
+      return `${name}=${mark}`;
     })
     .join('');
   return `${path}?${query}`;

@@ -20,7 +20,9 @@ import type { ApiService } from '../config.js';
 import { windowUnit } from '../ratelimit/window.js';
 import { VERSION } from '../version.js';
 import { withTimeout } from '../with-timeout.js';
+import { clientErrorHandler } from './client-errors.js';
 import { type CoreDeps, defaultLimit } from './core.js';
+import { ignoreEmptyBodies } from './empty-bodies.js';
 import { httpServerLimits } from './http-limits.js';
 import { redactUrl, requestLogger } from './logger.js';
 import { installMetrics, type ServiceMetrics } from './metrics.js';
@@ -189,8 +191,10 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
         return sendError(reply, 404, 'NOT_FOUND', `not found: ${request.method} ${path}…`);
       return sendError(reply, 400, 'INVALID_REQUEST', 'the URL path is not valid: a malformed percent-encoding');
     },
+    clientErrorHandler: clientErrorHandler(service),
     ...httpServerLimits(core.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  ignoreEmptyBodies(app);
 
   // While the app closes, a request that still reaches it (on a keep-alive connection it already
   // holds) gets the service's own 503 instead of Fastify's default body, and answers still sent

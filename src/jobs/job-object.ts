@@ -3,7 +3,7 @@
  * schema for the OpenAPI document.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { ReportEntrySchema } from '../render/report-schema.js';
+import { ReportEntrySchema, storedEntries } from '../render/report-schema.js';
 import type { RenderJobRow } from '../store/store.js';
 
 const Time = (description: string) => Type.String({ format: 'date-time', description });
@@ -78,6 +78,6 @@ export function toJobObject(row: RenderJobRow, publicBaseUrl: string, now = Date
           expires_at: time(row.pdf_expires_at) as string,
         }
       : null,
-    warnings: row.warnings ? (JSON.parse(row.warnings) as JobObject['warnings']) : [],
+    warnings: storedEntries(row.warnings),
   };
 }

@@ -9,6 +9,8 @@ import type { ServiceApp } from '../app/service-app.js';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
 import { toPrintParams } from '../render/options.js';
+import { warningCount } from '../render/report.js';
+import { storedEntries } from '../render/report-schema.js';
 import {
   MAX_BODY_BYTES,
   RenderErrorSchema,
@@ -16,7 +18,7 @@ import {
   RenderRequestSchema,
   validateRenderRequest,
 } from '../render/schema.js';
-import { prefersStrict, STRICT_APPLIED } from '../render/strict.js';
+import { PreferHeaders, prefersStrict, STRICT_APPLIED } from '../render/strict.js';
 import type { RenderJobStatus } from '../store/schema.js';
 import type { RenderJobRow } from '../store/store.js';
 import { JobObjectSchema, toJobObject } from './job-object.js';
@@ -163,7 +165,10 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
           'Prefer: handling=strict makes any warning fail the job with RENDER_INCOMPLETE (Preference-Applied: handling=strict).',
         tags: ['jobs'],
         security: [{ bearerAuth: [] }],
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) }),
+        headers: Type.Composite([
+          Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) }),
+          PreferHeaders,
+        ]),
         body: JobRequestSchema,
         response: {
           202: { ...JobObjectSchema, description: 'The job (Location: /v1/jobs/{id}).' },
@@ -277,10 +282,13 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
       }
       if (found.kind === 'gone') throw new RenderError('GONE', `the PDF of job ${found.row.id} expired or was deleted`);
       if (found.kind === 'elsewhere') throw found.error;
+      // The headers of POST /v1/render: what the document could not get, and a strict job says so.
+      if (Number(found.row.strict) === 1) reply.header('Preference-Applied', STRICT_APPLIED);
       return reply
         .code(200)
         .header('Content-Type', 'application/pdf')
         .header('Content-Length', String(found.result.bytes))
+        .header('X-Render-Warnings', String(warningCount(storedEntries(found.row.warnings))))
         .header('Cache-Control', 'no-store')
         .send(found.result.body);
     },

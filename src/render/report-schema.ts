@@ -3,6 +3,7 @@
  * GET /v1/renders/{id}; its static type is report.ts's ReportEntry (checked below, so the two cannot drift).
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import type { ReportEntry } from './report.js';
 
 const Url = Type.String({ maxLength: 500, description: 'Cut to 500 characters; a data: URL shows its media type only.' });
@@ -59,3 +60,18 @@ export const ReportEntrySchema = Type.Union([
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const sameShape: Same<Static<typeof ReportEntrySchema>['kind'], ReportEntry['kind']> = true;
 void sameShape;
+
+/**
+ * The entries of a stored report (JSON) that have the shape of an entry: a row written before reports
+ * were checked on their way in cannot make a read of its job or render fail; none when it is not JSON.
+ */
+export function storedEntries(json: string | null): ReportEntry[] {
+  if (json === null || json === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  return Array.isArray(parsed) ? parsed.filter((e): e is ReportEntry => Value.Check(ReportEntrySchema, e)) : [];
+}

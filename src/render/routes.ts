@@ -10,7 +10,7 @@ import { toPrintParams } from './options.js';
 import { recordRender } from './render-record.js';
 import { DISCARD_RECORDS, type RenderRecorder, warningCount } from './report.js';
 import { MAX_BODY_BYTES, RenderErrorSchema, type RenderRequest, RenderRequestSchema, validateRenderRequest } from './schema.js';
-import { incompleteError, prefersStrict, STRICT_APPLIED } from './strict.js';
+import { incompleteError, PreferHeaders, prefersStrict, STRICT_APPLIED } from './strict.js';
 
 /** Sends the render service's error shape `{"error":{"code","message"}}`. */
 export function sendRenderError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
@@ -41,13 +41,17 @@ export function registerRenderRoutes(
       },
       bodyLimit: MAX_BODY_BYTES,
       // Our own strict validator: Fastify's default Ajv would coerce types and silently drop unknown fields.
-      validatorCompiler: () => (body: unknown) => {
-        try {
-          return { value: validateRenderRequest(body) };
-        } catch (error) {
-          return { error: error as Error };
-        }
-      },
+      validatorCompiler:
+        ({ httpPart }) =>
+        (data: unknown) => {
+          // The Prefer header is documented, not validated: a preference a server does not know is ignored (RFC 7240).
+          if (httpPart !== 'body') return { value: data };
+          try {
+            return { value: validateRenderRequest(data) };
+          } catch (error) {
+            return { error: error as Error };
+          }
+        },
       schema: {
         summary: 'Render an HTML document to PDF',
         description:
@@ -56,14 +60,21 @@ export function registerRenderRoutes(
           'any warning is 422 RENDER_INCOMPLETE instead. Failures are JSON {"error":{"code","message"}}.',
         tags: ['render'],
         security: [{ bearerAuth: [] }],
+        headers: PreferHeaders,
         body: RenderRequestSchema,
         response: {
           200: {
             description: 'The PDF (Content-Type application/pdf, exact Content-Length).',
             headers: {
               'X-Render-Warnings': {
+                type: 'integer',
+                minimum: 0,
                 description: 'What the document could not get (0 when it got everything); GET /v1/renders/{id} lists it.',
-                schema: { type: 'integer', minimum: 0 },
+              },
+              'Preference-Applied': {
+                type: 'string',
+                enum: [STRICT_APPLIED],
+                description: 'Sent when the request asked for strict handling (Prefer: handling=strict).',
               },
             },
             content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },

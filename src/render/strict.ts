@@ -2,11 +2,24 @@
  * Strict renders (docs/rendering.md#when-a-document-cannot-get-everything): the request header `Prefer: handling=strict` (RFC 7240)
  * turns any warning into 422 RENDER_INCOMPLETE, for POST /v1/render and POST /v1/jobs alike.
  */
+import { Type } from '@sinclair/typebox';
 import { RenderError } from '../errors.js';
 import { type ReportEntry, warningCount } from './report.js';
 
 /** The answer's header that says the preference was honoured (RFC 7240 §3). */
 export const STRICT_APPLIED = 'handling=strict';
+/** The `Prefer` request header as the OpenAPI documents of POST /v1/render and POST /v1/jobs describe it. */
+export const PreferHeaders = Type.Object({
+  prefer: Type.Optional(
+    Type.String({
+      description:
+        'RFC 7240 preferences. handling=strict turns any warning of the render report into 422 RENDER_INCOMPLETE ' +
+        '(the answer carries Preference-Applied: handling=strict); other preferences are ignored.',
+      examples: ['handling=strict'],
+    }),
+  ),
+});
+
 /** Entries quoted in a RENDER_INCOMPLETE message; the report has them all. */
 const QUOTED = 3;
 
@@ -29,13 +42,30 @@ function splitOutsideQuotes(text: string, separator: string): string[] {
 }
 
 /**
+ * The fields without the quotes that no quote closes: a client's typo (`handling="strict`) is read as
+ * the unquoted value it meant, never as a quoted string swallowing the rest and turning strict silently lenient.
+ */
+function withoutOpenQuotes(fields: string): string {
+  let text = fields;
+  for (;;) {
+    let open = -1;
+    for (let i = 0; i < text.length; i++) {
+      if (text[i] === '\\' && open >= 0) i++;
+      else if (text[i] === '"') open = open >= 0 ? -1 : i;
+    }
+    if (open < 0) return text;
+    text = text.slice(0, open) + text.slice(open + 1);
+  }
+}
+
+/**
  * Whether the request's `Prefer` fields ask for `handling=strict`. Preference names and this value are
  * compared case-insensitively, the value may be quoted, parameters after `;` are ignored, and only the
  * first `handling` counts (RFC 7240 §2); every other preference is ignored.
  */
 export function prefersStrict(header: string | string[] | undefined): boolean {
   if (header === undefined) return false;
-  const fields = Array.isArray(header) ? header.join(',') : header;
+  const fields = withoutOpenQuotes(Array.isArray(header) ? header.join(',') : header);
   for (const preference of splitOutsideQuotes(fields, ',')) {
     const [head] = splitOutsideQuotes(preference, ';');
     const eq = head.indexOf('=');

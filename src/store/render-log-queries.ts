@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 // The record is the render report's own shape (render/report.ts, a leaf module), stored as it is.
-import { type RenderRecord, type ReportEntry, warningCount } from '../render/report.js';
+import { type RenderRecord, warningCount } from '../render/report.js';
+import { storedEntries } from '../render/report-schema.js';
 import type { RenderLogTable } from './schema.js';
 import { bindQueries, type StoreContext } from './store-context.js';
 
@@ -103,7 +104,7 @@ export async function findRenderRecord({ db }: StoreContext, id: string, account
     .executeTakeFirst();
   if (!row) return undefined;
   const { warningCount: _count, ...summary } = toSummary(row);
-  return { ...summary, warnings: JSON.parse(row.warnings) as ReportEntry[] };
+  return { ...summary, warnings: storedEntries(row.warnings) };
 }
 
 /** See RenderLogStore.listRenderRecords. */
