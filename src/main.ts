@@ -26,14 +26,19 @@ async function buildApp(service: ServiceName, core: CoreDeps): Promise<FastifyIn
 /**
  * On the first start of an empty embedded store, creates a local account with one key per service
  * and prints them once, so a newcomer can curl straight away. Never on PostgreSQL (shared, managed).
+ * The keys are in the account's activity log like any other key (docs/accounts.md).
  */
-async function bootstrapLocalAccount(core: CoreDeps): Promise<void> {
+export async function bootstrapLocalAccount(core: CoreDeps, opts: { print?: (text: string) => void } = {}): Promise<void> {
   if (core.store.kind !== 'sqlite' || (await core.store.countAccounts()) > 0) return;
   const email = 'local@pageworks.localhost';
   const password = crypto.randomBytes(12).toString('base64url');
   const account = await core.accounts.create(email, password);
   const render = await core.keys.create(account.id, 'render', 'local');
   const metadata = await core.keys.create(account.id, 'metadata', 'local');
+  for (const created of [render, metadata])
+    await core.activity.record(account.id, 'key_created', 'system', {
+      detail: `${created.record.displayPrefix}… (${created.record.service}), at the first start`,
+    });
   const { config } = core;
   const lines = [
     '',
@@ -46,8 +51,11 @@ async function bootstrapLocalAccount(core: CoreDeps): Promise<void> {
     `       -H 'Content-Type: application/json' -d '{"html":"<h1>Hello</h1>"}' -o hello.pdf`,
     `  curl '${config.metadataPublicUrl}/v1/fetch?url=https%3A%2F%2Fexample.com' -H 'X-API-Key: ${metadata.key}'`,
     '',
+    '  A document or webhook on this machine (127.0.0.1) is refused as loopback unless the server runs with',
+    '  EGRESS_ALLOW=127.0.0.1/32 (EGRESS_ALLOW=127.0.0.1/32 npm start).',
+    '',
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  (opts.print ?? ((text) => process.stdout.write(text)))(`${lines.join('\n')}\n`);
 }
 
 /**

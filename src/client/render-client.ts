@@ -26,8 +26,8 @@ export interface RenderStream {
 
 /** A rendered PDF: the bytes (a Buffer, as before), with the render's id and its warning count. */
 export type RenderedPdf = Buffer & {
-  /** X-Render-ID: getRender(renderId) returns its report. */
-  renderId: string | undefined;
+  /** X-Render-ID, which every answer of the service carries: `getRender(pdf.renderId)` returns its report. */
+  renderId: string;
   /** X-Render-Warnings: how many things the document could not get (0 when it got everything). */
   warnings: number;
 };
@@ -65,10 +65,17 @@ export class RenderClient {
   /** Renders `html` to PDF and resolves with the whole PDF, which also carries its render id and warning count. */
   async render(html: string, options?: RenderOptions, call: RenderCallOptions = {}): Promise<RenderedPdf> {
     const answer = await this.send(html, options, call);
+    // The service names every render; an answer without the name came from something else (a proxy's page).
+    const renderId = answer.requestId;
+    if (renderId === undefined) {
+      answer.settle();
+      await answer.response.body?.cancel();
+      throw new RenderApiError('INVALID_RESPONSE', 'the answer has no X-Render-ID', answer.response.status, undefined, undefined);
+    }
     try {
       const pdf = Buffer.from(await answer.response.arrayBuffer());
       const warnings = Number(answer.response.headers.get('x-render-warnings') ?? 0);
-      return Object.assign(pdf, { renderId: answer.requestId, warnings });
+      return Object.assign(pdf, { renderId, warnings });
     } catch (err) {
       throw answer.failure(err);
     } finally {

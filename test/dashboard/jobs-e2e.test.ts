@@ -244,7 +244,7 @@ describe('Jobs page in Chromium', () => {
       const card = page.locator(`li.job[data-job-id="${job.id}"]`);
       if (width === 375) {
         expect(await card.locator('.status').textContent()).toBe('Canceled');
-        expect(await card.textContent()).toContain('No webhook is sent for canceled jobs');
+        expect(await card.textContent()).toContain('No webhook is sent for a canceled job');
         expect(await overflow(page)).toEqual({ scrollWidth: width, innerWidth: width });
         await card.scrollIntoViewIfNeeded();
         await page.screenshot({ path: '/tmp/jobs-canceled-375.png' });
@@ -252,10 +252,11 @@ describe('Jobs page in Chromium', () => {
         expect(await card.locator('.status').textContent()).toBe('Running');
         await card.scrollIntoViewIfNeeded();
         await page.screenshot({ path: '/tmp/jobs-running-1366.png' });
-        await card.getByRole('button', { name: /Cancel the job never-ready/ }).click();
-        await page.waitForURL('**/jobs?notice=canceled');
+        await card.getByRole('link', { name: /Cancel the job never-ready/ }).click();
+        await page.getByRole('button', { name: 'Cancel job' }).click();
+        await page.waitForURL('**/jobs?notice=canceled-running');
         expect(await page.getByRole('status').textContent()).toContain('The job was canceled');
-        expect(await page.locator(`li.job[data-job-id="${job.id}"] button`).count()).toBe(0);
+        expect(await page.locator(`li.job[data-job-id="${job.id}"] .job-actions`).count()).toBe(0);
       }
       await narrow.close();
     }

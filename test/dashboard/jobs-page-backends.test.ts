@@ -109,14 +109,19 @@ for (const backend of backends) {
       const jobId = await queuedJob(await accountOf(address), 0, 'to-cancel');
       const before = cardOf((await client.get('/jobs')).body, jobId);
       expect(before).toContain('Queued');
-      expect(before).toContain(`action="/jobs/${jobId}/cancel"`);
-      expect(before).toContain('Cancel job');
+      expect(before).toContain(`href="/jobs/${jobId}/cancel"`);
+      expect(before).toContain('Cancel job…');
+      // The link asks first: the question names the job and what canceling a queued one means.
+      const question = await client.get(`/jobs/${jobId}/cancel`);
+      expect(question.body).toContain('Cancel this job?');
+      expect(question.body).toContain('It has not started: it will not be rendered. No webhook is sent for a canceled job.');
+      expect((await core.store.findJob(jobId))?.status).toBe('queued');
       // Without the CSRF token nothing happens; another account gets 404.
       expect((await client.post(`/jobs/${jobId}/cancel`, { _csrf: 'wrong' })).statusCode).toBe(403);
       expect((await (await signUp(app, email())).submit('/jobs', `/jobs/${jobId}/cancel`, {})).statusCode).toBe(404);
       expect((await core.store.findJob(jobId))?.status).toBe('queued');
 
-      const res = await client.submit('/jobs', `/jobs/${jobId}/cancel`, {});
+      const res = await client.submit(`/jobs/${jobId}/cancel`, `/jobs/${jobId}/cancel`, {});
       expect(res.statusCode).toBe(303);
       expect(res.headers.location).toBe('/jobs?notice=canceled');
       const page = await client.get('/jobs?notice=canceled');
@@ -124,7 +129,7 @@ for (const backend of backends) {
       const after = cardOf(page.body, jobId);
       expect(after).toContain('Canceled');
       expect(after).not.toContain('Cancel job');
-      expect(after).toContain('No webhook is sent for canceled jobs');
+      expect(after).toContain('No webhook is sent for a canceled job');
       expect(after).not.toContain('No delivery attempt yet');
       // The job object of the API agrees.
       expect((await core.store.findJob(jobId))?.status).toBe('canceled');

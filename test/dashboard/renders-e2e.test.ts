@@ -270,6 +270,10 @@ describe('Renders page in Chromium', () => {
     await renderLog.flush();
     await page.goto(`/renders/${strictId}`);
     expect(await page.locator('dd', { hasText: 'KB' }).textContent()).toBe('10.5 KB · 1 page (printed, not delivered)');
+    // The red block says why nothing was delivered; the warning itself is listed once, below it.
+    expect(await page.locator('.job-error').textContent()).toBe(
+      'RENDER_INCOMPLETE Strict handling was asked for and the document could not get everything, so no PDF was delivered. The warning below is why.',
+    );
     await page.close();
   });
 

@@ -89,10 +89,10 @@ beforeAll(async () => {
   });
   env = {
     PATH: `${bin}:${process.env.PATH}`,
-    RENDER_URL: `http://127.0.0.1:${port(render)}`,
-    METADATA_URL: `http://127.0.0.1:${port(metadata)}`,
-    RENDER_KEY: (await createKey(core, 'render')).key,
-    METADATA_KEY: (await createKey(core, 'metadata')).key,
+    PAGEWORKS_RENDER_URL: `http://127.0.0.1:${port(render)}`,
+    PAGEWORKS_METADATA_URL: `http://127.0.0.1:${port(metadata)}`,
+    PAGEWORKS_RENDER_KEY: (await createKey(core, 'render')).key,
+    PAGEWORKS_METADATA_KEY: (await createKey(core, 'metadata')).key,
     PAGE: `${origin.base}/`,
     // The loopback page answers 200 to any request, so it doubles as the examples' webhook receiver.
     WEBHOOK_URL: `${origin.base}/hooks/pageworks`,

@@ -6,14 +6,15 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret, webhookBody, webhookHeaders } from '../../src/jobs/webhook-signing.js';
 
 const docs = fs.readFileSync(path.resolve('docs/api.md'), 'utf8');
 const snippets = [...docs.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
-// Inside the package (test-artifacts/ is ignored by git), so `pageworks/client` resolves to the built
-// package by self-reference, as it does for a user who installed it.
+// `@pageworks/client` is pointed at the built client (dist/client/), the code the package is built from;
+// the scratch files sit in test-artifacts/ (ignored by git).
 fs.mkdirSync(path.resolve('test-artifacts'), { recursive: true });
 const work = fs.mkdtempSync(path.join(path.resolve('test-artifacts'), 'snippets-'));
 
@@ -22,7 +23,8 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 /** A module running the snippet as the body of a handler over one delivery; prints what the handler did. */
 function program(snippet: string, delivery: { headers: Record<string, string>; body: string }): string {
   const lines = snippet.split('\n');
-  const imports = lines.filter((l) => l.startsWith('import '));
+  const client = JSON.stringify(pathToFileURL(path.resolve('dist/client/index.js')).href);
+  const imports = lines.filter((l) => l.startsWith('import ')).map((l) => l.replace("'@pageworks/client'", client));
   const body = lines.filter((l) => !l.startsWith('import ')).join('\n');
   return `${imports.join('\n')}
 const request = { headers: ${JSON.stringify(delivery.headers)} };
@@ -42,7 +44,7 @@ describe('webhook verification snippets in docs/api.md', () => {
   it('finds both (standardwebhooks and the client)', () => {
     expect(snippets).toHaveLength(2);
     expect(snippets[0]).toContain("from 'standardwebhooks'");
-    expect(snippets[1]).toContain("from 'pageworks/client'");
+    expect(snippets[1]).toContain("from '@pageworks/client'");
   });
 
   it.each(snippets.map((s, i) => [i, s] as const))(
@@ -53,6 +55,14 @@ describe('webhook verification snippets in docs/api.md', () => {
         id: 'job_0123456789abcdef0123456789abcdef',
         status: 'succeeded',
         pdf: { url: 'http://127.0.0.1/v1/jobs/x/pdf' },
+        warnings: [
+          {
+            kind: 'resource_failed',
+            url: 'http://127.0.0.1:8080/logo.png',
+            status: 404,
+            message: 'logo.png was not loaded: its server answered HTTP 404',
+          },
+        ],
       };
       const body = webhookBody('job.succeeded', new Date(), job);
       const headers = webhookHeaders(secret, `msg_${job.id}`, Math.floor(Date.now() / 1000), body);
@@ -67,6 +77,8 @@ describe('webhook verification snippets in docs/api.md', () => {
       const good = await run({ headers, body });
       expect(good).toContain('status 200');
       expect(good).not.toContain('threw');
+      // Both receivers print what the succeeded job's document could not get.
+      expect(good).toContain(`logged ${job.id}: logo.png was not loaded: its server answered HTTP 404`);
       const bad = await run({ headers, body: body.replace('succeeded', 'failed') });
       // The standardwebhooks snippet throws (the caller's framework answers 500); the client one answers 400.
       expect(bad).toMatch(i === 0 ? /^threw / : /status 400/);

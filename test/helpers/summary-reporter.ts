@@ -1,20 +1,61 @@
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, TestModule, TestSpecification } from 'vitest/node';
 
-/** Prints one plain closing line, `N passed, N failed, N skipped`, that any CI log reader understands. */
+/** Passed, failed and skipped tests of one module (a module that failed to load counts as one failure). */
+function countsOf(mod: TestModule): { passed: number; failed: number; skipped: number } {
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  for (const test of mod.children.allTests()) {
+    const state = test.result().state;
+    if (state === 'passed') counts.passed++;
+    else if (state === 'failed') counts.failed++;
+    else counts.skipped++;
+  }
+  if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) counts.failed++;
+  return counts;
+}
+
+/**
+ * Progress a person can follow in any log: one plain line per test file as it finishes,
+ * `[12/190] ✓ test/render/report.test.ts · 14 tests · 3.2 s` (failures so far at the end of the line),
+ * and a closing `N passed, N failed, N skipped` that any CI log reader understands.
+ */
 export default class SummaryReporter implements Reporter {
+  private total = 0;
+  private done = 0;
+  private failedSoFar = 0;
+  private readonly startedAt = Date.now();
+
+  private write(text: string): void {
+    process.stdout.write(text);
+  }
+
+  onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
+    this.total = new Set(specifications.map((s) => s.moduleId)).size;
+  }
+
+  onTestModuleEnd(mod: TestModule): void {
+    this.done++;
+    const { passed, failed, skipped } = countsOf(mod);
+    this.failedSoFar += failed;
+    const tests = passed + failed + skipped;
+    const seconds = (mod.diagnostic().duration / 1000).toFixed(1);
+    const minutes = Math.floor((Date.now() - this.startedAt) / 60_000);
+    const mark = failed > 0 ? `✗ ${failed} failed ·` : '✓';
+    const soFar = this.failedSoFar > 0 ? ` · ${this.failedSoFar} failed so far` : '';
+    this.write(
+      `[${this.done}/${this.total}] ${mark} ${mod.relativeModuleId} · ${tests} ${tests === 1 ? 'test' : 'tests'} · ${seconds} s · ${minutes} min in${soFar}\n`,
+    );
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
     for (const mod of testModules) {
-      for (const test of mod.children.allTests()) {
-        const state = test.result().state;
-        if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
-        else skipped++;
-      }
-      if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++;
+      const counts = countsOf(mod);
+      passed += counts.passed;
+      failed += counts.failed;
+      skipped += counts.skipped;
     }
-    process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    this.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

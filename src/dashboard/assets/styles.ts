@@ -158,15 +158,21 @@ form.filter { margin-bottom: 24px; }
   .limits-card, .limits { flex-direction: column; align-items: stretch; }
   .limit { min-width: 0; }
   .topbar-inner { gap: 4px 12px; flex-wrap: wrap; padding: 8px 16px; }
-  .who { margin-left: auto; }
-  .who span { display: none; }
-  /* The navigation takes a row of its own under the brand and "Log out". */
-  .nav { order: 3; flex-basis: 100%; margin: 0 -12px; flex-wrap: wrap; }
+  .who { margin-left: auto; flex: 1 1 0; justify-content: flex-end; }
+  /* The signed-in email stays in view (cut with an ellipsis only when it is very long). */
+  .who span { font-size: 13px; }
+  /* The navigation takes one row of its own under the brand and "Log out", all six links on it. */
+  .nav { order: 3; flex-basis: 100%; margin: 0 -8px; gap: 0; justify-content: space-between; }
+  .nav a { padding: 7px 7px; font-size: 14px; }
   input[type="text"], input[type="email"], input[type="password"], select { min-width: 0; max-width: 100%; }
   main { padding: 20px 12px 48px; }
   .card { padding: 16px; }
   .page-head { flex-wrap: wrap; }
   .footer { padding: 0 12px 24px; }
+}
+/* A phone: the brand keeps its logo, its name makes room for the signed-in email. */
+@media (max-width: 480px) {
+  .brand span { position: absolute; left: -9999px; }
 }
 /* Phones and tablets: each key (and each render) is a small card of labelled lines instead of a table row. */
 @media (max-width: 900px) {
@@ -213,6 +219,10 @@ pre.command { font-family: var(--mono); font-size: 13px; background: #eceef2; pa
 .status-succeeded { background: var(--ok-soft); color: var(--ok); }
 .status-failed { background: var(--danger-soft); color: var(--danger); }
 .status-running { background: var(--accent-soft); color: var(--accent); }
+/* succeeded, but the document could not get everything: amber, and a link to its report */
+a.status-warned { background: var(--warn-soft); color: var(--warn); text-decoration: none; border: 1px solid #fedf89; }
+a.status-warned:hover { text-decoration: underline; }
+.webhook-canceled p { margin: 0 0 4px; }
 .job-facts { display: flex; flex-wrap: wrap; gap: 4px 24px; margin: 8px 0; font-size: 14px; }
 .job-facts dt { font-size: 12px; color: var(--muted); }
 .job-facts dd { margin: 0; overflow-wrap: anywhere; min-width: 0; }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isId } from '../../ids.js';
 import { decodeCursor, encodeCursor, JobQueue } from '../../jobs/queue.js';
 import { rotationDetail, WebhookSecrets } from '../../jobs/webhook-secrets.js';
+import { type ReportEntry, warningCount } from '../../render/report.js';
 import type { RenderJobRow } from '../../store/store.js';
 import type { WebhookDeliveryRecord } from '../../store/webhook-queries.js';
 import {
@@ -15,7 +16,16 @@ import {
   viewerOf,
 } from '../context.js';
 import { errorPage } from '../views/error-view.js';
-import { JOB_NOTICES, JOBS_SHOWN, type JobNotice, type JobView, jobsPage, pdfStateOf, rotatePage } from '../views/jobs-view.js';
+import {
+  cancelPage,
+  JOB_NOTICES,
+  JOBS_SHOWN,
+  type JobNotice,
+  type JobView,
+  jobsPage,
+  pdfStateOf,
+  rotatePage,
+} from '../views/jobs-view.js';
 
 /** Redeliver is allowed once a minute per job: a receiver cannot be flooded, a slot cannot be held by one job. */
 export const REDELIVER_INTERVAL_MS = 60_000;
@@ -42,6 +52,7 @@ function toView(row: RenderJobRow, deliveries: WebhookDeliveryRecord[], now: num
     webhookUrl: row.webhook_url,
     webhookState: row.webhook_state,
     deliveries: deliveries.filter((d) => d.jobId === row.id),
+    warningCount: row.status === 'succeeded' && row.warnings ? warningCount(JSON.parse(row.warnings) as ReportEntry[]) : 0,
   };
 }
 
@@ -137,6 +148,19 @@ export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext):
     }
   });
 
+  // Canceling asks first: a running job loses the render it has done so far.
+  app.get<{ Params: { id: string } }>('/jobs/:id/cancel', { preHandler: requireSignedIn }, async (request, reply) => {
+    const signedIn = signedInOf(request);
+    const row = isId('job', request.params.id) ? await core.store.findJob(request.params.id, signedIn.account.id) : undefined;
+    if (!row) return sendPage(reply, 404, notFound(request));
+    if (row.status !== 'queued' && row.status !== 'running') return reply.redirect('/jobs?notice=cancel-too-late', 303);
+    return sendPage(
+      reply,
+      200,
+      cancelPage(viewerOf(signedIn), { id: row.id, status: row.status, reference: row.reference, webhookUrl: row.webhook_url }),
+    );
+  });
+
   app.post<{ Params: { id: string } }>(
     '/jobs/:id/cancel',
     { preHandler: [requireSignedIn, requireCsrf] },
@@ -148,7 +172,8 @@ export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext):
       if (row.status !== 'queued' && row.status !== 'running') return reply.redirect('/jobs?notice=cancel-too-late', 303);
       const after = await queue.cancel(accountId, row.id);
       request.log.info({ jobId: row.id, accountId, status: after.status }, 'render job canceled from the dashboard');
-      return reply.redirect(`/jobs?notice=${after.status === 'canceled' ? 'canceled' : 'cancel-too-late'}`, 303);
+      const notice = after.status !== 'canceled' ? 'cancel-too-late' : row.status === 'running' ? 'canceled-running' : 'canceled';
+      return reply.redirect(`/jobs?notice=${notice}`, 303);
     },
   );
 

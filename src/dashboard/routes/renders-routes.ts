@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type DashboardContext, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
 import { errorPage } from '../views/error-view.js';
-import { keyLabelOf, RENDERS_SHOWN, renderPage, rendersPage } from '../views/renders-view.js';
+import { pdfStateOf } from '../views/jobs-view.js';
+import { jobNotPrintedPage, keyLabelOf, RENDERS_SHOWN, renderPage, rendersPage } from '../views/renders-view.js';
 
 /** A render id as the API hands it out (X-Render-ID or a job id); anything else is searched for no further. */
 const RENDER_ID = /^(rnd_[0-9a-f]{24}|job_[0-9a-f]{32})$/;
@@ -49,6 +50,12 @@ export function registerRendersRoutes(app: FastifyInstance, ctx: DashboardContex
     const accountId = signedIn.account.id;
     const { id } = request.params;
     const record = RENDER_ID.test(id) ? await core.store.findRenderRecord(id, accountId) : undefined;
+    // A job's id names its render; the job says what it is printed for, and where its PDF is.
+    const job = RENDER_ID.test(id) && id.startsWith('job_') ? await core.store.findJob(id, accountId) : undefined;
+    if (!record && job) {
+      const facts = { id: job.id, status: job.status, reference: job.reference, createdAt: Number(job.created_at) };
+      return sendPage(reply, 200, jobNotPrintedPage(viewerOf(signedIn), facts, Date.now()));
+    }
     // Another account's render and no render at all look the same.
     if (!record) {
       const message = `There is no render with this id in your account (renders are kept ${retentionDays} days).`;
@@ -63,6 +70,7 @@ export function registerRendersRoutes(app: FastifyInstance, ctx: DashboardContex
         record,
         keyLabel: key ? keyLabelOf(key.name, key.displayPrefix) : null,
         now: Date.now(),
+        job: job ? { reference: job.reference, pdf: pdfStateOf(job, Date.now()) } : undefined,
       }),
     );
   });

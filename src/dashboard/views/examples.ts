@@ -48,7 +48,7 @@ export function jobCurl(url: string, key = '$PAGEWORKS_RENDER_KEY'): string {
 export function verifyWebhookExample(): string {
   return [
     `import Fastify from 'fastify';`,
-    `import { verifyWebhook, WebhookVerificationError } from 'pageworks/client';`,
+    `import { verifyWebhook, WebhookVerificationError } from '@pageworks/client';`,
     ``,
     `const app = Fastify();`,
     `// The raw body, exactly as sent: a re-serialised JSON object would not verify.`,
@@ -57,6 +57,8 @@ export function verifyWebhookExample(): string {
     `  try {`,
     `    const event = verifyWebhook(process.env.PAGEWORKS_WEBHOOK_SECRET, request.headers, request.body);`,
     `    if (event.type === 'job.succeeded') console.log(event.data.id, event.data.pdf?.url);`,
+    `    // Succeeded is not always complete: each warning is something the document could not get.`,
+    `    for (const warning of event.data.warnings) console.log(\`\${event.data.id}: \${warning.message}\`);`,
     `    return reply.code(204).send();`,
     `  } catch (err) {`,
     `    if (err instanceof WebhookVerificationError) return reply.code(400).send();`,

@@ -22,6 +22,8 @@ export interface JobView {
   webhookState: string | null;
   /** Delivery attempts, newest first. */
   deliveries: WebhookDeliveryRecord[];
+  /** What the render report lists: things the document could not get (0 for a clean or unfinished job). */
+  warningCount: number;
 }
 
 /** Everything the Jobs page shows. */
@@ -49,6 +51,7 @@ export const JOB_NOTICES = [
   'redeliver-waits',
   'redeliver-too-soon',
   'canceled',
+  'canceled-running',
   'cancel-too-late',
   'rotated-already',
 ] as const;
@@ -60,7 +63,11 @@ const NOTICE_TEXT: Record<JobNotice, [kind: 'ok' | 'warn', text: string]> = {
   redelivered: ['ok', 'The webhook is queued for delivery again, with a fresh retry schedule.'],
   'redeliver-waits': ['ok', 'An attempt for this webhook is in flight; it is sent again once that attempt ends.'],
   'redeliver-too-soon': ['warn', 'This webhook was redelivered less than a minute ago. Redeliver works once a minute per job.'],
-  canceled: ['ok', 'The job was canceled. It will not be rendered, and no webhook is sent for it.'],
+  canceled: ['ok', 'The job was canceled before it started. It will not be rendered, and no webhook is sent for it.'],
+  'canceled-running': [
+    'ok',
+    'The job was canceled while it was rendering. Its render was stopped, no PDF is kept, and no webhook is sent for it.',
+  ],
   'cancel-too-late': ['warn', 'The job had already finished, so there was nothing to cancel.'],
   'rotated-already': [
     'warn',
@@ -122,7 +129,8 @@ function webhookPart(job: JobView, viewer: Viewer, now: number): SafeHtml {
   if (job.webhookUrl === null) return html``;
   // Only succeeded and failed jobs announce themselves; a canceled job's owner canceled it and knows.
   if (job.status === 'canceled')
-    return html`<p class="webhook webhook-none small muted">Webhook: none. No webhook is sent for canceled jobs.</p>`;
+    return html`<div class="webhook webhook-canceled small"><p class="muted">Webhook: not sent. No webhook is sent for a canceled job.</p>
+<p class="webhook-url">${job.webhookUrl}</p></div>`;
   const final = job.status === 'succeeded' || job.status === 'failed';
   const state =
     job.webhookState === 'delivered'
@@ -144,6 +152,22 @@ function webhookPart(job: JobView, viewer: Viewer, now: number): SafeHtml {
 <p class="webhook-url small">${job.webhookUrl}</p>${list}${redeliver}</details>`;
 }
 
+/** "3 warnings", "1 warning". */
+export function warningsLabel(count: number): string {
+  return `${formatCount(count)} ${count === 1 ? 'warning' : 'warnings'}`;
+}
+
+/**
+ * The status badge. A succeeded job whose document could not get everything says so beside "Succeeded",
+ * and leads to its report: a green badge alone reads as complete.
+ */
+function statusBadge(job: JobView): SafeHtml {
+  const label = STATUS_LABELS[job.status] ?? job.status;
+  if (job.status === 'succeeded' && job.warningCount > 0)
+    return html`<a class="status status-warned" href="/renders/${job.id}" title="See what the document could not get">${label} · ${warningsLabel(job.warningCount)}</a>`;
+  return html`<span class="status status-${job.status}">${label}</span>`;
+}
+
 function jobCard(job: JobView, viewer: Viewer, now: number): SafeHtml {
   const duration = job.startedAt !== null && job.finishedAt !== null ? formatDuration(job.finishedAt - job.startedAt) : null;
   const size =
@@ -160,14 +184,15 @@ function jobCard(job: JobView, viewer: Viewer, now: number): SafeHtml {
           : '';
   const cancel =
     job.status === 'queued' || job.status === 'running'
-      ? html`<form method="post" action="/jobs/${job.id}/cancel" class="cancel">${csrfField(viewer.csrfToken)}<button class="btn btn-danger-outline btn-small" type="submit" aria-label="Cancel the job ${job.reference ?? job.id}">Cancel job</button></form>`
+      ? html`<a class="btn btn-danger-outline btn-small" href="/jobs/${job.id}/cancel" aria-label="Cancel the job ${job.reference ?? job.id}…">Cancel job…</a>`
       : '';
   const actions = download || cancel ? html`<div class="job-actions">${download}${cancel}</div>` : '';
-  // A finished job's last attempt is in the render log: what its document could not get, in full.
-  const finished = job.status === 'succeeded' || job.status === 'failed';
+  // A finished job's last attempt is in the render log: what its document could not get, in full; a
+  // canceled one's page says whether it printed before the cancel.
+  const finished = job.status === 'succeeded' || job.status === 'failed' || job.status === 'canceled';
   return html`<li class="job" data-job-id="${job.id}">
 <div class="job-head"><span class="job-name">${job.reference ?? html`<span class="muted">no reference</span>`}</span>
-<span class="status status-${job.status}">${STATUS_LABELS[job.status] ?? job.status}</span></div>
+${statusBadge(job)}</div>
 <dl class="job-facts">
 <div><dt>Job</dt><dd class="mono">${finished ? html`<a href="/renders/${job.id}" aria-label="Render report of ${job.id}">${job.id}</a>` : job.id}</dd></div>
 <div><dt>Submitted</dt><dd>${time(job.createdAt, now)}</dd></div>
@@ -199,6 +224,24 @@ function secretCard(model: JobsPageModel): SafeHtml {
 ${rotated}${shown}
 <p class="rotate"><a class="btn btn-danger-outline btn-small" href="/jobs/webhook-secret/rotate">Rotate secret…</a>
 <span class="hint">For 24 hours after a rotation, deliveries are signed with both the new and the old secret.</span></p></section>`;
+}
+
+/** The confirmation step before a job is canceled: what happens to a queued and to a running one. */
+export function cancelPage(viewer: Viewer, job: Pick<JobView, 'id' | 'status' | 'reference' | 'webhookUrl'>): string {
+  const what =
+    job.status === 'running'
+      ? 'It is rendering now: the render is stopped and no PDF is kept.'
+      : 'It has not started: it will not be rendered.';
+  const hook = job.webhookUrl === null ? '' : ' No webhook is sent for a canceled job.';
+  const body = html`<div class="auth"><div class="card">
+<h1>Cancel this job?</h1>
+<p class="lead"><strong class="job-name">${job.reference ?? job.id}</strong> <span class="mono">${job.id}</span></p>
+<p>${what}${hook} This cannot be undone.</p>
+<form method="post" action="/jobs/${job.id}/cancel">${csrfField(viewer.csrfToken)}
+<button class="btn btn-danger" type="submit">Cancel job</button></form>
+<p class="switch"><a href="/jobs">Keep it</a></p>
+</div></div>`;
+  return page({ title: 'Cancel job', viewer, current: 'jobs', body });
 }
 
 /** The confirmation step before the webhook secret is rotated; `replaces` names the current secret (its version). */

@@ -100,9 +100,9 @@ export function adviceFor(entry: ReportEntry): WarningAdvice {
     case 'resource_failed': {
       const facts: WarningAdvice['facts'] = [['URL', entry.url]];
       if (entry.status !== undefined) {
-        facts.push(['Answer', `HTTP ${entry.status}`]);
+        // The title names the status: it is not repeated as a fact.
         return {
-          title: `Not loaded: the server answered ${entry.status}`,
+          title: `Not loaded: the server answered HTTP ${entry.status}`,
           facts,
           advice:
             entry.status === 404 || entry.status === 410
@@ -117,18 +117,18 @@ export function adviceFor(entry: ReportEntry): WarningAdvice {
       if (host) facts.push(['Host', host]);
       return { title: `Not loaded: ${title.charAt(0).toLowerCase()}${title.slice(1)}`, facts, advice };
     }
-    case 'font_failed':
+    case 'font_failed': {
+      const facts: WarningAdvice['facts'] = [['Font', entry.family]];
+      if (entry.url) facts.push(['URL', entry.url]);
+      // The report's message names what happened to the font's file, in parentheses, when it is known.
+      const cause = /could not be loaded[^(]* \((.+)\); its text/.exec(entry.message)?.[1];
+      if (cause) facts.push(['Why', cause]);
       return {
-        title: `The font "${entry.family}" did not load`,
-        facts: entry.url
-          ? [
-              ['Font', entry.family],
-              ['URL', entry.url],
-            ]
-          : [['Font', entry.family]],
-        advice:
-          'The text set in it printed in a fallback font. Check the font’s URL in @font-face and its format (woff2, woff or ttf), or embed the font as a data: URL.',
+        title: `Text printed in a fallback font: "${entry.family}" did not load`,
+        facts,
+        advice: 'Check the font’s URL in @font-face and its format (woff2, woff or ttf), or embed the font as a data: URL.',
       };
+    }
     case 'script_error':
       return {
         title: 'A script in the document failed',

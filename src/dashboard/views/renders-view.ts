@@ -3,7 +3,7 @@ import { type RenderRecord, warningCount } from '../../render/report.js';
 import type { RenderSummary } from '../../store/store.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatAgo, formatCount, formatDateTime } from './format.js';
-import { formatBytes, formatDuration } from './jobs-view.js';
+import { formatBytes, formatDuration, type PdfState, warningsLabel } from './jobs-view.js';
 import { alert, page, type Viewer } from './layout.js';
 import { adviceFor } from './render-advice.js';
 
@@ -23,6 +23,13 @@ export interface RendersPageModel {
   retentionDays: number;
 }
 
+/** The job a render was made for, as its page shows it. */
+export interface RenderJobFacts {
+  reference: string | null;
+  /** Where the job's PDF is now. */
+  pdf: PdfState;
+}
+
 /** Everything one render's page shows. */
 export interface RenderPageModel {
   viewer: Viewer;
@@ -30,6 +37,8 @@ export interface RenderPageModel {
   /** The key's name (or display prefix), or null when the key is gone. */
   keyLabel: string | null;
   now: number;
+  /** The job, for a job's render while the job is kept. */
+  job?: RenderJobFacts;
 }
 
 /** How many renders a page lists. */
@@ -106,12 +115,38 @@ function warningItem(entry: RenderRecord['warnings'][number]): SafeHtml {
   const facts = advice.facts.map(
     ([label, value]) => html`<div><dt>${label}</dt><dd class="mono">${escapeUnshowable(value)}</dd></div>`,
   );
+  // The heading and the facts already say what the report's message says; it is shown only when it adds a cause.
   return html`<li class="warning warning-${entry.kind}">
 <h3>${escapeUnshowable(advice.title)}</h3>
-<p class="warning-message">${escapeUnshowable(entry.message)}</p>
 ${facts.length > 0 ? html`<dl class="warning-facts">${facts}</dl>` : ''}
 <p class="warning-advice"><strong>What to do:</strong> ${escapeUnshowable(advice.advice)}</p>
 </li>`;
+}
+
+/**
+ * The red block of a failed render. A strict render's error quotes its first warnings and points to the
+ * API that lists them; on this page they are listed below, so the block says only why nothing was delivered.
+ */
+function errorBlock(r: RenderRecord): SafeHtml {
+  if (!r.error) return html``;
+  const message =
+    r.error.code === 'RENDER_INCOMPLETE'
+      ? `Strict handling was asked for and the document could not get everything, so no PDF was delivered. ${
+          warningCount(r.warnings) === 1
+            ? 'The warning below is why.'
+            : `The ${warningsLabel(warningCount(r.warnings))} below are why.`
+        }`
+      : r.error.message;
+  return html`<p class="job-error"><code>${r.error.code}</code> ${escapeUnshowable(message)}</p>`;
+}
+
+/** Where a job's PDF is, as a link or a word. */
+function pdfAction(job: RenderJobFacts, id: string): SafeHtml {
+  if (job.pdf === 'available')
+    return html`<div class="job-actions"><a class="btn btn-small" href="/jobs/${id}/pdf" download="${job.reference ?? id}.pdf">Download PDF</a></div>`;
+  if (job.pdf === 'expired') return html`<p class="muted small pdf-state">The PDF has expired.</p>`;
+  if (job.pdf === 'deleted') return html`<p class="muted small pdf-state">The PDF was deleted.</p>`;
+  return html``;
 }
 
 /** One render's page: its facts, its error if it failed, and each warning in plain words with what to do. */
@@ -121,24 +156,55 @@ export function renderPage(model: RenderPageModel): string {
     r.bytes !== null
       ? `${formatBytes(r.bytes)}${r.pages !== null ? ` · ${formatCount(r.pages)} ${r.pages === 1 ? 'page' : 'pages'}` : ''}`
       : null;
+  const count = warningCount(r.warnings);
   const warnings =
     r.warnings.length === 0
-      ? html`<p class="empty">Nothing was missing: the document got everything it asked for.</p>`
+      ? html`<p class="empty">The document got everything it asked for.</p>`
       : html`<ol class="warnings">${r.warnings.map(warningItem)}</ol>`;
-  const count = warningCount(r.warnings);
-  const body = html`<p class="crumbs"><a href="/renders">← All renders</a></p>
+  const from =
+    r.source === 'job'
+      ? html`from the render job${model.job?.reference ? html` <strong class="job-name">${escapeUnshowable(model.job.reference)}</strong>` : ''}`
+      : html`from <code>POST /v1/render</code>`;
+  const jobId = r.jobId ?? (r.source === 'job' ? r.id : null);
+  const body = html`<p class="crumbs"><a href="${r.source === 'job' ? '/jobs' : '/renders'}">← ${r.source === 'job' ? 'All jobs' : 'All renders'}</a></p>
 <div class="page-head"><div><h1 class="render-title">Render <span class="mono">${r.id}</span></h1>
-<p class="lead">${r.source === 'job' ? 'A render job' : 'A POST /v1/render'} asked for ${time(r.createdAt, model.now)} (${formatDateTime(r.createdAt)}).</p></div>${status(r.status)}</div>
+<p class="lead">Rendered ${time(r.createdAt, model.now)} (${formatDateTime(r.createdAt)}), ${from}.</p></div>${status(r.status)}</div>
 <section class="card" aria-labelledby="facts-title"><h2 id="facts-title">What it printed</h2>
 <dl class="job-facts">
+${model.job ? html`<div><dt>Reference</dt><dd>${model.job.reference === null ? html`<span class="muted">none</span>` : escapeUnshowable(model.job.reference)}</dd></div>` : ''}
+${jobId ? html`<div><dt>Job</dt><dd class="mono">${jobId}</dd></div>` : ''}
 <div><dt>Key</dt><dd>${model.keyLabel ?? html`<span class="muted">deleted key</span>`}</dd></div>
 <div><dt>Duration</dt><dd>${formatDuration(r.durationMs)}</dd></div>
 ${size ? html`<div><dt>PDF</dt><dd>${size}${r.status === 'failed' ? html` <span class="muted">(printed, not delivered)</span>` : ''}</dd></div>` : ''}
-${r.jobId ? html`<div><dt>Job</dt><dd class="mono">${r.jobId}</dd></div>` : ''}
 </dl>
-${r.error ? html`<p class="job-error"><code>${r.error.code}</code> ${escapeUnshowable(r.error.message)}</p>` : ''}
+${errorBlock(r)}
+${model.job && jobId ? pdfAction(model.job, jobId) : ''}
 </section>
-<section class="card" aria-labelledby="warnings-title"><h2 id="warnings-title">${count === 0 ? 'No warnings' : `${formatCount(count)} ${count === 1 ? 'warning' : 'warnings'}`}</h2>
+<section class="card" aria-labelledby="warnings-title"><h2 id="warnings-title">${count === 0 ? 'No warnings' : warningsLabel(count)}</h2>
 ${warnings}</section>`;
   return page({ title: `Render ${r.id}`, viewer: model.viewer, current: 'renders', body });
+}
+
+/** A job's id with no render record: canceled before it printed, or not printed yet. */
+export function jobNotPrintedPage(
+  viewer: Viewer,
+  job: { id: string; status: string; reference: string | null; createdAt: number },
+  now: number,
+): string {
+  const canceled = job.status === 'canceled';
+  const title = canceled ? 'Canceled before it printed' : 'Not printed yet';
+  const message = canceled
+    ? 'This job was canceled before it printed, so there is no render to show: nothing was printed, no PDF is kept and no webhook was sent.'
+    : job.status === 'failed'
+      ? 'This job failed before a render was recorded.'
+      : 'This job has not printed yet. Its render appears here once it has.';
+  const body = html`<p class="crumbs"><a href="/jobs">← All jobs</a></p>
+<div class="page-head"><div><h1 class="render-title">${title}</h1>
+<p class="lead">${message}</p></div></div>
+<section class="card" aria-label="The job"><dl class="job-facts">
+<div><dt>Reference</dt><dd>${job.reference === null ? html`<span class="muted">none</span>` : escapeUnshowable(job.reference)}</dd></div>
+<div><dt>Job</dt><dd class="mono">${job.id}</dd></div>
+<div><dt>Submitted</dt><dd>${time(job.createdAt, now)}</dd></div>
+</dl></section>`;
+  return page({ title, viewer, current: 'jobs', body });
 }
