@@ -1,0 +1,131 @@
+/**
+ * One pass over the pages' content for what PDF/UA and PDF/A "u" need: untagged content wrapped as
+ * artifacts (artifacts.ts), the text each marked-content sequence shows (for link alternate text), and
+ * every glyph code checked against its font's ToUnicode map. Each content stream and Form XObject is
+ * inflated once; only the streams that change are written again.
+ */
+import zlib from 'node:zlib';
+import { markArtifacts, type XObjectKind } from './artifacts.js';
+import { charCodes, FontCache, type FontUnicode, visitText } from './page-text.js';
+import type { PdfFile } from './pdf-file.js';
+import { isDict, name, nameOf, type PdfDict, PdfRef } from './pdf-objects.js';
+
+/** What the pass is asked to do. */
+export interface PagePassOptions {
+  artifacts: boolean;
+  unicode: boolean;
+  /** The marked content whose text is wanted (page object number → MCIDs): the links'. */
+  mcids: Map<number, Set<number>>;
+}
+
+/** A font some glyph of which has no Unicode value. */
+export interface FontWithoutUnicode {
+  font: string;
+  page: number;
+  missing: number;
+}
+
+/** What the pass found. */
+export interface PagePassResult {
+  /** Pages (1-based) with content outside marked content that could not be marked as an artifact. */
+  unmarkablePages: number[];
+  fontsWithoutUnicode: FontWithoutUnicode[];
+  mcidText: Map<number, Map<number, string>>;
+}
+
+/** Code points a ToUnicode value may not be (ISO 19005-2 6.2.11.7.2). */
+const NOT_TEXT = /^$|[\u0000\ufeff\ufffe]/;
+
+function contentRefs(page: PdfDict): PdfRef[] {
+  const contents = page.get('Contents');
+  if (contents instanceof PdfRef) return [contents];
+  return Array.isArray(contents) ? contents.filter((c): c is PdfRef => c instanceof PdfRef) : [];
+}
+
+/** The font's name without its subset tag, for a report entry. */
+function fontName(file: PdfFile, font: FontUnicode): string {
+  const base = font.num > 0 ? file.dict(new PdfRef(font.num, 0))?.get('BaseFont') : undefined;
+  return nameOf(base)?.replace(/^[A-Z]{6}\+/, '') ?? `object ${font.num}`;
+}
+
+/** Runs the pass; streams it changes are replaced in `file`'s update. */
+export function pagePass(file: PdfFile, options: PagePassOptions): PagePassResult {
+  const fonts = new FontCache(file);
+  const result: PagePassResult = { unmarkablePages: [], fontsWithoutUnicode: [], mcidText: new Map() };
+  const used = new Map<FontUnicode, { codes: Set<number>; page: number }>();
+  const formsDone = new Set<number>();
+
+  /** `pageNum` is the page object's number for a page's own content, undefined for a form's (its MCIDs are its own). */
+  const stream = (
+    num: number,
+    resources: PdfDict | undefined,
+    page: number,
+    pageNum: number | undefined,
+    tagged: boolean,
+  ): void => {
+    const data = file.streamData(num);
+    const object = file.get(num);
+    if (!data || !object || !isDict(object.value)) {
+      if (options.artifacts) result.unmarkablePages.push(page);
+      return;
+    }
+    const text = data.toString('latin1');
+    const xobjects = file.dict(resources?.get('XObject'));
+    const kindOf: XObjectKind = (resource) => {
+      const subtype = nameOf(file.dict(xobjects?.get(resource))?.get('Subtype'));
+      return subtype === 'Form' ? 'form' : subtype === 'Image' ? 'image' : undefined;
+    };
+    const wanted = pageNum === undefined ? undefined : options.mcids.get(pageNum);
+    if (options.unicode || wanted) {
+      visitText(text, resources, file, fonts, (font, strings, mcid) => {
+        if (options.unicode) {
+          const entry = used.get(font) ?? { codes: new Set<number>(), page };
+          used.set(font, entry);
+          for (const token of strings) for (const code of charCodes(token, font.bytes)) entry.codes.add(code);
+        }
+        if (wanted && pageNum !== undefined && mcid !== undefined && wanted.has(mcid)) {
+          const map = result.mcidText.get(pageNum) ?? new Map<number, string>();
+          result.mcidText.set(pageNum, map);
+          const words = strings.flatMap((token) => charCodes(token, font.bytes).map((c) => font.map.get(c) ?? ''));
+          map.set(mcid, (map.get(mcid) ?? '') + words.join(''));
+        }
+      });
+    }
+    let formsOutside: string[] = [];
+    if (options.artifacts && !tagged) {
+      const marked = markArtifacts(text, kindOf);
+      formsOutside = marked.forms;
+      if (marked.unmarkable > 0) result.unmarkablePages.push(page);
+      if (marked.text !== undefined) {
+        const value = new Map(object.value);
+        value.delete('DecodeParms');
+        value.set('Filter', name('FlateDecode'));
+        file.set(num, value, zlib.deflateSync(Buffer.from(marked.text, 'latin1')));
+      }
+    }
+    // Forms drawn anywhere are checked for Unicode; those drawn outside marked content are marked too.
+    for (const [key, value] of xobjects ?? []) {
+      if (!(value instanceof PdfRef) || formsDone.has(value.num) || kindOf(key) !== 'form') continue;
+      formsDone.add(value.num);
+      const form = file.dict(value);
+      const formResources = file.dict(form?.get('Resources')) ?? resources;
+      stream(value.num, formResources, page, undefined, tagged || !formsOutside.includes(key));
+    }
+  };
+
+  file.pages().forEach((pageNum, index) => {
+    const page = file.dict(new PdfRef(pageNum, 0));
+    if (!page) return;
+    const resources = file.dict(page.get('Resources'));
+    for (const ref of contentRefs(page)) stream(ref.num, resources, index + 1, pageNum, false);
+  });
+  for (const [font, { codes, page }] of used) {
+    let missing = 0;
+    for (const code of codes) {
+      const text = font.map.get(code);
+      if (text === undefined || NOT_TEXT.test(text)) missing++;
+    }
+    if (missing > 0) result.fontsWithoutUnicode.push({ font: fontName(file, font), page, missing });
+  }
+  return result;
+}

@@ -1,0 +1,204 @@
+/**
+ * A printed PDF opened for an incremental update: its classic cross-reference sections (following /Prev),
+ * objects read on demand, and new or replaced objects appended after the original bytes. Chromium writes
+ * every object at top level with a classic table; a file laid out otherwise (object or cross-reference
+ * streams, encryption) is refused, and the caller then claims nothing.
+ */
+import zlib from 'node:zlib';
+import { isDict, nameOf, type PdfDict, PdfParser, PdfRaw, PdfRef, type PdfValue, raw, serialize } from './pdf-objects.js';
+
+/** An object as read: its value and, for a stream, where its data is. */
+export interface PdfObject {
+  value: PdfValue;
+  stream?: { start: number; length: number };
+}
+
+/** What a new or replaced object is: a value, with stream data when it is a stream. */
+interface Written {
+  value: PdfValue;
+  data?: Buffer;
+}
+
+const MAX_SECTIONS = 64;
+
+/** A PDF that cannot be read as a classic-table file. */
+export class UnreadablePdf extends Error {}
+
+/** A printed PDF, read lazily, with the objects an update adds or replaces. */
+export class PdfFile {
+  readonly text: string;
+  readonly trailer: PdfDict;
+  private readonly offsets = new Map<number, number>();
+  private readonly cache = new Map<number, PdfObject>();
+  private readonly written = new Map<number, Written>();
+  private size: number;
+  private readonly lastXref: number;
+
+  constructor(readonly bytes: Buffer) {
+    this.text = bytes.toString('latin1');
+    const at = this.text.lastIndexOf('startxref');
+    const m = at < 0 ? null : /^startxref\s+(\d+)/.exec(this.text.slice(at, at + 40));
+    if (!m) throw new UnreadablePdf('no startxref');
+    this.lastXref = Number(m[1]);
+    let trailer: PdfDict | undefined;
+    let offset: number | undefined = this.lastXref;
+    for (let n = 0; offset !== undefined && n < MAX_SECTIONS; n++) {
+      const section = this.readSection(offset);
+      trailer ??= section;
+      const prev = section.get('Prev');
+      offset = prev instanceof PdfRaw ? Number(prev.text) : undefined;
+    }
+    if (!trailer) throw new UnreadablePdf('no trailer');
+    if (trailer.has('Encrypt')) throw new UnreadablePdf('encrypted');
+    this.trailer = trailer;
+    this.size = Number((trailer.get('Size') as PdfRaw | undefined)?.text ?? 0);
+  }
+
+  /** Reads one classic section; entries already known (from a newer section) win. */
+  private readSection(offset: number): PdfDict {
+    if (this.text.slice(offset, offset + 4) !== 'xref') throw new UnreadablePdf('not a classic cross-reference table');
+    let pos = offset + 4;
+    const header = /^\s*(\d+)\s+(\d+)[ \t]*\r?\n/;
+    for (;;) {
+      const m = header.exec(this.text.slice(pos, pos + 40));
+      if (!m) break;
+      pos += m[0].length;
+      const [first, count] = [Number(m[1]), Number(m[2])];
+      for (let i = 0; i < count; i++) {
+        const entry = this.text.slice(pos + i * 20, pos + i * 20 + 18);
+        if (entry[17] === 'n' && !this.offsets.has(first + i)) this.offsets.set(first + i, Number(entry.slice(0, 10)));
+      }
+      pos += count * 20;
+    }
+    const at = this.text.indexOf('trailer', pos);
+    if (at < 0) throw new UnreadablePdf('no trailer');
+    const parser = new PdfParser(this.text, at + 7);
+    const value = parser.value();
+    if (!isDict(value)) throw new UnreadablePdf('trailer is not a dictionary');
+    return value;
+  }
+
+  /** The object `num` as it stands (an update's own version when it has one). */
+  get(num: number): PdfObject | undefined {
+    const own = this.written.get(num);
+    if (own) return { value: own.value };
+    const cached = this.cache.get(num);
+    if (cached) return cached;
+    const offset = this.offsets.get(num);
+    if (offset === undefined) return undefined;
+    const parser = new PdfParser(this.text, offset);
+    const head = /^(\d+)\s+(\d+)\s+obj/.exec(this.text.slice(offset, offset + 40));
+    if (!head || Number(head[1]) !== num) return undefined;
+    parser.pos += head[0].length;
+    const value = parser.value();
+    parser.skipWhite();
+    let object: PdfObject = { value };
+    if (isDict(value) && this.text.startsWith('stream', parser.pos)) {
+      let start = parser.pos + 6;
+      if (this.text[start] === '\r') start++;
+      if (this.text[start] === '\n') start++;
+      const length = this.resolve(value.get('Length'));
+      const n = length instanceof PdfRaw ? Number(length.text) : Number.NaN;
+      if (!Number.isFinite(n)) throw new UnreadablePdf(`stream ${num} has no length`);
+      object = { value, stream: { start, length: n } };
+    }
+    this.cache.set(num, object);
+    return object;
+  }
+
+  /** The value a reference points to (a direct value is returned as it is). */
+  resolve(value: PdfValue | undefined): PdfValue | undefined {
+    for (let i = 0; value instanceof PdfRef && i < 8; i++) value = this.get(value.num)?.value;
+    return value;
+  }
+
+  /** The dictionary a value is or points to. */
+  dict(value: PdfValue | undefined): PdfDict | undefined {
+    const resolved = this.resolve(value);
+    return isDict(resolved) ? resolved : undefined;
+  }
+
+  /** A stream's data, inflated when it is FlateDecode; undefined for other filters. */
+  streamData(num: number): Buffer | undefined {
+    const own = this.written.get(num);
+    if (own?.data) return own.data;
+    const object = this.get(num);
+    if (!object?.stream || !isDict(object.value)) return undefined;
+    const data = this.bytes.subarray(object.stream.start, object.stream.start + object.stream.length);
+    const filter = object.value.get('Filter');
+    const filters = Array.isArray(filter) ? filter.map(nameOf) : filter ? [nameOf(filter)] : [];
+    if (filters.length === 0) return data;
+    if (filters.length === 1 && filters[0] === 'FlateDecode' && !object.value.has('DecodeParms')) return zlib.inflateSync(data);
+    return undefined;
+  }
+
+  /** The catalog dictionary. */
+  catalog(): { num: number; value: PdfDict } {
+    const root = this.trailer.get('Root');
+    const value = this.dict(root);
+    if (!(root instanceof PdfRef) || !value) throw new UnreadablePdf('no catalog');
+    return { num: root.num, value };
+  }
+
+  /** Page object numbers in order. */
+  pages(): number[] {
+    const out: number[] = [];
+    const walk = (ref: PdfValue | undefined, depth: number): void => {
+      if (!(ref instanceof PdfRef) || depth > 32) return;
+      const node = this.dict(ref);
+      if (!node) return;
+      if (nameOf(node.get('Type')) === 'Pages') {
+        const kids = this.resolve(node.get('Kids'));
+        if (Array.isArray(kids)) for (const kid of kids) walk(kid, depth + 1);
+      } else out.push(ref.num);
+    };
+    walk(this.catalog().value.get('Pages'), 0);
+    return out;
+  }
+
+  /** Adds an object; returns its reference. */
+  add(value: PdfValue, data?: Buffer): PdfRef {
+    const num = this.size++;
+    this.written.set(num, { value, data });
+    return new PdfRef(num, 0);
+  }
+
+  /** Replaces object `num` (generation 0, as Chromium writes every object) in the update. */
+  set(num: number, value: PdfValue, data?: Buffer): void {
+    this.written.set(num, { value, data });
+  }
+
+  /** The original bytes followed by an update holding every added and replaced object. */
+  finish(trailerEntries: PdfDict): Buffer {
+    const parts: Buffer[] = [this.bytes];
+    let offset = this.bytes.length;
+    const push = (chunk: Buffer | string): void => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
+      parts.push(buffer);
+      offset += buffer.length;
+    };
+    if (this.bytes[this.bytes.length - 1] !== 0x0a) push('\n');
+    const placed: Array<[number, number]> = [];
+    for (const [num, object] of [...this.written].sort((a, b) => a[0] - b[0])) {
+      placed.push([num, offset]);
+      if (object.data) {
+        const value = new Map(object.value as PdfDict);
+        value.set('Length', raw(object.data.length));
+        push(`${num} 0 obj\n${serialize(value)}\nstream\n`);
+        push(object.data);
+        push('\nendstream\nendobj\n');
+      } else push(`${num} 0 obj\n${serialize(object.value)}\nendobj\n`);
+    }
+    const xref = offset;
+    let table = 'xref\n';
+    for (const [num, at] of placed) table += `${num} 1\n${String(at).padStart(10, '0')} 00000 n \n`;
+    const trailer = new Map(this.trailer);
+    trailer.delete('Prev');
+    trailer.delete('XRefStm');
+    for (const [key, value] of trailerEntries) trailer.set(key, value);
+    trailer.set('Size', raw(this.size));
+    trailer.set('Prev', raw(this.lastXref));
+    push(`${table}trailer\n${serialize(trailer)}\nstartxref\n${xref}\n%%EOF\n`);
+    return Buffer.concat(parts);
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * PDF objects as the profile engine reads and writes them: a small parser for the object syntax (ISO 32000
+ * 7.3) and its serialiser. Numbers, strings and keywords keep their source text, so an object read and
+ * written back says exactly what it said; only what the engine changes is new.
+ */
+
+/** A PDF name (`/Type`), its text after the slash as written (`#xx` escapes kept). */
+export class PdfName {
+  constructor(readonly name: string) {}
+}
+
+/** A token written back verbatim: a number, a string (`(…)` or `<…>`), `true`, `false` or `null`. */
+export class PdfRaw {
+  constructor(readonly text: string) {}
+}
+
+/** An indirect reference `num gen R`. */
+export class PdfRef {
+  constructor(
+    readonly num: number,
+    readonly gen: number,
+  ) {}
+}
+
+/** A PDF dictionary: keys are names without the slash, in the order read or set. */
+export type PdfDict = Map<string, PdfValue>;
+
+/** Any PDF object value. */
+export type PdfValue = PdfName | PdfRaw | PdfRef | PdfDict | PdfValue[];
+
+/** Per character code: 1 white space, 2 delimiter, 0 regular (a table: the scanners ask for every byte). */
+const CLASS = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
+for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
+
+/** Whether the character code is PDF white space. */
+export function isWhite(code: number): boolean {
+  return CLASS[code & 0xff] === 1;
+}
+
+/** Whether the character code ends a regular token (white space or a delimiter). */
+export function isDelimiter(code: number): boolean {
+  return CLASS[code & 0xff] !== 0;
+}
+
+/** Reads PDF object syntax from a latin1 string (one char per byte). */
+export class PdfParser {
+  pos: number;
+
+  constructor(
+    readonly text: string,
+    pos = 0,
+  ) {
+    this.pos = pos;
+  }
+
+  /** Skips white space and comments. */
+  skipWhite(): void {
+    const t = this.text;
+    while (this.pos < t.length) {
+      const c = t.charCodeAt(this.pos);
+      if (CLASS[c & 0xff] === 1) this.pos++;
+      else if (c === 0x25) {
+        while (this.pos < t.length && t[this.pos] !== '\n' && t[this.pos] !== '\r') this.pos++;
+      } else break;
+    }
+  }
+
+  /** The regular token at the current position (a number, keyword or operator), consumed. */
+  word(): string {
+    const start = this.pos;
+    const t = this.text;
+    while (this.pos < t.length && CLASS[t.charCodeAt(this.pos) & 0xff] === 0) this.pos++;
+    return this.text.slice(start, this.pos);
+  }
+
+  /** A literal string `( … )` with balanced parentheses and escapes, returned as written. */
+  literalString(): string {
+    const t = this.text;
+    const start = this.pos;
+    let depth = 0;
+    for (; this.pos < t.length; this.pos++) {
+      const c = t[this.pos];
+      if (c === '\\') this.pos++;
+      else if (c === '(') depth++;
+      else if (c === ')' && --depth === 0) {
+        this.pos++;
+        return t.slice(start, this.pos);
+      }
+    }
+    throw new Error('unterminated string');
+  }
+
+  /** The next value; an integer followed by `gen R` is read as a reference. */
+  value(): PdfValue {
+    this.skipWhite();
+    const t = this.text;
+    const c = t[this.pos];
+    if (c === '/') {
+      this.pos++;
+      return new PdfName(this.word());
+    }
+    if (c === '(') return new PdfRaw(this.literalString());
+    if (c === '<' && t[this.pos + 1] === '<') {
+      this.pos += 2;
+      const dict: PdfDict = new Map();
+      for (;;) {
+        this.skipWhite();
+        if (t.startsWith('>>', this.pos)) {
+          this.pos += 2;
+          return dict;
+        }
+        if (t[this.pos] !== '/') throw new Error(`dictionary key expected at ${this.pos}`);
+        this.pos++;
+        const key = this.word();
+        dict.set(key, this.value());
+      }
+    }
+    if (c === '<') {
+      const end = t.indexOf('>', this.pos);
+      if (end < 0) throw new Error('unterminated hex string');
+      const raw = t.slice(this.pos, end + 1);
+      this.pos = end + 1;
+      return new PdfRaw(raw);
+    }
+    if (c === '[') {
+      this.pos++;
+      const items: PdfValue[] = [];
+      for (;;) {
+        this.skipWhite();
+        if (t[this.pos] === ']') {
+          this.pos++;
+          return items;
+        }
+        if (this.pos >= t.length) throw new Error('unterminated array');
+        items.push(this.value());
+      }
+    }
+    const word = this.word();
+    if (word === '') throw new Error(`unexpected ${JSON.stringify(c)} at ${this.pos}`);
+    if (/^\d+$/.test(word)) {
+      // `num gen R`: look ahead without consuming unless both follow.
+      const m = /^\s+(\d+)\s+R(?![^\s()<>[\]{}/%])/.exec(t.slice(this.pos, this.pos + 32));
+      if (m) {
+        this.pos += m[0].length;
+        return new PdfRef(Number(word), Number(m[1]));
+      }
+    }
+    return new PdfRaw(word);
+  }
+}
+
+/** Writes a value in PDF syntax. */
+export function serialize(value: PdfValue): string {
+  if (value instanceof PdfName) return `/${value.name}`;
+  if (value instanceof PdfRaw) return value.text;
+  if (value instanceof PdfRef) return `${value.num} ${value.gen} R`;
+  if (Array.isArray(value)) return `[${value.map(serialize).join(' ')}]`;
+  let out = '<<';
+  for (const [key, v] of value) out += `/${key} ${serialize(v)}`;
+  return `${out}>>`;
+}
+
+/** A dictionary from entries, for objects the engine makes. */
+export function dict(entries: Record<string, PdfValue>): PdfDict {
+  return new Map(Object.entries(entries));
+}
+
+/** A name value. */
+export function name(n: string): PdfName {
+  return new PdfName(n);
+}
+
+/** A number or keyword written as given. */
+export function raw(text: string | number | boolean): PdfRaw {
+  return new PdfRaw(String(text));
+}
+
+/** A PDF text string: literal when printable ASCII (with `( ) \` escaped), else UTF-16BE with a BOM, as hex. */
+export function textString(value: string): PdfRaw {
+  if (/^[\x20-\x7e]*$/.test(value)) return new PdfRaw(`(${value.replace(/[()\\]/g, '\\$&')})`);
+  return new PdfRaw(`<${Buffer.from(`\ufeff${value}`, 'utf16le').swap16().toString('hex').toUpperCase()}>`);
+}
+
+/** Whether a value is a dictionary. */
+export function isDict(value: PdfValue | undefined): value is PdfDict {
+  return value instanceof Map;
+}
+
+/** The name a value holds, if it is one. */
+export function nameOf(value: PdfValue | undefined): string | undefined {
+  return value instanceof PdfName ? value.name : undefined;
+}
+
+/** The bytes a PDF string token stands for (literal escapes or hex digits decoded). */
+export function stringBytes(token: string): Buffer {
+  if (token.startsWith('<')) {
+    const hex = token.slice(1, -1).replace(/\s+/g, '');
+    return Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex');
+  }
+  const out: number[] = [];
+  const body = token.slice(1, -1);
+  const escapes: Record<string, number> = { n: 10, r: 13, t: 9, b: 8, f: 12, '(': 40, ')': 41, '\\': 92 };
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== '\\') {
+      out.push(body.charCodeAt(i));
+      continue;
+    }
+    const next = body[++i];
+    if (next === undefined) break;
+    if (next in escapes) out.push(escapes[next]);
+    else if (/[0-7]/.test(next)) {
+      let octal = next;
+      while (octal.length < 3 && /[0-7]/.test(body[i + 1] ?? '')) octal += body[++i];
+      out.push(Number.parseInt(octal, 8) & 0xff);
+    } else if (next === '\r') {
+      if (body[i + 1] === '\n') i++;
+    } else if (next !== '\n') out.push(body.charCodeAt(i));
+  }
+  return Buffer.from(out);
+}
+
+/** The text a PDF text string token holds (UTF-16BE with a BOM, else PDFDocEncoding read as latin1). */
+export function stringText(token: string): string {
+  const bytes = stringBytes(token);
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return Buffer.from(bytes.subarray(2)).swap16().toString('utf16le');
+  return bytes.toString('latin1');
+}
+
+/** The values a structure element's /K holds, flattened one level (a single kid or an array). */
+export function kids(value: PdfValue | undefined): PdfValue[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
