@@ -1,10 +1,12 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { type Kysely, type Migration, sql } from 'kysely';
 
 /**
  * The schema's history. One set serves SQLite and PostgreSQL: only portable column types
  * (text, integer, bigint) are used; PostgreSQL's int8 is parsed back to a JS number by the adapter.
+ * They apply in name order: a new one takes the next number, `0010_…` (migration-order.ts, tested),
+ * and a name once released never changes (stores record it).
  */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -354,17 +356,3 @@ const MIGRATIONS: Record<string, Migration> = {
     },
   },
 };
-
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
-
-/** Brings the schema up to date; safe when several instances start together (the migrator locks). */
-export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Promise<void> {
-  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`, {
-      cause: error,
-    });
-  }
-}

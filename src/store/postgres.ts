@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { migrateToLatest } from './migrations.js';
+import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
 import { composeStore, type Store } from './store.js';
 
@@ -90,7 +90,7 @@ async function migrate(url: string, opts: PostgresStoreOptions): Promise<void> {
   const db = openDb(url, opts, { max: 1, connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000 });
   try {
     if (opts.schema) await sql`create schema if not exists ${sql.id(opts.schema)}`.execute(db);
-    await migrateToLatest(db as Kysely<unknown>, opts.schema);
+    await migrateToLatest(db as Kysely<unknown>, { schema: opts.schema });
   } finally {
     await db.destroy();
   }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, SqliteDialect } from 'kysely';
-import { migrateToLatest } from './migrations.js';
+import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
 import { openSqliteFile, scalarOf } from './sqlite-driver.js';
 import { composeStore, type Store } from './store.js';
