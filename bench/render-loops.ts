@@ -3,7 +3,7 @@
  * fresh document per render) and a browser launched per request.
  */
 import puppeteer, { type Page } from 'puppeteer-core';
-import { chromiumArgs, findChromium, launchChromium, shutdownChromium } from '../src/render/chromium.js';
+import { chromiumArgs, findChromium, launchChromium, shutdownChromium } from '../src/render/browser/chromium.js';
 
 /** What one loop measured. */
 export interface LoopResult {

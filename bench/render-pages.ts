@@ -4,7 +4,7 @@
  * while the 100-page report renders.
  */
 import fs from 'node:fs';
-import { processGroupMembers, processGroupRss } from '../src/render/chromium.js';
+import { processGroupMembers, processGroupRss } from '../src/render/browser/chromium.js';
 import { reportDocument } from '../test/fixtures/render/generated.js';
 import { chromiumChildren } from '../test/render/processes.js';
 import { startBenchService } from './bench-service.js';

@@ -6,8 +6,8 @@
  */
 import { loadConfig } from '../src/config.js';
 import { createEgressPolicy } from '../src/net/policy.js';
-import { BrowserPool } from '../src/render/browser-pool.js';
-import { toPrintParams } from '../src/render/options.js';
+import { BrowserPool } from '../src/render/pool/browser-pool.js';
+import { toPrintParams } from '../src/render/request/options.js';
 import { drive, emptyResult, type LoopResult, rate } from './render-loops.js';
 import { fmt, heading, median, verdict } from './stats.js';
 

@@ -17,7 +17,7 @@ import type { BrowserContext } from 'puppeteer-core';
 import { closeCore, createCore } from '../src/app/core.js';
 import { buildRenderApp } from '../src/app/render-app.js';
 import { loadConfig } from '../src/config.js';
-import { launchChromium, shutdownChromium } from '../src/render/chromium.js';
+import { launchChromium, shutdownChromium } from '../src/render/browser/chromium.js';
 import { imagesOn, unreachableDocuments } from '../test/fixtures/render/unreachable.js';
 import { fmt, heading, median } from './stats.js';
 

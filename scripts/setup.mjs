@@ -90,8 +90,10 @@ if (!fs.existsSync(builtStamp) || newestIn(path.join(root, 'src')) > mtime(built
 }
 
 // 3. System packages: Chromium for rendering; poppler-utils and qpdf for the tests that read PDFs back, curl for the docs' examples.
-// The server's own detection (src/render/chromium-executable.ts), built in step 2.
-const { chromiumExecutable } = await import(pathToFileURL(path.join(root, 'dist', 'render', 'chromium-executable.js')).href);
+// The server's own detection (src/render/browser/chromium-executable.ts), built in step 2.
+const { chromiumExecutable } = await import(
+  pathToFileURL(path.join(root, 'dist', 'render', 'browser', 'chromium-executable.js')).href
+);
 function findChromium() {
   const found = chromiumExecutable(process.env.CHROMIUM_PATH || undefined);
   return found && fs.existsSync(found) ? found : undefined;

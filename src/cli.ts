@@ -282,7 +282,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'webhooks':
         return await webhooksCommand(rest, config);
       case 'render':
-        return await (await import('./render/cli.js')).runRenderCli(rest, config);
+        return await (await import('./render/index.js')).runRenderCli(rest, config);
       case 'fetch':
         return await (await import('./metadata/cli.js')).runFetchCli(rest, config);
       default:

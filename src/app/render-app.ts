@@ -9,14 +9,19 @@ import { RenderError } from '../errors.js';
 import { registerJobRoutes } from '../jobs/routes.js';
 import { JobsRuntime } from '../jobs/runtime.js';
 import { createEgressPolicy, type EgressPolicy, type LookupFn } from '../net/policy.js';
-import { BrowserPool } from '../render/browser-pool.js';
-import { checkFontCoverage, describeCoverage, fcListRunner } from '../render/font-coverage.js';
-import { createRenderMetrics } from '../render/metrics.js';
-import { RenderLog } from '../render/render-log.js';
-import { registerRendersRoutes } from '../render/renders-routes.js';
-import type { RenderRecorder } from '../render/report.js';
-import { registerRenderRoutes, sendRenderError } from '../render/routes.js';
-import { MAX_BODY_BYTES } from '../render/schema.js';
+import {
+  BrowserPool,
+  checkFontCoverage,
+  createRenderMetrics,
+  describeCoverage,
+  fcListRunner,
+  MAX_BODY_BYTES,
+  RenderLog,
+  type RenderRecorder,
+  registerRenderRoutes,
+  registerRendersRoutes,
+  sendRenderError,
+} from '../render/index.js';
 import type { CoreDeps } from './core.js';
 import { createServiceApp, type ServiceApp } from './service-app.js';
 

@@ -3,7 +3,7 @@
  * and `/metrics` on RENDER_PORT, so more render capacity drains one shared queue with no public API.
  */
 import type { FastifyInstance } from 'fastify';
-import { sendRenderError } from '../render/routes.js';
+import { sendRenderError } from '../render/index.js';
 import type { CoreDeps } from './core.js';
 import { type RenderAppOptions, setRenderErrorHandler, startRenderEngine } from './render-app.js';
 import { createServiceApp } from './service-app.js';

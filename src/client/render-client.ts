@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from '@sinclair/typebox';
-import type { RenderOptionsSchema, RenderRequestSchema } from '../render/schema.js';
+import type { RenderOptionsSchema, RenderRequestSchema } from '../render/index.js';
 import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
 import type { RenderReport } from './render-report.js';
 import { type Answer, type CallOptions, type ClientOptions, endpoint, exchange, jsonOf } from './transport.js';

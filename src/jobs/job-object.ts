@@ -3,7 +3,7 @@
  * schema for the OpenAPI document.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { ReportEntrySchema, storedEntries } from '../render/report-schema.js';
+import { ReportEntrySchema, storedEntries } from '../render/index.js';
 import type { RenderJobRow } from '../store/store.js';
 
 const Time = (description: string) => Type.String({ format: 'date-time', description });

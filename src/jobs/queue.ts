@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { RenderError } from '../errors.js';
 import { newTimeOrderedId } from '../ids.js';
-import type { RenderRequest } from '../render/schema.js';
+import type { RenderRequest } from '../render/index.js';
 import type { JobSubmitStore } from '../store/job-submit-queries.js';
 import type { RenderJobRow, RenderJobStore } from '../store/jobs-queries.js';
 import type { RenderJobStatus } from '../store/schema.js';

@@ -8,17 +8,19 @@ import { unshowableCharacterProblem } from '../accounts/user-text.js';
 import type { ServiceApp } from '../app/service-app.js';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
-import { toPrintParams } from '../render/options.js';
-import { warningCount } from '../render/report.js';
-import { storedEntries } from '../render/report-schema.js';
 import {
   MAX_BODY_BYTES,
+  PreferHeaders,
+  prefersStrict,
   RenderErrorSchema,
   type RenderRequest,
   RenderRequestSchema,
+  STRICT_APPLIED,
+  storedEntries,
+  toPrintParams,
   validateRenderRequest,
-} from '../render/schema.js';
-import { PreferHeaders, prefersStrict, STRICT_APPLIED } from '../render/strict.js';
+  warningCount,
+} from '../render/index.js';
 import type { RenderJobStatus } from '../store/schema.js';
 import type { RenderJobRow } from '../store/store.js';
 import { JobObjectSchema, toJobObject } from './job-object.js';

@@ -6,10 +6,15 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { RenderError } from '../errors.js';
-import type { BrowserPool, RenderResult } from '../render/browser-pool.js';
-import { toPrintParams } from '../render/options.js';
-import { DISCARD_RECORDS, type RenderRecord, type RenderRecorder } from '../render/report.js';
-import { incompleteError } from '../render/strict.js';
+import {
+  type BrowserPool,
+  DISCARD_RECORDS,
+  incompleteError,
+  type RenderRecord,
+  type RenderRecorder,
+  type RenderResult,
+  toPrintParams,
+} from '../render/index.js';
 import type { JobLeaseStore } from '../store/job-lease-queries.js';
 import type { RenderJobRow } from '../store/jobs-queries.js';
 import { pdfKey } from './queue.js';

@@ -11,10 +11,10 @@ import { reportCliError, UsageError } from '../cli-errors.js';
 import type { Config } from '../config.js';
 import { RenderError } from '../errors.js';
 import { createEgressPolicy } from '../net/policy.js';
-import { BrowserPool } from './browser-pool.js';
-import { toPrintParams } from './options.js';
-import { validateRenderRequest } from './schema.js';
-import { incompleteError } from './strict.js';
+import { BrowserPool } from './pool/browser-pool.js';
+import { toPrintParams } from './request/options.js';
+import { validateRenderRequest } from './request/schema.js';
+import { incompleteError } from './request/strict.js';
 
 const COMMAND = cliCommand('render');
 const USAGE = `usage: ${synopsis(COMMAND)}`;

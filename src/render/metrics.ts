@@ -3,8 +3,8 @@
  * a Chromium is up, render outcomes and durations, Chromium restarts and render contexts thrown away.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { DiscardReason } from './browser-instance.js';
-import type { BrowserPool, PoolEvents, RestartReason } from './browser-pool.js';
+import type { DiscardReason } from './browser/browser-instance.js';
+import type { BrowserPool, PoolEvents, RestartReason } from './pool/browser-pool.js';
 
 /** The pool's events as metrics; `watch` connects the gauges to the pool once it runs. */
 export interface RenderMetrics extends PoolEvents {

@@ -5,12 +5,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceApp } from '../app/service-app.js';
 import { RenderError } from '../errors.js';
-import type { BrowserPool, RenderResult } from './browser-pool.js';
-import { toPrintParams } from './options.js';
-import { recordRender } from './render-record.js';
-import { DISCARD_RECORDS, type RenderRecorder, warningCount } from './report.js';
-import { MAX_BODY_BYTES, RenderErrorSchema, type RenderRequest, RenderRequestSchema, validateRenderRequest } from './schema.js';
-import { incompleteError, PreferHeaders, prefersStrict, STRICT_APPLIED } from './strict.js';
+import { recordRender } from './log/render-record.js';
+import type { BrowserPool, RenderResult } from './pool/browser-pool.js';
+import { DISCARD_RECORDS, type RenderRecorder, warningCount } from './report/report.js';
+import { toPrintParams } from './request/options.js';
+import {
+  MAX_BODY_BYTES,
+  RenderErrorSchema,
+  type RenderRequest,
+  RenderRequestSchema,
+  validateRenderRequest,
+} from './request/schema.js';
+import { incompleteError, PreferHeaders, prefersStrict, STRICT_APPLIED } from './request/strict.js';
 
 /** Sends the render service's error shape `{"error":{"code","message"}}`. */
 export function sendRenderError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {

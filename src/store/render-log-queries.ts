@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
-// The record is the render report's own shape (render/report.ts, a leaf module), stored as it is.
-import { type RenderRecord, warningCount } from '../render/report.js';
-import { storedEntries } from '../render/report-schema.js';
+// The record is the render report's own shape (render/report/report.ts), stored as it is.
+import { type RenderRecord, storedEntries, warningCount } from '../render/index.js';
 import type { RenderLogTable } from './schema.js';
 import { bindQueries, type StoreContext } from './store-context.js';
 
-// The render log's queries, written once for both dialects; render/render-log.ts batches the writes.
+// The render log's queries, written once for both dialects; render/log/render-log.ts batches the writes.
 
 /** One render as a listing shows it: the record without its entries, with the key's name. */
 export interface RenderSummary extends Omit<RenderRecord, 'warnings'> {

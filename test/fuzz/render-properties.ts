@@ -8,8 +8,8 @@
 import fc from 'fast-check';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { RENDER_ERRORS, RenderError } from '../../src/errors.js';
-import { PAGE_FORMATS, parseDimension, type RenderOptions, toPrintParams } from '../../src/render/options.js';
-import { validateRenderRequest } from '../../src/render/schema.js';
+import { PAGE_FORMATS, parseDimension, type RenderOptions, toPrintParams } from '../../src/render/request/options.js';
+import { validateRenderRequest } from '../../src/render/request/schema.js';
 
 /** Throws unless the answer is a PDF or a well-formed render error whose status matches its code; never a 500. */
 export function assertRenderAnswer(res: LightMyRequestResponse): void {

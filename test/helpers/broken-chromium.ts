@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { findChromium } from '../../src/render/chromium.js';
+import { findChromium } from '../../src/render/browser/chromium.js';
 
 /** A Chromium executable that exits at once while `flag` exists, else runs the real one. */
 export function breakableChromium(dir: string): { path: string; flag: string } {

@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressPolicy } from '../../src/net/policy.js';
-import { BrowserPool, type BrowserPoolOptions } from '../../src/render/browser-pool.js';
-import { processGroupMembers } from '../../src/render/chromium.js';
-import { toPrintParams } from '../../src/render/options.js';
+import { processGroupMembers } from '../../src/render/browser/chromium.js';
+import { BrowserPool, type BrowserPoolOptions } from '../../src/render/pool/browser-pool.js';
+import { toPrintParams } from '../../src/render/request/options.js';
 import { noDns } from '../helpers/render.js';
 import { type Canary, startCanary } from './canary.js';
 import { pdfText, pixel } from './pdf-tools.js';

@@ -1,7 +1,7 @@
 /** Which Chromium the server starts when CHROMIUM_PATH is unset: the one the set-up accepted. */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/render/chromium.js';
+import { findChromium } from '../../src/render/browser/chromium.js';
 
 describe('finding Chromium', () => {
   it('takes CHROMIUM_PATH as given', () => {

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mentionsCrossReferences } from '../../src/render/cross-references.js';
+import { mentionsCrossReferences } from '../../src/render/document/cross-references.js';
 import { corpusDocuments } from '../fixtures/corpus/documents.js';
 import { extraCorpusDir } from '../fixtures/corpus/index.js';
 import { qpdfCheck } from './pdf-tools.js';
@@ -27,9 +27,9 @@ const DRIVER = `
 import fs from 'node:fs';
 import path from 'node:path';
 const [root, input, out] = process.argv.slice(2);
-const { BrowserPool } = await import(path.join(root, 'src/render/browser-pool.ts'));
+const { BrowserPool } = await import(path.join(root, 'src/render/pool/browser-pool.ts'));
 const { createEgressPolicy } = await import(path.join(root, 'src/net/policy.ts'));
-const { toPrintParams } = await import(path.join(root, 'src/render/options.ts'));
+const { toPrintParams } = await import(path.join(root, 'src/render/request/options.ts'));
 const pool = await BrowserPool.start({ policy: createEgressPolicy({ allow: [] }), concurrency: 1, queueLimit: 0, timeoutMs: 30000, executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium' });
 try {
   for (const [name, html] of Object.entries(JSON.parse(fs.readFileSync(input, 'utf8')))) {

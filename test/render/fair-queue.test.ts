@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RenderError } from '../../src/errors.js';
-import { FairQueue } from '../../src/render/fair-queue.js';
+import { FairQueue } from '../../src/render/pool/fair-queue.js';
 
 describe('FairQueue', () => {
   it('serves waiting accounts in turn: one account’s burst does not starve another', async () => {

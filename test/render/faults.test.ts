@@ -6,7 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
-import { processGroupMembers } from '../../src/render/chromium.js';
+import { processGroupMembers } from '../../src/render/browser/chromium.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { postRender } from '../helpers/render.js';
 import { pdfText } from './pdf-tools.js';

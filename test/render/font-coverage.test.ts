@@ -15,7 +15,7 @@ import {
   FONT_SCRIPTS,
   fcListRunner,
   parseFamilies,
-} from '../../src/render/font-coverage.js';
+} from '../../src/render/document/font-coverage.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 
 const THAI =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RenderError } from '../../src/errors.js';
-import { parseDimension, toPrintParams } from '../../src/render/options.js';
+import { parseDimension, toPrintParams } from '../../src/render/request/options.js';
 
 const MM = 1 / 25.4;
 

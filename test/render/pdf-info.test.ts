@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type PdfProperties, pdfTextString, withPdfProperties } from '../../src/render/pdf-info.js';
+import { type PdfProperties, pdfTextString, withPdfProperties } from '../../src/pdf/pdf-info.js';
 import { pdfInfo, pdfLang, pdfProperties, qpdfCheck } from './pdf-tools.js';
 
 /** A one-page PDF ending in a classic xref table, with Chromium's kind of Info and catalog (and no final newline). */

@@ -4,7 +4,7 @@
  * renders with INTERNAL_ERROR ("Runtime.evaluate timed out", then retried as jobs) instead of waiting.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LaunchedChromium, launchChromium, shutdownChromium } from '../../src/render/chromium.js';
+import { type LaunchedChromium, launchChromium, shutdownChromium } from '../../src/render/browser/chromium.js';
 
 let launched: LaunchedChromium | undefined;
 afterEach(async () => {

@@ -3,8 +3,8 @@
  * and how the Prefer header is read (RFC 7240: case-insensitive, quoted values, first `handling` wins).
  */
 import { describe, expect, it } from 'vitest';
-import { reportUrl } from '../../src/render/report-words.js';
-import { prefersStrict } from '../../src/render/strict.js';
+import { reportUrl } from '../../src/render/report/report-words.js';
+import { prefersStrict } from '../../src/render/request/strict.js';
 
 describe('reportUrl', () => {
   it('shows a data: URL by its media type only', () => {

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressPolicy } from '../../src/net/policy.js';
-import { BrowserPool } from '../../src/render/browser-pool.js';
-import { toPrintParams } from '../../src/render/options.js';
+import { BrowserPool } from '../../src/render/pool/browser-pool.js';
+import { toPrintParams } from '../../src/render/request/options.js';
 import { noDns } from '../helpers/render.js';
 import { CANARY_TEXT, type Canary, startCanary } from './canary.js';
 import { pdfText } from './pdf-tools.js';

@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressPolicy } from '../../src/net/policy.js';
-import { BrowserPool } from '../../src/render/browser-pool.js';
-import { type LaunchedChromium, launchChromium, shutdownChromium } from '../../src/render/chromium.js';
-import { toPrintParams } from '../../src/render/options.js';
-import { renderInSlot } from '../../src/render/renderer.js';
-import { closeSlot, createSlot, type RenderSlot, resetSlot } from '../../src/render/slot.js';
+import { type LaunchedChromium, launchChromium, shutdownChromium } from '../../src/render/browser/chromium.js';
+import { closeSlot, createSlot, type RenderSlot, resetSlot } from '../../src/render/browser/slot.js';
+import { renderInSlot } from '../../src/render/document/renderer.js';
+import { BrowserPool } from '../../src/render/pool/browser-pool.js';
+import { toPrintParams } from '../../src/render/request/options.js';
 import { noDns } from '../helpers/render.js';
 import { pdfText } from './pdf-tools.js';
 

@@ -8,9 +8,9 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressPolicy, type LookupFn } from '../../src/net/policy.js';
-import { BrowserPool } from '../../src/render/browser-pool.js';
-import { type LaunchedChromium, launchChromium, shutdownChromium } from '../../src/render/chromium.js';
-import { toPrintParams } from '../../src/render/options.js';
+import { type LaunchedChromium, launchChromium, shutdownChromium } from '../../src/render/browser/chromium.js';
+import { BrowserPool } from '../../src/render/pool/browser-pool.js';
+import { toPrintParams } from '../../src/render/request/options.js';
 import { imagesOn, UNREACHABLE_TEXT, unreachableDocuments } from '../fixtures/render/unreachable.js';
 import { pdfText } from './pdf-tools.js';
 

@@ -3,7 +3,7 @@
  * title, the facts worth checking (the URL, the refused host, the exception text) and what to do.
  * Pure: an entry in, text out; the Renders page lays it out.
  */
-import type { ReportEntry } from '../../render/report.js';
+import type { ReportEntry } from '../../render/index.js';
 
 /** One warning as the render's page explains it. */
 export interface WarningAdvice {

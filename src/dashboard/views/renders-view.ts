@@ -1,5 +1,5 @@
 import { escapeUnshowable } from '../../accounts/user-text.js';
-import { type RenderRecord, warningCount } from '../../render/report.js';
+import { type RenderRecord, warningCount } from '../../render/index.js';
 import type { RenderSummary } from '../../store/store.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatAgo, formatCount, formatDateTime } from './format.js';

@@ -3,11 +3,11 @@
  * authenticate, look the record up for the key's account, map it to the public object.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import type { ServiceApp } from '../app/service-app.js';
-import { RenderError } from '../errors.js';
+import type { ServiceApp } from '../../app/service-app.js';
+import { RenderError } from '../../errors.js';
+import type { RenderRecord } from '../report/report.js';
+import { RenderErrorSchema } from '../request/schema.js';
 import type { RenderLog } from './render-log.js';
-import type { RenderRecord } from './report.js';
-import { RenderErrorSchema } from './schema.js';
 
 /** A render id: a sync render's `X-Render-ID` or a job's id; anything else names no render. */
 const RENDER_ID = /^(rnd_[0-9a-f]{24}|job_[0-9a-f]{32})$/;

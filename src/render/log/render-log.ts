@@ -4,9 +4,8 @@
  * `GET /v1/renders/{id}` and the dashboard's Renders page, and swept after RENDER_LOG_RETENTION_DAYS.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { BatchedWrites } from '../accounts/batched-writes.js';
-import type { Store } from '../store/store.js';
-import type { RenderRecord, RenderRecorder } from './report.js';
+import { BatchedWrites } from '../../accounts/batched-writes.js';
+import type { RenderRecord, RenderRecorder } from '../report/report.js';
 
 const DAY_MS = 86_400_000;
 
@@ -17,9 +16,19 @@ export interface RenderLogLog {
   info(obj: object, msg: string): void;
 }
 
+/**
+ * Where the render log keeps its records: the store's render-log methods it uses, declared here so
+ * that render/ does not import the store (the store imports the record's shape from render/).
+ */
+export interface RenderLogStorage {
+  insertRenderRecords(records: readonly RenderRecord[]): Promise<void>;
+  findRenderRecord(id: string, accountId: string): Promise<RenderRecord | undefined>;
+  purgeRenderRecords(before: number): Promise<number>;
+}
+
 /** What a render log is built from. */
 export interface RenderLogOptions {
-  store: Pick<Store, 'insertRenderRecords' | 'findRenderRecord' | 'purgeRenderRecords'>;
+  store: RenderLogStorage;
   retentionDays: number;
   log: RenderLogLog;
   /** Longest a record waits in memory before it is written (default 1 s). */

@@ -4,18 +4,18 @@
  * print with the computed page parameters.
  * The caller (the pool) enforces the wall-clock deadline and discards the slot when it is not clean.
  */
-import { RenderError } from '../errors.js';
-import { VERSION } from '../version.js';
-import { callExpression, evaluate, readStream } from './cdp.js';
+import { RenderError } from '../../errors.js';
+import { withPdfProperties } from '../../pdf/index.js';
+import { VERSION } from '../../version.js';
+import { callExpression, evaluate, readStream } from '../browser/cdp.js';
+import type { RenderSlot } from '../browser/slot.js';
+import type { ReportCollector } from '../report/report-collector.js';
+import { type PageReport, takeReport, watchErrors } from '../report/report-page.js';
+import type { PrintParams } from '../request/options.js';
 import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-reference-passes.js';
 import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
 import { type DocumentInfo, readDocumentInfo } from './document-info.js';
-import type { PrintParams } from './options.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
-import { withPdfProperties } from './pdf-info.js';
-import type { ReportCollector } from './report-collector.js';
-import { type PageReport, takeReport, watchErrors } from './report-page.js';
-import type { RenderSlot } from './slot.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
 const PRINT_RESERVE_MAX_MS = 5000;

@@ -5,7 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
-import { RENDER_ERRORS, RenderError } from '../errors.js';
+import { RENDER_ERRORS, RenderError } from '../../errors.js';
 import { DIMENSION_PATTERN, notADimensionMessage, PAGE_FORMATS, SCALE_MAX, SCALE_MIN } from './options.js';
 
 /** Most UTF-8 bytes of `html` (10 MiB). */

@@ -5,8 +5,8 @@
  * offered again when it stayed clean, otherwise closed and replaced in the background.
  */
 
-import { RenderError } from '../errors.js';
-import type { RenderEgressOptions } from '../net/render-egress.js';
+import { RenderError } from '../../errors.js';
+import type { RenderEgressOptions } from '../../net/render-egress.js';
 import { type LaunchedChromium, shutdownChromium } from './chromium.js';
 import { closeSlot, createSlot, type RenderSlot, resetSlot } from './slot.js';
 

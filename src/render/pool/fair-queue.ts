@@ -4,7 +4,7 @@
  * another's request. Interactive renders (a client holds a connection for them) go before background ones
  * (render jobs): a job waits only while no interactive render does.
  */
-import { RenderError } from '../errors.js';
+import { RenderError } from '../../errors.js';
 
 /** Who waits for the render: a client on an open connection, or a job nobody holds a connection for. */
 export type RenderPriority = 'interactive' | 'background';

@@ -1,7 +1,7 @@
 /**
  * Render options → print parameters. Pure: plain values in, plain values out (docs/api.md#post-v1render).
  */
-import { RenderError } from '../errors.js';
+import { RenderError } from '../../errors.js';
 
 /** The page formats of the spec with their portrait size in inches (ISO/ANSI). */
 export const PAGE_FORMATS = {

@@ -1,11 +1,14 @@
 /**
  * Printing a document whose generated content names other pages (`target-counter()`; cross-references.ts
  * rewrites the rules). Pass one prints with placeholders; the target pages are read from the named
- * destinations Chromium printed (pdf-destinations.ts); the numbers are set and the document prints again,
+ * destinations Chromium printed (src/pdf/pdf-destinations.ts); the numbers are set and the document prints again,
  * once more if that moved a target (a table of contents whose own length moves what it lists), at most
  * MAX_PASSES, then the last pass prints as it is.
  */
-import { callExpression, evaluate } from './cdp.js';
+import { readDestinationPages } from '../../pdf/index.js';
+import { callExpression, evaluate } from '../browser/cdp.js';
+import type { RenderSlot } from '../browser/slot.js';
+import type { ReportEntry } from '../report/report.js';
 import { type CrossReferenceTargets, fillCrossReferences } from './cross-reference-fill.js';
 import {
   type CrossReferenceBinding,
@@ -14,9 +17,6 @@ import {
   installCrossReferences,
   mentionsCrossReferences,
 } from './cross-references.js';
-import { readDestinationPages } from './pdf-destinations.js';
-import type { ReportEntry } from './report.js';
-import type { RenderSlot } from './slot.js';
 
 /** Most prints of one document. */
 export const MAX_PASSES = 3;

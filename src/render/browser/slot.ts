@@ -11,9 +11,9 @@
  * survives a same-tab navigation, is reset. Any other outcome discards the whole context.
  */
 import type { BrowserContext, CDPSession, Target } from 'puppeteer-core';
-import { RenderError } from '../errors.js';
-import { type RenderEgress, type RenderEgressOptions, startRenderEgress } from '../net/render-egress.js';
-import { withTimeout } from '../with-timeout.js';
+import { RenderError } from '../../errors.js';
+import { type RenderEgress, type RenderEgressOptions, startRenderEgress } from '../../net/render-egress.js';
+import { withTimeout } from '../../with-timeout.js';
 import type { LaunchedChromium } from './chromium.js';
 
 /** One isolated place to render, used by one render at a time. */

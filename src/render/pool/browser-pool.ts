@@ -4,18 +4,18 @@
  * above a memory threshold, and an ordered shutdown that leaves no Chromium process behind.
  */
 
-import { RenderError } from '../errors.js';
-import type { EgressPolicy } from '../net/policy.js';
-import { withAbort, withTimeout } from '../with-timeout.js';
-import { BrowserCrashed, type DiscardReason, Instance, InstanceGone } from './browser-instance.js';
-import { launchChromium, processGroupRss } from './chromium.js';
+import { RenderError } from '../../errors.js';
+import type { EgressPolicy } from '../../net/policy.js';
+import { countPdfPages } from '../../pdf/index.js';
+import { withAbort, withTimeout } from '../../with-timeout.js';
+import { BrowserCrashed, type DiscardReason, Instance, InstanceGone } from '../browser/browser-instance.js';
+import { launchChromium, processGroupRss } from '../browser/chromium.js';
+import type { RenderSlot } from '../browser/slot.js';
+import { DEFAULT_IDLE_MAX_MS, type RenderLog, renderInSlot } from '../document/renderer.js';
+import type { ReportEntry } from '../report/report.js';
+import { ReportCollector } from '../report/report-collector.js';
+import type { PrintParams } from '../request/options.js';
 import { FairQueue, type RenderPriority } from './fair-queue.js';
-import type { PrintParams } from './options.js';
-import { countPdfPages } from './pdf-pages.js';
-import { DEFAULT_IDLE_MAX_MS, type RenderLog, renderInSlot } from './renderer.js';
-import type { ReportEntry } from './report.js';
-import { ReportCollector } from './report-collector.js';
-import type { RenderSlot } from './slot.js';
 
 /** The logging the pool needs (pino and Fastify loggers fit). */
 export interface PoolLog {

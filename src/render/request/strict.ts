@@ -3,8 +3,8 @@
  * turns any warning into 422 RENDER_INCOMPLETE, for POST /v1/render and POST /v1/jobs alike.
  */
 import { Type } from '@sinclair/typebox';
-import { RenderError } from '../errors.js';
-import { type ReportEntry, warningCount } from './report.js';
+import { RenderError } from '../../errors.js';
+import { type ReportEntry, warningCount } from '../report/report.js';
 
 /** The answer's header that says the preference was honoured (RFC 7240 §3). */
 export const STRICT_APPLIED = 'handling=strict';

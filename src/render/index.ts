@@ -1,0 +1,24 @@
+/**
+ * The render service as the rest of `src/` sees it: the request (schema, options, strict handling),
+ * the browser pool, the report and the render log, the HTTP routes, metrics and the command line.
+ * Modules outside `src/render/` import from here, never from a file inside it.
+ */
+export { runRenderCli } from './cli.js';
+export { checkFontCoverage, describeCoverage, fcListRunner } from './document/font-coverage.js';
+export { RenderLog } from './log/render-log.js';
+export { registerRendersRoutes } from './log/renders-routes.js';
+export { createRenderMetrics } from './metrics.js';
+export { BrowserPool, type RenderResult } from './pool/browser-pool.js';
+export { DISCARD_RECORDS, type RenderRecord, type RenderRecorder, type ReportEntry, warningCount } from './report/report.js';
+export { ReportEntrySchema, storedEntries } from './report/report-schema.js';
+export { toPrintParams } from './request/options.js';
+export {
+  MAX_BODY_BYTES,
+  RenderErrorSchema,
+  RenderOptionsSchema,
+  type RenderRequest,
+  RenderRequestSchema,
+  validateRenderRequest,
+} from './request/schema.js';
+export { incompleteError, PreferHeaders, prefersStrict, STRICT_APPLIED } from './request/strict.js';
+export { registerRenderRoutes, sendRenderError } from './routes.js';
