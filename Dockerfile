@@ -33,7 +33,7 @@ COPY bin ./bin
 # The `node` user (uid 1000) comes with the base image; only the data directory is writable.
 RUN mkdir -p /data/results && chown -R node:node /data
 USER node
-# CHROMIUM_PATH: the binary Debian's /usr/bin/chromium launcher script would exec (src/render/chromium-executable.ts).
+# CHROMIUM_PATH: the binary Debian's /usr/bin/chromium launcher script would exec (src/render/browser/chromium-executable.ts).
 ENV NODE_ENV=production \
     PAGEWORKS_HOST=0.0.0.0 \
     PAGEWORKS_DATA_DIR=/data \

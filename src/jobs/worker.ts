@@ -216,7 +216,7 @@ export class JobWorker {
         await this.idle(pollMs);
         continue;
       }
-      // Beside interactive renders, jobs are paced (browser-pool.ts backgroundPauseMs).
+      // Beside interactive renders, jobs are paced (render/pool/browser-pool.ts backgroundPauseMs).
       const pause = this.opts.claimPauseMs?.() ?? 0;
       if (pause > 0) {
         await this.idle(Math.min(pause, pollMs));

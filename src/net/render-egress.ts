@@ -1,6 +1,6 @@
 /**
  * The forward proxy every render context is pointed at. Chromium never resolves or connects on its own
- * (see render/chromium.ts): each http request and each CONNECT tunnel (https, ws, wss) arrives here, is
+ * (see render/browser/chromium.ts): each http request and each CONNECT tunnel (https, ws, wss) arrives here, is
  * checked by the one egress policy, resolved once and connected to the pinned address — so DNS rebinding
  * cannot happen between the check and the connection. It also counts what a render fetches and enforces
  * the per-render caps.

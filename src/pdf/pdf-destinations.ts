@@ -1,7 +1,7 @@
 /**
  * The page each named destination of a printed PDF lands on. Chromium writes one destination per id a
  * link points to (`/Dests` in the catalog: name → [page /XYZ x y zoom]), where the element starts: exactly
- * the page `target-counter(…, page)` names (cross-references.ts). Reads the file Chromium printed (one
+ * the page `target-counter(…, page)` names (src/render/document/cross-references.ts). Reads the file Chromium printed (one
  * classic cross-reference table, every object at top level), never the whole content.
  */
 import { offsetInTable, readTrailer } from './pdf-info.js';

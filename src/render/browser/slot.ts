@@ -93,7 +93,7 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       screenOrientation: { angle: 0, type: 'portraitPrimary' },
     });
     // Paper does not move: documents that offer a still version of their motion get to show it. Most do
-    // not, so the renderer also brings every animation to its end before printing (page-script.ts).
+    // not, so the renderer also brings every animation to its end before printing (document/page-script.ts).
     await slot.session.send('Emulation.setEmulatedMedia', { features: [{ name: 'prefers-reduced-motion', value: 'reduce' }] });
     return slot;
   } catch (err) {

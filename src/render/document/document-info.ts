@@ -1,6 +1,6 @@
 /**
  * What a document says about itself, read in the page right before it prints, for the PDF's Info
- * dictionary (pdf-info.ts). Runs in the page: serialised with callExpression, so it refers to nothing
+ * dictionary (src/pdf/pdf-info.ts). Runs in the page: serialised with callExpression, so it refers to nothing
  * outside itself.
  */
 

@@ -1,6 +1,6 @@
 /**
  * The render report's part inside the page: the document's uncaught exceptions and unhandled rejections,
- * and its web fonts that failed. Serialised with callExpression like page-script.ts, so each function
+ * and its web fonts that failed. Serialised with callExpression like document/page-script.ts, so each function
  * refers to nothing outside itself. What the page collects waits in the window (one property, not
  * enumerable) and is taken with the answer of a call the render makes anyway: no extra round trip.
  */

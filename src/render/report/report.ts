@@ -1,7 +1,7 @@
 /**
  * The render report: what a document could not get while it rendered (docs/rendering.md#when-a-document-cannot-get-everything),
  * and the record of one render that `GET /v1/renders/{id}` and the dashboard's Renders page show.
- * The renderer collects the entries; the render log (render-log.ts) keeps the records.
+ * The renderer collects the entries; the render log (log/render-log.ts) keeps the records.
  */
 
 /** Why the egress policy refused a request the document made. */

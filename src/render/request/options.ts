@@ -156,7 +156,7 @@ export function toPrintParams(options: RenderOptions = {}): PrintParams {
  * sets nothing). Without it Chromium lays pages out at the document's `@page size` (and takes its
  * orientation) although the paper size is given, then centres that page on the paper; and a document's
  * `@page` margins beat the print parameters'. The rule sits in a cascade layer that the renderer declares
- * before any of the document's (page-script.ts): Chromium then lets its important declarations win over
+ * before any of the document's (document/page-script.ts): Chromium then lets its important declarations win over
  * the document's, whatever their selector (`@page :first`, named pages) or their own importance.
  * What the request leaves out is not pinned: a size set by none of format/landscape/width/height is the
  * document's `@page size` (A4 where it has none, see preferCssPageSize), and a margin side left out is the
