@@ -16,6 +16,6 @@ describe('finding Chromium', () => {
 
   it('is the detection scripts/setup.mjs runs (the built chromium-executable.js)', () => {
     const setup = fs.readFileSync('scripts/setup.mjs', 'utf8');
-    expect(setup).toContain("path.join(root, 'dist', 'render', 'chromium-executable.js')");
+    expect(setup).toContain("path.join(root, 'dist', 'render', 'browser', 'chromium-executable.js')");
   });
 });
