@@ -5,8 +5,8 @@
  */
 import { type FacturXLevel, parseFacturXLevel } from '../../pdf/factur-x/levels.js';
 import { PDF_PROFILES, type PdfProfile } from '../../pdf/profiles/types.js';
-import type { ReportEntry } from '../report.js';
-import { conformanceEntry } from '../report-words.js';
+import type { ReportEntry } from '../report/report.js';
+import { conformanceEntry } from '../report/report-words.js';
 import type { DeclarationCaps, PageDeclarations } from './declarations-page.js';
 
 /** Attachments one document may embed, and bytes each may have. */
