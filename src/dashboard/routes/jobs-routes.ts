@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isId } from '../../ids.js';
 import { decodeCursor, encodeCursor, JobQueue } from '../../jobs/queue.js';
 import { rotationDetail, WebhookSecrets } from '../../jobs/webhook-secrets.js';
-import { type ReportEntry, warningCount } from '../../render/report.js';
+import { type ReportEntry, warningCount } from '../../render/index.js';
 import type { RenderJobRow } from '../../store/store.js';
 import type { WebhookDeliveryRecord } from '../../store/webhook-queries.js';
 import {
