@@ -19,11 +19,12 @@ FROM node:24-trixie-slim
 # chromium-sandbox is the setuid sandbox helper: it lets Chromium keep its sandbox as a non-root
 # user without user namespaces (which Docker's default seccomp profile refuses).
 # Fonts: Latin metric-compatible (Liberation), CJK, colour emoji, so documents print as written.
+# icc-profiles-free: the sRGB profile a PDF/A file's OutputIntent embeds.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       chromium chromium-sandbox \
       fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig \
-      tini ca-certificates \
+      icc-profiles-free tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./

@@ -135,6 +135,13 @@ if (fonts.length > 0 && !isRoot) {
   log(`install them with:  sudo apt-get install -y ${FONT_PACKAGES.join(' ')}`);
 }
 if (isRoot) needed.push(...fonts.filter((p) => !needed.includes(p)));
+// The sRGB ICC profile PDF/A's OutputIntent carries (src/pdf/profiles/srgb-profile.ts): without it a
+// document that declares PDF/A gets a warning instead of the claim, so not root means a hint.
+const iccMissing = (forTests || services.includes('render')) && !fs.existsSync('/usr/share/color/icc/sRGB.icc');
+if (iccMissing && (missingPackages(['icc-profiles-free']) ?? []).length > 0) {
+  if (isRoot) needed.push('icc-profiles-free');
+  else log('missing icc-profiles-free (PDF/A needs its sRGB profile): sudo apt-get install -y icc-profiles-free');
+}
 // nginx only for the suites that run deploy/nginx.conf; without it they skip loudly, so it is
 // installed when we can (root) and never demanded. nginx-light is enough; plain nginx where it is not packaged.
 const optional = forTests && isRoot && spawnSync('sh', ['-c', 'command -v nginx']).status !== 0 ? ['nginx-light'] : [];

@@ -12,6 +12,7 @@ import { pagePass } from './page-pass.js';
 import { PdfFile } from './pdf-file.js';
 import { dict, name, type PdfDict, PdfRef, raw, textString } from './pdf-objects.js';
 import { srgbProfile } from './srgb-profile.js';
+import { fixStructure } from './structure-fixes.js';
 import type { Claim, ConformanceIssue, PdfProfile, ProfileRequest, ProfileResult } from './types.js';
 import { xmpPacket } from './xmp.js';
 
@@ -116,6 +117,7 @@ export async function applyProfiles(pdf: Uint8Array, req: ProfileRequest): Promi
   if (ua && pass && links) {
     for (const page of [...new Set(pass.unmarkablePages)].slice(0, 5))
       issues.push(issue('PDF/UA-1', '7.1-3', `page ${page}`, 'content on this page is neither tagged nor an artifact'));
+    fixStructure(file);
     const untagged = describeLinks(file, links, pass.mcidText);
     if (untagged > 0)
       issues.push(

@@ -4,7 +4,7 @@
  * structure tree Chromium made from the DOM, in document order.
  */
 import type { PdfFile } from './pdf-file.js';
-import { kids, nameOf } from './pdf-objects.js';
+import { nameOf } from './pdf-objects.js';
 
 /** Deepest structure tree walked; deeper elements are not checked. */
 const MAX_DEPTH = 256;
@@ -32,8 +32,8 @@ export function skippedHeading(file: PdfFile): { tag: string; previous: number; 
       }
       previous = n;
     }
-    for (const kid of kids(file.resolve(element.get('K')))) walk(kid, depth + 1);
+    for (const kid of file.kids(element.get('K'))) walk(kid, depth + 1);
   };
-  if (root) for (const kid of kids(file.resolve(root.get('K')))) walk(kid, 0);
+  if (root) for (const kid of file.kids(root.get('K'))) walk(kid, 0);
   return found;
 }

@@ -5,18 +5,7 @@
  * (/Tabs /S, 7.18.3).
  */
 import type { PdfFile } from './pdf-file.js';
-import {
-  isDict,
-  kids,
-  name,
-  nameOf,
-  type PdfDict,
-  PdfRaw,
-  PdfRef,
-  type PdfValue,
-  stringText,
-  textString,
-} from './pdf-objects.js';
+import { isDict, name, nameOf, type PdfDict, PdfRaw, PdfRef, type PdfValue, stringText, textString } from './pdf-objects.js';
 
 /** Deepest parent tree read; Chromium's is flat. */
 const MAX_DEPTH = 16;
@@ -44,7 +33,7 @@ function parentTree(file: PdfFile): Map<number, PdfValue> {
 function markedContent(file: PdfFile, element: PdfDict, out: Array<[number, number]>, depth = 0): void {
   if (depth > MAX_DEPTH) return;
   const page = element.get('Pg');
-  for (const kid of kids(file.resolve(element.get('K')))) {
+  for (const kid of file.kids(element.get('K'))) {
     if (kid instanceof PdfRaw && page instanceof PdfRef) out.push([page.num, Number(kid.text)]);
     const child = file.dict(kid);
     if (!child) continue;

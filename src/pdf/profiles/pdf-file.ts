@@ -132,6 +132,19 @@ export class PdfFile {
     return undefined;
   }
 
+  /**
+   * The kids a structure element's /K lists, references kept: a single kid, an array, or a reference
+   * to an array (a reference to a dictionary is one kid).
+   */
+  kids(value: PdfValue | undefined): PdfValue[] {
+    if (value instanceof PdfRef) {
+      const target = this.resolve(value);
+      return Array.isArray(target) ? target : [value];
+    }
+    if (value === undefined) return [];
+    return Array.isArray(value) ? value : [value];
+  }
+
   /** The catalog dictionary. */
   catalog(): { num: number; value: PdfDict } {
     const root = this.trailer.get('Root');

@@ -227,9 +227,3 @@ export function stringText(token: string): string {
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return Buffer.from(bytes.subarray(2)).swap16().toString('utf16le');
   return bytes.toString('latin1');
 }
-
-/** The values a structure element's /K holds, flattened one level (a single kid or an array). */
-export function kids(value: PdfValue | undefined): PdfValue[] {
-  if (value === undefined) return [];
-  return Array.isArray(value) ? value : [value];
-}
