@@ -33,6 +33,8 @@ export interface RenderLogStore {
     accountId: string,
     opts: { limit: number; cursor?: { createdAt: number; id: string }; problemsOnly?: boolean },
   ): Promise<RenderLogPage>;
+  /** Bytes of report entries (their stored JSON) the account's records hold now. */
+  renderLogBytes(accountId: string): Promise<number>;
   /** Deletes the records of renders asked for before `before`; returns how many. */
   purgeRenderRecords(before: number): Promise<number>;
 }
@@ -82,15 +84,40 @@ function toSummary(row: Omit<RenderLogTable, 'warnings'>): Omit<RenderSummary, '
   };
 }
 
-/** See RenderLogStore.insertRenderRecords. */
-export async function insertRenderRecords({ db }: StoreContext, records: readonly RenderRecord[]) {
-  for (let i = 0; i < records.length; i += INSERT_CHUNK) {
-    await db
-      .insertInto('render_log')
-      .values(records.slice(i, i + INSERT_CHUNK).map(toRow))
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-  }
+/**
+ * See RenderLogStore.insertRenderRecords. A record of an account deleted meanwhile (a render in flight
+ * while its account went) is left out: the accounts are read in the inserting transaction, on
+ * PostgreSQL with a lock that holds off their deletion until the insert is done.
+ */
+export async function insertRenderRecords({ db, kind }: StoreContext, records: readonly RenderRecord[]) {
+  if (records.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    for (let i = 0; i < records.length; i += INSERT_CHUNK) {
+      const chunk = records.slice(i, i + INSERT_CHUNK);
+      const accounts = trx
+        .selectFrom('accounts')
+        .select('id')
+        .where('id', 'in', [...new Set(chunk.map((r) => r.accountId))]);
+      const live = new Set((await (kind === 'postgres' ? accounts.forKeyShare() : accounts).execute()).map((a) => a.id));
+      const rows = chunk.filter((r) => live.has(r.accountId)).map(toRow);
+      if (rows.length === 0) continue;
+      await trx
+        .insertInto('render_log')
+        .values(rows)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    }
+  });
+}
+
+/** See RenderLogStore.renderLogBytes. */
+export async function renderLogBytes({ db, kind }: StoreContext, accountId: string) {
+  const size =
+    kind === 'postgres'
+      ? sql<number>`coalesce(sum(octet_length(warnings)), 0)`
+      : sql<number>`coalesce(sum(length(cast(warnings as blob))), 0)`;
+  const row = await db.selectFrom('render_log').select(size.as('bytes')).where('account_id', '=', accountId).executeTakeFirst();
+  return Number(row?.bytes ?? 0);
 }
 
 /** See RenderLogStore.findRenderRecord. */
@@ -164,5 +191,5 @@ export async function purgeRenderRecords({ db }: StoreContext, before: number) {
 
 /** The render log queries over one store context. */
 export function renderLogQueries(ctx: StoreContext): RenderLogStore {
-  return bindQueries(ctx, { insertRenderRecords, findRenderRecord, listRenderRecords, purgeRenderRecords });
+  return bindQueries(ctx, { insertRenderRecords, findRenderRecord, listRenderRecords, renderLogBytes, purgeRenderRecords });
 }
