@@ -188,7 +188,11 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
   const { pool, jobs, policy, renderLog } = await startRenderEngine(app, core, opts);
   registerRenderRoutes(app, pool, opts.recorder ?? renderLog);
   registerJobRoutes(app, { queue: jobs.queue, policy, publicUrl: config.renderPublicUrl });
-  registerRendersRoutes(app, { renderLog, retentionDays: config.renderLogRetentionDays });
+  registerRendersRoutes(app, {
+    renderLog,
+    retentionDays: config.renderLogRetentionDays,
+    findJob: (id, accountId) => core.store.findJob(id, accountId),
+  });
   setRenderErrorHandler(app);
   return app;
 }

@@ -70,8 +70,16 @@ export function toRenderObject(record: RenderRecord): RenderObject {
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
 
 /** Registers `GET /v1/renders/{id}` on the render service app. */
-export function registerRendersRoutes(app: ServiceApp, deps: { renderLog: RenderLog; retentionDays: number }): void {
-  const { renderLog, retentionDays } = deps;
+export function registerRendersRoutes(
+  app: ServiceApp,
+  deps: {
+    renderLog: RenderLog;
+    retentionDays: number;
+    /** The account's job of this id, so a job's id without a render says why (canceled before it printed). */
+    findJob: (id: string, accountId: string) => Promise<{ status: string } | undefined>;
+  },
+): void {
+  const { renderLog, retentionDays, findJob } = deps;
   app.get(
     '/v1/renders/:id',
     {
@@ -88,7 +96,9 @@ export function registerRendersRoutes(app: ServiceApp, deps: { renderLog: Render
         response: {
           200: RenderObjectSchema,
           401: errorResponse('UNAUTHORIZED'),
-          404: errorResponse('NOT_FOUND: no such render for this account (or past its retention)'),
+          404: errorResponse(
+            'NOT_FOUND: no such render for this account (or past its retention); a job canceled before it printed has none, and its message says so',
+          ),
           429: errorResponse('RATE_LIMITED: over the read limit, 10× the render limit (Retry-After set)'),
           500: errorResponse('INTERNAL_ERROR'),
           503: errorResponse('SERVICE_UNAVAILABLE: the account store is unavailable'),
@@ -100,6 +110,13 @@ export function registerRendersRoutes(app: ServiceApp, deps: { renderLog: Render
       if (!auth) throw new RenderError('UNAUTHORIZED', 'missing API key');
       const { id } = request.params;
       const record = RENDER_ID.test(id) ? await renderLog.find(id, auth.accountId) : undefined;
+      if (!record && id.startsWith('job_') && RENDER_ID.test(id)) {
+        const job = await findJob(id, auth.accountId);
+        if (job?.status === 'canceled')
+          throw new RenderError('NOT_FOUND', `no render ${id}: the job was canceled before it printed`);
+        if (job?.status === 'queued' || job?.status === 'running')
+          throw new RenderError('NOT_FOUND', `no render ${id} yet: the job is ${job.status}`);
+      }
       // Another account's render and no render at all look the same.
       if (!record) throw new RenderError('NOT_FOUND', `no render ${id.length > 80 ? `${id.slice(0, 80)}…` : id}`);
       return reply.header('Cache-Control', 'no-store').send(toRenderObject(record));

@@ -2,6 +2,7 @@
  * The render report in plain words: how an entry shows a URL (cut, no payload, no credentials) and the
  * `message` a customer reads, which says what happened and, where there is one, what to do.
  */
+import { addressClass, parseIp } from '../net/policy.js';
 import type { BlockReason, NetworkFailure, ReportEntry } from './report.js';
 
 /** URLs in a report are cut to this many characters. */
@@ -57,8 +58,33 @@ function hostOf(url: string): string {
   }
 }
 
+/**
+ * The loopback address a URL names (a localhost name is 127.0.0.1 by definition), or undefined. A document
+ * that loads from the developer's own machine is the commonest refusal of all: its words say so, and
+ * name the EGRESS_ALLOW value that lets it through.
+ */
+function loopbackOf(url: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/\.$/, '');
+  } catch {
+    return undefined;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) return '127.0.0.1';
+  const ip = parseIp(host);
+  return ip && addressClass(ip) === 'loopback' ? ip.toString() : undefined;
+}
+
+/** Why a private address was refused: loopback named as such, with the EGRESS_ALLOW value for it. */
+function privateWords(url: string): string {
+  const loopback = loopbackOf(url);
+  if (loopback === undefined) return 'its address is on a private network (EGRESS_ALLOW lets an operator allow it)';
+  const cidr = loopback.includes(':') ? `${loopback}/128` : `${loopback}/32`;
+  return `its address ${loopback} is loopback, the machine that renders the document; EGRESS_ALLOW=${cidr} lets an operator allow it`;
+}
+
 const BLOCKED: Record<BlockReason, (url: string) => string> = {
-  private_address: () => 'its address is on a private network (EGRESS_ALLOW lets an operator allow it)',
+  private_address: privateWords,
   unresolvable: (url) => `the host ${hostOf(url)} could not be found (check the address, or the render server's DNS)`,
   scheme: (url) => `${url.split(':')[0]}: addresses cannot be loaded in a render (http, https, data: and blob: can)`,
   too_large: () => 'the document went over the requests or bytes one render may fetch',
