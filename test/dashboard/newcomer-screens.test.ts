@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
-import { JobsClient } from '../../src/client/index.js';
+import { JobsClient, RenderClient } from '../../src/client/index.js';
 import { bootstrapLocalAccount } from '../../src/main.js';
 import { launchTestBrowser, signUpInBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
@@ -202,6 +202,52 @@ describe('a newcomer on the dashboard (Chromium, 375 and 1366 px)', () => {
     }
     expect(hits.some((h) => JSON.parse(h.body).data.id === canceledId)).toBe(false);
   }, 120_000);
+
+  it('a logo on a loopback address: the render page says loopback and the EGRESS_ALLOW value, once', async () => {
+    const account = await core.accounts.findByEmail(EMAIL);
+    const { key } = await core.keys.create(account?.id ?? '', 'render', 'laptop');
+    const renders = new RenderClient({
+      baseUrl: `http://127.0.0.1:${(render.server.address() as AddressInfo).port}`,
+      apiKey: key,
+    });
+    // 127.0.0.2 is loopback too, and outside EGRESS_ALLOW=127.0.0.1/32: refused before any connection.
+    const pdf = await renders.render('<h1>Invoice 43</h1><img src="http://127.0.0.2:8080/logo.png" alt="logo">');
+    expect(pdf.warnings).toBe(1);
+    expect((await renders.getRender(pdf.renderId)).warnings.map((w) => w.message)).toEqual([
+      'logo.png was not loaded: its address 127.0.0.2 is loopback, the machine that renders the document; EGRESS_ALLOW=127.0.0.2/32 lets an operator allow it',
+    ]);
+    for (const width of WIDTHS) {
+      const { page, close } = await pageAt(width);
+      await page.goto(`/renders/${pdf.renderId}`);
+      const warning = page.locator('ol.warnings > li');
+      expect(await warning.locator('h3').textContent()).toBe(
+        'Not loaded: the address is the render server’s own machine (loopback)',
+      );
+      const text = (await warning.textContent()) ?? '';
+      expect(text).toContain("127.0.0.2 (loopback: the render server's own machine)");
+      expect(text).toContain('start the server with EGRESS_ALLOW=127.0.0.2/32');
+      expect(text.split('EGRESS_ALLOW').length - 1).toBe(2);
+      expect(await page.locator('.lead').textContent()).toMatch(/, from POST \/v1\/render\.$/);
+      expect(await sideways(page)).toBeLessThanOrEqual(0);
+      await shoot(page, `render-loopback-${width}`);
+      await close();
+    }
+  }, 120_000);
+
+  it('the Get started page imports @pageworks/client and uses the docs’ variable names', async () => {
+    for (const width of WIDTHS) {
+      const { page, close } = await pageAt(width);
+      await page.goto('/docs');
+      const main = (await page.locator('main').textContent()) ?? '';
+      expect(main).toContain("import { verifyWebhook, WebhookVerificationError } from '@pageworks/client';");
+      expect(main).not.toMatch(/'pageworks\/client'/);
+      expect(main).toContain('export PAGEWORKS_RENDER_KEY=pwr_live_…');
+      expect(main).toContain('for (const warning of event.data.warnings)');
+      expect(await sideways(page)).toBeLessThanOrEqual(0);
+      await shoot(page, `docs-${width}`);
+      await close();
+    }
+  });
 
   it('the navigation fits one row at 375 px with the signed-in email in view', async () => {
     for (const width of WIDTHS) {

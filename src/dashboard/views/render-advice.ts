@@ -55,12 +55,13 @@ function blocked(entry: Extract<ReportEntry, { kind: 'resource_blocked' }>): War
       // The report's words name loopback (the render server's own machine) and the EGRESS_ALLOW value.
       if (entry.message.includes(' is loopback')) {
         if (host) facts.push(['Refused host', `${host} (loopback: the render server's own machine)`]);
+        const allow = /EGRESS_ALLOW=(\S+)/.exec(entry.message)?.[1] ?? '127.0.0.1/32';
         return {
           title: 'Not loaded: the address is the render server’s own machine (loopback)',
           facts,
           advice:
             'Renders fetch from public addresses only, so a document cannot reach services on the machine that renders it. ' +
-            'For local development, start the server with EGRESS_ALLOW=127.0.0.1/32 (pageworks render reads EGRESS_ALLOW from its own environment). ' +
+            `For local development, start the server with EGRESS_ALLOW=${allow} (pageworks render reads EGRESS_ALLOW from its own environment). ` +
             'In production, serve the file from a public address or embed it as a data: URL.',
         };
       }
