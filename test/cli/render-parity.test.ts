@@ -109,7 +109,8 @@ describe('pageworks render and POST /v1/render agree', () => {
     const api = await apiWarnings({});
     expect(cli.code).toBe(0);
     expect(cliWarnings(cli.stderr)).toEqual(api.messages);
-    const why = 'its address 127.0.0.1 is loopback, the machine that renders the document; EGRESS_ALLOW=127.0.0.1/32 lets an operator allow it';
+    const why =
+      'its address 127.0.0.1 is loopback, the machine that renders the document; EGRESS_ALLOW=127.0.0.1/32 lets an operator allow it';
     expect(api.messages).toEqual([
       `logo.svg was not loaded: ${why}`,
       `brand-serif.woff2 was not loaded: ${why}`,

@@ -2,7 +2,7 @@
  * The render report in plain words: how an entry shows a URL (cut, no payload, no credentials) and the
  * `message` a customer reads, which says what happened and, where there is one, what to do.
  */
-import { addressClass, parseIp } from '../net/policy.js';
+import { addressClass, parseIp } from '../../net/policy.js';
 import type { BlockReason, NetworkFailure, ReportEntry } from './report.js';
 
 /** URLs in a report are cut to this many characters. */
