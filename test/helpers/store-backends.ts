@@ -30,12 +30,19 @@ export function storeBackends(prefix: string): StoreBackend[] {
       name: 'postgres',
       enabled: Boolean(DATABASE_URL),
       open: () => openPostgresStore(DATABASE_URL ?? '', { schema: pgSchema }),
-      cleanup: async () => {
-        const client = new pg.Client({ connectionString: DATABASE_URL });
-        await client.connect();
-        await client.query(`drop schema if exists ${pgSchema} cascade`);
-        await client.end();
-      },
+      cleanup: () => dropSchema(pgSchema),
     },
   ];
+}
+
+/** Drops a PostgreSQL schema a test made (nothing without DATABASE_URL). */
+export async function dropSchema(schema: string): Promise<void> {
+  if (!DATABASE_URL) return;
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
 }

@@ -11,6 +11,7 @@ import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { openSqliteFile } from '../../src/store/sqlite-driver.js';
 import { DATABASE_URL, uniqueName } from '../helpers/backends.js';
+import { dropSchema } from '../helpers/store-backends.js';
 
 const released = Object.keys(MIGRATIONS);
 
@@ -53,11 +54,7 @@ describe('a store refuses a migration that sorts before one it applied', () => {
   const schema = uniqueName('migration_order');
   afterAll(async () => {
     fs.rmSync(dir, { recursive: true, force: true });
-    if (!DATABASE_URL) return;
-    const client = new pg.Client({ connectionString: DATABASE_URL });
-    await client.connect();
-    await client.query(`drop schema if exists ${schema} cascade`);
-    await client.end();
+    await dropSchema(schema);
   });
 
   it('sqlite', async () => {

@@ -16,6 +16,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { READS_PER_LIMIT } from '../../src/app/service-app.js';
 import { loadConfig } from '../../src/config.js';
 import { DATABASE_URL, uniqueName } from '../helpers/backends.js';
+import { dropSchema } from '../helpers/store-backends.js';
 import { jobRequest, waitForJob } from '../jobs/helpers.js';
 import { pdfText } from '../render/pdf-tools.js';
 
@@ -85,12 +86,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       if (core) await closeCore(core);
       vi.useRealTimers();
       fs.rmSync(dataDir, { recursive: true, force: true });
-      if (backend === 'postgres' && DATABASE_URL) {
-        const client = new pg.Client({ connectionString: DATABASE_URL });
-        await client.connect();
-        await client.query(`drop schema if exists ${schema} cascade`);
-        await client.end();
-      }
+      if (backend === 'postgres') await dropSchema(schema);
     });
 
     it('keys still authenticate, and the revoked one is refused', async () => {
