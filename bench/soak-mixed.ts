@@ -20,7 +20,15 @@ import pg from 'pg';
 import { Pool } from 'undici';
 import { soakDocuments, startFontServer } from './soak-docs.js';
 import { type JobLoad, startJobLoad } from './soak-jobs.js';
-import { descendants, type MetricsSample, type ProcessSample, sampleMetrics, sampleProcesses, slope } from './soak-probe.js';
+import {
+  descendants,
+  type MetricsSample,
+  type ProcessSample,
+  sampleMetrics,
+  sampleProcesses,
+  slope,
+  slopeError,
+} from './soak-probe.js';
 import { fmt, heading, quantile, verdict } from './stats.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -147,7 +155,8 @@ function summarize(rows: Row[], seconds: number, tally: JobLoad['tally'], end: {
   const renders = last.totalRenders - half[0]!.totalRenders;
   const lines = [
     `second half (${half[0]!.t}–${last.t} s, ${renders} renders), least squares over ${half.length} samples, per 1,000 renders:`,
-    `  ${figure('Node RSS', (r) => r.nodeRssMb)}  flat (< 0.5 MB): ${verdict(per((r) => r.nodeRssMb) < 0.5)}`,
+    `  ${figure('Node RSS', (r) => r.nodeRssMb)} ± ${fmt(slopeError(half.map((r) => [r.totalRenders / 1000, r.nodeRssMb] as const)), 2, 0)} (standard error)` +
+      `  flat (< 0.5 MB): ${verdict(per((r) => r.nodeRssMb) < 0.5)}`,
     `  ${figure('of it anonymous', (r) => r.nodeRssAnonMb)}, ${figure('file-backed', (r) => r.nodeRssFileMb)}`,
     `  ${figure('V8 heap used', (r) => r.heapUsedMb)}, ${figure('reserved', (r) => r.heapTotalMb)}, ${figure('external', (r) => r.externalMb)}`,
     `  ${figure('store', (r) => r.storeMb, ' MB', 1)}`,

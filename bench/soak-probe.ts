@@ -140,3 +140,15 @@ export function slope(points: ReadonlyArray<readonly [number, number]>): number 
   }
   return den === 0 ? Number.NaN : num / den;
 }
+
+/** The standard error of that slope (NaN with fewer than three points): about ±2 of it is the noise band. */
+export function slopeError(points: ReadonlyArray<readonly [number, number]>): number {
+  const n = points.length;
+  const b = slope(points);
+  if (n < 3 || Number.isNaN(b)) return Number.NaN;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  const residuals = points.reduce((s, [x, y]) => s + (y - my - b * (x - mx)) ** 2, 0);
+  const spread = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
+  return Math.sqrt(residuals / (n - 2) / spread);
+}
