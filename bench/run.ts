@@ -22,9 +22,10 @@ const sections: Record<string, () => Promise<void>> = {
   'jobs-rows': async () => (await import('./jobs-rows.js')).runJobsRowsBench(),
   soak: async () => (await import('./soak.js')).runSoakBench(),
   fuzz: async () => (await import('./fuzz.js')).runFuzzBench(),
+  'pdf-profiles': async () => (await import('./pdf-profiles.js')).runPdfProfilesBench(),
 };
-/** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N): only when named. */
-const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows']);
+/** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N, 150-page reports): only when named. */
+const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of chosen) {
