@@ -330,7 +330,7 @@ export class JobWorker {
     const request = JSON.parse(row.request) as { html: string; options?: Parameters<typeof toPrintParams>[0] };
     const params = toPrintParams(request.options);
     // Aborting the signal (cancel, lease lost, shutdown) stops the render at once: page closed, slot freed.
-    return this.opts.pool.render(row.account_id, request.html, params, signal, undefined, 'background');
+    return this.opts.pool.render(row.account_id, request.html, params, { signal, priority: 'background' });
   }
 
   private async settleFailure(

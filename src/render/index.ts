@@ -8,7 +8,8 @@ export { checkFontCoverage, describeCoverage, fcListRunner } from './document/fo
 export { RenderLog } from './log/render-log.js';
 export { registerRendersRoutes } from './log/renders-routes.js';
 export { createRenderMetrics } from './metrics.js';
-export { BrowserPool, type RenderResult } from './pool/browser-pool.js';
+export { BrowserPool } from './pool/browser-pool.js';
+export type { RenderResult } from './pool/render-attempt.js';
 export { DISCARD_RECORDS, type RenderRecord, type RenderRecorder, type ReportEntry, warningCount } from './report/report.js';
 export { ReportEntrySchema, storedEntries } from './report/report-schema.js';
 export { toPrintParams } from './request/options.js';

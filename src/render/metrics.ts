@@ -4,7 +4,8 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { DiscardReason } from './browser/browser-instance.js';
-import type { BrowserPool, PoolEvents, RestartReason } from './pool/browser-pool.js';
+import type { BrowserPool, PoolEvents } from './pool/browser-pool.js';
+import type { RestartReason } from './pool/chromium-supervisor.js';
 
 /** The pool's events as metrics; `watch` connects the gauges to the pool once it runs. */
 export interface RenderMetrics extends PoolEvents {

@@ -6,7 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceApp } from '../app/service-app.js';
 import { RenderError } from '../errors.js';
 import { recordRender } from './log/render-record.js';
-import type { BrowserPool, RenderResult } from './pool/browser-pool.js';
+import type { BrowserPool } from './pool/browser-pool.js';
+import type { RenderResult } from './pool/render-attempt.js';
 import { DISCARD_RECORDS, type RenderRecorder, warningCount } from './report/report.js';
 import { toPrintParams } from './request/options.js';
 import {
@@ -114,7 +115,7 @@ export function registerRenderRoutes(
       });
       const strict = prefersStrict(request.headers.prefer);
       const started = Date.now();
-      const result = await pool.render(auth.accountId, body.html, params, gone.signal, request.log);
+      const result = await pool.render(auth.accountId, body.html, params, { signal: gone.signal, log: request.log });
       const { pdf, warnings } = result;
       printed.set(request, result);
       request.log.info({ renderMs: Date.now() - started, pdfBytes: pdf.length, warnings: warnings.length }, 'rendered');

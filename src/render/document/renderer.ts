@@ -142,25 +142,31 @@ async function settleNavigation(slot: RenderSlot, until: number, idleMaxMs: numb
 }
 
 /** Where a render reports what the document got wrong without failing the render. */
-export interface RenderLog {
+export interface RenderWarningLog {
   warn(obj: object, msg: string): void;
 }
 
-/**
- * Renders `html` in `slot` and returns the PDF bytes; `deadline` is epoch ms. Requests still pending once
- * the document has loaded (and said it is ready) are waited for at most `idleMaxMs`. What the document
- * could not get goes to `report` (its network part the collector hears by itself). Throws RenderError.
- */
+/** The bounds of one render in a slot, and where it reports. */
+export interface RenderInSlotOptions {
+  /** Epoch ms by which the PDF is printed. */
+  deadline: number;
+  /** The render timeout, of which the print keeps a reserve. */
+  timeoutMs: number;
+  log?: RenderWarningLog;
+  /** Requests still pending once the document has loaded (and said it is ready) are waited for at most this long. */
+  idleMaxMs?: number;
+  /** Hears what the document could not get (its network part the collector hears by itself). */
+  report?: ReportCollector;
+}
+
+/** Renders `html` in `slot` and returns the PDF bytes. Throws RenderError. */
 export async function renderInSlot(
   slot: RenderSlot,
   html: string,
   params: PrintParams,
-  deadline: number,
-  timeoutMs: number,
-  log?: RenderLog,
-  idleMaxMs = DEFAULT_IDLE_MAX_MS,
-  report?: ReportCollector,
+  options: RenderInSlotOptions,
 ): Promise<Buffer> {
+  const { deadline, timeoutMs, log, idleMaxMs = DEFAULT_IDLE_MAX_MS, report } = options;
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
   const first = await loadDocument(slot, html, params.pageCss, deadline - reserve, report !== undefined);

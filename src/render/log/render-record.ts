@@ -3,7 +3,7 @@
  * authentication every render is recorded, the ones refused or failed too (with their error code).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RenderResult } from '../pool/browser-pool.js';
+import type { RenderResult } from '../pool/render-attempt.js';
 import type { RenderRecorder } from '../report/report.js';
 
 /** The code and message of a render error answer `{"error":{"code","message"}}`, if the payload is one. */
