@@ -174,11 +174,17 @@ describe('a newcomer on the dashboard (Chromium, 375 and 1366 px)', () => {
     expect((await core.store.findJob(job.id))?.status).toBe('running');
     expect(await sideways(page)).toBeLessThanOrEqual(0);
     await shoot(page, 'cancel-confirm-375');
+    const wide = await pageAt(1366);
+    await wide.page.goto(`/jobs/${job.id}/cancel`);
+    expect(await wide.page.locator('h1').textContent()).toBe('Cancel this job?');
+    await shoot(wide.page, 'cancel-confirm-1366');
+    await wide.close();
     await page.getByRole('button', { name: 'Cancel job' }).click();
     await page.waitForURL('**/jobs?notice=canceled-running');
     expect(await page.getByRole('status').textContent()).toBe(
       'The job was canceled while it was rendering. Its render was stopped, no PDF is kept, and no webhook is sent for it.',
     );
+    await page.screenshot({ path: path.join(ARTIFACTS, 'newcomer-canceled-notice-375.png') });
     await close();
 
     for (const width of WIDTHS) {
