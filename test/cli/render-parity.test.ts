@@ -6,8 +6,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -15,27 +13,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { type LogoServer, startLogoServer } from '../helpers/logo-server.js';
 import { postRender } from '../helpers/render.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-let files: http.Server;
+let files: LogoServer;
 let base: string;
 let work: string;
 
 beforeAll(async () => {
-  files = http.createServer((req, res) => {
-    if (req.url === '/logo.svg') {
-      res.writeHead(200, { 'content-type': 'image/svg+xml' });
-      res.end('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#246"/></svg>');
-    } else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  files = await startLogoServer();
+  base = files.base;
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-parity-'));
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => files?.close(resolve));
+  await files?.close();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 

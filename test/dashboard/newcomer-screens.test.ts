@@ -7,7 +7,6 @@
  * made at the first start are in the activity log. Screenshots go to test-artifacts/newcomer-*.png.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -20,6 +19,7 @@ import { JobsClient, RenderClient } from '../../src/client/index.js';
 import { bootstrapLocalAccount } from '../../src/main.js';
 import { launchTestBrowser, signUpInBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
+import { type LogoServer, startLogoServer } from '../helpers/logo-server.js';
 import { until } from '../helpers/webhook-jobs.js';
 import { type Delivery, startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
@@ -35,22 +35,16 @@ let dashboardUrl: string;
 let browser: Browser;
 let signedIn: BrowserContext;
 let receiver: WebhookSink;
-let files: http.Server;
+let files: LogoServer;
 let filesUrl: string;
 let client: JobsClient;
 const hits: Delivery[] = [];
 
 beforeAll(async () => {
   receiver = await startWebhookSink(hits, { status: 200 });
-  // The developer's own file server: the logo is there, the two pictures are not.
-  files = http.createServer((req, res) => {
-    if (req.url === '/logo.svg') {
-      res.writeHead(200, { 'content-type': 'image/svg+xml' });
-      res.end('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40" fill="#246"/></svg>');
-    } else res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
-  filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  // The developer's own file server: the logo is there, the three pictures are not.
+  files = await startLogoServer();
+  filesUrl = files.base;
   core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '1' });
   render = await buildRenderApp(core);
   await render.listen({ host: '127.0.0.1', port: 0 });
@@ -67,7 +61,7 @@ afterAll(async () => {
   await render?.close();
   if (core) await closeTestCore(core);
   await receiver?.close();
-  await new Promise((resolve) => files?.close(resolve));
+  await files?.close();
 });
 
 /** A page of the signed-in session at this width. */
