@@ -132,6 +132,21 @@ function printRow(r: Row, sqlite: boolean): void {
   );
 }
 
+/**
+ * The slope of Node RSS through the lowest sample of each 5 minutes. Dead Buffers (PDFs, resources proxied for the documents) count as external
+ * memory until V8 collects them, which it does once they add up to its external limit (64 MB): that swings
+ * RSS by about 100 MB between samples and buries a slope of a few MB; the low points are the RSS after a GC.
+ */
+function floor(rows: Row[]): string {
+  const lows = new Map<number, Row>();
+  for (const r of rows) {
+    const w = Math.floor(r.t / 300);
+    if (!lows.has(w) || r.nodeRssMb < lows.get(w)!.nodeRssMb) lows.set(w, r);
+  }
+  const points = [...lows.values()].map((r) => [r.totalRenders / 1000, r.nodeRssMb] as const);
+  return `${fmt(slope(points), 2, 0)} MB per 1,000 renders over ${points.length} lows (${points.map(([, y]) => fmt(y, 0, 0)).join(', ')} MB)`;
+}
+
 function summarize(rows: Row[], seconds: number, tally: JobLoad['tally'], end: { syncs: number; errors: number }): void {
   const last = rows.at(-1)!;
   process.stdout.write(
@@ -158,6 +173,8 @@ function summarize(rows: Row[], seconds: number, tally: JobLoad['tally'], end: {
     `  ${figure('Node RSS', (r) => r.nodeRssMb)} ± ${fmt(slopeError(half.map((r) => [r.totalRenders / 1000, r.nodeRssMb] as const)), 2, 0)} (standard error)` +
       `  flat (< 0.5 MB): ${verdict(per((r) => r.nodeRssMb) < 0.5)}`,
     `  ${figure('of it anonymous', (r) => r.nodeRssAnonMb)}, ${figure('file-backed', (r) => r.nodeRssFileMb)}`,
+    `  ${figure('anonymous less V8 heap and external (malloc, the store)', (r) => r.nodeRssAnonMb - r.heapTotalMb - r.externalMb)}`,
+    `  floor (the lowest sample of each 5 minutes, after a GC): ${floor(half)}`,
     `  ${figure('V8 heap used', (r) => r.heapUsedMb)}, ${figure('reserved', (r) => r.heapTotalMb)}, ${figure('external', (r) => r.externalMb)}`,
     `  ${figure('store', (r) => r.storeMb, ' MB', 1)}`,
     `  ${figure('Chromium RSS', (r) => r.chromiumRssMb)}, ${figure('fds', (r) => r.chromiumFds, '')}, ${figure('processes', (r) => r.chromiumProcesses, '')}`,
