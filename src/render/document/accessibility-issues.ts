@@ -49,8 +49,8 @@ export function accessibilityIssues(gaps: AccessibilityGaps): ConformanceIssue[]
       issue(
         '7.2-34',
         'html',
-        'The document does not say its language (<html lang="…">), so a screen reader cannot tell how to read it ' +
-          '(the PDF would otherwise carry the browser’s en-US): add lang to <html>',
+        'The document does not say its language (<html lang="…">), so a screen reader cannot tell which language ' +
+          'to read it in: add lang to <html>',
       ),
     );
   }

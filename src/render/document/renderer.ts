@@ -14,6 +14,8 @@ import { type PageReport, takeReport, watchErrors } from '../report/report-page.
 import type { PrintParams } from '../request/options.js';
 import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-reference-passes.js';
 import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
+import { mentionsDeclarations } from './document/declarations-page.js';
+import { withDocumentProfiles } from './document/document-profiles.js';
 import { type DocumentInfo, readDocumentInfo } from './document-info.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
 
@@ -44,6 +46,8 @@ function sleep(ms: number): Promise<void> {
  */
 interface Prepared {
   rejected?: string;
+  /** Whether the document may declare PDF profiles (document/declarations-page.ts reads them). */
+  declares?: boolean;
   info?: DocumentInfo;
   xref?: CrossReferenceUse;
   page?: PageReport;
@@ -59,7 +63,7 @@ function prepareExpression(html: string | null, pageCss: string, report: boolean
     ? callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS, watchErrors)
     : callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS);
   const page = report ? `, page: ${callExpression(takeReport)}` : '';
-  return `(async () => ({ rejected: await ${prepare}, info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)}${page} }))()`;
+  return `(async () => ({ rejected: await ${prepare}, declares: ${callExpression(mentionsDeclarations)}, info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)}${page} }))()`;
 }
 
 /** readDocumentInfo alone, for a document that navigated after it was prepared; none when it navigates again. */
@@ -170,7 +174,7 @@ export async function renderInSlot(
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
   const first = await loadDocument(slot, html, params.pageCss, deadline - reserve, report !== undefined);
-  let { rejected, info, xref } = first;
+  let { rejected, info, xref, declares } = first;
   report?.addPage(first.page);
   await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
   await settleNavigation(slot, deadline - reserve, idleMaxMs);
@@ -182,6 +186,7 @@ export async function renderInSlot(
     // After a navigation, what the first document said is not what prints.
     info = slot.navigations > 0 ? again.info : (again.info ?? info);
     xref = slot.navigations > 0 ? again.xref : (again.xref ?? xref);
+    declares = slot.navigations > 0 ? again.declares : (again.declares ?? declares);
   }
   if (rejected !== undefined) {
     log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
@@ -205,7 +210,14 @@ export async function renderInSlot(
     log?.warn({ targets: unresolved }, 'cross-references to ids the document lacks print no page number');
     report?.unresolved(unresolvedReferenceEntries(unresolved));
   }
-  return withPdfProperties(pdf, { ...info, creator: PRODUCER, producer: PRODUCER, date: new Date() });
+  const properties = { ...info, creator: PRODUCER, producer: PRODUCER, date: new Date() };
+  // A navigation lost the first answer: the isolated read finds out itself whether anything is declared.
+  if (declares !== false) {
+    const source = { session: slot.session, egress: slot.egress, timeoutMs: Math.max(0, deadline - Date.now()) };
+    const made = await withDocumentProfiles(pdf, { ...source, properties, report });
+    if (made) return made.pdf;
+  }
+  return withPdfProperties(pdf, properties);
 }
 
 /** preparePage on the document as it is now (no HTML to write); a navigation racing it is left to the print's retry. */

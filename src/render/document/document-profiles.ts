@@ -1,0 +1,160 @@
+/**
+ * The PDF profiles a document declares, from its page to the profile engine's request: the
+ * declarations and the PDF/UA gaps read in an isolated world (one round trip, only for a document
+ * that mentions a declaration), the attachments fetched, the Factur-X invoice checked. What the
+ * document cannot have becomes report entries; the engine (src/pdf/profiles) claims only the rest.
+ */
+import type { CDPSession } from 'puppeteer-core';
+import type { RenderEgress } from '../../net/render-egress.js';
+import { planFacturX } from '../../pdf/factur-x/factur-x.js';
+import { FACTUR_X_FILE_NAME } from '../../pdf/factur-x/levels.js';
+import { applyProfiles } from '../../pdf/profiles/apply-profiles.js';
+import type { Claim, ConformanceIssue, EmbeddedFile, ExtraClaim, PdfProfile, ProfileRequest } from '../../pdf/profiles/types.js';
+import { callExpression } from '../cdp.js';
+import type { ReportEntry } from '../report.js';
+import type { ReportCollector } from '../report-collector.js';
+import { blockedEntry, conformanceEntry } from '../report-words.js';
+import { accessibilityIssues, checkedGaps, MAX_FINDINGS, MAX_NAME } from './accessibility-issues.js';
+import { findAccessibilityGaps } from './accessibility-page.js';
+import { fetchAttachment } from './attachments.js';
+import { checkedDeclarations, DECLARATION_CAPS, type Declarations } from './declarations.js';
+import { readDeclarations } from './declarations-page.js';
+
+/** The world the declarations are read in; the page's scripts have no handle on it. */
+const WORLD = 'pageworks-declarations';
+
+/** What the engine is asked for (the rest of its request is the document's Info), and what to report. */
+export interface ProfilePlan {
+  profiles: PdfProfile[];
+  files: EmbeddedFile[];
+  extraClaims: ExtraClaim[];
+  issues: ConformanceIssue[];
+  entries: ReportEntry[];
+}
+
+/** The page as the plan reads it: its session, its egress, and how long fetching attachments may take. */
+export interface ProfileSource {
+  session: CDPSession;
+  egress: RenderEgress;
+  timeoutMs: number;
+}
+
+/** Reads the declarations and PDF/UA gaps in an isolated world of the main frame; null when the page answered nothing usable. */
+async function readPage(session: CDPSession): Promise<{ frameId: string; declarations: Declarations; gaps: unknown } | null> {
+  const frameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
+  const { executionContextId } = await session.send('Page.createIsolatedWorld', { frameId, worldName: WORLD });
+  const expression = `({ declarations: ${callExpression(readDeclarations, DECLARATION_CAPS)}, gaps: ${callExpression(findAccessibilityGaps, MAX_FINDINGS, MAX_NAME)} })`;
+  const { result, exceptionDetails } = await session.send('Runtime.evaluate', {
+    expression,
+    contextId: executionContextId,
+    returnByValue: true,
+  });
+  if (exceptionDetails || typeof result.value !== 'object' || result.value === null) return null;
+  const answer = result.value as { declarations?: unknown; gaps?: unknown };
+  const declarations = checkedDeclarations(answer.declarations);
+  return declarations ? { frameId, declarations, gaps: answer.gaps } : null;
+}
+
+/** A media type fit for an embedded file's `/Subtype`: the declared one, else the server's, else octet-stream. */
+function mediaType(declared: string, served: string): string {
+  const pick = [declared, served.split(';')[0]]
+    .map((t) => t.trim().toLowerCase())
+    .find((t) => /^[a-z0-9.+-]+\/[a-z0-9.+-]+$/.test(t));
+  return pick ?? 'application/octet-stream';
+}
+
+/**
+ * Plans the profiles of the document now in `source`'s page: null when it declares nothing at all
+ * (then its PDF is made exactly as without this step).
+ */
+export async function planDocumentProfiles(source: ProfileSource): Promise<ProfilePlan | null> {
+  const page = await readPage(source.session);
+  if (!page) return null;
+  const { declarations, frameId } = page;
+  const { facturX, attachments } = declarations;
+  if (declarations.profiles.length === 0 && facturX === null && attachments.length === 0 && declarations.entries.length === 0) {
+    return null;
+  }
+  const entries = [...declarations.entries];
+  const issues: ConformanceIssue[] = [];
+  if (declarations.profiles.includes('PDF/UA-1')) {
+    const gaps = checkedGaps(page.gaps);
+    if (gaps) issues.push(...accessibilityIssues(gaps));
+  }
+  const from = { session: source.session, frameId, egress: source.egress, timeoutMs: source.timeoutMs };
+  const fetched = await Promise.all(
+    attachments.map((a) =>
+      a.url === '' && a.urlLength > 0
+        ? Promise.resolve(blockedEntry(`data:,${a.name}`, 'too_large'))
+        : fetchAttachment(a.url, from),
+    ),
+  );
+  const files: EmbeddedFile[] = [];
+  let invoice: Uint8Array | undefined;
+  attachments.forEach((a, i) => {
+    const got = fetched[i];
+    if ('kind' in got) {
+      entries.push(got);
+      return;
+    }
+    const isInvoice = facturX !== null && a.name === FACTUR_X_FILE_NAME && invoice === undefined;
+    if (isInvoice) invoice = got.bytes;
+    files.push({
+      name: a.name,
+      bytes: got.bytes,
+      mimeType: isInvoice ? 'text/xml' : mediaType(a.type, got.type),
+      relationship: 'Unspecified',
+    });
+  });
+  let profiles = declarations.profiles;
+  const extraClaims: ExtraClaim[] = [];
+  if (facturX !== null) {
+    const element = `link[rel="attachment"][title="${FACTUR_X_FILE_NAME}"]`;
+    const plan = await planFacturX({ level: facturX, xml: invoice, element }, profiles);
+    profiles = plan.profiles;
+    issues.push(...plan.issues);
+    if (plan.extraClaim) extraClaims.push(plan.extraClaim);
+    const file = files.find((f) => f.bytes === invoice);
+    // Without the claim the XML is a plain attachment: a Data or Alternative relationship would claim it is the invoice.
+    if (file && plan.extraClaim) {
+      file.relationship = plan.relationship;
+      file.description = `Factur-X ${facturX} invoice`;
+    }
+  }
+  return { profiles, files, extraClaims, issues, entries };
+}
+
+/** What the PDF's Info dictionary and XMP say besides the profiles: the document's properties, who made it, when. */
+export type PdfProperties = Pick<
+  ProfileRequest,
+  'title' | 'lang' | 'author' | 'subject' | 'keywords' | 'creator' | 'producer' | 'date'
+>;
+
+/** A PDF made to its document's profiles, and what it claims. */
+export interface ProfiledPdf {
+  pdf: Buffer;
+  claims: Claim[];
+}
+
+/**
+ * The printed `pdf` made to the profiles its document declares, with the document's properties; null
+ * when it declares none (the caller then writes the properties as for any PDF). What the document or
+ * its PDF cannot meet goes to `report` as `conformance` entries, with the attachments it could not get.
+ */
+export async function withDocumentProfiles(
+  pdf: Buffer,
+  source: ProfileSource & { properties: PdfProperties; report?: ReportCollector },
+): Promise<ProfiledPdf | null> {
+  const plan = await planDocumentProfiles(source);
+  if (!plan) return null;
+  const result = await applyProfiles(pdf, {
+    profiles: plan.profiles,
+    files: plan.files,
+    extensions: [],
+    extraClaims: plan.extraClaims,
+    issues: plan.issues,
+    ...source.properties,
+  });
+  source.report?.profiles([...plan.entries, ...result.issues.map(conformanceEntry)]);
+  return { pdf: Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength), claims: result.claims };
+}
