@@ -5,14 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { CoreDeps } from '../../src/app/core.js';
-import { setRenderErrorHandler } from '../../src/app/render-app.js';
-import { createServiceApp } from '../../src/app/service-app.js';
-import { createEgressPolicy } from '../../src/net/policy.js';
-import { BrowserPool } from '../../src/render/browser-pool.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
 import type { RenderRecord } from '../../src/render/report.js';
-import { registerRenderRoutes, sendRenderError } from '../../src/render/routes.js';
-import { MAX_BODY_BYTES } from '../../src/render/schema.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
 
@@ -26,27 +20,11 @@ export interface DeclarationsApp {
   close(): Promise<void>;
 }
 
-/** Starts the render route; `allowLoopback` is EGRESS_ALLOW=127.0.0.1/32 (else loopback is refused like any private address). */
+/** Starts the render service; `allowLoopback` is EGRESS_ALLOW=127.0.0.1/32 (else loopback is refused like any private address). */
 export async function startDeclarationsApp(opts: { allowLoopback: boolean }): Promise<DeclarationsApp> {
-  const core: CoreDeps = await createTestCore();
+  const core = await createTestCore({ RENDER_CONCURRENCY: '1', ...(opts.allowLoopback ? { EGRESS_ALLOW: '127.0.0.1/32' } : {}) });
   const records: RenderRecord[] = [];
-  const app = await createServiceApp({
-    service: 'render',
-    core,
-    requestIdHeader: 'X-Render-ID',
-    sendError: sendRenderError,
-    bodyLimit: MAX_BODY_BYTES,
-  });
-  const pool = await BrowserPool.start({
-    policy: createEgressPolicy({ allow: opts.allowLoopback ? ['127.0.0.1/32'] : [], lookup: noDns }),
-    concurrency: 1,
-    queueLimit: 10,
-    timeoutMs: 30_000,
-    executablePath: core.config.chromiumPath,
-  });
-  app.addHook('onClose', () => pool.close());
-  registerRenderRoutes(app, pool, { record: (r) => records.push(r) });
-  setRenderErrorHandler(app);
+  const app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false, recorder: { record: (r) => records.push(r) } });
   const { key } = await createKey(core, 'render');
   return {
     app,
