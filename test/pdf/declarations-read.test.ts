@@ -104,6 +104,15 @@ describe('a Factur-X declaration', () => {
     expect(warnings[0].message).toContain('<link rel="attachment" href="…" title="factur-x.xml">');
   });
 
+  it('whose factur-x.xml cannot be loaded says so beside the failed request', async () => {
+    const head = `<meta name="factur-x" content="BASIC"><link rel="attachment" href="${files.base}/gone.xml" title="factur-x.xml">`;
+    const warnings = await warningsOf(open, head);
+    expect(warnings.map((w) => w.message)).toEqual([
+      'gone.xml was not loaded: its server answered HTTP 404',
+      'factur-x.xml could not be loaded (the warning about it says why): the PDF does not claim Factur-X',
+    ]);
+  });
+
   it('whose XML is not a CII invoice is a warning naming the root it found', async () => {
     const head = `<meta name="factur-x" content="EN 16931"><link rel="attachment" href="${files.base}/not-cii.xml" title="factur-x.xml">`;
     const warnings = await warningsOf(open, head);

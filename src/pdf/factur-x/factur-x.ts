@@ -14,6 +14,8 @@ export interface FacturXDeclaration {
   xml: Uint8Array | undefined;
   /** How the report names the attachment, e.g. `link[rel="attachment"][title="factur-x.xml"]`. */
   element: string;
+  /** The document links a `factur-x.xml` (whose bytes are absent only when it could not be fetched). */
+  linked: boolean;
 }
 
 /** The invoice's part of the PDF: the profiles to make, how the XML relates to the PDF, the claim or why not. */
@@ -47,7 +49,7 @@ function withPdfA3(declared: readonly PdfProfile[]): { profiles: PdfProfile[]; i
 
 /** Plans the invoice: checks the XML against its level and, when it holds, claims Factur-X on PDF/A-3. */
 export async function planFacturX(declaration: FacturXDeclaration, declared: readonly PdfProfile[]): Promise<FacturXPlan> {
-  const { level, xml, element } = declaration;
+  const { level, xml, element, linked } = declaration;
   const relationship = relationshipOf(level);
   const notAnInvoice = (clause: string, message: string): FacturXPlan => ({
     profiles: [...declared],
@@ -55,6 +57,12 @@ export async function planFacturX(declaration: FacturXDeclaration, declared: rea
     extraClaim: null,
     issues: [{ profile: 'Factur-X', clause, element, message }],
   });
+  if (xml === undefined && linked) {
+    return notAnInvoice(
+      FACTUR_X_FILE_NAME,
+      `${FACTUR_X_FILE_NAME} could not be loaded (the warning about it says why): the PDF does not claim Factur-X`,
+    );
+  }
   if (xml === undefined) {
     return notAnInvoice(
       FACTUR_X_FILE_NAME,

@@ -110,7 +110,8 @@ export async function planDocumentProfiles(source: ProfileSource): Promise<Profi
   const extraClaims: ExtraClaim[] = [];
   if (facturX !== null) {
     const element = `link[rel="attachment"][title="${FACTUR_X_FILE_NAME}"]`;
-    const plan = await planFacturX({ level: facturX, xml: invoice, element }, profiles);
+    const linked = attachments.some((a) => a.name === FACTUR_X_FILE_NAME);
+    const plan = await planFacturX({ level: facturX, xml: invoice, element, linked }, profiles);
     profiles = plan.profiles;
     issues.push(...plan.issues);
     if (plan.extraClaim) extraClaims.push(plan.extraClaim);
