@@ -7,7 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportEntry } from '../../src/render/report.js';
+import { VERSION } from '../../src/version.js';
 import { postRender } from '../helpers/render.js';
+import { pdfProperties } from '../render/pdf-tools.js';
 import { type DeclarationsApp, startDeclarationsApp, startFileServer } from './declarations-app.js';
 
 const notCii = readFileSync(new URL('../fixtures/factur-x/not-cii.xml', import.meta.url));
@@ -50,6 +52,14 @@ describe('declared profiles', () => {
           '"PDF/A-1b" is not a profile Pageworks makes (PDF/A-2b, PDF/A-2u, PDF/A-3b, PDF/A-3u, PDF/UA-1): it was left out',
       },
     ]);
+  });
+
+  it('only unknown ones: the PDF is made as without a declaration, its Info naming Pageworks', async () => {
+    const res = await postRender(open.app, open.key, { html: page('<meta name="pdf-profile" content="PDF/X-4">') });
+    expect(res.headers['x-render-warnings']).toBe('1');
+    const info = pdfProperties(res.rawPayload);
+    expect([info.Title, info.Creator, info.Producer]).toEqual(['Invoice', `Pageworks ${VERSION}`, `Pageworks ${VERSION}`]);
+    expect(res.rawPayload.toString('latin1')).not.toContain('<x:xmpmeta');
   });
 
   it('two PDF/A levels keep the first and say so', async () => {

@@ -148,6 +148,11 @@ export async function withDocumentProfiles(
 ): Promise<ProfiledPdf | null> {
   const plan = await planDocumentProfiles(source);
   if (!plan) return null;
+  if (plan.profiles.length === 0 && plan.files.length === 0 && plan.extraClaims.length === 0) {
+    // Only declarations that cannot be honoured: nothing for the engine, the warnings still go out.
+    source.report?.profiles([...plan.entries, ...plan.issues.map(conformanceEntry)]);
+    return null;
+  }
   const result = await applyProfiles(pdf, {
     profiles: plan.profiles,
     files: plan.files,
