@@ -126,7 +126,7 @@ describe('a valid Factur-X invoice', () => {
     ).toEqual(['EN 16931', 'factur-x.xml', 'INVOICE', '1.0', '3', 'B']);
     expect(packet).toContain('urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#');
     expect(fileSpecs(pdf)).toEqual([{ name: 'factur-x.xml', relationship: '/Alternative' }]);
-    claimedPdfA3b['en16931'] = pdf;
+    claimedPdfA3b.en16931 = pdf;
   });
 
   it('MINIMUM: AFRelationship Data and its level in the XMP', async () => {
@@ -136,7 +136,7 @@ describe('a valid Factur-X invoice', () => {
     expect(fileSpecs(pdf)).toEqual([{ name: 'factur-x.xml', relationship: '/Data' }]);
     expect(xmpValue(xmp(pdf), 'fx:ConformanceLevel')).toBe('MINIMUM');
     expect(detached(pdf)['factur-x.xml'].equals(fixture('minimum-invoice.xml'))).toBe(true);
-    claimedPdfA3b['minimum'] = pdf;
+    claimedPdfA3b.minimum = pdf;
   });
 
   it.skipIf(!VERAPDF)('passes veraPDF for PDF/A-3b', () => {

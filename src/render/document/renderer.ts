@@ -14,9 +14,9 @@ import { type PageReport, takeReport, watchErrors } from '../report/report-page.
 import type { PrintParams } from '../request/options.js';
 import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-reference-passes.js';
 import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
-import { mentionsDeclarations } from './document/declarations-page.js';
-import { withDocumentProfiles } from './document/document-profiles.js';
+import { mentionsDeclarations } from './declarations-page.js';
 import { type DocumentInfo, readDocumentInfo } from './document-info.js';
+import { withDocumentProfiles } from './document-profiles.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
