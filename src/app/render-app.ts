@@ -18,8 +18,8 @@ import {
   MAX_BODY_BYTES,
   RenderLog,
   type RenderRecorder,
+  registerRenderLogRoutes,
   registerRenderRoutes,
-  registerRendersRoutes,
   sendRenderError,
 } from '../render/index.js';
 import type { CoreDeps } from './core.js';
@@ -188,7 +188,7 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
   const { pool, jobs, policy, renderLog } = await startRenderEngine(app, core, opts);
   registerRenderRoutes(app, pool, opts.recorder ?? renderLog);
   registerJobRoutes(app, { queue: jobs.queue, policy, publicUrl: config.renderPublicUrl });
-  registerRendersRoutes(app, {
+  registerRenderLogRoutes(app, {
     renderLog,
     retentionDays: config.renderLogRetentionDays,
     findJob: (id, accountId) => core.store.findJob(id, accountId),

@@ -6,7 +6,7 @@
 export { runRenderCli } from './cli.js';
 export { checkFontCoverage, describeCoverage, fcListRunner } from './document/font-coverage.js';
 export { RenderLog } from './log/render-log.js';
-export { registerRendersRoutes } from './log/renders-routes.js';
+export { registerRenderLogRoutes } from './log/render-log-routes.js';
 export { createRenderMetrics } from './metrics.js';
 export { BrowserPool } from './pool/browser-pool.js';
 export type { RenderResult } from './pool/render-attempt.js';

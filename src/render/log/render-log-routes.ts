@@ -70,7 +70,7 @@ export function toRenderObject(record: RenderRecord): RenderObject {
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
 
 /** Registers `GET /v1/renders/{id}` on the render service app. */
-export function registerRendersRoutes(
+export function registerRenderLogRoutes(
   app: ServiceApp,
   deps: {
     renderLog: RenderLog;
