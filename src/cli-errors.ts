@@ -2,17 +2,17 @@
  * The CLI's one exit-code rule, for every verb: a usage or input error exits 2, any other failure
  * exits 1, and either is reported as one line on stderr.
  */
-import { AccountError } from './accounts/accounts.js';
 import { ConfigError } from './config.js';
+import { InputError } from './errors.js';
 
 /** A mistake in the command line or its input (a flag, a value, a file, an unknown account): exit 2. */
-export class UsageError extends Error {
+export class UsageError extends InputError {
   override name = 'UsageError';
 }
 
-/** 2 for a usage or input error, 1 for anything else. */
+/** 2 for a usage or input error (an account refused, too: AccountError is one), 1 for anything else. */
 export function exitCodeOf(err: unknown): 1 | 2 {
-  if (err instanceof UsageError || err instanceof ConfigError || err instanceof AccountError) return 2;
+  if (err instanceof InputError || err instanceof ConfigError) return 2;
   // node:util parseArgs: an unknown option, a missing value, a stray positional.
   if ((err as NodeJS.ErrnoException | undefined)?.code?.startsWith('ERR_PARSE_ARGS')) return 2;
   return 1;

@@ -8,6 +8,7 @@ import { parseFlags } from './cli-args.js';
 import { CLI_COMMANDS, cliCommand, parseArgsOptions, synopsis, unknownOptionMessage } from './cli-commands.js';
 import { reportCliError, UsageError } from './cli-errors.js';
 import { type ApiService, type Config, loadConfig, parseServices } from './config.js';
+import { deleteJobsWithAccount } from './jobs/account-deletion.js';
 import { openResultStore } from './jobs/results/open-result-store.js';
 import { rotationDetail, WebhookSecrets } from './jobs/webhook-secrets.js';
 import { serve } from './main.js';
@@ -125,7 +126,8 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
       // The account's job PDFs go too, wherever RESULT_STORE keeps them.
       const results = openResultStore(config);
       try {
-        await new AccountService(store, Date.now, results).delete(account.id, tombstone);
+        deleteJobsWithAccount(accounts, { store, results });
+        await accounts.delete(account.id, tombstone);
       } finally {
         await results.close();
       }

@@ -243,6 +243,11 @@ function fraction(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+/** The configured limit of a service per rate-limit window, before per-account overrides. */
+export function defaultLimit(config: Pick<Config, 'renderRateLimit' | 'metadataRateLimit'>, service: ApiService): number {
+  return service === 'render' ? config.renderRateLimit : config.metadataRateLimit;
+}
+
 /**
  * The render slots jobs may use in a process of this role: RENDER_WORKER_CONCURRENCY, else on `render`
  * one fewer than RENDER_CONCURRENCY (a slot stays for interactive renders) when there are two or more, and

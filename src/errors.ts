@@ -42,6 +42,14 @@ export class RenderError extends Error {
   }
 }
 
+/**
+ * Input the person must change (a flag, a value, an email address, a password): its message is written
+ * for them. The CLI exits 2 on one (cli-errors.ts).
+ */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
 /** A failure of the metadata service: a status and the `detail` text shown to the client. */
 export class MetadataError extends Error {
   constructor(

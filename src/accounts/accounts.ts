@@ -1,32 +1,51 @@
 import type { ApiService } from '../config.js';
+import { InputError } from '../errors.js';
 import { newId } from '../ids.js';
-import { deleteAccountJobs } from '../jobs/queue.js';
-import type { ResultStore } from '../jobs/results/result-store.js';
 import type { Account, AccountStore } from '../store/account-queries.js';
-import type { RenderJobStore } from '../store/jobs-queries.js';
 import type { ActivityEntry, RecoveryStore } from '../store/recovery-queries.js';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './password.js';
 import { unshowableCharacterProblem } from './user-text.js';
 
 /** A refused account operation, with a message fit for the user. */
-export class AccountError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AccountError';
-  }
+export class AccountError extends InputError {
+  override name = 'AccountError';
 }
 
 // Deliberately loose: one @, something on both sides, a dot in the domain, no spaces.
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/**
+ * What else an account holds that must go before the account does (its render jobs and their PDFs):
+ * called with the account's id and the time of the deletion.
+ */
+export type AccountDeletionHook = (accountId: string, now: number) => Promise<void>;
+
+/** What an account service is built from besides its store. */
+export interface AccountServiceOptions {
+  /** The clock (default Date.now). */
+  now?: () => number;
+}
+
 /** Account creation, lookup, limits and passwords. */
 export class AccountService {
+  private readonly now: () => number;
+  private readonly deletionHooks: AccountDeletionHook[] = [];
+
   constructor(
-    private readonly store: AccountStore & Pick<RecoveryStore, 'deleteAccount'> & Pick<RenderJobStore, 'cancelAccountJobs'>,
-    private readonly now: () => number = Date.now,
-    /** Where the account's job PDFs are deleted from; every caller that deletes accounts passes it. */
-    private readonly results?: ResultStore,
-  ) {}
+    private readonly store: AccountStore & Pick<RecoveryStore, 'deleteAccount'>,
+    opts: AccountServiceOptions = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /**
+   * Adds what else goes when an account is deleted. The hooks run in the order added, before the
+   * account's own rows go, and one that throws stops the deletion. Added from above, by whoever
+   * composes the services (as Fastify's onClose hooks are): accounts know nothing of what is built on them.
+   */
+  onDelete(hook: AccountDeletionHook): void {
+    this.deletionHooks.push(hook);
+  }
 
   /** Creates an account; the password is optional for CLI-made accounts (no dashboard login then). */
   async create(email: string, password?: string): Promise<Account> {
@@ -92,12 +111,13 @@ export class AccountService {
   /**
    * Deletes the account: keys (refused from the next request on, see KeyService.verify), sessions,
    * reset tokens, usage and activity go with it in one transaction that leaves `tombstone` (no email)
-   * in the activity log. Its render jobs are canceled and their PDFs deleted first (a worker that
-   * finishes one afterwards finds no job and deletes its PDF). False when there was no such account.
+   * in the activity log. The onDelete hooks run first (jobs/account-deletion.ts: its render jobs are
+   * canceled and their PDFs deleted; a worker that finishes one afterwards finds no job and deletes its
+   * PDF). False when there was no such account.
    */
   async delete(accountId: string, tombstone: ActivityEntry): Promise<boolean> {
-    if (!this.results) throw new Error('AccountService.delete needs the result store (job PDFs)');
-    await deleteAccountJobs(this.store, this.results, accountId, this.now());
+    const now = this.now();
+    for (const hook of this.deletionHooks) await hook(accountId, now);
     return this.store.deleteAccount(accountId, tombstone);
   }
 }

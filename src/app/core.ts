@@ -5,7 +5,8 @@ import { ActivityLog } from '../accounts/activity.js';
 import { KeyService } from '../accounts/keys.js';
 import { PasswordResets } from '../accounts/password-reset.js';
 import { LastUsedRecorder, UsageRecorder } from '../accounts/usage.js';
-import type { ApiService, Config } from '../config.js';
+import type { Config } from '../config.js';
+import { deleteJobsWithAccount } from '../jobs/account-deletion.js';
 import { openResultStore } from '../jobs/results/open-result-store.js';
 import type { ResultStore } from '../jobs/results/result-store.js';
 import { FallbackRateLimiter } from '../ratelimit/fallback.js';
@@ -36,11 +37,6 @@ export interface CoreDeps {
   results: ResultStore;
   /** Present when REDIS_URL is set. */
   redis?: Redis;
-}
-
-/** The configured requests-per-minute limit of a service, before per-account overrides. */
-export function defaultLimit(config: Config, service: ApiService): number {
-  return service === 'render' ? config.renderRateLimit : config.metadataRateLimit;
 }
 
 /** A Redis client that connects on `connect()`, fails commands fast and reconnects with capped back-off. */
@@ -110,7 +106,8 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
     ? new FallbackStrikeCounter(new RedisStrikeCounter(redis, `${prefix}strikes:`), new MemoryStrikeCounter(), log)
     : new MemoryStrikeCounter();
   const results = openResultStore(config);
-  const accounts = new AccountService(store, Date.now, results);
+  const accounts = new AccountService(store);
+  deleteJobsWithAccount(accounts, { store, results });
   return {
     config,
     log,

@@ -16,12 +16,12 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { KeyCheck } from '../accounts/keys.js';
 import { outcomeOf } from '../accounts/usage.js';
-import type { ApiService } from '../config.js';
+import { type ApiService, defaultLimit } from '../config.js';
 import { windowUnit } from '../ratelimit/window.js';
 import { VERSION } from '../version.js';
 import { withTimeout } from '../with-timeout.js';
 import { clientErrorHandler } from './client-errors.js';
-import { type CoreDeps, defaultLimit } from './core.js';
+import type { CoreDeps } from './core.js';
 import { ignoreEmptyBodies } from './empty-bodies.js';
 import { httpServerLimits } from './http-limits.js';
 import { redactUrl, requestLogger } from './logger.js';

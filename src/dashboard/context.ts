@@ -1,8 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ClientInfo } from '../accounts/activity.js';
+import type { AccountService } from '../accounts/accounts.js';
+import type { ActivityLog, ClientInfo } from '../accounts/activity.js';
+import type { KeyService } from '../accounts/keys.js';
 import type { Mailer } from '../accounts/mailer.js';
-import type { CoreDeps } from '../app/core.js';
-import type { Account } from '../store/store.js';
+import type { PasswordResets } from '../accounts/password-reset.js';
+import type { LastUsedRecorder, UsageRecorder } from '../accounts/usage.js';
+import type { Config } from '../config.js';
+import type { ResultStore } from '../jobs/results/result-store.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { StrikeCounter } from '../ratelimit/strikes.js';
+import type { Account, Store } from '../store/store.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { type ActiveSession, type SessionManager, sameSecret } from './sessions.js';
 import { errorPage } from './views/error-view.js';
@@ -22,9 +29,27 @@ declare module 'fastify' {
   }
 }
 
+/** The shared services the dashboard uses (app/core.ts builds them, for every service). */
+export interface DashboardCore {
+  config: Config;
+  store: Store;
+  keys: KeyService;
+  accounts: AccountService;
+  /** Sign-ups per IP per hour count against it. */
+  limiter: RateLimiter;
+  /** Failure counts behind the log-in and reset throttles. */
+  strikes: StrikeCounter;
+  usage: UsageRecorder;
+  lastUsed: LastUsedRecorder;
+  activity: ActivityLog;
+  resets: PasswordResets;
+  /** Where render job PDFs are kept: the Jobs page serves them. */
+  results: ResultStore;
+}
+
 /** What every dashboard route is built from. */
 export interface DashboardContext {
-  core: CoreDeps;
+  core: DashboardCore;
   sessions: SessionManager;
   throttle: LoginThrottle;
   /** Password reset requests, counted per email and per IP (each request is a "failure"). */
@@ -50,7 +75,6 @@ export function cookieNames(secure: boolean): CookieNames {
   return { session: `${prefix}pw_session`, form: `${prefix}pw_form` };
 }
 
-/** The page chrome's view of the signed-in user. */
 /**
  * The signed-in account and session of a request whose route has the `requireSignedIn` preHandler (or
  * `requireCsrf`, which also answers a request without a session itself).
@@ -62,6 +86,7 @@ export function signedInOf(request: FastifyRequest): SignedIn {
   return signedIn;
 }
 
+/** The page chrome's view of the signed-in user. */
 export function viewerOf(signedIn: SignedIn): Viewer {
   return { email: signedIn.account.email, csrfToken: signedIn.session.csrfToken };
 }

@@ -277,13 +277,3 @@ export class JobQueue {
     }
   }
 }
-
-/** Cancels the account's unfinished jobs and deletes its stored PDFs (before the account itself goes). */
-export async function deleteAccountJobs(
-  store: Pick<RenderJobStore, 'cancelAccountJobs'>,
-  results: ResultStore,
-  accountId: string,
-  now = Date.now(),
-): Promise<void> {
-  for (const key of await store.cancelAccountJobs(accountId, now)) await results.delete(key);
-}

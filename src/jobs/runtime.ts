@@ -5,12 +5,13 @@
  */
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { CoreDeps } from '../app/core.js';
-import { jobSlots } from '../config.js';
+import { type Config, jobSlots } from '../config.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import type { EgressPolicy } from '../net/policy.js';
 import type { BrowserPool, RenderRecorder } from '../render/index.js';
+import type { Store } from '../store/store.js';
 import { JobQueue } from './queue.js';
+import type { ResultStore } from './results/result-store.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
 import { type JobOutcome, JobWorker, type WorkerLog } from './worker.js';
@@ -22,9 +23,19 @@ export const CANCEL_CHANNEL = 'pageworks:render-jobs:cancel';
 /** How often expired PDFs are looked for. */
 const SWEEP_MS = 60_000;
 
+/** The shared services the jobs runtime uses (app/core.ts builds them). */
+export interface JobsCore {
+  config: Config;
+  store: Store;
+  /** Where job PDFs are kept. */
+  results: ResultStore;
+  /** Present when REDIS_URL is set: wakes and cancels reach every instance. */
+  redis?: Redis;
+}
+
 /** What a jobs runtime is built from. */
 export interface JobsRuntimeOptions {
-  core: CoreDeps;
+  core: JobsCore;
   /** The browser pool; with `interactiveWaiting`, jobs are claimed only while no interactive render waits, paced by `backgroundPauseMs`. */
   pool: Pick<BrowserPool, 'render'> & Partial<Pick<BrowserPool, 'interactiveWaiting' | 'onRelease' | 'backgroundPauseMs'>>;
   /** Jobs this process renders at once (default: config.ts jobSlots for `render`; 0 serves the API alone). */

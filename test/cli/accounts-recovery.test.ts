@@ -8,6 +8,7 @@ import { type CoreDeps, closeCore, createCore } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import { loadConfig } from '../../src/config.js';
+import { JobQueue, pdfKey } from '../../src/jobs/queue.js';
 import { FormClient, freshIp } from '../dashboard/client.js';
 import { runPageworks } from '../helpers/cli.js';
 
@@ -76,7 +77,7 @@ describe('pageworks accounts reset-password', () => {
 });
 
 describe('pageworks accounts delete', () => {
-  it('refuses the keys on the running server at once, ends sessions, removes the account and leaves a tombstone', async () => {
+  it('refuses the keys on the running server at once, ends sessions, deletes its job PDFs, removes the account and leaves a tombstone', async () => {
     expect(pageworks(['accounts', 'create', '--email', 'd@example.com', '--password', 'the first password']).code).toBe(0);
     const key = pageworks(['keys', 'create', '--email', 'd@example.com', '--service', 'metadata']).stdout.trim();
     expect(pageworks(['accounts', 'set-limit', '--email', 'd@example.com', '--service', 'metadata', '--limit', '30']).code).toBe(
@@ -91,6 +92,22 @@ describe('pageworks accounts delete', () => {
     expect(
       (await browser.submit('/login', '/login', { email: 'd@example.com', password: 'the first password' })).statusCode,
     ).toBe(303);
+    // A finished render job of the account, with its PDF where RESULT_STORE (unset: the data dir) keeps it.
+    const queue = new JobQueue({ store: core.store, results: core.results, maxQueuedPerAccount: 10 });
+    const { row } = await queue.submit(account.id, {
+      request: { html: '<p>x</p>' },
+      reference: null,
+      webhookUrl: null,
+      idempotencyKey: null,
+    });
+    const claimed = (await core.store.claimJob('cli-test', Date.now(), 30_000, 3))!;
+    expect(claimed.id).toBe(row.id);
+    await core.results.put(pdfKey(claimed), Buffer.from('%PDF-1.4\n'));
+    const pdf = { key: pdfKey(claimed), bytes: 9, pages: 1, expiresAt: Date.now() + 3600_000, store: core.results.id };
+    expect(await core.store.finishJob(claimed.id, 'cli-test', Date.now(), { pdf })).toBe(true);
+    const stored = await core.results.get(pdf.key);
+    expect(stored?.bytes).toBe(9);
+    stored?.body.destroy();
     const call = () => metadata.inject({ url: '/v1/fetch?url=http://127.0.0.1:9/', headers: { 'x-api-key': key } });
     // Accepted twice (the second from the server's found-key cache): 400 is the egress policy refusing the URL.
     expect((await call()).statusCode).toBe(400);
@@ -102,6 +119,7 @@ describe('pageworks accounts delete', () => {
     expect(res.stdout).toMatch(/^deleted account d@example\.com \(acc_[0-9a-f]{32}\): its keys are refused from now on/);
 
     expect((await call()).statusCode).toBe(401);
+    expect(await core.results.get(pdf.key)).toBeUndefined();
     expect((await browser.get('/keys')).headers.location).toBe('/login');
     expect(pageworks(['keys', 'list', '--email', 'd@example.com']).stderr).toBe(
       `pageworks: no account for d@example.com in ${path.join(dataDir, 'pageworks.sqlite')} (PAGEWORKS_DATA_DIR)\n`,

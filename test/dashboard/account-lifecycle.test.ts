@@ -224,6 +224,36 @@ for (const backend of backends) {
         expect((await signUp(app, address)).cookies.size).toBeGreaterThan(0);
       });
 
+      it("takes the account's render jobs with it: their PDFs are deleted from the result store", async () => {
+        const address = email();
+        const client = await signUp(app, address);
+        await client.createKey({ service: 'render' });
+        const authorization = `Bearer ${createdKey(client.body)}`;
+        const submitted = await render.inject({
+          method: 'POST',
+          url: '/v1/jobs',
+          headers: { authorization, 'content-type': 'application/json' },
+          payload: JSON.stringify({ html: '<p>kept until the account goes</p>' }),
+        });
+        expect(submitted.statusCode).toBe(202);
+        const { id } = JSON.parse(submitted.body) as { id: string };
+        let status = 'queued';
+        for (let i = 0; i < 300 && (status === 'queued' || status === 'running'); i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          status = JSON.parse((await render.inject({ url: `/v1/jobs/${id}`, headers: { authorization } })).body).status;
+        }
+        expect(status).toBe('succeeded');
+        const pdf = await render.inject({ url: `/v1/jobs/${id}/pdf`, headers: { authorization } });
+        expect(pdf.statusCode).toBe(200);
+        expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+        const key = (await core.store.findJob(id))?.pdf_key;
+        expect(key).toMatch(/\.pdf$/);
+
+        expect((await client.submit('/account', '/account/delete', { password: PASSWORD })).statusCode).toBe(303);
+        expect(await core.results.get(key!)).toBeUndefined();
+        expect(await core.store.findJob(id)).toBeUndefined();
+      });
+
       it.skipIf(backend.name !== 'sqlite')(
         'a deletion by another process (the CLI) is seen by the next request of this one (SQLite key cache)',
         async () => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/accounts/accounts.js';
 import { RenderError } from '../../src/errors.js';
+import { deleteJobsWithAccount } from '../../src/jobs/account-deletion.js';
 import { IDEMPOTENCY_WINDOW_MS, JobQueue, pdfKey } from '../../src/jobs/queue.js';
 import { FileResultStore } from '../../src/jobs/results/file-results.js';
 import type { ActivityEntry, Store } from '../../src/store/store.js';
@@ -159,7 +160,8 @@ for (const backend of backends) {
       expect(stored).toBeDefined();
       // Closed again: a file handle left to the garbage collector is a DeprecationWarning on stderr.
       stored?.body.destroy();
-      const accounts = new AccountService(store, () => clock, results);
+      const accounts = new AccountService(store, { now: () => clock });
+      deleteJobsWithAccount(accounts, { store, results });
       const tombstone: ActivityEntry = {
         id: `act_${a}`,
         accountId: a,

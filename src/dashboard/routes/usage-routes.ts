@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { defaultLimit } from '../../app/core.js';
-import type { ApiService } from '../../config.js';
+import { type ApiService, defaultLimit } from '../../config.js';
 import { windowUnit } from '../../ratelimit/window.js';
 import { type DashboardContext, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
 import { dailyRows, hourlySeries, hourWindowStart, type UsageRow, usageSeries, windowStart } from '../usage-series.js';
