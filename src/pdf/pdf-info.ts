@@ -143,7 +143,7 @@ function langEntry(body: string): { raw: string; start: number; end: number } | 
 }
 
 /** The Info dictionary's entries, in the order readers list them. */
-function infoEntries(props: PdfProperties): string {
+export function infoEntries(props: PdfProperties): string {
   const entries: Array<[string, string | undefined]> = [
     ['Title', props.title],
     ['Author', props.author],

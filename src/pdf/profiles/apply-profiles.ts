@@ -5,12 +5,13 @@
  * only when nothing found stands against it; what stands against it comes back as an issue.
  */
 import crypto from 'node:crypto';
-import { embedFiles, pdfDateString } from './associated-files.js';
+import { infoEntries } from '../pdf-info.js';
+import { embedFiles } from './associated-files.js';
 import { skippedHeading } from './heading-order.js';
 import { describeLinks, findLinks, hasStructureTree } from './link-annotations.js';
 import { pagePass } from './page-pass.js';
 import { PdfFile } from './pdf-file.js';
-import { dict, name, type PdfDict, PdfRef, raw, textString } from './pdf-objects.js';
+import { dict, name, type PdfDict, PdfParser, PdfRef, raw, textString } from './pdf-objects.js';
 import { srgbProfile } from './srgb-profile.js';
 import { fixStructure } from './structure-fixes.js';
 import type { Claim, ConformanceIssue, PdfProfile, ProfileRequest, ProfileResult } from './types.js';
@@ -188,18 +189,7 @@ export async function applyProfiles(pdf: Uint8Array, req: ProfileRequest): Promi
 
 /** The Info dictionary, written again so it says exactly what the XMP says (PDF/A 6.6.3). */
 function writeInfo(file: PdfFile, req: ProfileRequest): PdfRef {
-  const entries: PdfDict = new Map();
-  const text: Array<[string, string | undefined]> = [
-    ['Title', req.title],
-    ['Author', req.author],
-    ['Subject', req.subject],
-    ['Keywords', req.keywords],
-    ['Creator', req.creator],
-    ['Producer', req.producer],
-  ];
-  for (const [key, value] of text) if (value) entries.set(key, textString(value));
-  const date = raw(pdfDateString(req.date));
-  entries.set('CreationDate', date).set('ModDate', date);
+  const entries = new PdfParser(`<<${infoEntries(req)}>>`).value();
   const current = file.trailer.get('Info');
   if (current instanceof PdfRef) {
     file.set(current.num, entries);

@@ -4,14 +4,10 @@
  * and in the `EmbeddedFiles` name tree, where readers (and `pdfdetach`) find them.
  */
 import zlib from 'node:zlib';
+import { pdfDate } from '../pdf-info.js';
 import type { PdfFile } from './pdf-file.js';
 import { dict, name, type PdfDict, type PdfRef, type PdfValue, raw, textString } from './pdf-objects.js';
 import type { EmbeddedFile } from './types.js';
-
-/** A PDF date string (`D:20261125143514+00'00'`) in UTC. */
-export function pdfDateString(date: Date): string {
-  return `(D:${date.toISOString().replace(/\D/g, '').slice(0, 14)}+00'00')`;
-}
 
 /** A media type as a PDF name: `/` and other delimiters written as `#xx`. */
 function mediaTypeName(mimeType: string): string {
@@ -34,7 +30,7 @@ export function embedFiles(file: PdfFile, catalog: PdfDict, files: EmbeddedFile[
         Type: name('EmbeddedFile'),
         Subtype: name(mediaTypeName(embedded.mimeType)),
         Filter: name('FlateDecode'),
-        Params: dict({ Size: raw(bytes.length), ModDate: raw(pdfDateString(embedded.modified ?? date)) }),
+        Params: dict({ Size: raw(bytes.length), ModDate: raw(pdfDate(embedded.modified ?? date)) }),
       }),
       zlib.deflateSync(bytes),
     );

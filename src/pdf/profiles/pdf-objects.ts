@@ -3,6 +3,7 @@
  * 7.3) and its serialiser. Numbers, strings and keywords keep their source text, so an object read and
  * written back says exactly what it said; only what the engine changes is new.
  */
+import { pdfTextString } from '../pdf-info.js';
 
 /** A PDF name (`/Type`), its text after the slash as written (`#xx` escapes kept). */
 export class PdfName {
@@ -176,10 +177,9 @@ export function raw(text: string | number | boolean): PdfRaw {
   return new PdfRaw(String(text));
 }
 
-/** A PDF text string: literal when printable ASCII (with `( ) \` escaped), else UTF-16BE with a BOM, as hex. */
+/** A PDF text string (pdf-info.ts writes it: literal when printable ASCII, else UTF-16BE hex). */
 export function textString(value: string): PdfRaw {
-  if (/^[\x20-\x7e]*$/.test(value)) return new PdfRaw(`(${value.replace(/[()\\]/g, '\\$&')})`);
-  return new PdfRaw(`<${Buffer.from(`\ufeff${value}`, 'utf16le').swap16().toString('hex').toUpperCase()}>`);
+  return new PdfRaw(pdfTextString(value));
 }
 
 /** Whether a value is a dictionary. */

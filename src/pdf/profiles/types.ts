@@ -3,6 +3,7 @@
  * PDF/UA, associated files, XMP extension schemas) and what the engine answers (the bytes, what they claim,
  * and what the document could not meet). docs/standards.md explains the claim rule.
  */
+import type { PdfProperties } from '../pdf-info.js';
 
 /** A conformance level a document may declare with `<meta name="pdf-profile">`. */
 export type PdfProfile = 'PDF/A-2b' | 'PDF/A-2u' | 'PDF/A-3b' | 'PDF/A-3u' | 'PDF/UA-1';
@@ -70,8 +71,11 @@ export interface ExtraClaim {
   extensions: XmpExtensionSchema[];
 }
 
-/** What a render asks of its printed PDF. */
-export interface ProfileRequest {
+/**
+ * What a render asks of its printed PDF; the document properties (title, lang, …, date) are written
+ * alike into the Info dictionary and the XMP.
+ */
+export interface ProfileRequest extends PdfProperties {
   /** The declared profiles; empty means no profile is claimed (files and extensions are still written). */
   profiles: PdfProfile[];
   files: EmbeddedFile[];
@@ -83,15 +87,6 @@ export interface ProfileRequest {
    * named here is left unclaimed, and these issues come back with the engine's own.
    */
   issues?: ConformanceIssue[];
-  title?: string;
-  lang?: string;
-  author?: string;
-  subject?: string;
-  keywords?: string;
-  creator: string;
-  producer: string;
-  /** Creation and modification date, equal in the Info dictionary and the XMP. */
-  date: Date;
 }
 
 /** What the engine made: the new bytes, what they claim, and why any declared claim was left out. */

@@ -4,20 +4,13 @@
  * schemas, each described under `pdfaExtension:schemas` when PDF/A is claimed (PDF/A 6.6.2.3: a schema
  * PDF/A does not predefine must describe itself).
  */
+import type { PdfProperties } from '../pdf-info.js';
 import type { XmpExtensionSchema } from './types.js';
 
 /** What the packet says. */
-export interface XmpContent {
+export interface XmpContent extends PdfProperties {
   pdfa?: { part: 2 | 3; conformance: 'B' | 'U' };
   pdfua?: boolean;
-  title?: string;
-  lang?: string;
-  author?: string;
-  subject?: string;
-  keywords?: string;
-  creator: string;
-  producer: string;
-  date: Date;
   extensions: XmpExtensionSchema[];
 }
 
