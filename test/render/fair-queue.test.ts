@@ -43,7 +43,7 @@ describe('FairQueue', () => {
     const queue = new FairQueue(1, 5);
     const running = await queue.acquire('a');
     const gone = new AbortController();
-    const abandoned = queue.acquire('a', gone.signal).catch((err: unknown) => err);
+    const abandoned = queue.acquire('a', { signal: gone.signal }).catch((err: unknown) => err);
     const kept = queue.acquire('b');
     gone.abort(new Error('client closed'));
     expect(await abandoned).toMatchObject({ message: 'client closed' });
@@ -56,9 +56,9 @@ describe('FairQueue', () => {
   it('serves an interactive render before every background one, whatever their order of arrival', async () => {
     const queue = new FairQueue(1, 1);
     const order: string[] = [];
-    const first = await queue.acquire('jobs', undefined, 'background');
+    const first = await queue.acquire('jobs', { priority: 'background' });
     const take = (account: string, label: string, priority: 'interactive' | 'background') =>
-      queue.acquire(account, undefined, priority).then((release) => {
+      queue.acquire(account, { priority }).then((release) => {
         order.push(label);
         release();
       });

@@ -195,7 +195,7 @@ export class BrowserPool {
     const { stop, dispose } = linked(signal, this.drain.signal);
     try {
       if (this.supervisor.closing || (priority === 'background' && this.drainDeadline !== undefined)) throw shuttingDown();
-      const release = await this.queue.acquire(accountId, stop, priority);
+      const release = await this.queue.acquire(accountId, { signal: stop, priority });
       turnAt = Date.now();
       if (priority === 'interactive') this.interactiveRunning += 1;
       try {

@@ -52,7 +52,8 @@ export class FairQueue {
    * Waits for a turn; resolves to the release function. Rejects with OVERLOADED when `limit` interactive
    * renders wait already (background ones are bounded by the job worker's concurrency).
    */
-  acquire(account: string, signal?: AbortSignal, priority: RenderPriority = 'interactive'): Promise<() => void> {
+  acquire(account: string, options: { signal?: AbortSignal; priority?: RenderPriority } = {}): Promise<() => void> {
+    const { signal, priority = 'interactive' } = options;
     const ahead = priority === 'interactive' ? this.counts.interactive : this.counts.interactive + this.counts.background;
     if (this.running < this.concurrency && ahead === 0) {
       this.running += 1;
