@@ -1,7 +1,8 @@
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from '../config.js';
-import { REQUEST_SERIALIZERS } from './redact-url.js';
+import { REQUEST_SERIALIZERS, redactUrl } from './redact-url.js';
 
 export { redactUrl } from './redact-url.js';
 
@@ -75,4 +76,24 @@ export function createLogger(
     sync: true,
   });
   return pino(loggerOptions(config), stream);
+}
+
+/**
+ * One log line per request instead of Fastify's two: no "incoming request" line, and "request completed"
+ * (or "request errored") carries the method and URL, and the account once authenticated (bound by
+ * `authenticate`), never the key. Flat fields: no serializer pass per line; only the URL is redacted (redactUrl).
+ */
+export class OneLineRequestLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = {
+      method: request.method,
+      url: redactUrl(request.url),
+      statusCode: reply.statusCode,
+      responseTime: reply.elapsedTime,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
 }

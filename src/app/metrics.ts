@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This service's Prometheus registry; services register their own gauges and counters on it. */
+    metrics: ServiceMetrics;
+  }
+}
+
 /** One service's Prometheus registry with the HTTP metrics every service has. */
 export interface ServiceMetrics {
   registry: Registry;

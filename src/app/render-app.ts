@@ -22,8 +22,9 @@ import {
   registerRenderRoutes,
   sendRenderError,
 } from '../render/index.js';
+import type { ServiceApp } from '../service-app-type.js';
 import type { CoreDeps } from './core.js';
-import { createServiceApp, type ServiceApp } from './service-app.js';
+import { createServiceApp } from './service-app.js';
 
 /**
  * Test seams: a resolver for the egress policy (tests must never ask real DNS), the `fc-list`

@@ -5,7 +5,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unshowableCharacterProblem } from '../accounts/user-text.js';
-import type { ServiceApp } from '../app/service-app.js';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
 import {
@@ -21,6 +20,7 @@ import {
   validateRenderRequest,
   warningCount,
 } from '../render/index.js';
+import type { ServiceApp } from '../service-app-type.js';
 import type { RenderJobStatus } from '../store/schema.js';
 import type { RenderJobRow } from '../store/store.js';
 import { JobObjectSchema, toJobObject } from './job-object.js';

@@ -1,7 +1,7 @@
 /** GET /v1/fetch: thin — authenticate, check the url, fetch through the service, answer the eight fields. */
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { ServiceApp } from '../app/service-app.js';
+import type { ServiceApp } from '../service-app-type.js';
 import { MAX_URL_LENGTH, type MetadataService } from './service.js';
 
 /** Sends the metadata service's error shape `{"detail": "…"}`. */

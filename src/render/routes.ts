@@ -3,8 +3,8 @@
  * render through the pool, send the PDF.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ServiceApp } from '../app/service-app.js';
 import { RenderError } from '../errors.js';
+import type { ServiceApp } from '../service-app-type.js';
 import { recordRender } from './log/render-record.js';
 import type { BrowserPool } from './pool/browser-pool.js';
 import type { RenderResult } from './pool/render-attempt.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CoreDeps, closeCore, createCore } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
-import { READS_PER_LIMIT } from '../../src/app/service-app.js';
+import { READS_PER_LIMIT } from '../../src/app/service-auth.js';
 import { loadConfig } from '../../src/config.js';
 import { DATABASE_URL, uniqueName } from '../helpers/backends.js';
 import { dropSchema } from '../helpers/store-backends.js';

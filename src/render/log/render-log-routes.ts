@@ -3,8 +3,8 @@
  * authenticate, look the record up for the key's account, map it to the public object.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import type { ServiceApp } from '../../app/service-app.js';
 import { RenderError } from '../../errors.js';
+import type { ServiceApp } from '../../service-app-type.js';
 import type { RenderRecord } from '../report/report.js';
 import { RenderErrorSchema } from '../request/schema.js';
 import type { RenderLog } from './render-log.js';

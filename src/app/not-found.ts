@@ -1,0 +1,42 @@
+/**
+ * 404 and 405 in the service's own error shape: an unknown path is 404 NOT_FOUND; a known path with
+ * another method is 405 METHOD_NOT_ALLOWED with `Allow` listing the methods it has. What the router
+ * answers before any hook (a path parameter over Fastify's 100 characters, a malformed percent-encoding)
+ * gets the service's shape too.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SendError } from '../service-app-type.js';
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** Answers requests no route takes: 405 with `Allow` when the path has other methods, else 404. */
+export function answerUnrouted(app: FastifyInstance, sendError: SendError): void {
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = METHODS.filter((method) => app.hasRoute({ url: path, method }));
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return sendError(
+        reply,
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`,
+      );
+    }
+    return sendError(reply, 404, 'NOT_FOUND', `not found: ${request.method} ${path}`);
+  });
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a path parameter over Fastify's 100 characters (a made-up job or
+ * render id) is 404, a malformed percent-encoding 400, both in the service's shape with the request id.
+ */
+export function routerErrorHandler(requestIdHeader: string, sendError: SendError) {
+  return (error: { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
+    reply.header(requestIdHeader, request.id);
+    const path = (request.url.split('?')[0] ?? '').slice(0, 100);
+    if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+      return sendError(reply, 404, 'NOT_FOUND', `not found: ${request.method} ${path}…`);
+    return sendError(reply, 400, 'INVALID_REQUEST', 'the URL path is not valid: a malformed percent-encoding');
+  };
+}
