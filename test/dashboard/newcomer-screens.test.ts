@@ -45,7 +45,8 @@ beforeAll(async () => {
   // The developer's own file server: the logo is there, the three pictures are not.
   files = await startLogoServer();
   filesUrl = files.base;
-  core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '1' });
+  // Every resource here settles (200 or 404); a long idle cap only keeps a loaded machine from printing before they do.
+  core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '1', RENDER_IDLE_MAX_MS: '20000' });
   render = await buildRenderApp(core);
   await render.listen({ host: '127.0.0.1', port: 0 });
   dashboard = await buildDashboardApp(core);
