@@ -72,6 +72,8 @@ export interface Config {
   readonly renderJobRetentionH: number;
   /** Days the render log keeps a render's record (GET /v1/renders/{id}, the Renders page). */
   readonly renderLogRetentionDays: number;
+  /** KiB of report entries an account's render log keeps; past it a record keeps its counts, not its entries. */
+  readonly renderLogAccountKib: number;
   /** Where job PDFs go: undefined → files under the data dir; else `s3://bucket/prefix`. */
   readonly resultStore: string | undefined;
   /** An S3-compatible endpoint (path-style addressing); unset: AWS's own. */
@@ -316,6 +318,7 @@ export function loadConfig(env: Env = process.env): Config {
     renderJobsMaxQueuedMb: int(env, 'RENDER_JOBS_MAX_QUEUED_MB', 1024, 1, 10_000_000),
     renderJobRetentionH: int(env, 'RENDER_JOB_RETENTION_H', 24, 1, 24 * 366),
     renderLogRetentionDays: int(env, 'RENDER_LOG_RETENTION_DAYS', 7, 1, 36_500),
+    renderLogAccountKib: int(env, 'RENDER_LOG_ACCOUNT_KIB', 65_536, 64, 16_777_216),
     resultStore: resultStore(env),
     s3Endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']),
     renderJobLeaseMs: int(env, 'RENDER_JOB_LEASE_MS', 30_000, 300, 3_600_000),

@@ -106,6 +106,7 @@ export async function startRenderEngine(
   const renderLog = new RenderLog({
     store: core.store,
     retentionDays: config.renderLogRetentionDays,
+    accountBytes: config.renderLogAccountKib * 1024,
     log: core.log.child({ service: 'render', component: 'render-log' }),
     registry: app.metrics.registry,
   });

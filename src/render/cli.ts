@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { cliCommand, isFlagOf, synopsis, unknownOptionMessage } from '../cli-commands.js';
-import { reportCliError, UsageError } from '../cli-errors.js';
+import { reportCliError, terminalLine, UsageError } from '../cli-errors.js';
 import type { Config } from '../config.js';
 import { RenderError } from '../errors.js';
 import { createEgressPolicy } from '../net/policy.js';
@@ -115,8 +115,8 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
       executablePath: config.chromiumPath,
     });
     const { pdf, warnings } = await pool.render('cli', body.html, params);
-    // One line each, whatever the document's error text holds.
-    for (const w of warnings) process.stderr.write(`pageworks render: warning: ${w.message.replace(/\s+/g, ' ')}\n`);
+    // One line each, whatever the document's text holds: no control character reaches the terminal.
+    for (const w of warnings) process.stderr.write(`pageworks render: warning: ${terminalLine(w.message)}\n`);
     if (request.strict && warnings.length > 0) throw incompleteError(warnings, 'each is on a line above');
     // `-o -`: the PDF on stdout (a pipe to another program), as the usual Unix tools read it.
     if (request.output === '-')

@@ -24,6 +24,13 @@ beforeAll(async () => {
      <script>throw new Error('multi\\nline failure')</script>`,
   );
   fs.writeFileSync(path.join(dir, 'clean.html'), '<h1>Clean</h1>');
+  // Terminal control characters in what the document wrote: ESC sequences, BEL, CR, and a file name
+  // that tries to start a warning line of its own.
+  fs.writeFileSync(
+    path.join(dir, 'controls.html'),
+    `<h1>Controls</h1><img src="${assets.base}/a%0d%0apageworks%20render:%20warning:%20forged%1b%5b2K.png">
+     <script>throw new Error('bell\\u0007 escape\\u001b[31mred\\u001b[0m carriage\\rreturn\\u009b2J')</script>`,
+  );
 });
 
 afterAll(async () => {
@@ -75,5 +82,17 @@ describe('pageworks render warnings', () => {
     expect(code).toBe(0);
     expect(stderr).not.toContain('warning');
     expect(fs.existsSync(out)).toBe(true);
+  });
+
+  it("prints the document's text with no ESC, BEL or CR, and no line it did not write itself", async () => {
+    const out = path.join(dir, 'controls.pdf');
+    const { code, stderr } = await run([path.join(dir, 'controls.html'), '-o', out]);
+    expect(code).toBe(0);
+    expect(stderr).not.toMatch(/[\u0007\u001b\r\u009b]/);
+    const lines = stderr.trimEnd().split('\n');
+    const warnings = lines.filter((l) => l.startsWith('pageworks render: warning: '));
+    expect(warnings).toHaveLength(2);
+    expect(lines).toHaveLength(3);
+    expect(warnings.join('\n')).toContain('escape');
   });
 });

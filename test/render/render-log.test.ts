@@ -94,10 +94,11 @@ describe('render log', () => {
 
   it('keeps records through a store outage, readable meanwhile, and writes them once the store is back', async () => {
     let down = true;
-    const flaky: Pick<Store, 'insertRenderRecords' | 'findRenderRecord' | 'purgeRenderRecords'> = {
+    const flaky: Pick<Store, 'insertRenderRecords' | 'findRenderRecord' | 'purgeRenderRecords' | 'renderLogBytes'> = {
       insertRenderRecords: (records) =>
         down ? Promise.reject(new Error('connection refused')) : store.insertRenderRecords(records),
       findRenderRecord: (id, accountId) => store.findRenderRecord(id, accountId),
+      renderLogBytes: (accountId) => store.renderLogBytes(accountId),
       purgeRenderRecords: (before) => store.purgeRenderRecords(before),
     };
     const registry = new Registry();
@@ -143,5 +144,38 @@ describe('render log', () => {
     expect(await stored(fresh)).toBe(true);
     expect(logged).toContain('deleted render records past RENDER_LOG_RETENTION_DAYS');
     await renderLog.close();
+  });
+
+  it("drops a record the store refuses, logging its id, and writes the other accounts' records of its batch at once", async () => {
+    await store.createAccount({ id: 'acc_b', email: 'b@example.com', passwordHash: null, createdAt: 0 });
+    const errors: Array<Record<string, unknown>> = [];
+    const poison = record(Date.now());
+    const picky: Pick<Store, 'insertRenderRecords' | 'findRenderRecord' | 'purgeRenderRecords' | 'renderLogBytes'> = {
+      insertRenderRecords: (records) =>
+        records.some((r) => r.id === poison.id)
+          ? Promise.reject(new Error('NOT NULL constraint failed'))
+          : store.insertRenderRecords(records),
+      findRenderRecord: (id, accountId) => store.findRenderRecord(id, accountId),
+      renderLogBytes: (accountId) => store.renderLogBytes(accountId),
+      purgeRenderRecords: (before) => store.purgeRenderRecords(before),
+    };
+    const renderLog = new RenderLog({
+      store: picky,
+      retentionDays: 7,
+      log: { ...log, error: (o, msg) => void errors.push({ ...o, msg }) },
+      flushMs: 3_600_000,
+    });
+    const others = [record(Date.now(), { accountId: 'acc_b' }), record(Date.now()), record(Date.now(), { accountId: 'acc_b' })];
+    renderLog.record(poison);
+    for (const r of others) renderLog.record(r);
+    await renderLog.flush();
+    for (const r of others) expect(await stored(r)).toBe(true);
+    expect(errors).toEqual([expect.objectContaining({ id: poison.id, msg: 'could not write a render record; dropped it' })]);
+    // Not retried: the next flush writes only what came since.
+    const later = record(Date.now(), { accountId: 'acc_b' });
+    renderLog.record(later);
+    await renderLog.close();
+    expect(await stored(later)).toBe(true);
+    expect(errors).toHaveLength(1);
   });
 });

@@ -17,6 +17,37 @@ export async function evaluate(session: CDPSession, expression: string): Promise
 }
 
 /**
+ * Evaluates `expression` in the execution context `contextId` (an isolated world), awaits a returned
+ * promise, and returns its value.
+ */
+export async function evaluateIn(session: CDPSession, contextId: number, expression: string): Promise<unknown> {
+  const { result, exceptionDetails } = await session.send('Runtime.evaluate', {
+    expression,
+    contextId,
+    awaitPromise: true,
+    returnByValue: true,
+  });
+  if (exceptionDetails) throw new Error(`in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+  return result.value;
+}
+
+/**
+ * Calls `declaration` (a function's source) with `this` bound to the remote object `objectId`, awaits a
+ * returned promise, and returns its value: what a page's scripts cannot reach (no global leads to the
+ * object) stays between the calls of one render.
+ */
+export async function callOn(session: CDPSession, objectId: string, declaration: string): Promise<unknown> {
+  const { result, exceptionDetails } = await session.send('Runtime.callFunctionOn', {
+    functionDeclaration: declaration,
+    objectId,
+    awaitPromise: true,
+    returnByValue: true,
+  });
+  if (exceptionDetails) throw new Error(`in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+  return result.value;
+}
+
+/**
  * The call expression that runs `fn` in the page with JSON-serializable `args` (a function argument is
  * passed as its source, bound by the same rules as `fn`). Under tsx (esbuild's
  * keepNames) the source of a function that names its inner functions calls a `__name` helper, which the

@@ -51,6 +51,16 @@ export interface RenderSlot {
    * deadline). A signal, so each render's wait on it is removed again (a slot serves many renders).
    */
   readonly crash: AbortSignal;
+  /** The id of the page's main frame (it keeps it across navigations). */
+  frameId: string;
+  /**
+   * A remote object of the fresh document, with no prototype and no global leading to it: what one call
+   * into the page leaves for the next (the report's take function) is kept on it, out of the document's
+   * reach. Made with each fresh document; gone with a navigation.
+   */
+  holder: string | null;
+  /** The isolated world the render reads the document in, and the navigation count it was made at. */
+  world: { contextId: number; navigations: number } | null;
 }
 
 /** Opens a context routed through a new egress proxy, with one page ready on about:blank. */
@@ -81,6 +91,9 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       navigationRequestedAt: 0,
       mainNavigationRequested: false,
       crash: crash.signal,
+      frameId: '',
+      holder: null,
+      world: null,
     };
     await watchPage(slot, onCrash);
     // Documents lay out in a window of this size before they print (scripts that measure it at load see
@@ -95,6 +108,7 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
     // Paper does not move: documents that offer a still version of their motion get to show it. Most do
     // not, so the renderer also brings every animation to its end before printing (document/page-script.ts).
     await slot.session.send('Emulation.setEmulatedMedia', { features: [{ name: 'prefers-reduced-motion', value: 'reduce' }] });
+    await prepareDocument(slot);
     return slot;
   } catch (err) {
     await context?.close().catch(() => undefined);
@@ -118,6 +132,7 @@ async function watchPage(slot: RenderSlot, onCrash: (err: unknown) => void): Pro
   const { session, requests } = slot;
   // The main frame keeps its id across navigations.
   const mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
+  slot.frameId = mainFrameId;
   session.on('Network.requestWillBeSent', (event) => {
     // A redirect keeps the request id: the same request, still pending.
     const mainNavigation = event.requestId === event.loaderId && event.type === 'Document' && event.frameId === mainFrameId;
@@ -189,7 +204,39 @@ export async function resetSlot(slot: RenderSlot, timeoutMs: number): Promise<bo
   slot.navigations = 0;
   slot.navigationRequestedAt = 0;
   slot.mainNavigationRequested = false;
-  return !slot.crashed && slot.egress.requests === 0 && !hasForeignTargets(slot);
+  if (slot.crashed || slot.egress.requests > 0 || hasForeignTargets(slot)) return false;
+  await prepareDocument(slot);
+  return true;
+}
+
+/**
+ * Makes the fresh document's holder and isolated world before the render needs them, off its path
+ * (document.open() keeps both: it replaces the document's content, not its window).
+ */
+async function prepareDocument(slot: RenderSlot): Promise<void> {
+  const [held, world] = await Promise.all([
+    slot.session.send('Runtime.evaluate', { expression: 'Object.create(null)' }),
+    slot.session.send('Page.createIsolatedWorld', { frameId: slot.frameId, worldName: ISOLATED_WORLD }),
+  ]);
+  slot.holder = held.result.objectId ?? null;
+  slot.world = { contextId: world.executionContextId, navigations: 0 };
+}
+
+/** The name of the isolated world the render reads the document in (DevTools shows it by this name). */
+const ISOLATED_WORLD = 'pageworks';
+
+/**
+ * The execution context of an isolated world on the page's current document: the one made with the
+ * fresh document, or (after the document navigated itself) a new one.
+ */
+export async function isolatedWorld(slot: RenderSlot): Promise<number> {
+  if (slot.world && slot.world.navigations === slot.navigations) return slot.world.contextId;
+  const { executionContextId } = await slot.session.send('Page.createIsolatedWorld', {
+    frameId: slot.frameId,
+    worldName: ISOLATED_WORLD,
+  });
+  slot.world = { contextId: executionContextId, navigations: slot.navigations };
+  return executionContextId;
 }
 
 /** Closes the context (which kills its renderer, even one stuck in a script) and the proxy. */

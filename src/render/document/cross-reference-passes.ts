@@ -9,6 +9,8 @@ import { readDestinationPages } from '../../pdf/index.js';
 import { callExpression, evaluate } from '../browser/cdp.js';
 import type { RenderSlot } from '../browser/slot.js';
 import type { ReportEntry } from '../report/report.js';
+import { MAX_ENTRIES } from '../report/report-collector.js';
+import { reportText } from '../report/report-words.js';
 import { type CrossReferenceTargets, fillCrossReferences } from './cross-reference-fill.js';
 import {
   type CrossReferenceBinding,
@@ -100,9 +102,13 @@ export async function printWithCrossReferences(
 
 /** The render report's entries for targets a cross-reference could not find (docs/rendering.md#when-a-document-cannot-get-everything). */
 export function unresolvedReferenceEntries(targets: string[]): ReportEntry[] {
-  return targets.map((target) => ({
-    kind: 'unresolved_reference',
-    target: target.slice(0, 500),
-    message: `a cross-reference points to #${target.slice(0, 200)}, which the document does not have (or does not print): its page number is left out`,
-  }));
+  // The targets are the document's text: strings only, control characters replaced, a report's worth at most.
+  return targets
+    .filter((target) => typeof target === 'string')
+    .slice(0, MAX_ENTRIES + 1)
+    .map((target) => ({
+      kind: 'unresolved_reference',
+      target: reportText(target, 500),
+      message: `a cross-reference points to #${reportText(target, 200)}, which the document does not have (or does not print): its page number is left out`,
+    }));
 }

@@ -24,14 +24,22 @@ export const ANIMATION_ROUNDS = 10;
  *    and it may start new animations as old ones end, so this repeats, at most `rounds` frames;
  * 4. adds `pageCss` (the request's page box, see pageBoxCss) ahead of the document's own styles.
  * The document's scripts run inside document.write and may replace globals: the waits use built-ins taken
- * from the fresh window before it runs anything.
+ * from the fresh window before it runs anything, and what is returned is built with them.
+ * With `watch` (report-page.ts's watchErrors), the document's script errors are watched from its start;
+ * the take function is kept on `keep`, an object no global leads to, and what it took so far is returned.
  */
 export async function preparePage(
   source: string | null,
   pageCss: string,
   rounds: number,
-  afterOpen?: () => void,
-): Promise<string | undefined> {
+  watch: ((limits: { errors: number; text: number }) => () => unknown) | null,
+  limits: { errors: number; text: number },
+  keep: { take?: () => unknown } | null,
+): Promise<{ rejected?: string; page?: unknown }> {
+  const apply = Reflect.apply;
+  const slice = String.prototype.slice;
+  const toText = String;
+  const create = Object.create;
   const PromiseCtor = Promise;
   const wait = window.setTimeout.bind(window);
   const nextFrame = window.requestAnimationFrame.bind(window);
@@ -72,7 +80,7 @@ export async function preparePage(
     document.open();
     // What must see the document's scripts from their start (the report's error listeners) goes here:
     // document.open() erases the window's listeners.
-    afterOpen?.();
+    if (watch && keep) keep.take = watch(limits);
     document.write(source);
     document.close();
   }
@@ -91,7 +99,7 @@ export async function preparePage(
       try {
         await (signal as PromiseLike<unknown>);
       } catch (reason) {
-        rejected = String(reason instanceof Error ? reason.message : reason).slice(0, 300);
+        rejected = apply(slice, toText(reason instanceof Error ? reason.message : reason), [0, limits.text]) as string;
       }
       break;
     }
@@ -157,5 +165,9 @@ export async function preparePage(
       // A document that froze adoptedStyleSheets keeps the style element alone.
     }
   }
-  return rejected;
+  // No prototype: a getter or setter the document put on Object.prototype never sees the answer.
+  const answer: { rejected?: string; page?: unknown } = create(null);
+  if (rejected !== undefined) answer.rejected = rejected;
+  if (keep?.take) answer.page = keep.take();
+  return answer;
 }

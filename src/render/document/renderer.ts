@@ -7,10 +7,10 @@
 import { RenderError } from '../../errors.js';
 import { withPdfProperties } from '../../pdf/index.js';
 import { VERSION } from '../../version.js';
-import { callExpression, evaluate, readStream } from '../browser/cdp.js';
-import type { RenderSlot } from '../browser/slot.js';
+import { callExpression, callOn, evaluate, evaluateIn, readStream } from '../browser/cdp.js';
+import { isolatedWorld, type RenderSlot } from '../browser/slot.js';
 import type { ReportCollector } from '../report/report-collector.js';
-import { type PageReport, takeReport, watchErrors } from '../report/report-page.js';
+import { failedFonts, PAGE_LIMITS, watchErrors } from '../report/report-page.js';
 import type { PrintParams } from '../request/options.js';
 import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-reference-passes.js';
 import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
@@ -39,47 +39,67 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/**
- * What preparing a document reports: why `pageworksReady` rejected, what the document says about itself,
- * where its stylesheets may use cross-references (none for most documents), and (when a report is
- * collected) what the page collected for it.
- */
+/** What preparing a document reports: why `pageworksReady` rejected, and (with a report) its script errors. */
 interface Prepared {
   rejected?: string;
-  /** Whether the document may declare PDF profiles (document/declarations-page.ts reads them). */
-  declares?: boolean;
+  page?: unknown;
+}
+
+/** What the render reads of the document, in an isolated world, right before it prints. */
+interface DocumentRead {
   info?: DocumentInfo;
   xref?: CrossReferenceUse;
-  page?: PageReport;
+  /** Whether the document may declare PDF profiles (document/declarations-page.ts reads them). */
+  declares?: boolean;
+  fonts?: unknown;
 }
 
 /**
- * preparePage, then readDocumentInfo and findCrossReferenceUse on the document it leaves ready to print:
- * one round trip. With `report`, the page also watches for script errors from its start and hands them
- * over with the answer.
+ * The function (called on the slot's holder) that runs preparePage: with `html`, writing the document,
+ * and with `report`, watching its script errors from its start (the take function stays on the holder).
  */
-function prepareExpression(html: string | null, pageCss: string, report: boolean): string {
-  const prepare = report
-    ? callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS, watchErrors)
-    : callExpression(preparePage, html, pageCss, ANIMATION_ROUNDS);
-  const page = report ? `, page: ${callExpression(takeReport)}` : '';
-  return `(async () => ({ rejected: await ${prepare}, declares: ${callExpression(mentionsDeclarations)}, info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)}${page} }))()`;
+function prepareDeclaration(html: string | null, pageCss: string, report: boolean): string {
+  const watch = report ? watchErrors.toString() : 'null';
+  const args = `${JSON.stringify(html)}, ${JSON.stringify(pageCss)}, ${ANIMATION_ROUNDS}, ${watch}, ${JSON.stringify(PAGE_LIMITS)}, this`;
+  return `function () { return ((__name) => (${preparePage.toString()})(${args}))((f) => f); }`;
 }
 
-/** readDocumentInfo alone, for a document that navigated after it was prepared; none when it navigates again. */
-async function readInfo(slot: RenderSlot): Promise<DocumentInfo> {
-  return ((await evaluate(slot.session, callExpression(readDocumentInfo)).catch(() => undefined)) as DocumentInfo) ?? {};
+/** The expression that reads the document in the isolated world (fonts only when a report is collected). */
+function readExpression(report: boolean): string {
+  const fonts = report ? `, fonts: ${callExpression(failedFonts, PAGE_LIMITS)}` : '';
+  return `({ info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)}, declares: ${callExpression(mentionsDeclarations)}${fonts} })`;
+}
+
+/** What the document says about itself, where it may use cross-references and (with a report) its failed fonts. */
+async function readDocument(slot: RenderSlot, report: boolean): Promise<DocumentRead> {
+  try {
+    return (await evaluateIn(slot.session, await isolatedWorld(slot), readExpression(report))) as DocumentRead;
+  } catch (err) {
+    // A document that navigates right now has nothing to read yet: the print's retry reads it again.
+    if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
+    return {};
+  }
+}
+
+/** Calls preparePage on the slot's holder (see RenderSlot.holder). */
+async function prepare(slot: RenderSlot, html: string | null, pageCss: string, report: boolean): Promise<Prepared> {
+  if (slot.holder === null) throw new RenderError('RENDER_FAILED', 'the page has no fresh document to render in');
+  const value = await callOn(slot.session, slot.holder, prepareDeclaration(html, pageCss, report));
+  if (value === null || typeof value !== 'object') return {};
+  // What crossed from the page: a rejection reason is text, cut as the page cut it.
+  const { rejected, page } = value as Prepared;
+  return { rejected: typeof rejected === 'string' ? rejected.slice(0, PAGE_LIMITS.text) : undefined, page };
 }
 
 /**
  * Writes the HTML into the page's current (fresh) document and prepares it for printing (preparePage).
  * One round trip does the whole wait: what the renderer reported before its answer (requests, navigation
  * requests) is known when it arrives. Returns the reason a `pageworksReady` promise rejected, if it did,
- * and what the document says about itself (none when it navigated away meanwhile).
+ * and (with a report) the script errors so far.
  */
 async function loadDocument(slot: RenderSlot, html: string, pageCss: string, until: number, report: boolean): Promise<Prepared> {
   try {
-    return (await evaluate(slot.session, prepareExpression(html, pageCss, report))) as Prepared;
+    return await prepare(slot, html, pageCss, report);
   } catch (err) {
     // The document navigated itself (meta refresh, location=…): print wherever it ended up, once loaded.
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
@@ -173,20 +193,17 @@ export async function renderInSlot(
   const { deadline, timeoutMs, log, idleMaxMs = DEFAULT_IDLE_MAX_MS, report } = options;
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
-  const first = await loadDocument(slot, html, params.pageCss, deadline - reserve, report !== undefined);
-  let { rejected, info, xref, declares } = first;
+  const collect = report !== undefined;
+  const first = await loadDocument(slot, html, params.pageCss, deadline - reserve, collect);
+  let { rejected } = first;
   report?.addPage(first.page);
   await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
   await settleNavigation(slot, deadline - reserve, idleMaxMs);
   // What the document loaded or navigated to since it was prepared may animate, or wait to be ready, too.
   if (slot.egress.requests > 0 || slot.navigations > 0) {
-    const again = await prepareAgain(slot, params.pageCss, report !== undefined);
+    const again = await prepareAgain(slot, params.pageCss, collect);
     rejected ??= again.rejected;
     report?.addPage(again.page);
-    // After a navigation, what the first document said is not what prints.
-    info = slot.navigations > 0 ? again.info : (again.info ?? info);
-    xref = slot.navigations > 0 ? again.xref : (again.xref ?? xref);
-    declares = slot.navigations > 0 ? again.declares : (again.declares ?? declares);
   }
   if (rejected !== undefined) {
     log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
@@ -194,15 +211,16 @@ export async function renderInSlot(
   }
   report?.printing(slot.requests.keys());
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
-  info ??= await readInfo(slot);
+  let read = await readDocument(slot, collect);
+  report?.addFonts(read.fonts);
   let printed: { pdf: Buffer; unresolved: string[] };
   try {
-    printed = await printDocument(slot, params, xref);
+    printed = await printDocument(slot, params, read.xref);
   } catch (err) {
     // A navigation that started after the checks above can still race the print: settle and retry once.
     if (slot.navigations === 0 && !slot.navigating) throw err;
     await settleNavigation(slot, deadline - reserve, idleMaxMs);
-    info = await readInfo(slot);
+    read = await readDocument(slot, false);
     printed = await printDocument(slot, params, undefined);
   }
   const { pdf, unresolved } = printed;
@@ -210,9 +228,9 @@ export async function renderInSlot(
     log?.warn({ targets: unresolved }, 'cross-references to ids the document lacks print no page number');
     report?.unresolved(unresolvedReferenceEntries(unresolved));
   }
-  const properties = { ...info, creator: PRODUCER, producer: PRODUCER, date: new Date() };
+  const properties = { ...read.info, creator: PRODUCER, producer: PRODUCER, date: new Date() };
   // A navigation lost the first answer: the isolated read finds out itself whether anything is declared.
-  if (declares !== false) {
+  if (read.declares !== false) {
     const source = { session: slot.session, egress: slot.egress, timeoutMs: Math.max(0, deadline - Date.now()) };
     const made = await withDocumentProfiles(pdf, { ...source, properties, report });
     if (made) return made.pdf;
@@ -220,10 +238,16 @@ export async function renderInSlot(
   return withPdfProperties(pdf, properties);
 }
 
-/** preparePage on the document as it is now (no HTML to write); a navigation racing it is left to the print's retry. */
+/**
+ * preparePage on the document as it is now (no HTML to write), handing over the script errors since the
+ * first take; a document that navigated has a new window, so neither holder nor errors: it runs there
+ * on its own. A navigation racing it is left to the print's retry.
+ */
 async function prepareAgain(slot: RenderSlot, pageCss: string, report: boolean): Promise<Prepared> {
   try {
-    return (await evaluate(slot.session, prepareExpression(null, pageCss, report))) as Prepared;
+    if (slot.navigations === 0) return await prepare(slot, null, pageCss, report);
+    await evaluate(slot.session, callExpression(preparePage, null, pageCss, ANIMATION_ROUNDS, null, PAGE_LIMITS, null));
+    return {};
   } catch (err) {
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
     return {};

@@ -6,6 +6,9 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { BatchedWrites } from '../../accounts/batched-writes.js';
 import type { RenderRecord, RenderRecorder } from '../report/report.js';
+import { storedEntries } from '../report/report-schema.js';
+import { fitEntries, jsonBytes, MAX_RECORD_BYTES } from '../report/report-size.js';
+import { AccountBudget } from './account-budget.js';
 
 const DAY_MS = 86_400_000;
 
@@ -23,6 +26,7 @@ export interface RenderLogLog {
 export interface RenderLogStorage {
   insertRenderRecords(records: readonly RenderRecord[]): Promise<void>;
   findRenderRecord(id: string, accountId: string): Promise<RenderRecord | undefined>;
+  renderLogBytes(accountId: string): Promise<number>;
   purgeRenderRecords(before: number): Promise<number>;
 }
 
@@ -30,6 +34,8 @@ export interface RenderLogStorage {
 export interface RenderLogOptions {
   store: RenderLogStorage;
   retentionDays: number;
+  /** Bytes of report entries one account's records keep (RENDER_LOG_ACCOUNT_KIB; default 64 MiB). */
+  accountBytes?: number;
   log: RenderLogLog;
   /** Longest a record waits in memory before it is written (default 1 s). */
   flushMs?: number;
@@ -54,9 +60,11 @@ export class RenderLog implements RenderRecorder {
   private dropped = 0;
   private failing = false;
   private readonly droppedTotal: Counter | undefined;
+  private readonly budget: AccountBudget;
 
   constructor(private readonly opts: RenderLogOptions) {
     this.now = opts.now ?? Date.now;
+    this.budget = new AccountBudget({ store: opts.store, bytes: opts.accountBytes ?? 64 * 1024 * 1024 });
     this.maxBatch = opts.maxBatch ?? 200;
     this.maxPending = opts.maxPending ?? 5_000;
     this.batch = new BatchedWrites<RenderRecord>(
@@ -73,7 +81,10 @@ export class RenderLog implements RenderRecorder {
     );
     const sweep = () => {
       this.sweep().then(
-        (n) => n > 0 && opts.log.info({ deleted: n }, 'deleted render records past RENDER_LOG_RETENTION_DAYS'),
+        (n) => {
+          this.budget.reset();
+          if (n > 0) opts.log.info({ deleted: n }, 'deleted render records past RENDER_LOG_RETENTION_DAYS');
+        },
         (err) => opts.log.error({ err: (err as Error).message }, 'could not delete old render records; will retry'),
       );
     };
@@ -91,14 +102,18 @@ export class RenderLog implements RenderRecorder {
       });
       this.droppedTotal = new Counter({
         name: 'pageworks_render_log_dropped_total',
-        help: 'Render records dropped because the store could not be written for too long',
+        help: 'Render records dropped: the store could not be written for too long, or refused the record',
         registers: [opts.registry],
       });
     }
   }
 
-  /** Queues one record; never throws and never waits on the store. */
-  record(record: RenderRecord): void {
+  /**
+   * Queues one record; never throws and never waits on the store. Its entries are the ones of an entry's
+   * shape, within a record's 32 KiB (the rest counted in one `truncated`).
+   */
+  record(given: RenderRecord): void {
+    const record = sized(given);
     if (this.batch.size >= this.maxPending && this.batch.get(record.id) === undefined) {
       // The store has been away long enough to fill memory: losing a record beats losing the process.
       this.droppedTotal?.inc();
@@ -128,14 +143,39 @@ export class RenderLog implements RenderRecorder {
     return this.batch.flush();
   }
 
-  /** Stops the timers and writes what is pending (before the store closes). */
+  /** Stops the timers and writes what is pending (before the store closes); says what could not be written. */
   async close(): Promise<void> {
     clearInterval(this.sweepTimer);
     await this.batch.close();
+    if (this.batch.size > 0) this.opts.log.error({ records: this.batch.size }, 'render records not written before shutdown');
   }
 
-  private async write(records: RenderRecord[]): Promise<void> {
-    await this.opts.store.insertRenderRecords(records);
+  /**
+   * Writes a batch. When the store refuses it, the records are written one at a time, each account's
+   * first record before any account's second: one that cannot be written is logged with its id and
+   * dropped, never retried ahead of everybody else's records. When nothing gets through (the first three
+   * refused, or every one), the store is taken to be away and the batch waits for the next flush.
+   */
+  private async write(given: RenderRecord[]): Promise<void> {
+    const records = await this.budget.fit(given);
+    try {
+      await this.opts.store.insertRenderRecords(records);
+    } catch (err) {
+      let written = 0;
+      const refused: Array<{ id: string; accountId: string; err: string }> = [];
+      for (const record of inTurns(records)) {
+        if (written === 0 && refused.length >= 3) throw err;
+        try {
+          await this.opts.store.insertRenderRecords([record]);
+          written += 1;
+        } catch (one) {
+          refused.push({ id: record.id, accountId: record.accountId, err: (one as Error).message });
+        }
+      }
+      if (written === 0) throw err;
+      for (const r of refused) this.opts.log.error(r, 'could not write a render record; dropped it');
+      this.droppedTotal?.inc(refused.length);
+    }
     if (!this.failing && this.dropped === 0) return;
     if (this.dropped > 0)
       this.opts.log.warn({ dropped: this.dropped }, 'render log writes again; render records were dropped meanwhile');
@@ -143,4 +183,22 @@ export class RenderLog implements RenderRecorder {
     this.failing = false;
     this.dropped = 0;
   }
+}
+
+/** The record as it is kept: entries of an entry's shape only, and at most 32 KiB of JSON in all. */
+function sized(record: RenderRecord): RenderRecord {
+  const checked = storedEntries(JSON.stringify(record.warnings));
+  const rest = jsonBytes({ ...record, warnings: [] });
+  const warnings = fitEntries(checked, MAX_RECORD_BYTES - rest, 'at most 32 KiB of entries');
+  return { ...record, warnings };
+}
+
+/** The records, each account's first before any account's second, and so on (in order within an account). */
+function inTurns(records: readonly RenderRecord[]): RenderRecord[] {
+  const byAccount = new Map<string, RenderRecord[]>();
+  for (const r of records) byAccount.set(r.accountId, [...(byAccount.get(r.accountId) ?? []), r]);
+  const turns: RenderRecord[] = [];
+  for (let i = 0; turns.length < records.length; i++)
+    for (const list of byAccount.values()) if (i < list.length) turns.push(list[i]);
+  return turns;
 }

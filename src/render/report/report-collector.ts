@@ -7,7 +7,8 @@
 import type { CDPSession, Protocol } from 'puppeteer-core';
 import type { EgressRefusal, RefusalReason } from '../../net/render-egress.js';
 import type { BlockReason, NetworkFailure, ReportEntry } from './report.js';
-import type { PageReport } from './report-page.js';
+import { PAGE_LIMITS } from './report-page.js';
+import { fitEntries, MAX_ENTRIES_BYTES } from './report-size.js';
 import {
   blockedEntry,
   causeOf,
@@ -20,7 +21,7 @@ import {
 } from './report-words.js';
 
 /** A report keeps this many entries, then one `truncated` (report-page.ts keeps as many script errors). */
-export const MAX_ENTRIES = 100;
+export const MAX_ENTRIES = PAGE_LIMITS.errors;
 /** Failed requests kept while the render runs; a document cannot make more than its request cap anyway. */
 const MAX_FAILURES = 1000;
 
@@ -110,12 +111,32 @@ export class ReportCollector {
     this.failures.push({ at: Date.now(), requestId, url: known.url, type: known.type, ...what });
   }
 
-  /** Takes what the page collected (each call hands over what is new since the last). */
-  addPage(page: PageReport | undefined): void {
-    if (!page) return;
-    this.errors.push(...page.errors);
-    this.pageDropped = Math.max(this.pageDropped, page.dropped);
-    for (const font of page.fonts) if (!this.fonts.has(font.family)) this.fonts.set(font.family, font.urls);
+  /**
+   * Takes the script errors the page handed over (each call hands over what is new since the last).
+   * They crossed from the page: only what has the shape, count and length the page part gives is kept.
+   */
+  addPage(page: unknown): void {
+    const checked = checkedErrors(page);
+    if (!checked) return;
+    for (const error of checked.errors) {
+      if (this.errors.length >= PAGE_LIMITS.errors) break;
+      this.errors.push(error);
+    }
+    this.pageDropped = Math.max(this.pageDropped, checked.dropped);
+  }
+
+  /** Takes the failed fonts read in the isolated world, checked like addPage's errors. */
+  addFonts(fonts: unknown): void {
+    if (!Array.isArray(fonts)) return;
+    for (const font of fonts.slice(0, PAGE_LIMITS.fonts)) {
+      const family = boundedText(font?.family, PAGE_LIMITS.text);
+      if (family === undefined || this.fonts.has(family)) continue;
+      const urls = Array.isArray(font.urls) ? font.urls.slice(0, PAGE_LIMITS.urls) : [];
+      this.fonts.set(
+        family,
+        (urls as unknown[]).map((url) => boundedText(url, PAGE_LIMITS.url)).filter((url): url is string => url !== undefined),
+      );
+    }
   }
 
   /** Notes that `window.pageworksReady` rejected with `text`. */
@@ -158,8 +179,9 @@ export class ReportCollector {
       .sort((a, b) => a.at - b.at)
       .map((f) => f.entry);
     const dropped = Math.max(0, entries.length - MAX_ENTRIES) + this.pageDropped + this.droppedFailures;
-    if (dropped === 0) return entries;
-    return [...entries.slice(0, MAX_ENTRIES), truncatedEntry(dropped, MAX_ENTRIES)];
+    const kept =
+      dropped === 0 ? entries : [...entries.slice(0, MAX_ENTRIES), truncatedEntry(dropped, `the first ${MAX_ENTRIES}`)];
+    return fitEntries(kept, MAX_ENTRIES_BYTES, 'at most 30 KiB of entries');
   }
 
   /** A failed request's entry: refused by the egress policy, failed at the proxy, or as Chromium saw it. */
@@ -198,6 +220,30 @@ export class ReportCollector {
       else found[index] = { ...file, entry: font };
     }
   }
+}
+
+/** `value` when it is a string of at most `max` characters. */
+function boundedText(value: unknown, max: number): string | undefined {
+  return typeof value === 'string' && value.length <= max ? value : undefined;
+}
+
+/** Most script errors a page part may say it dropped: more than any document throws in a render. */
+const MAX_DROPPED = 1e9;
+
+/** The page part's script errors when they have its shape: [time, text] pairs and a count of the rest. */
+function checkedErrors(page: unknown): { errors: Array<[number, string]>; dropped: number } | undefined {
+  if (page === null || typeof page !== 'object') return undefined;
+  const { errors, dropped } = page as { errors?: unknown; dropped?: unknown };
+  const found: Array<[number, string]> = [];
+  if (Array.isArray(errors)) {
+    for (const error of errors.slice(0, PAGE_LIMITS.errors)) {
+      if (!Array.isArray(error) || error.length !== 2 || !Number.isFinite(error[0])) continue;
+      const text = boundedText(error[1], PAGE_LIMITS.text);
+      if (text !== undefined) found.push([error[0], text]);
+    }
+  }
+  const count = Number.isSafeInteger(dropped) && (dropped as number) >= 0 ? Math.min(dropped as number, MAX_DROPPED) : 0;
+  return { errors: found, dropped: count };
 }
 
 /** A failure that is not one (a cancelled request): filtered out of the report. */

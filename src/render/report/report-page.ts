@@ -1,78 +1,120 @@
 /**
- * The render report's part inside the page: the document's uncaught exceptions and unhandled rejections,
- * and its web fonts that failed. Serialised with callExpression like document/page-script.ts, so each function
- * refers to nothing outside itself. What the page collects waits in the window (one property, not
- * enumerable) and is taken with the answer of a call the render makes anyway: no extra round trip.
+ * The render report's part inside the page. The document is untrusted and so is everything its scripts
+ * can reach (globals, symbols, prototypes, the DOM): no report state lives there.
+ * - Script errors: listeners added before the document runs keep them in their own closure, with the
+ *   built-ins they use taken first; the take function is held only by the render (on a holder object
+ *   no global leads to), so a document can neither read nor rewrite what was collected.
+ * - Failed fonts: read in an isolated world, whose globals the document cannot touch.
+ * Every function here is serialised with callExpression (like document/page-script.ts), so it refers to
+ * nothing outside itself, and bounds what it hands over (count and length): the collector checks it
+ * again in Node.
  */
 
-/** What the page hands over: script errors since the last take (time, text), how many were dropped, failed fonts. */
-export interface PageReport {
+/** Script errors since the last take (time, text), and how many were not kept. */
+export interface PageErrors {
   errors: Array<[at: number, text: string]>;
   dropped: number;
-  fonts: Array<{ family: string; urls: string[] }>;
 }
+
+/** The failed font families of the document, with the `src` URLs of their readable @font-face rules. */
+export type PageFonts = Array<{ family: string; urls: string[] }>;
+
+/** A report keeps this many script errors, each of this many characters. */
+export const PAGE_LIMITS = { errors: 100, text: 300, fonts: 100, urls: 10, url: 2048 } as const;
 
 /**
  * Runs in the page right after document.open() (which erases the window's listeners) and before the
- * document is written: listens for uncaught exceptions and unhandled rejections, keeps the first 100
- * (a report's most entries; each cut to 300 characters) and counts the rest, so 10,000 throws cost
- * 10,000 increments.
+ * document is written: listens for uncaught exceptions and unhandled rejections, keeps the first
+ * `limits.errors` (each cut to `limits.text` characters) and counts the rest, so 10,000 throws cost
+ * 10,000 increments. Returns the take function: what was collected since its last call.
  */
-export function watchErrors(): void {
-  const limit = 100;
+export function watchErrors(limits: { errors: number; text: number }): () => PageErrors {
+  // Everything used later is taken now, before the document can replace it. Collected values go into
+  // objects without a prototype and arrays are filled with defineProperty: a setter the document puts
+  // on Object.prototype or Array.prototype never sees them.
+  const apply = Reflect.apply;
+  const define = Object.defineProperty;
+  const create = Object.create;
+  const slice = String.prototype.slice;
+  const toText = String;
   const now = Date.now;
-  // The document's scripts may replace globals (document.fonts included): what takeReport needs is kept here.
-  const state = { errors: [] as Array<[number, string]>, taken: 0, dropped: 0, fonts: document.fonts };
-  Object.defineProperty(window, Symbol.for('pageworks.report'), { value: state });
-  const add = (text: () => string): void => {
-    if (state.errors.length >= limit) {
-      state.dropped += 1;
+  const ErrorClass = Error;
+  const ErrorEventClass = ErrorEvent;
+  const RejectionClass = PromiseRejectionEvent;
+  const get = (proto: object, name: string) => Object.getOwnPropertyDescriptor(proto, name)?.get;
+  const message = get(ErrorEvent.prototype, 'message');
+  const error = get(ErrorEvent.prototype, 'error');
+  const reason = get(PromiseRejectionEvent.prototype, 'reason');
+  const promise = get(PromiseRejectionEvent.prototype, 'promise');
+  const readySignal = Object.getOwnPropertyDescriptor(window, 'pageworksReady')?.get;
+  const listen = EventTarget.prototype.addEventListener;
+  const times: Record<number, number> = create(null);
+  const texts: Record<number, string> = create(null);
+  let kept = 0;
+  let taken = 0;
+  let dropped = 0;
+  const add = (text: () => unknown): void => {
+    if (kept >= limits.errors) {
+      dropped += 1;
       return;
     }
     let said: string;
     try {
-      said = text();
+      said = apply(slice, toText(text()), [0, limits.text]) as string;
     } catch {
       said = 'an error whose text could not be read';
     }
-    state.errors.push([now(), said.slice(0, 300)]);
+    times[kept] = now();
+    texts[kept] = said;
+    kept += 1;
   };
-  window.addEventListener('error', (event) => {
-    // Only script errors reach the window; a failed <img> or <link> fires on its element (not bubbling).
-    if (!(event instanceof ErrorEvent)) return;
-    add(() => (event.error instanceof Error ? String(event.error) : event.message || 'Script error.'));
-  });
-  window.addEventListener('unhandledrejection', (event) => {
-    // A rejected pageworksReady is reported on its own (not_ready), once.
-    if (event.promise === (window as { pageworksReady?: unknown }).pageworksReady) return;
-    const reason: unknown = event.reason;
-    add(() => `Unhandled rejection: ${reason instanceof Error ? String(reason) : String(reason)}`);
-  });
+  apply(listen, window, [
+    'error',
+    (event: Event) => {
+      // Only script errors reach the window; a failed <img> or <link> fires on its element (not bubbling).
+      if (!(event instanceof ErrorEventClass)) return;
+      add(() => {
+        const thrown: unknown = error ? apply(error, event, []) : undefined;
+        return thrown instanceof ErrorClass ? thrown : (message ? apply(message, event, []) : '') || 'Script error.';
+      });
+    },
+  ]);
+  apply(listen, window, [
+    'unhandledrejection',
+    (event: Event) => {
+      if (!(event instanceof RejectionClass)) return;
+      // A rejected pageworksReady is reported on its own (not_ready), once.
+      if (readySignal && promise && apply(promise, event, []) === apply(readySignal, window, [])) return;
+      add(() => `Unhandled rejection: ${toText(reason ? apply(reason, event, []) : undefined)}`);
+    },
+  ]);
+  return () => {
+    const errors: Array<[number, string]> = [];
+    for (let i = taken; i < kept; i++) {
+      define(errors, i - taken, { value: [times[i], texts[i]], enumerable: true, writable: true, configurable: true });
+    }
+    taken = kept;
+    const out: PageErrors = create(null);
+    out.errors = errors;
+    out.dropped = dropped;
+    return out;
+  };
 }
 
 /**
- * Runs in the page just before it prints: the script errors not taken yet, and every font face in state
- * `error` with the `src` URLs of the readable @font-face rules of its family (a cross-origin sheet's
- * rules cannot be read; the renderer then matches the family to a failed font request). A document that
- * broke what this needs loses its report's page part, never its print.
+ * Runs in an isolated world just before the document prints: every font face in state `error` with the
+ * `src` URLs of the readable @font-face rules of its family (a cross-origin sheet's rules cannot be read;
+ * the renderer then matches the family to a failed font request), cut to `limits`.
  */
-export function takeReport(): PageReport | undefined {
+export function failedFonts(limits: { fonts: number; urls: number; url: number; text: number }): PageFonts {
+  const fonts: PageFonts = [];
+  const unquote = (family: string): string => family.replace(/^(["'])(.*)\1$/, '$2');
   try {
-    const state = (
-      window as unknown as Record<symbol, { errors: Array<[number, string]>; taken: number; dropped: number; fonts: FontFaceSet }>
-    )[Symbol.for('pageworks.report')];
-    const errors = state ? state.errors.slice(state.taken) : [];
-    if (state) state.taken = state.errors.length;
-    return { errors, dropped: state ? state.dropped : 0, fonts: failedFonts(state?.fonts ?? document.fonts) };
-  } catch {
-    return undefined;
-  }
-
-  function failedFonts(set: FontFaceSet): PageReport['fonts'] {
-    const fonts: PageReport['fonts'] = [];
-    const unquote = (family: string): string => family.replace(/^(["'])(.*)\1$/, '$2');
-    set.forEach((face) => {
-      if (face.status !== 'error') return;
+    const faces: FontFace[] = [];
+    document.fonts.forEach((face) => {
+      if (face.status === 'error' && faces.length < limits.fonts) faces.push(face);
+    });
+    for (const face of faces) {
       const family = unquote(face.family);
       const urls: string[] = [];
       for (const sheet of Array.from(document.styleSheets)) {
@@ -85,16 +127,19 @@ export function takeReport(): PageReport | undefined {
         for (const rule of rules) {
           if (!(rule instanceof CSSFontFaceRule) || unquote(rule.style.getPropertyValue('font-family')) !== family) continue;
           for (const m of rule.style.getPropertyValue('src').matchAll(/url\(\s*(["']?)(.*?)\1\s*\)/g)) {
+            if (urls.length >= limits.urls) break;
             try {
-              urls.push(new URL(m[2], sheet.href ?? document.baseURI).href);
+              urls.push(new URL(m[2], sheet.href ?? document.baseURI).href.slice(0, limits.url));
             } catch {
               // not a URL: nothing to name
             }
           }
         }
       }
-      fonts.push({ family, urls });
-    });
-    return fonts;
+      fonts.push({ family: family.slice(0, limits.text), urls });
+    }
+  } catch {
+    // A document that broke what this reads loses its fonts' part of the report, never its print.
   }
+  return fonts;
 }

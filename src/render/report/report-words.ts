@@ -2,6 +2,7 @@
  * The render report in plain words: how an entry shows a URL (cut, no payload, no credentials) and the
  * `message` a customer reads, which says what happened and, where there is one, what to do.
  */
+import { redactUrl } from '../../app/redact-url.js';
 import { addressClass, parseIp } from '../../net/policy.js';
 import type { BlockReason, NetworkFailure, ReportEntry } from './report.js';
 
@@ -10,11 +11,25 @@ const MAX_URL = 500;
 /** File names quoted in a message are cut to this many characters. */
 const MAX_NAME = 80;
 
+/** Control characters (C0 but tab and line feed, DEL, C1): in stored JSON each is 6 bytes, on a terminal a command. */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g;
+
+/** Text from the document as a report keeps it: each run of control characters is one U+FFFD, then cut to `max`. */
+export function reportText(text: string, max: number): string {
+  return text.replace(CONTROLS, '\ufffd').slice(0, max);
+}
+
 /**
  * A URL as a report shows it: a `data:` URL by its media type only (never its payload), any other without
- * its user name and password, cut to 500 characters.
+ * its user name and password, the values of credential-like query parameters (and fragment parameters)
+ * shown as `…`, control characters replaced, cut to 500 characters.
  */
 export function reportUrl(url: string): string {
+  // Cut before redacting too: a page can ask for a URL of megabytes, and redaction decodes every parameter.
+  return reportText(redactedUrl(url.slice(0, 4 * MAX_URL)), MAX_URL);
+}
+
+function redactedUrl(url: string): string {
   if (/^data:/i.test(url)) {
     const type = url
       .slice(5, url.indexOf(',') >= 0 ? url.indexOf(',') : undefined)
@@ -33,7 +48,10 @@ export function reportUrl(url: string): string {
   } catch {
     // Not a URL Node can parse: shown as it came, cut.
   }
-  return shown.length > MAX_URL ? shown.slice(0, MAX_URL) : shown;
+  // A fragment is never sent, but an address may carry a token there (`#access_token=…`) all the same.
+  const hash = shown.indexOf('#');
+  const base = redactUrl(hash < 0 ? shown : shown.slice(0, hash), { mark: '…' });
+  return hash < 0 ? base : `${base}#${redactUrl(`?${shown.slice(hash + 1)}`, { mark: '…' }).slice(1)}`;
 }
 
 /** What a message calls a resource: its file name, else its host, else the shown URL. */
@@ -47,6 +65,7 @@ function nameOf(url: string): string {
   } catch {
     name = reportUrl(url);
   }
+  name = reportText(name, 2 * MAX_NAME).replace(/\s+/g, ' ');
   return name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name;
 }
 
@@ -86,7 +105,8 @@ function privateWords(url: string): string {
 const BLOCKED: Record<BlockReason, (url: string) => string> = {
   private_address: privateWords,
   unresolvable: (url) => `the host ${hostOf(url)} could not be found (check the address, or the render server's DNS)`,
-  scheme: (url) => `${url.split(':')[0]}: addresses cannot be loaded in a render (http, https, data: and blob: can)`,
+  scheme: (url) =>
+    `${reportText(url.split(':')[0], 20)}: addresses cannot be loaded in a render (http, https, data: and blob: can)`,
   too_large: () => 'the document went over the requests or bytes one render may fetch',
 };
 
@@ -115,12 +135,13 @@ export function failedEntry(url: string, failure: { status: number } | { error: 
 }
 
 /** An entry for a web font that ended in state `error`; `cause` is what happened to its file, when known. */
-export function fontEntry(family: string, url: string | null, cause?: string): ReportEntry {
+export function fontEntry(name: string, url: string | null, cause?: string): ReportEntry {
+  const family = reportText(name, 200);
   const file = url === null ? '' : ` from ${nameOf(url)}`;
   const because = cause ? ` (${cause})` : '';
   return {
     kind: 'font_failed',
-    family: family.slice(0, 200),
+    family,
     url: url === null ? null : reportUrl(url),
     message: `The font "${family.slice(0, MAX_NAME)}" could not be loaded${file}${because}; its text printed in a fallback font`,
   };
@@ -128,13 +149,13 @@ export function fontEntry(family: string, url: string | null, cause?: string): R
 
 /** An entry for an uncaught exception or unhandled rejection. */
 export function scriptEntry(text: string): ReportEntry {
-  const cut = text.slice(0, 300);
+  const cut = reportText(text, 300);
   return { kind: 'script_error', text: cut, message: `A script in the document failed: ${cut}` };
 }
 
 /** An entry for a rejected `window.pageworksReady`. */
 export function notReadyEntry(text: string): ReportEntry {
-  const cut = text.slice(0, 300);
+  const cut = reportText(text, 300);
   return {
     kind: 'not_ready',
     text: cut,
@@ -172,12 +193,15 @@ export function conformanceEntry(issue: { profile: string; clause: string; eleme
   };
 }
 
-/** The last entry of a report that had more to say than it keeps. */
-export function truncatedEntry(dropped: number, kept: number): ReportEntry {
+/**
+ * The last entry of a report that had more to say than it keeps: `limit` says which limit it met, in
+ * words after "a report keeps…" (`the first 100`).
+ */
+export function truncatedEntry(dropped: number, limit: string): ReportEntry {
   return {
     kind: 'truncated',
     dropped,
-    message: `${dropped} more ${dropped === 1 ? 'problem was' : 'problems were'} not listed (a report keeps the first ${kept})`,
+    message: `${dropped} more ${dropped === 1 ? 'problem was' : 'problems were'} not listed (a report keeps ${limit})`,
   };
 }
 
