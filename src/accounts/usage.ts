@@ -1,9 +1,9 @@
+import { BatchedWrites } from '../batched-writes.js';
 import type { ApiService } from '../config.js';
 import type { KeyStore } from '../store/key-queries.js';
 import type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from '../store/key-usage-queries.js';
 import type { UsageOutcome } from '../store/schema.js';
 import type { UsageIncrement } from '../store/usage-queries.js';
-import { BatchedWrites } from './batched-writes.js';
 
 /**
  * The usage outcome of a service's HTTP status. A metadata 502/504 means the page the user asked for

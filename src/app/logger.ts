@@ -2,9 +2,9 @@ import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import pretty from 'pino-pretty';
 import type { Config } from '../config.js';
-import { REQUEST_SERIALIZERS, redactUrl } from './redact-url.js';
+import { REQUEST_SERIALIZERS, redactUrl } from '../redact-url.js';
 
-export { redactUrl } from './redact-url.js';
+export { redactUrl } from '../redact-url.js';
 
 /** Header paths that can carry a key or a session; pino replaces them before a line is written. */
 export const REDACTED_PATHS = [

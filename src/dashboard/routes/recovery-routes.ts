@@ -85,7 +85,7 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: DashboardConte
     return sendPage(reply, 200, forgotSentPage());
   });
 
-  // The token is a password for 30 minutes: every logger redacts it from URLs (app/redact-url.ts).
+  // The token is a password for 30 minutes: every logger redacts it from URLs (redact-url.ts).
   app.get('/reset-password', async (request, reply) => {
     const token = String((request.query as Record<string, unknown>).token ?? '');
     if (!(await core.resets.usable(token))) return sendPage(reply, 400, resetInvalidPage(byMail));

@@ -4,7 +4,7 @@
  * `GET /v1/renders/{id}` and the dashboard's Renders page, and swept after RENDER_LOG_RETENTION_DAYS.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { BatchedWrites } from '../../accounts/batched-writes.js';
+import { BatchedWrites } from '../../batched-writes.js';
 import type { RenderRecord, RenderRecorder } from '../report/report.js';
 import { storedEntries } from '../report/report-schema.js';
 import { fitEntries, jsonBytes, MAX_RECORD_BYTES } from '../report/report-size.js';

@@ -2,8 +2,9 @@
  * The render report in plain words: how an entry shows a URL (cut, no payload, no credentials) and the
  * `message` a customer reads, which says what happened and, where there is one, what to do.
  */
-import { redactUrl } from '../../app/redact-url.js';
+
 import { addressClass, parseIp } from '../../net/policy.js';
+import { redactUrl } from '../../redact-url.js';
 import type { BlockReason, NetworkFailure, ReportEntry } from './report.js';
 
 /** URLs in a report are cut to this many characters. */
