@@ -6,37 +6,24 @@ import { KeyService } from '../accounts/keys.js';
 import { PasswordResets } from '../accounts/password-reset.js';
 import { LastUsedRecorder, UsageRecorder } from '../accounts/usage.js';
 import type { Config } from '../config.js';
+import type { DashboardCore } from '../dashboard/context.js';
 import { deleteJobsWithAccount } from '../jobs/account-deletion.js';
 import { openResultStore } from '../jobs/results/open-result-store.js';
-import type { ResultStore } from '../jobs/results/result-store.js';
+import type { JobsCore } from '../jobs/runtime.js';
 import { FallbackRateLimiter } from '../ratelimit/fallback.js';
-import type { RateLimiter } from '../ratelimit/limiter.js';
 import { MemoryRateLimiter } from '../ratelimit/memory.js';
 import { RedisRateLimiter } from '../ratelimit/redis.js';
-import { FallbackStrikeCounter, MemoryStrikeCounter, RedisStrikeCounter, type StrikeCounter } from '../ratelimit/strikes.js';
+import { FallbackStrikeCounter, MemoryStrikeCounter, RedisStrikeCounter } from '../ratelimit/strikes.js';
 import { openStore } from '../store/open-store.js';
 import { openPostgresStore } from '../store/postgres.js';
-import type { Store } from '../store/store.js';
 import { createLogger } from './logger.js';
 
-/** The shared dependencies every service is built from. */
-export interface CoreDeps {
-  config: Config;
+/**
+ * The shared dependencies every service is built from: what the dashboard and the jobs runtime each
+ * declare they take, plus the logger.
+ */
+export interface CoreDeps extends DashboardCore, JobsCore {
   log: Logger;
-  store: Store;
-  keys: KeyService;
-  accounts: AccountService;
-  limiter: RateLimiter;
-  /** Failure counts behind the dashboard's log-in and reset throttles (shared through Redis when set). */
-  strikes: StrikeCounter;
-  usage: UsageRecorder;
-  lastUsed: LastUsedRecorder;
-  activity: ActivityLog;
-  resets: PasswordResets;
-  /** Where render job PDFs are kept (RESULT_STORE). */
-  results: ResultStore;
-  /** Present when REDIS_URL is set. */
-  redis?: Redis;
 }
 
 /** A Redis client that connects on `connect()`, fails commands fast and reconnects with capped back-off. */
