@@ -65,6 +65,15 @@ export function readDeclarations(caps: DeclarationCaps): PageDeclarations {
 }
 
 /**
+ * Runs in the page (isolated world), on one `pdf-profile` value as readDeclarations capped it: whether
+ * it may name PDF/UA-1, so the page is walked for PDF/UA gaps only then. Looser than Node's parse
+ * (declarations.ts ignores case and spaces the same way), so no PDF/UA-1 declaration is missed.
+ */
+export function mayDeclareUa(value: string): boolean {
+  return /UA/.test(value.replace(/\s+/g, '').toUpperCase());
+}
+
+/**
  * Runs in the page (main world, in the round trip that prepares the document): whether anything in
  * it may be a declaration. A document that answers false has none to read; one whose scripts make it
  * answer otherwise only opts itself out of (or into a read of) its own declarations.

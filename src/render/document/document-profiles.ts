@@ -1,7 +1,7 @@
 /**
  * The PDF profiles a document declares, from its page to the profile engine's request: the
- * declarations and the PDF/UA gaps read in an isolated world (one round trip, only for a document
- * that mentions a declaration), the attachments fetched, the Factur-X invoice checked. What the
+ * declarations (and the PDF/UA gaps, for a PDF/UA-1 declaration) read in an isolated world, only for
+ * a document that mentions a declaration, the attachments fetched, the Factur-X invoice checked. What the
  * document cannot have becomes report entries; the engine (src/pdf/profiles) claims only the rest.
  */
 import type { CDPSession } from 'puppeteer-core';
@@ -18,10 +18,7 @@ import { accessibilityIssues, checkedGaps, MAX_FINDINGS, MAX_NAME } from './acce
 import { findAccessibilityGaps } from './accessibility-page.js';
 import { fetchAttachment } from './attachments.js';
 import { checkedDeclarations, DECLARATION_CAPS, type Declarations } from './declarations.js';
-import { readDeclarations } from './declarations-page.js';
-
-/** The world the declarations are read in; the page's scripts have no handle on it. */
-const WORLD = 'pageworks-declarations';
+import { mayDeclareUa, readDeclarations } from './declarations-page.js';
 
 /** What the engine is asked for (the rest of its request is the document's Info), and what to report. */
 export interface ProfilePlan {
@@ -32,27 +29,31 @@ export interface ProfilePlan {
   entries: ReportEntry[];
 }
 
-/** The page as the plan reads it: its session, its egress, and how long fetching attachments may take. */
+/**
+ * The page as the plan reads it: its session, its main frame, the isolated world of its document, its
+ * egress, and how long fetching attachments may take.
+ */
 export interface ProfileSource {
   session: CDPSession;
+  frameId: string;
+  contextId: number;
   egress: RenderEgress;
   timeoutMs: number;
 }
 
-/** Reads the declarations and PDF/UA gaps in an isolated world of the main frame; null when the page answered nothing usable. */
-async function readPage(session: CDPSession): Promise<{ frameId: string; declarations: Declarations; gaps: unknown } | null> {
-  const frameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
-  const { executionContextId } = await session.send('Page.createIsolatedWorld', { frameId, worldName: WORLD });
-  const expression = `({ declarations: ${callExpression(readDeclarations, DECLARATION_CAPS)}, gaps: ${callExpression(findAccessibilityGaps, MAX_FINDINGS, MAX_NAME)} })`;
-  const { result, exceptionDetails } = await session.send('Runtime.evaluate', {
-    expression,
-    contextId: executionContextId,
-    returnByValue: true,
-  });
+/**
+ * Reads the declarations, and the PDF/UA gaps when PDF/UA-1 may be declared, in the render's isolated
+ * world (slot.ts): one round trip. Null when the page answered nothing usable.
+ */
+async function readPage(session: CDPSession, contextId: number): Promise<{ declarations: Declarations; gaps: unknown } | null> {
+  const gaps = callExpression(findAccessibilityGaps, MAX_FINDINGS, MAX_NAME);
+  // Walking the DOM for gaps lays the printed document out again: only a PDF/UA-1 declaration pays for it.
+  const expression = `(() => { const declarations = ${callExpression(readDeclarations, DECLARATION_CAPS)}; return { declarations, gaps: declarations.profiles.some(${mayDeclareUa.toString()}) ? ${gaps} : null }; })()`;
+  const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression, contextId, returnByValue: true });
   if (exceptionDetails || typeof result.value !== 'object' || result.value === null) return null;
   const answer = result.value as { declarations?: unknown; gaps?: unknown };
   const declarations = checkedDeclarations(answer.declarations);
-  return declarations ? { frameId, declarations, gaps: answer.gaps } : null;
+  return declarations ? { declarations, gaps: answer.gaps } : null;
 }
 
 /** A media type fit for an embedded file's `/Subtype`: the declared one, else the server's, else octet-stream. */
@@ -68,9 +69,10 @@ function mediaType(declared: string, served: string): string {
  * (then its PDF is made exactly as without this step).
  */
 export async function planDocumentProfiles(source: ProfileSource): Promise<ProfilePlan | null> {
-  const page = await readPage(source.session);
+  const { frameId } = source;
+  const page = await readPage(source.session, source.contextId);
   if (!page) return null;
-  const { declarations, frameId } = page;
+  const { declarations } = page;
   const { facturX, attachments } = declarations;
   if (declarations.profiles.length === 0 && facturX === null && attachments.length === 0 && declarations.entries.length === 0) {
     return null;

@@ -231,7 +231,13 @@ export async function renderInSlot(
   const properties = { ...read.info, creator: PRODUCER, producer: PRODUCER, date: new Date() };
   // A navigation lost the first answer: the isolated read finds out itself whether anything is declared.
   if (read.declares !== false) {
-    const source = { session: slot.session, egress: slot.egress, timeoutMs: Math.max(0, deadline - Date.now()) };
+    const source = {
+      session: slot.session,
+      frameId: slot.frameId,
+      contextId: await isolatedWorld(slot),
+      egress: slot.egress,
+      timeoutMs: Math.max(0, deadline - Date.now()),
+    };
     const made = await withDocumentProfiles(pdf, { ...source, properties, report });
     if (made) return made.pdf;
   }
