@@ -18,4 +18,6 @@ export interface RenderReport {
   bytes: number | null;
   /** In the order met, at most 100 then one `truncated`. */
   warnings: ReportEntry[];
+  /** The standards the PDF claims (docs/standards.md); empty when its document declared none or met none. */
+  claims: Array<'PDF/A-2b' | 'PDF/A-2u' | 'PDF/A-3b' | 'PDF/A-3u' | 'PDF/UA-1' | 'Factur-X'>;
 }

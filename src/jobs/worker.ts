@@ -323,6 +323,7 @@ export class JobWorker {
       pages: printed?.pages ?? null,
       bytes: printed?.pdf.length ?? null,
       warnings: printed?.warnings ?? [],
+      claims: printed?.claims ?? [],
     });
   }
 

@@ -12,6 +12,7 @@ export { BrowserPool } from './pool/browser-pool.js';
 export type { RenderResult } from './pool/render-attempt.js';
 export { DISCARD_RECORDS, type RenderRecord, type RenderRecorder, type ReportEntry, warningCount } from './report/report.js';
 export { ReportEntrySchema, storedEntries } from './report/report-schema.js';
+export { reportJson, storedReport } from './report/stored-report.js';
 export { toPrintParams } from './request/options.js';
 export {
   MAX_BODY_BYTES,

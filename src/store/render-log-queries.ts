@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 // The record is the render report's own shape (render/report/report.ts), stored as it is.
-import { type RenderRecord, storedEntries, warningCount } from '../render/index.js';
+import { type RenderRecord, reportJson, storedReport, warningCount } from '../render/index.js';
 import type { RenderLogTable } from './schema.js';
 import { bindQueries, type StoreContext } from './store-context.js';
 
 // The render log's queries, written once for both dialects; render/log/render-log.ts batches the writes.
 
 /** One render as a listing shows it: the record without its entries, with the key's name. */
-export interface RenderSummary extends Omit<RenderRecord, 'warnings'> {
+export interface RenderSummary extends Omit<RenderRecord, 'warnings' | 'claims'> {
   warningCount: number;
   /** The name the key was given, or null (unnamed, or deleted with its account). */
   keyName: string | null;
@@ -61,7 +61,8 @@ function toRow(r: RenderRecord): RenderLogTable {
     bytes: r.bytes,
     // The count X-Render-Warnings gives: a `truncated` entry stands for the entries it left out.
     warning_count: warningCount(r.warnings),
-    warnings: JSON.stringify(r.warnings),
+    // The entries, and the PDF's claims when it has any (render/report/stored-report.ts).
+    warnings: reportJson(r.warnings, r.claims),
   };
 }
 
@@ -130,7 +131,7 @@ export async function findRenderRecord({ db }: StoreContext, id: string, account
     .executeTakeFirst();
   if (!row) return undefined;
   const { warningCount: _count, ...summary } = toSummary(row);
-  return { ...summary, warnings: storedEntries(row.warnings) };
+  return { ...summary, ...storedReport(row.warnings) };
 }
 
 /** See RenderLogStore.listRenderRecords. */

@@ -78,6 +78,7 @@ describe('getRender', () => {
     pages: 1,
     bytes: 20480,
     warnings: [{ kind: 'resource_failed', url: 'https://cdn.example/logo.png', status: 404, message: 'logo.png was not loaded' }],
+    claims: [],
   };
   let server: http.Server;
   let base: string;

@@ -138,6 +138,7 @@ describe('Renders page in Chromium', () => {
       pages: 1,
       bytes: 21_000,
       warnings: [],
+      claims: [],
       ...extra,
     });
     // 52 older clean renders (a second page), then a timed-out one, a job, and the mixed document last.
@@ -266,6 +267,7 @@ describe('Renders page in Chromium', () => {
       pages: 1,
       bytes: 10_521,
       warnings: MIXED.slice(2, 3),
+      claims: [],
     });
     await renderLog.flush();
     await page.goto(`/renders/${strictId}`);

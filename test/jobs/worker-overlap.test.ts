@@ -87,7 +87,7 @@ async function scenario(jobs: number) {
     pool: {
       render: async (_account: string, html: string) => {
         rendered.push(html);
-        return { pdf: PDF, pages: 1, warnings: [] };
+        return { pdf: PDF, pages: 1, warnings: [], claims: [] };
       },
     },
     concurrency: 1,

@@ -100,7 +100,8 @@ describe('attachments', () => {
         kind: 'resource_blocked',
         url: `${files.base}/not-cii.xml`,
         reason: 'private_address',
-        message: 'not-cii.xml was not loaded: its address is on a private network (EGRESS_ALLOW lets an operator allow it)',
+        message:
+          'not-cii.xml was not loaded: its address 127.0.0.1 is loopback, the machine that renders the document; EGRESS_ALLOW=127.0.0.1/32 lets an operator allow it',
       },
     ]);
     expect(files.requests).toBe(before);

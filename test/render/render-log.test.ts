@@ -56,6 +56,7 @@ function record(createdAt: number, extra: Partial<RenderRecord> = {}): RenderRec
     pages: 1,
     bytes: 1000,
     warnings: [],
+    claims: [],
     ...extra,
   };
 }

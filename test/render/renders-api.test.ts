@@ -75,6 +75,7 @@ function record(extra: Partial<RenderRecord> = {}): RenderRecord {
     pages: 1,
     bytes: 18_204,
     warnings: [],
+    claims: [],
     ...extra,
   };
 }
@@ -94,6 +95,7 @@ describe('GET /v1/renders/{id}', () => {
       pages: 1,
       bytes: 18_204,
       warnings: WARNINGS,
+      claims: [],
     };
     // Not written yet (the batch waits up to a second): this instance answers from memory.
     const early = await getRender(key, mixed.id);
@@ -107,6 +109,15 @@ describe('GET /v1/renders/{id}', () => {
     const late = await getRender(key, mixed.id);
     expect(late.statusCode).toBe(200);
     expect(late.json()).toEqual(expected);
+  });
+
+  it('answers what the PDF claims, kept with the record in the store', async () => {
+    const archived = record({ claims: ['PDF/A-3b', 'PDF/UA-1'] });
+    app.renderLog.record(archived);
+    await app.renderLog.flush();
+    const res = await getRender(key, archived.id);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id: archived.id, warnings: [], claims: ['PDF/A-3b', 'PDF/UA-1'] });
   });
 
   it('records a failed render as failed with its code', async () => {
@@ -208,6 +219,7 @@ describe('GET /v1/renders/{id}', () => {
       'pages',
       'bytes',
       'warnings',
+      'claims',
     ]);
   });
 

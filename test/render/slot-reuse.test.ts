@@ -74,7 +74,7 @@ describe('one slot, render after render', () => {
   }
 
   const render = async (slot: RenderSlot, html: string): Promise<string> =>
-    flatText(await renderInSlot(slot, html, A4, { deadline: Date.now() + 10_000, timeoutMs: 10_000 }));
+    flatText((await renderInSlot(slot, html, A4, { deadline: Date.now() + 10_000, timeoutMs: 10_000 })).pdf);
 
   it('a clean render is followed in the same slot by a render that finds none of its values', async () => {
     await withSlot(async (slot) => {

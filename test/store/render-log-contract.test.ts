@@ -24,6 +24,7 @@ function record(accountId: string, createdAt: number, extra: Partial<RenderRecor
     pages: 2,
     bytes: 23_456,
     warnings: [],
+    claims: [],
     ...extra,
   };
 }
@@ -73,6 +74,27 @@ for (const backend of backends) {
       expect(await store.findRenderRecord(failed.id, a)).toEqual({ ...failed, durationMs: 413 });
       expect(await store.findRenderRecord(failed.id, b)).toBeUndefined();
       expect(await store.findRenderRecord('rnd_nothing', a)).toBeUndefined();
+    });
+
+    it('keeps what the PDF claims with its warnings; a record without claims reads as claiming nothing', async () => {
+      const a = await account();
+      const archived = record(a, t0 + 7, {
+        warnings: [
+          { kind: 'conformance', profile: 'PDF/UA-1', clause: '7.1', element: 'img', message: 'An image has no alt text' },
+        ],
+        claims: ['PDF/A-3b', 'Factur-X'],
+      });
+      // Stored as records were before claims existed: the entries alone.
+      const plain = record(a, t0 + 8, { warnings: [blocked] });
+      await store.insertRenderRecords([archived, plain]);
+      expect(await store.findRenderRecord(archived.id, a)).toEqual({ ...archived, durationMs: 413 });
+      expect((await store.findRenderRecord(plain.id, a))?.claims).toEqual([]);
+      expect((await store.findRenderRecord(plain.id, a))?.warnings).toEqual([blocked]);
+      const listed = await store.listRenderRecords(a, { limit: 10 });
+      expect(listed.rows.map((r) => [r.id, r.warningCount])).toEqual([
+        [plain.id, 1],
+        [archived.id, 1],
+      ]);
     });
 
     it('inserts a batch again without duplicating or failing (a retried write)', async () => {

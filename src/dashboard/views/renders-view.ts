@@ -140,6 +140,18 @@ function errorBlock(r: RenderRecord): SafeHtml {
   return html`<p class="job-error"><code>${r.error.code}</code> ${escapeUnshowable(message)}</p>`;
 }
 
+/**
+ * The standards the PDF claims, as a fact of what it printed; "No standard claimed" only when the
+ * document declared one and the PDF met none (its conformance warnings below say why); nothing for a
+ * document that declared nothing.
+ */
+function claimsFact(r: RenderRecord): SafeHtml {
+  if (r.claims.length > 0) return html`<div><dt>Standards</dt><dd>Claims ${r.claims.join(' · ')}</dd></div>`;
+  if (r.bytes !== null && r.warnings.some((w) => w.kind === 'conformance'))
+    return html`<div><dt>Standards</dt><dd>No standard claimed</dd></div>`;
+  return html``;
+}
+
 /** Where a job's PDF is, as a link or a word. */
 function pdfAction(job: RenderJobFacts, id: string): SafeHtml {
   if (job.pdf === 'available')
@@ -176,6 +188,7 @@ ${jobId ? html`<div><dt>Job</dt><dd class="mono">${jobId}</dd></div>` : ''}
 <div><dt>Key</dt><dd>${model.keyLabel ?? html`<span class="muted">deleted key</span>`}</dd></div>
 <div><dt>Duration</dt><dd>${formatDuration(r.durationMs)}</dd></div>
 ${size ? html`<div><dt>PDF</dt><dd>${size}${r.status === 'failed' ? html` <span class="muted">(printed, not delivered)</span>` : ''}</dd></div>` : ''}
+${claimsFact(r)}
 </dl>
 ${errorBlock(r)}
 ${model.job && jobId ? pdfAction(model.job, jobId) : ''}

@@ -16,7 +16,7 @@ import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-re
 import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
 import { mentionsDeclarations } from './declarations-page.js';
 import { type DocumentInfo, readDocumentInfo } from './document-info.js';
-import { withDocumentProfiles } from './document-profiles.js';
+import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
@@ -183,13 +183,13 @@ export interface RenderInSlotOptions {
   report?: ReportCollector;
 }
 
-/** Renders `html` in `slot` and returns the PDF bytes. Throws RenderError. */
+/** Renders `html` in `slot` and returns the PDF bytes and the standards they claim. Throws RenderError. */
 export async function renderInSlot(
   slot: RenderSlot,
   html: string,
   params: PrintParams,
   options: RenderInSlotOptions,
-): Promise<Buffer> {
+): Promise<ProfiledPdf> {
   const { deadline, timeoutMs, log, idleMaxMs = DEFAULT_IDLE_MAX_MS, report } = options;
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
@@ -239,9 +239,9 @@ export async function renderInSlot(
       timeoutMs: Math.max(0, deadline - Date.now()),
     };
     const made = await withDocumentProfiles(pdf, { ...source, properties, report });
-    if (made) return made.pdf;
+    if (made) return made;
   }
-  return withPdfProperties(pdf, properties);
+  return { pdf: withPdfProperties(pdf, properties), claims: [] };
 }
 
 /**

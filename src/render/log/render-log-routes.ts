@@ -44,6 +44,20 @@ export const RenderObjectSchema = Type.Object(
       ),
       { description: 'What the document could not get, in the order met (at most 100, then one "truncated").' },
     ),
+    claims: Type.Array(
+      Type.Union([
+        Type.Literal('PDF/A-2b'),
+        Type.Literal('PDF/A-2u'),
+        Type.Literal('PDF/A-3b'),
+        Type.Literal('PDF/A-3u'),
+        Type.Literal('PDF/UA-1'),
+        Type.Literal('Factur-X'),
+      ]),
+      {
+        description:
+          'The standards the PDF claims (docs/standards.md): what its document declared and the PDF meets. Empty when it declared none, or met none.',
+      },
+    ),
   },
   { additionalProperties: false },
 );
@@ -64,6 +78,7 @@ export function toRenderObject(record: RenderRecord): RenderObject {
     pages: record.pages,
     bytes: record.bytes,
     warnings: record.warnings,
+    claims: record.claims,
   };
 }
 

@@ -43,5 +43,6 @@ export function recordRender(
     pages: result?.pages ?? null,
     bytes: result?.pdf.length ?? null,
     warnings: result?.warnings ?? [],
+    claims: result?.claims ?? [],
   });
 }

@@ -6,6 +6,7 @@
 
 import { RenderError } from '../../errors.js';
 import { countPdfPages } from '../../pdf/index.js';
+import type { Claim } from '../../pdf/profiles/types.js';
 import { withAbort, withTimeout } from '../../with-timeout.js';
 import { BrowserCrashed, type Instance, InstanceGone } from '../browser/browser-instance.js';
 import type { RenderSlot } from '../browser/slot.js';
@@ -15,11 +16,13 @@ import { ReportCollector } from '../report/report-collector.js';
 import type { PrintParams } from '../request/options.js';
 import { type ChromiumSupervisor, noSlot, type PoolLog } from './chromium-supervisor.js';
 
-/** A finished render: the PDF, its page count, and what the document could not get (its report's entries). */
+/** A finished render: the PDF, its page count, what the document could not get (its report's entries), and the standards the PDF claims. */
 export interface RenderResult {
   pdf: Buffer;
   pages: number;
   warnings: ReportEntry[];
+  /** What the PDF claims to conform to (docs/standards.md); empty for a document that declares nothing. */
+  claims: Claim[];
 }
 
 /** What every attempt of the pool shares. */
@@ -111,10 +114,10 @@ export class RenderAttempts {
     });
     work.catch(() => undefined);
     try {
-      const pdf = await this.withDeadline(withAbort(withAbort(work, instance.died), slot.crash), deadline, job.stop);
+      const { pdf, claims } = await this.withDeadline(withAbort(withAbort(work, instance.died), slot.crash), deadline, job.stop);
       clean = true;
       const warnings = report?.finish(slot.egress.refusals.slice(refusedBefore)) ?? [];
-      return { pdf, pages: countPdfPages(pdf), warnings };
+      return { pdf, pages: countPdfPages(pdf), warnings, claims };
     } catch (err) {
       report?.finish([]);
       // Canceled or drained: the slot is not clean, so giving it back closes its page (and whatever the

@@ -3,6 +3,7 @@
  * and the record of one render that `GET /v1/renders/{id}` and the dashboard's Renders page show.
  * The renderer collects the entries; the render log (log/render-log.ts) keeps the records.
  */
+import type { Claim } from '../../pdf/profiles/types.js';
 
 /** Why the egress policy refused a request the document made. */
 export type BlockReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_large';
@@ -49,6 +50,8 @@ export interface RenderRecord {
   pages: number | null;
   bytes: number | null;
   warnings: ReportEntry[];
+  /** The standards the PDF claims (docs/standards.md); empty when it claims none, and for records older than claims. */
+  claims: Claim[];
 }
 
 /** Where finished renders are reported; the render log batches them into the store off the request path. */
