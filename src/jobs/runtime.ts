@@ -9,12 +9,13 @@ import { type Config, jobSlots } from '../config.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import type { EgressPolicy } from '../net/policy.js';
 import type { BrowserPool, RenderRecorder } from '../render/index.js';
+import type { ServiceLog } from '../service-log.js';
 import type { Store } from '../store/store.js';
 import { JobQueue } from './queue.js';
 import type { ResultStore } from './results/result-store.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
-import { type JobOutcome, JobWorker, type WorkerLog } from './worker.js';
+import { type JobOutcome, JobWorker } from './worker.js';
 
 /** The Redis channel a submit publishes on, so idle workers on any machine look at the store at once. */
 export const WAKE_CHANNEL = 'pageworks:render-jobs:wake';
@@ -42,7 +43,7 @@ export interface JobsRuntimeOptions {
   jobSlots?: number;
   /** The service's Prometheus registry (render or render-worker). */
   registry: Registry;
-  log: WorkerLog;
+  log: ServiceLog;
   /** False: the worker does not claim (an API-only test, or a process that must not render). */
   startWorker?: boolean;
   /** The render egress policy: webhooks are delivered through it (with the worker). */

@@ -15,17 +15,11 @@ import {
   type RenderResult,
   toPrintParams,
 } from '../render/index.js';
+import type { ServiceLog } from '../service-log.js';
 import type { JobLeaseStore } from '../store/job-lease-queries.js';
 import type { RenderJobRow } from '../store/jobs-queries.js';
 import { pdfKey } from './queue.js';
 import type { ResultStore } from './results/result-store.js';
-
-/** The logging the worker needs (pino fits). */
-export interface WorkerLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 /** How a job attempt ended, for metrics: `succeeded`, `failed`, `retried` or `released`. */
 export type JobOutcome = 'succeeded' | 'failed' | 'retried' | 'released';
@@ -44,7 +38,7 @@ export interface JobWorkerOptions {
   leaseMs: number;
   maxAttempts: number;
   retentionMs: number;
-  log: WorkerLog;
+  log: ServiceLog;
   /** Longest idle wait between two looks at the store (Redis or a local submit wake it sooner). */
   pollMs?: number;
   /** Each attempt's outcome, with whether the job has a webhook (a final one makes its event due). */

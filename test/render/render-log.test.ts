@@ -8,8 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RenderLog, type RenderLogLog } from '../../src/render/log/render-log.js';
+import { RenderLog } from '../../src/render/log/render-log.js';
 import type { RenderRecord } from '../../src/render/report/report.js';
+import type { ServiceLog } from '../../src/service-log.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { parseMetrics } from '../helpers/prometheus.js';
@@ -19,7 +20,7 @@ let dir: string;
 let store: Store;
 let seq = 0;
 const logged: string[] = [];
-const log: RenderLogLog = {
+const log: ServiceLog = {
   error: (_o, msg) => void logged.push(msg),
   warn: (_o, msg) => void logged.push(msg),
   info: (_o, msg) => void logged.push(msg),

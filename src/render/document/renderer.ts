@@ -6,6 +6,7 @@
  */
 import { RenderError } from '../../errors.js';
 import { withPdfProperties } from '../../pdf/index.js';
+import type { ServiceLog } from '../../service-log.js';
 import { VERSION } from '../../version.js';
 import { callExpression, callOn, evaluate, evaluateIn, readStream } from '../browser/cdp.js';
 import { isolatedWorld, type RenderSlot } from '../browser/slot.js';
@@ -165,10 +166,8 @@ async function settleNavigation(slot: RenderSlot, until: number, idleMaxMs: numb
   await networkIdle(slot, Math.min(until, Date.now() + idleMaxMs));
 }
 
-/** Where a render reports what the document got wrong without failing the render. */
-export interface RenderWarningLog {
-  warn(obj: object, msg: string): void;
-}
+/** Where a render's own warnings go. */
+export type RenderWarningLog = Pick<ServiceLog, 'warn'>;
 
 /** The bounds of one render in a slot, and where it reports. */
 export interface RenderInSlotOptions {

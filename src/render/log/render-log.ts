@@ -5,19 +5,13 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { BatchedWrites } from '../../batched-writes.js';
+import type { ServiceLog } from '../../service-log.js';
 import type { RenderRecord, RenderRecorder } from '../report/report.js';
 import { storedEntries } from '../report/report-schema.js';
 import { fitEntries, jsonBytes, MAX_RECORD_BYTES } from '../report/report-size.js';
 import { AccountBudget } from './account-budget.js';
 
 const DAY_MS = 86_400_000;
-
-/** Where the render log reports trouble (pino's Logger fits). */
-export interface RenderLogLog {
-  error(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-}
 
 /**
  * Where the render log keeps its records: the store's render-log methods it uses, declared here so
@@ -36,7 +30,7 @@ export interface RenderLogOptions {
   retentionDays: number;
   /** Bytes of report entries one account's records keep (RENDER_LOG_ACCOUNT_KIB; default 64 MiB). */
   accountBytes?: number;
-  log: RenderLogLog;
+  log: ServiceLog;
   /** Longest a record waits in memory before it is written (default 1 s). */
   flushMs?: number;
   /** A batch this large is written at once (default 200). */

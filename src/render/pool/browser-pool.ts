@@ -7,9 +7,10 @@
 
 import { RenderError } from '../../errors.js';
 import type { EgressPolicy } from '../../net/policy.js';
+import type { ServiceLog } from '../../service-log.js';
 import { DEFAULT_IDLE_MAX_MS, type RenderWarningLog } from '../document/renderer.js';
 import type { PrintParams } from '../request/options.js';
-import { ChromiumSupervisor, type PoolLog, type SupervisionEvents, shuttingDown } from './chromium-supervisor.js';
+import { ChromiumSupervisor, type SupervisionEvents, shuttingDown } from './chromium-supervisor.js';
 import { FairQueue, type RenderPriority } from './fair-queue.js';
 import { RenderAttempts, type RenderResult } from './render-attempt.js';
 
@@ -39,7 +40,7 @@ export interface BrowserPoolOptions {
   maxBytesPerRender?: number;
   /** JavaScript heap cap of each renderer, in MiB (0: Chromium's default): a runaway document crashes its own renderer (422). */
   jsHeapMb?: number;
-  log?: PoolLog;
+  log?: ServiceLog;
   events?: PoolEvents;
   /** Collect each render's report (default true); off only to measure what collecting costs (bench/render.ts). */
   report?: boolean;

@@ -6,16 +6,10 @@
 
 import { RenderError } from '../../errors.js';
 import type { EgressPolicy } from '../../net/policy.js';
+import type { ServiceLog } from '../../service-log.js';
 import { withAbort, withTimeout } from '../../with-timeout.js';
 import { type DiscardReason, Instance } from '../browser/browser-instance.js';
 import { launchChromium, processGroupRss } from '../browser/chromium.js';
-
-/** The logging the pool needs (pino and Fastify loggers fit). */
-export interface PoolLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
 
 /** Why Chromium was replaced: it crashed or disconnected, or it was recycled (render count, memory). */
 export type RestartReason = 'crash' | 'renders' | 'memory';
@@ -41,7 +35,7 @@ export interface SupervisorOptions {
   memoryCheckMs: number;
   maxRequestsPerRender: number;
   maxBytesPerRender: number;
-  log?: PoolLog;
+  log?: ServiceLog;
   events?: SupervisionEvents;
 }
 

@@ -7,6 +7,7 @@
 import { RenderError } from '../../errors.js';
 import { countPdfPages } from '../../pdf/index.js';
 import type { Claim } from '../../pdf/profiles/types.js';
+import type { ServiceLog } from '../../service-log.js';
 import { withAbort, withTimeout } from '../../with-timeout.js';
 import { BrowserCrashed, type Instance, InstanceGone } from '../browser/browser-instance.js';
 import type { RenderSlot } from '../browser/slot.js';
@@ -14,7 +15,7 @@ import { type RenderWarningLog, renderInSlot } from '../document/renderer.js';
 import type { ReportEntry } from '../report/report.js';
 import { ReportCollector } from '../report/report-collector.js';
 import type { PrintParams } from '../request/options.js';
-import { type ChromiumSupervisor, noSlot, type PoolLog } from './chromium-supervisor.js';
+import { type ChromiumSupervisor, noSlot } from './chromium-supervisor.js';
 
 /** A finished render: the PDF, its page count, what the document could not get (its report's entries), and the standards the PDF claims. */
 export interface RenderResult {
@@ -32,7 +33,7 @@ export interface AttemptOptions {
   idleMaxMs: number;
   /** Collect each render's report; off only to measure what collecting costs (bench/render.ts). */
   report: boolean;
-  log?: PoolLog;
+  log?: ServiceLog;
 }
 
 /** One document to render: its print parameters, the signal that ends it, and where it warns. */
