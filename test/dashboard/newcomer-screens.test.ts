@@ -45,8 +45,9 @@ beforeAll(async () => {
   // The developer's own file server: the logo is there, the three pictures are not.
   files = await startLogoServer();
   filesUrl = files.base;
-  // Every resource here settles (200 or 404); a long idle cap only keeps a loaded machine from printing before they do.
-  core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '1', RENDER_IDLE_MAX_MS: '20000' });
+  // Every resource here settles (200 or 404) or is refused at once; a longer idle cap than the 2 s default
+  // keeps a loaded machine from printing before the file server answers, without outlasting the client's 30 s.
+  core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '1', RENDER_IDLE_MAX_MS: '6000' });
   render = await buildRenderApp(core);
   await render.listen({ host: '127.0.0.1', port: 0 });
   dashboard = await buildDashboardApp(core);
