@@ -27,9 +27,16 @@ const DRIVER = `
 import fs from 'node:fs';
 import path from 'node:path';
 const [root, input, out] = process.argv.slice(2);
-const { BrowserPool } = await import(path.join(root, 'src/render/pool/browser-pool.ts'));
-const { createEgressPolicy } = await import(path.join(root, 'src/net/policy.ts'));
-const { toPrintParams } = await import(path.join(root, 'src/render/request/options.ts'));
+// The baseline is an earlier commit, from before render/ had its layers: each module is taken from where
+// this tree keeps it, else from where the baseline did.
+const first = (...rels) => {
+  const found = rels.map((rel) => path.join(root, rel)).find((file) => fs.existsSync(file));
+  if (!found) throw new Error('none of ' + rels.join(', ') + ' under ' + root);
+  return found;
+};
+const { BrowserPool } = await import(first('src/render/pool/browser-pool.ts', 'src/render/browser-pool.ts'));
+const { createEgressPolicy } = await import(first('src/net/policy.ts'));
+const { toPrintParams } = await import(first('src/render/request/options.ts', 'src/render/options.ts'));
 const pool = await BrowserPool.start({ policy: createEgressPolicy({ allow: [] }), concurrency: 1, queueLimit: 0, timeoutMs: 30000, executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium' });
 try {
   for (const [name, html] of Object.entries(JSON.parse(fs.readFileSync(input, 'utf8')))) {
