@@ -10,7 +10,7 @@ import { planFacturX } from '../../pdf/factur-x/factur-x.js';
 import { FACTUR_X_FILE_NAME } from '../../pdf/factur-x/levels.js';
 import { applyProfiles } from '../../pdf/profiles/apply-profiles.js';
 import type { Claim, ConformanceIssue, EmbeddedFile, ExtraClaim, PdfProfile, ProfileRequest } from '../../pdf/profiles/types.js';
-import { callExpression } from '../browser/cdp.js';
+import { callExpression, evaluateIn } from '../browser/cdp.js';
 import type { ReportEntry } from '../report/report.js';
 import type { ReportCollector } from '../report/report-collector.js';
 import { blockedEntry, conformanceEntry } from '../report/report-words.js';
@@ -49,9 +49,10 @@ async function readPage(session: CDPSession, contextId: number): Promise<{ decla
   const gaps = callExpression(findAccessibilityGaps, MAX_FINDINGS, MAX_NAME);
   // Walking the DOM for gaps lays the printed document out again: only a PDF/UA-1 declaration pays for it.
   const expression = `(() => { const declarations = ${callExpression(readDeclarations, DECLARATION_CAPS)}; return { declarations, gaps: declarations.profiles.some(${mayDeclareUa.toString()}) ? ${gaps} : null }; })()`;
-  const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression, contextId, returnByValue: true });
-  if (exceptionDetails || typeof result.value !== 'object' || result.value === null) return null;
-  const answer = result.value as { declarations?: unknown; gaps?: unknown };
+  // A page that broke the read (it cannot reach the isolated world, but it can crash its own DOM) declares nothing.
+  const value = await evaluateIn(session, contextId, expression).catch(() => null);
+  if (typeof value !== 'object' || value === null) return null;
+  const answer = value as { declarations?: unknown; gaps?: unknown };
   const declarations = checkedDeclarations(answer.declarations);
   return declarations ? { declarations, gaps: answer.gaps } : null;
 }
