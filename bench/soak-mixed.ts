@@ -128,7 +128,7 @@ function printRow(r: Row, sqlite: boolean): void {
       ` ${fmt(quantile(r.syncMs, 0.99), 0, 6)} ${String(r.errors).padStart(4)} ${String(r.totalRenders).padStart(7)}` +
       ` ${mb(r.nodeRssMb)} ${mb(r.nodeRssAnonMb, 5)} ${mb(r.heapUsedMb, 6)} ${mb(r.heapTotalMb, 6)} ${mb(r.externalMb, 5)} ${fmt(r.storeMb, 1, 7)} ${sqlite ? fmt(Math.min(r.storeMb, SQLITE_CACHE_MB), 1, 6) : '     -'}` +
       ` ${mb(r.chromiumRssMb)} ${mb(r.chromiumPssMb)} ${String(r.chromiumFds).padStart(6)} ${String(r.chromiumProcesses).padStart(5)}` +
-      ` ${String(r.fds).padStart(5)} ${String(r.recycles).padStart(4)}\n`,
+      ` ${String(r.fds).padStart(5)} ${String(r.recycles).padStart(4)} ${mb(r.spacesMb.new, 5)} ${mb(r.spacesMb.large, 5)}\n`,
   );
 }
 
@@ -176,6 +176,7 @@ function summarize(rows: Row[], seconds: number, tally: JobLoad['tally'], end: {
     `  ${figure('anonymous less V8 heap and external (malloc, the store)', (r) => r.nodeRssAnonMb - r.heapTotalMb - r.externalMb)}`,
     `  floor (the lowest sample of each 5 minutes, after a GC): ${floor(half)}`,
     `  ${figure('V8 heap used', (r) => r.heapUsedMb)}, ${figure('reserved', (r) => r.heapTotalMb)}, ${figure('external', (r) => r.externalMb)}`,
+    `  reserved by space: ${figure('young', (r) => r.spacesMb.new)}, ${figure('old', (r) => r.spacesMb.old)}, ${figure('large objects', (r) => r.spacesMb.large)}, ${figure('code', (r) => r.spacesMb.code)}`,
     `  ${figure('store', (r) => r.storeMb, ' MB', 1)}`,
     `  ${figure('Chromium RSS', (r) => r.chromiumRssMb)}, ${figure('fds', (r) => r.chromiumFds, '')}, ${figure('processes', (r) => r.chromiumProcesses, '')}`,
     `  ${figure('Node fds', (r) => r.fds, '')}`,
@@ -271,7 +272,7 @@ export async function runMixedSoak(): Promise<void> {
     };
     process.stdout.write(
       `sync documents: ${docs.length} (the render corpus and the heavy ones); jobs: one-line documents; heap snapshots at ${[...heapAt.map((t) => `${t} s`), ...(heapAtEnd ? ['the end'] : [])].join(', ') || 'none'} into ${heapDir}\n` +
-        '    t  job/s sync/s  s p50  s p99  err renders  nodeMB  anon heapMB heapTo  extMB storeMB cache≤ chrRSS chrPSS chrFDs procs   fds recy\n',
+        '    t  job/s sync/s  s p50  s p99  err renders  nodeMB  anon heapMB heapTo  extMB storeMB cache≤ chrRSS chrPSS chrFDs procs   fds recy young large\n',
     );
     const rows: Row[] = [];
     const start = Date.now();
@@ -286,6 +287,7 @@ export async function runMixedSoak(): Promise<void> {
           heapUsedMb: Number.NaN,
           heapTotalMb: Number.NaN,
           externalMb: Number.NaN,
+          spacesMb: { new: Number.NaN, old: Number.NaN, large: Number.NaN, code: Number.NaN },
           recycles: Number.NaN,
         }));
         const succeeded = jobLoad.tally.succeeded;

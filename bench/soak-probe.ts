@@ -101,6 +101,12 @@ export interface MetricsSample {
   /** V8's heap as reserved (used, garbage and free space) and the memory of Buffers and other external objects. */
   heapTotalMb: number;
   externalMb: number;
+  /**
+   * The reserved heap by V8 space: the young generation (its two semi-spaces grow with the allocation
+   * rate, up to --max-semi-space-size each), the old generation, large objects (strings and arrays of
+   * more than about 128 KiB each) and compiled code.
+   */
+  spacesMb: { new: number; old: number; large: number; code: number };
   recycles: number;
 }
 
@@ -117,11 +123,18 @@ export function metricSum(text: string, name: string, label = ''): number {
 /** Reads the heap in use (prom-client's default metric) and the Chromium recycles (render count, memory). */
 export async function sampleMetrics(renderBase: string): Promise<MetricsSample> {
   const text = await (await fetch(`${renderBase}/metrics`)).text();
+  const space = (name: string) => metricSum(text, 'nodejs_heap_space_size_total_bytes', `space="${name}"`) / 1048576;
   const restarts = (reason: string) => metricSum(text, 'pageworks_chromium_restarts_total', `reason="${reason}"`);
   return {
     heapUsedMb: metricSum(text, 'nodejs_heap_size_used_bytes') / 1048576,
     heapTotalMb: metricSum(text, 'nodejs_heap_size_total_bytes') / 1048576,
     externalMb: metricSum(text, 'nodejs_external_memory_bytes') / 1048576,
+    spacesMb: {
+      new: space('new'),
+      old: space('old'),
+      large: space('large_object') + space('new_large_object'),
+      code: space('code') + space('code_large_object'),
+    },
     recycles: restarts('renders') + restarts('memory'),
   };
 }

@@ -377,6 +377,7 @@ export async function runSoakBench(): Promise<void> {
           heapUsedMb: Number.NaN,
           heapTotalMb: Number.NaN,
           externalMb: Number.NaN,
+          spacesMb: { new: Number.NaN, old: Number.NaN, large: Number.NaN, code: Number.NaN },
           recycles: Number.NaN,
         }));
         const row: Row = {
