@@ -18,6 +18,8 @@ import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences 
 import { mentionsDeclarations } from './declarations-page.js';
 import { type DocumentInfo, readDocumentInfo } from './document-info.js';
 import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
+import { checkedRead, READ_LIMITS } from './document-read.js';
+import { readWithKit, takeReadKit } from './document-read-page.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
@@ -58,11 +60,17 @@ interface DocumentRead {
 /**
  * The function (called on the slot's holder) that runs preparePage: with `html`, writing the document,
  * and with `report`, watching its script errors from its start (the take function stays on the holder).
+ * Before it writes the document it also leaves on the holder the read that runs right before printing
+ * (document-read-page.ts), with the built-ins of the window as nothing has touched it yet.
  */
 function prepareDeclaration(html: string | null, pageCss: string, report: boolean): string {
   const watch = report ? watchErrors.toString() : 'null';
   const args = `${JSON.stringify(html)}, ${JSON.stringify(pageCss)}, ${ANIMATION_ROUNDS}, ${watch}, ${JSON.stringify(PAGE_LIMITS)}, this`;
-  return `function () { return ((__name) => (${preparePage.toString()})(${args}))((f) => f); }`;
+  const keepRead =
+    html === null
+      ? ''
+      : `const kit = (${takeReadKit.toString()})(); this.read = () => (${readWithKit.toString()})(kit, ${JSON.stringify(READ_LIMITS)});`;
+  return `function () { return ((__name) => { ${keepRead} return (${preparePage.toString()})(${args}); })((f) => f); }`;
 }
 
 /** The expression that reads the document in the isolated world (fonts only when a report is collected). */
@@ -71,16 +79,37 @@ function readExpression(report: boolean): string {
   return `({ info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)}, declares: ${callExpression(mentionsDeclarations)}${fonts} })`;
 }
 
-/** What the document says about itself, where it may use cross-references and (with a report) its failed fonts. */
+/**
+ * What the document says about itself, where it may use cross-references and (with a report) its failed
+ * fonts: read in the page's own world with the built-ins taken before the document ran, and in an
+ * isolated world only what that read says is there (a failed font), or all of it in a document that
+ * navigated (its window is not the one the built-ins were taken from).
+ */
 async function readDocument(slot: RenderSlot, report: boolean): Promise<DocumentRead> {
   try {
-    return (await evaluateIn(slot.session, await isolatedWorld(slot), readExpression(report))) as DocumentRead;
+    const read =
+      slot.navigations === 0 && slot.holder !== null
+        ? checkedRead(await callOn(slot.session, slot.holder, READ_CALL))
+        : undefined;
+    if (!read) return (await evaluateIn(slot.session, await isolatedWorld(slot), readExpression(report))) as DocumentRead;
+    const fonts =
+      report && read.fontsFailed
+        ? await evaluateIn(slot.session, await isolatedWorld(slot), callExpression(failedFonts, PAGE_LIMITS))
+        : undefined;
+    return { info: read.info, xref: read.xref, declares: read.declares, fonts };
   } catch (err) {
     // A document that navigates right now has nothing to read yet: the print's retry reads it again.
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
     return {};
   }
 }
+
+/**
+ * Calls the read that preparePage's first call left on the holder. Should it throw all the same, it
+ * returns nothing and the isolated world reads instead.
+ */
+const READ_CALL =
+  'function () { try { return typeof this.read === "function" ? this.read() : undefined; } catch { return undefined; } }';
 
 /** Calls preparePage on the slot's holder (see RenderSlot.holder). */
 async function prepare(slot: RenderSlot, html: string | null, pageCss: string, report: boolean): Promise<Prepared> {
