@@ -42,13 +42,17 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** What preparing a document reports: why `pageworksReady` rejected, and (with a report) its script errors. */
+/**
+ * What preparing a document reports: why `pageworksReady` rejected, (with a report) its script errors,
+ * and the main-world read of the document once it is ready (document-read-page.ts), unchecked.
+ */
 interface Prepared {
   rejected?: string;
   page?: unknown;
+  read?: unknown;
 }
 
-/** What the render reads of the document, in an isolated world, right before it prints. */
+/** What the render knows of the document right before it prints. */
 interface DocumentRead {
   info?: DocumentInfo;
   xref?: CrossReferenceUse;
@@ -60,7 +64,7 @@ interface DocumentRead {
 /**
  * The function (called on the slot's holder) that runs preparePage: with `html`, writing the document,
  * and with `report`, watching its script errors from its start (the take function stays on the holder).
- * Before it writes the document it also leaves on the holder the read that runs right before printing
+ * Before it writes the document it also leaves on the holder the read that preparePage ends with
  * (document-read-page.ts), with the built-ins of the window as nothing has touched it yet.
  */
 function prepareDeclaration(html: string | null, pageCss: string, report: boolean): string {
@@ -81,16 +85,14 @@ function readExpression(report: boolean): string {
 
 /**
  * What the document says about itself, where it may use cross-references and (with a report) its failed
- * fonts: read in the page's own world with the built-ins taken before the document ran, and in an
- * isolated world only what that read says is there (a failed font), or all of it in a document that
- * navigated (its window is not the one the built-ins were taken from).
+ * fonts: as the page's own world read it once the document was ready (`pageRead`, made with built-ins
+ * taken before the document ran), and in an isolated world only what that read says is there (a failed
+ * font), or all of it when there is no such read (a document that navigated has a window other than
+ * the one the built-ins were taken from).
  */
-async function readDocument(slot: RenderSlot, report: boolean): Promise<DocumentRead> {
+async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknown): Promise<DocumentRead> {
   try {
-    const read =
-      slot.navigations === 0 && slot.holder !== null
-        ? checkedRead(await callOn(slot.session, slot.holder, READ_CALL))
-        : undefined;
+    const read = pageRead === undefined ? undefined : checkedRead(pageRead);
     if (!read) return (await evaluateIn(slot.session, await isolatedWorld(slot), readExpression(report))) as DocumentRead;
     const fonts =
       report && read.fontsFailed
@@ -104,21 +106,14 @@ async function readDocument(slot: RenderSlot, report: boolean): Promise<Document
   }
 }
 
-/**
- * Calls the read that preparePage's first call left on the holder. Should it throw all the same, it
- * returns nothing and the isolated world reads instead.
- */
-const READ_CALL =
-  'function () { try { return typeof this.read === "function" ? this.read() : undefined; } catch { return undefined; } }';
-
 /** Calls preparePage on the slot's holder (see RenderSlot.holder). */
 async function prepare(slot: RenderSlot, html: string | null, pageCss: string, report: boolean): Promise<Prepared> {
   if (slot.holder === null) throw new RenderError('RENDER_FAILED', 'the page has no fresh document to render in');
   const value = await callOn(slot.session, slot.holder, prepareDeclaration(html, pageCss, report));
   if (value === null || typeof value !== 'object') return {};
   // What crossed from the page: a rejection reason is text, cut as the page cut it.
-  const { rejected, page } = value as Prepared;
-  return { rejected: typeof rejected === 'string' ? rejected.slice(0, PAGE_LIMITS.text) : undefined, page };
+  const { rejected, page, read } = value as Prepared;
+  return { rejected: typeof rejected === 'string' ? rejected.slice(0, PAGE_LIMITS.text) : undefined, page, read };
 }
 
 /**
@@ -223,7 +218,7 @@ export async function renderInSlot(
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
   const collect = report !== undefined;
   const first = await loadDocument(slot, html, params.pageCss, deadline - reserve, collect);
-  let { rejected } = first;
+  let { rejected, read: pageRead } = first;
   report?.addPage(first.page);
   await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
   await settleNavigation(slot, deadline - reserve, idleMaxMs);
@@ -232,6 +227,8 @@ export async function renderInSlot(
     const again = await prepareAgain(slot, params.pageCss, collect);
     rejected ??= again.rejected;
     report?.addPage(again.page);
+    // What the document says now; nothing from a document that navigated (the isolated world reads it).
+    pageRead = again.read;
   }
   if (rejected !== undefined) {
     log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
@@ -239,7 +236,7 @@ export async function renderInSlot(
   }
   report?.printing(slot.requests.keys());
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
-  let read = await readDocument(slot, collect);
+  let read = await readDocument(slot, collect, pageRead);
   report?.addFonts(read.fonts);
   let printed: { pdf: Buffer; unresolved: string[] };
   try {
