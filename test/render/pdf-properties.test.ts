@@ -17,6 +17,7 @@ import { createEgressPolicy } from '../../src/net/policy.js';
 import { BrowserPool } from '../../src/render/pool/browser-pool.js';
 import { toPrintParams } from '../../src/render/request/options.js';
 import { VERSION } from '../../src/version.js';
+import { TAMPER_SCRIPT } from '../fixtures/render/tampered-builtins.js';
 import { createKey } from '../helpers/core.js';
 import { noDns, postRender } from '../helpers/render.js';
 import { pdfInfo, pdfLang, pdfOutline, pdfPageTexts, pdfProperties, qpdfCheck } from './pdf-tools.js';
@@ -124,6 +125,24 @@ describe('PDF properties from the document', () => {
     expect(props.Subject).toBe(`a${'😀'.repeat(2047)}`);
     expect(pdfLang(pdf)).toBe('en-GB');
     expect(pdfOutline(pdf)).toEqual([{ title: 'Only an h3', page: 1, kids: [] }]);
+  });
+});
+
+describe('a document that replaces the built-ins the read uses', () => {
+  it('still carries its own title, author, description, keywords and lang', async () => {
+    const pdf = await renderPdf(REPORT.replace('</head>', `${TAMPER_SCRIPT}</head>`));
+    const props = pdfProperties(pdf);
+    expect(props.Title).toBe('Årsrapport 2026 (utkast) — Zoë');
+    expect(props.Author).toBe('Zoë Ångström');
+    expect(props.Subject).toBe('Kvartalssiffror \\ sammanfattning');
+    expect(props.Keywords).toBe('日本語, rapport, årsredovisning');
+    expect(pdfLang(pdf)).toBe('sv');
+  });
+
+  it('still has its declared PDF/A-2b seen, and claimed', async () => {
+    const html = REPORT.replace('</head>', `<meta name="pdf-profile" content="PDF/A-2b">${TAMPER_SCRIPT}</head>`);
+    const pdf = await renderPdf(html);
+    expect(pdf.toString('latin1')).toMatch(/pdfaid:part(>|=")2/);
   });
 });
 

@@ -16,6 +16,7 @@ import type { RenderRecord } from '../../src/render/report/report.js';
 import { MAX_BODY_BYTES } from '../../src/render/request/schema.js';
 import { registerRenderRoutes, sendRenderError } from '../../src/render/routes.js';
 import { mixedDocument, mixedLookup, startAssetServer, THROWN } from '../fixtures/render/mixed-document.js';
+import { TAMPER_SCRIPT } from '../fixtures/render/tampered-builtins.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { postRender } from '../helpers/render.js';
 import { pdfText } from './pdf-tools.js';
@@ -163,6 +164,22 @@ describe('what a report never holds, and how long it gets', () => {
       },
     ]);
     expect(JSON.stringify(record)).not.toContain(payload);
+  });
+
+  it('names a failed font of a document that replaced the built-ins the read uses', async () => {
+    const html = `<style>@font-face { font-family: Broken; src: url("data:font/woff2;base64,QUJDRA=="); }</style>${TAMPER_SCRIPT}
+      <p style="font-family: Broken">text</p>`;
+    const res = await postRender(app, key, { html });
+    expect(res.statusCode).toBe(200);
+    expect(recordOf(res.headers['x-render-id']).warnings).toEqual([
+      {
+        kind: 'font_failed',
+        family: 'Broken',
+        url: 'data:font/woff2',
+        message:
+          'The font "Broken" could not be loaded from an inline font/woff2 (data: URL); its text printed in a fallback font',
+      },
+    ]);
   });
 
   it('keeps 100 of 10,000 throws and says how many it dropped, in about the time of a clean render', async () => {

@@ -57,16 +57,31 @@ export function callExpression(fn: (...args: never[]) => unknown, ...args: unkno
   return `((__name) => (${fn.toString()})(${args.map((arg) => (typeof arg === 'function' ? arg.toString() : JSON.stringify(arg))).join(',')}))((f) => f)`;
 }
 
-/** Reads a protocol stream (a printed PDF) to its end and closes it. */
+/** Bytes asked for by each IO.read. */
+const READ_CHUNK = 1 << 24;
+
+/**
+ * Reads a protocol stream (a printed PDF) to its end and closes it. Chromium says `eof` only on a read
+ * that finds nothing left, so a PDF shorter than a chunk would take a second round trip to learn it has
+ * it all: a short chunk that ends with the PDF's end-of-file marker already is the end (Chromium writes
+ * a PDF in one piece, with one marker at its very end). The close is not waited for.
+ */
 export async function readStream(session: CDPSession, handle: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   try {
     for (;;) {
-      const { data, base64Encoded, eof } = await session.send('IO.read', { handle, size: 1 << 24 });
-      chunks.push(Buffer.from(data, base64Encoded ? 'base64' : 'utf8'));
-      if (eof) return Buffer.concat(chunks);
+      const { data, base64Encoded, eof } = await session.send('IO.read', { handle, size: READ_CHUNK });
+      const chunk = Buffer.from(data, base64Encoded ? 'base64' : 'utf8');
+      chunks.push(chunk);
+      if (eof || (chunk.length < READ_CHUNK && endsPdf(chunk))) return Buffer.concat(chunks);
     }
   } finally {
-    await session.send('IO.close', { handle }).catch(() => undefined);
+    session.send('IO.close', { handle }).catch(() => undefined);
   }
+}
+
+/** Whether `chunk` ends with `%%EOF` and at most an end of line after it. */
+function endsPdf(chunk: Buffer): boolean {
+  const tail = chunk.subarray(Math.max(0, chunk.length - 8)).toString('latin1');
+  return /%%EOF\r?\n?$/.test(tail);
 }

@@ -59,8 +59,8 @@ export interface RenderSlot {
    * reach. Made with each fresh document; gone with a navigation.
    */
   holder: string | null;
-  /** The isolated world the render reads the document in, and the navigation count it was made at. */
-  world: { contextId: number; navigations: number } | null;
+  /** The isolated world a render read the document in (isolatedWorld), and the navigation count it was made at. */
+  world: { contextId: Promise<number>; navigations: number } | null;
 }
 
 /** Opens a context routed through a new egress proxy, with one page ready on about:blank. */
@@ -210,33 +210,31 @@ export async function resetSlot(slot: RenderSlot, timeoutMs: number): Promise<bo
 }
 
 /**
- * Makes the fresh document's holder and isolated world before the render needs them, off its path
- * (document.open() keeps both: it replaces the document's content, not its window).
+ * Makes the fresh document's holder before the render needs it (document.open() keeps it: it replaces the
+ * document's content, not its window).
  */
 async function prepareDocument(slot: RenderSlot): Promise<void> {
-  const [held, world] = await Promise.all([
-    slot.session.send('Runtime.evaluate', { expression: 'Object.create(null)' }),
-    slot.session.send('Page.createIsolatedWorld', { frameId: slot.frameId, worldName: ISOLATED_WORLD }),
-  ]);
+  const held = await slot.session.send('Runtime.evaluate', { expression: 'Object.create(null)' });
   slot.holder = held.result.objectId ?? null;
-  slot.world = { contextId: world.executionContextId, navigations: 0 };
+  slot.world = null;
 }
 
 /** The name of the isolated world the render reads the document in (DevTools shows it by this name). */
 const ISOLATED_WORLD = 'pageworks';
 
 /**
- * The execution context of an isolated world on the page's current document: the one made with the
- * fresh document, or (after the document navigated itself) a new one.
+ * The execution context id of an isolated world on the page's current document, made the first time a
+ * render needs one (a declaration, a failed font, a navigated document: document/renderer.ts) and kept
+ * until the document navigates. The document's scripts cannot reach into it, so the DOM methods used
+ * there are the browser's own. Chromium takes about 4 ms to make one, so most renders never ask.
  */
-export async function isolatedWorld(slot: RenderSlot): Promise<number> {
+export function isolatedWorld(slot: RenderSlot): Promise<number> {
   if (slot.world && slot.world.navigations === slot.navigations) return slot.world.contextId;
-  const { executionContextId } = await slot.session.send('Page.createIsolatedWorld', {
-    frameId: slot.frameId,
-    worldName: ISOLATED_WORLD,
-  });
-  slot.world = { contextId: executionContextId, navigations: slot.navigations };
-  return executionContextId;
+  const contextId = slot.session
+    .send('Page.createIsolatedWorld', { frameId: slot.frameId, worldName: ISOLATED_WORLD })
+    .then(({ executionContextId }) => executionContextId);
+  slot.world = { contextId, navigations: slot.navigations };
+  return contextId;
 }
 
 /** Closes the context (which kills its renderer, even one stuck in a script) and the proxy. */

@@ -27,6 +27,8 @@ export const ANIMATION_ROUNDS = 10;
  * from the fresh window before it runs anything, and what is returned is built with them.
  * With `watch` (report-page.ts's watchErrors), the document's script errors are watched from its start;
  * the take function is kept on `keep`, an object no global leads to, and what it took so far is returned.
+ * When `keep` holds the read of the document (document-read-page.ts), its answer is returned too: what
+ * the document says about itself once it is ready to print.
  */
 export async function preparePage(
   source: string | null,
@@ -34,8 +36,8 @@ export async function preparePage(
   rounds: number,
   watch: ((limits: { errors: number; text: number }) => () => unknown) | null,
   limits: { errors: number; text: number },
-  keep: { take?: () => unknown } | null,
-): Promise<{ rejected?: string; page?: unknown }> {
+  keep: { take?: () => unknown; read?: () => unknown } | null,
+): Promise<{ rejected?: string; page?: unknown; read?: unknown }> {
   const apply = Reflect.apply;
   const slice = String.prototype.slice;
   const toText = String;
@@ -166,8 +168,13 @@ export async function preparePage(
     }
   }
   // No prototype: a getter or setter the document put on Object.prototype never sees the answer.
-  const answer: { rejected?: string; page?: unknown } = create(null);
+  const answer: { rejected?: string; page?: unknown; read?: unknown } = create(null);
   if (rejected !== undefined) answer.rejected = rejected;
   if (keep?.take) answer.page = keep.take();
+  try {
+    if (keep?.read) answer.read = keep.read();
+  } catch {
+    // No read: the renderer reads the document in an isolated world instead.
+  }
   return answer;
 }

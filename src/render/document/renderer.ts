@@ -18,6 +18,8 @@ import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences 
 import { mentionsDeclarations } from './declarations-page.js';
 import { type DocumentInfo, readDocumentInfo } from './document-info.js';
 import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
+import { checkedRead, READ_LIMITS } from './document-read.js';
+import { readWithKit, takeReadKit } from './document-read-page.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
@@ -40,13 +42,17 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** What preparing a document reports: why `pageworksReady` rejected, and (with a report) its script errors. */
+/**
+ * What preparing a document reports: why `pageworksReady` rejected, (with a report) its script errors,
+ * and the main-world read of the document once it is ready (document-read-page.ts), unchecked.
+ */
 interface Prepared {
   rejected?: string;
   page?: unknown;
+  read?: unknown;
 }
 
-/** What the render reads of the document, in an isolated world, right before it prints. */
+/** What the render knows of the document right before it prints. */
 interface DocumentRead {
   info?: DocumentInfo;
   xref?: CrossReferenceUse;
@@ -58,11 +64,17 @@ interface DocumentRead {
 /**
  * The function (called on the slot's holder) that runs preparePage: with `html`, writing the document,
  * and with `report`, watching its script errors from its start (the take function stays on the holder).
+ * Before it writes the document it also leaves on the holder the read that preparePage ends with
+ * (document-read-page.ts), with the built-ins of the window as nothing has touched it yet.
  */
 function prepareDeclaration(html: string | null, pageCss: string, report: boolean): string {
   const watch = report ? watchErrors.toString() : 'null';
   const args = `${JSON.stringify(html)}, ${JSON.stringify(pageCss)}, ${ANIMATION_ROUNDS}, ${watch}, ${JSON.stringify(PAGE_LIMITS)}, this`;
-  return `function () { return ((__name) => (${preparePage.toString()})(${args}))((f) => f); }`;
+  const keepRead =
+    html === null
+      ? ''
+      : `const kit = (${takeReadKit.toString()})(); this.read = () => (${readWithKit.toString()})(kit, ${JSON.stringify(READ_LIMITS)});`;
+  return `function () { return ((__name) => { ${keepRead} return (${preparePage.toString()})(${args}); })((f) => f); }`;
 }
 
 /** The expression that reads the document in the isolated world (fonts only when a report is collected). */
@@ -71,10 +83,22 @@ function readExpression(report: boolean): string {
   return `({ info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)}, declares: ${callExpression(mentionsDeclarations)}${fonts} })`;
 }
 
-/** What the document says about itself, where it may use cross-references and (with a report) its failed fonts. */
-async function readDocument(slot: RenderSlot, report: boolean): Promise<DocumentRead> {
+/**
+ * What the document says about itself, where it may use cross-references and (with a report) its failed
+ * fonts: as the page's own world read it once the document was ready (`pageRead`, made with built-ins
+ * taken before the document ran), and in an isolated world only what that read says is there (a failed
+ * font), or all of it when there is no such read (a document that navigated has a window other than
+ * the one the built-ins were taken from).
+ */
+async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknown): Promise<DocumentRead> {
   try {
-    return (await evaluateIn(slot.session, await isolatedWorld(slot), readExpression(report))) as DocumentRead;
+    const read = pageRead === undefined ? undefined : checkedRead(pageRead);
+    if (!read) return (await evaluateIn(slot.session, await isolatedWorld(slot), readExpression(report))) as DocumentRead;
+    const fonts =
+      report && read.fontsFailed
+        ? await evaluateIn(slot.session, await isolatedWorld(slot), callExpression(failedFonts, PAGE_LIMITS))
+        : undefined;
+    return { info: read.info, xref: read.xref, declares: read.declares, fonts };
   } catch (err) {
     // A document that navigates right now has nothing to read yet: the print's retry reads it again.
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
@@ -88,8 +112,8 @@ async function prepare(slot: RenderSlot, html: string | null, pageCss: string, r
   const value = await callOn(slot.session, slot.holder, prepareDeclaration(html, pageCss, report));
   if (value === null || typeof value !== 'object') return {};
   // What crossed from the page: a rejection reason is text, cut as the page cut it.
-  const { rejected, page } = value as Prepared;
-  return { rejected: typeof rejected === 'string' ? rejected.slice(0, PAGE_LIMITS.text) : undefined, page };
+  const { rejected, page, read } = value as Prepared;
+  return { rejected: typeof rejected === 'string' ? rejected.slice(0, PAGE_LIMITS.text) : undefined, page, read };
 }
 
 /**
@@ -194,7 +218,7 @@ export async function renderInSlot(
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
   const collect = report !== undefined;
   const first = await loadDocument(slot, html, params.pageCss, deadline - reserve, collect);
-  let { rejected } = first;
+  let { rejected, read: pageRead } = first;
   report?.addPage(first.page);
   await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
   await settleNavigation(slot, deadline - reserve, idleMaxMs);
@@ -203,6 +227,8 @@ export async function renderInSlot(
     const again = await prepareAgain(slot, params.pageCss, collect);
     rejected ??= again.rejected;
     report?.addPage(again.page);
+    // What the document says now; nothing from a document that navigated (the isolated world reads it).
+    pageRead = again.read;
   }
   if (rejected !== undefined) {
     log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
@@ -210,7 +236,7 @@ export async function renderInSlot(
   }
   report?.printing(slot.requests.keys());
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
-  let read = await readDocument(slot, collect);
+  let read = await readDocument(slot, collect, pageRead);
   report?.addFonts(read.fonts);
   let printed: { pdf: Buffer; unresolved: string[] };
   try {

@@ -1,0 +1,187 @@
+/**
+ * The read right before printing, in the page's own (main) world: what the document says about itself
+ * (title, `lang`, the Info metas), where its stylesheets may use cross-references, whether it declares a
+ * PDF profile, and whether a font of it failed. An isolated world would keep the document's scripts out
+ * of this read as well, but Chromium makes one per document at about 4 ms of the renderer's time, a
+ * twentieth of a small invoice's render; so the common render reads here and asks for an isolated world
+ * only when there is more to read (a declaration, a failed font, a document that navigated).
+ *
+ * The document's scripts may replace any global or prototype of its window, so the read uses built-ins
+ * taken from the fresh window before the document is written (takeReadKit), and calls them with the
+ * taken Reflect.apply. What it returns it builds on objects without a prototype, so a setter the
+ * document put on Object.prototype or Array.prototype is never called. It returns raw values, cut to
+ * size: Node checks and cleans them (document-read.ts). Both functions run in the page: serialised with
+ * their source, they refer to nothing outside themselves.
+ */
+
+/** The built-ins the read calls, as the fresh window has them. */
+export type ReadKit = ReturnType<typeof takeReadKit>;
+
+/** Caps applied in the page: metas and style/link elements looked at, characters kept of a value, of a title, of an address. */
+export interface ReadLimits {
+  metas: number;
+  nodes: number;
+  chars: number;
+  titleChars: number;
+  hrefChars: number;
+}
+
+/** A list as the page returns it: a prototype-less object with `n` entries at keys 0 to n-1. */
+export interface PageList<T> {
+  n: number;
+  [index: number]: T;
+}
+
+/** What the main-world read returns, before Node checks it. */
+export interface PageRead {
+  title: string | null;
+  lang: string | null;
+  /** `<meta>` elements in document order: their `name` and `content` attributes, cut to size ('' when absent). */
+  metas: PageList<{ name: string; content: string }>;
+  /** Style elements whose text mentions a cross-reference function, by index among style and stylesheet link elements. */
+  styles: PageList<number>;
+  /** Stylesheet links: their index among those elements and their absolute address. */
+  links: PageList<{ node: number; href: string }>;
+  /** Whether the document may declare PDF profiles, factur-x or attachments (true when it could not be told). */
+  declares: boolean;
+  /** Whether a font face of the document is in the `error` state (true when it could not be told). */
+  fontsFailed: boolean;
+}
+
+/** Runs in the page before the document is written: the built-ins of the fresh window. */
+export function takeReadKit() {
+  const getter = (proto: object, name: string) => Object.getOwnPropertyDescriptor(proto, name)?.get;
+  return {
+    apply: Reflect.apply,
+    create: Object.create,
+    document,
+    fonts: document.fonts,
+    title: getter(Document.prototype, 'title'),
+    root: getter(Document.prototype, 'documentElement'),
+    byTag: Document.prototype.getElementsByTagName,
+    query: Document.prototype.querySelector,
+    queryAll: Document.prototype.querySelectorAll,
+    collectionLength: getter(HTMLCollection.prototype, 'length'),
+    collectionItem: HTMLCollection.prototype.item,
+    listLength: getter(NodeList.prototype, 'length'),
+    listItem: NodeList.prototype.item,
+    attribute: Element.prototype.getAttribute,
+    localName: getter(Element.prototype, 'localName'),
+    href: getter(HTMLLinkElement.prototype, 'href'),
+    text: getter(Node.prototype, 'textContent'),
+    eachFont: FontFaceSet.prototype.forEach,
+    status: getter(FontFace.prototype, 'status'),
+    indexOf: String.prototype.indexOf,
+    slice: String.prototype.slice,
+    lower: String.prototype.toLowerCase,
+    trimEnd: String.prototype.trimEnd,
+    endsWith: String.prototype.endsWith,
+  };
+}
+
+/** Runs in the page, right before it prints: see the file's comment. */
+export function readWithKit(k: ReadKit, limits: ReadLimits): PageRead {
+  const { apply } = k;
+  const call = (fn: unknown, self: unknown, args: unknown[]): unknown => apply(fn as (...a: unknown[]) => unknown, self, args);
+  const cut = (value: unknown, chars: number): string =>
+    typeof value === 'string' ? (call(k.slice, value, [0, chars]) as string) : '';
+  const list = <T>(): PageList<T> => {
+    const made = k.create(null) as PageList<T>;
+    made.n = 0;
+    return made;
+  };
+  const add = <T>(to: PageList<T>, value: T): void => {
+    to[to.n] = value;
+    to.n += 1;
+  };
+  const out = k.create(null) as PageRead;
+  out.title = null;
+  out.lang = null;
+  out.metas = list();
+  out.styles = list();
+  out.links = list();
+  out.declares = true;
+  out.fontsFailed = true;
+  try {
+    const title = call(k.title, k.document, []);
+    out.title = typeof title === 'string' ? cut(title, limits.titleChars) : null;
+    const root = call(k.root, k.document, []);
+    const lang = root ? call(k.attribute, root, ['lang']) : null;
+    out.lang = typeof lang === 'string' ? cut(lang, limits.chars) : null;
+    const metas = call(k.byTag, k.document, ['meta']);
+    const metaCount = call(k.collectionLength, metas, []) as number;
+    for (let i = 0; i < metaCount && i < limits.metas; i++) {
+      const meta = call(k.collectionItem, metas, [i]);
+      const entry = k.create(null) as { name: string; content: string };
+      entry.name = cut(call(k.attribute, meta, ['name']), 64);
+      entry.content = cut(call(k.attribute, meta, ['content']), limits.chars);
+      add(out.metas, entry);
+    }
+  } catch {
+    // A document that broke the DOM itself (not its prototypes: those were taken before it ran) states nothing.
+  }
+  const mentions = (text: string): boolean => {
+    for (let at = call(k.indexOf, text, ['(']) as number; at >= 0; at = call(k.indexOf, text, ['(', at + 1]) as number) {
+      const before = call(k.slice, text, [at > 20 ? at - 20 : 0, at]);
+      const name = call(k.lower, call(k.trimEnd, before, []), []);
+      // (No for…of over a list of names: that would use the document's Array iterator.)
+      if (
+        call(k.endsWith, name, ['leader']) ||
+        call(k.endsWith, name, ['target-counter']) ||
+        call(k.endsWith, name, ['target-text'])
+      )
+        return true;
+    }
+    return false;
+  };
+  try {
+    const nodes = call(k.queryAll, k.document, ['style, link[rel~="stylesheet" i]']);
+    const count = call(k.listLength, nodes, []) as number;
+    for (let i = 0; i < count && i < limits.nodes; i++) {
+      const node = call(k.listItem, nodes, [i]);
+      let href: unknown;
+      try {
+        href = call(k.href, node, []);
+      } catch {
+        // not an HTML link (a style element): its text is read below
+        href = undefined;
+      }
+      if (typeof href === 'string') {
+        // A longer address (a data: URL) was no request the cross-reference passes could read back.
+        if (href !== '' && href.length <= limits.hrefChars) {
+          const link = k.create(null) as { node: number; href: string };
+          link.node = i;
+          link.href = href;
+          add(out.links, link);
+        }
+      } else {
+        const text = call(k.text, node, []);
+        if (typeof text === 'string' && mentions(text)) add(out.styles, i);
+      }
+    }
+  } catch {
+    // As above: no cross-references are looked for in a document that broke its own DOM.
+  }
+  try {
+    out.declares =
+      call(k.query, k.document, ['meta[name*="pdf-profile" i], meta[name*="factur-x" i], link[rel*="attachment" i]']) !== null;
+  } catch {
+    out.declares = true;
+  }
+  try {
+    let failed = false;
+    call(k.eachFont, k.fonts, [
+      (face: unknown) => {
+        try {
+          if (call(k.status, face, []) === 'error') failed = true;
+        } catch {
+          failed = true;
+        }
+      },
+    ]);
+    out.fontsFailed = failed;
+  } catch {
+    out.fontsFailed = true;
+  }
+  return out;
+}
