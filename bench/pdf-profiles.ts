@@ -105,11 +105,13 @@ export async function runPdfProfilesBench(): Promise<void> {
     const baselineDist = process.env.PDF_PROFILES_BASELINE;
     if (baselineDist) {
       const earlier = await import(path.resolve(baselineDist, 'render/browser-pool.js'));
+      // Both builds on a fresh pool: this build's first pool has printed 150-page reports, the earlier one nothing.
       const old = await startPool(earlier.BrowserPool);
+      const fresh = await startPool(BrowserPool as unknown as { start(opts: unknown): Promise<Pool> });
       try {
         const t = await pairs(
           { label: 'invoice undeclared (earlier build)', run: async () => void (await old.render('bench', invoice, params)) },
-          { label: 'invoice undeclared (this build)', run: renderer(invoice) },
+          { label: 'invoice undeclared (this build)', run: async () => void (await fresh.render('bench', invoice, params)) },
           { chunks: 12, perChunk: 5 },
         );
         // pairs() gives a/b in time, that is this build's throughput over the earlier build's.
@@ -118,6 +120,7 @@ export async function runPdfProfilesBench(): Promise<void> {
         );
       } finally {
         await old.close();
+        await fresh.close();
       }
     } else process.stdout.write('PDF_PROFILES_BASELINE is not set: the comparison with an earlier build is skipped\n');
   } finally {
