@@ -48,7 +48,7 @@ for (let i = 1; i <= total; i++) {
     },
     { jobs: 10, htmlBytes: 1 << 30 },
   );
-  const row = await store.claimJob('w', now, 30_000, 3);
+  const row = await store.claimJob('w', now, { leaseMs: 30_000, maxAttempts: 3 });
   if (row?.id !== id) throw new Error(`claimed ${row?.id}, expected ${id}`);
   await store.finishJob(id, 'w', now, {
     pdf: { key: `${accountId}/${id}.pdf`, bytes: 9000, pages: 1, expiresAt: now + 1, store: results.id },

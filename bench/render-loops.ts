@@ -93,7 +93,7 @@ export async function startBare(
 /** What a naive service does: launch Chromium, render, close it, for every request. */
 export async function launchPerRequest(html: string): Promise<void> {
   const browser = await puppeteer.launch({
-    executablePath: findChromium(process.env.CHROMIUM_PATH),
+    executablePath: findChromium({ configured: process.env.CHROMIUM_PATH }),
     headless: true,
     args: chromiumArgs(),
   });

@@ -221,7 +221,11 @@ export class JobWorker {
         const now = this.now();
         const lapsed = now - this.lapsedLookAt >= LAPSED_LOOK_MS;
         if (lapsed) this.lapsedLookAt = now;
-        row = await this.opts.store.claimJob(this.owner, now, this.opts.leaseMs, this.opts.maxAttempts, lapsed);
+        row = await this.opts.store.claimJob(this.owner, now, {
+          leaseMs: this.opts.leaseMs,
+          maxAttempts: this.opts.maxAttempts,
+          lapsed,
+        });
       } catch (err) {
         this.opts.log.error({ err: (err as Error).message }, 'could not claim a render job; retrying');
         await this.idle(pollMs);

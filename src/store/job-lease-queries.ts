@@ -8,6 +8,16 @@ import { bindQueries, type StoreContext } from './store-context.js';
 // Claims are single UPDATE … RETURNING statements: on SQLite the one connection is the single writer,
 // on PostgreSQL the row is taken with FOR UPDATE SKIP LOCKED.
 
+/** How a claim leases its job. */
+export interface ClaimOptions {
+  /** How long the lease lasts from `now`. */
+  leaseMs: number;
+  /** Attempts a job gets; a lapsed lease with none left fails the job. */
+  maxAttempts: number;
+  /** Whether to look for lapsed leases first (default true). */
+  lapsed?: boolean;
+}
+
 /** Store methods of the job leases: what a worker does with the jobs it runs. */
 export interface JobLeaseStore {
   /**
@@ -16,7 +26,7 @@ export interface JobLeaseStore {
    * recently. Jobs whose lease lapsed with no attempt left become `failed` in the same call. With
    * `lapsed` false, lapsed leases are left for a later call (one statement instead of three).
    */
-  claimJob(owner: string, now: number, leaseMs: number, maxAttempts: number, lapsed?: boolean): Promise<RenderJobRow | undefined>;
+  claimJob(owner: string, now: number, lease: ClaimOptions): Promise<RenderJobRow | undefined>;
   /** Extends the lease; false when the job is no longer this owner's (canceled, or taken after a lapse). */
   renewJobLease(id: string, owner: string, until: number): Promise<boolean>;
   /** Which of these jobs are still running under this owner's lease (a cancel elsewhere drops one). */
@@ -42,9 +52,7 @@ export async function claimJob(
   { db, kind }: StoreContext,
   owner: string,
   now: number,
-  leaseMs: number,
-  maxAttempts: number,
-  lapsed = true,
+  { leaseMs, maxAttempts, lapsed = true }: ClaimOptions,
 ) {
   const lock = kind === 'postgres' ? sql`for update skip locked` : sql``;
   const take = (pick: RawBuilder<unknown>, status: RenderJobStatus) =>

@@ -100,7 +100,7 @@ describe('pageworks accounts delete', () => {
       webhookUrl: null,
       idempotencyKey: null,
     });
-    const claimed = (await core.store.claimJob('cli-test', Date.now(), 30_000, 3))!;
+    const claimed = (await core.store.claimJob('cli-test', Date.now(), { leaseMs: 30_000, maxAttempts: 3 }))!;
     expect(claimed.id).toBe(row.id);
     await core.results.put(pdfKey(claimed), Buffer.from('%PDF-1.4\n'));
     const pdf = { key: pdfKey(claimed), bytes: 9, pages: 1, expiresAt: Date.now() + 3600_000, store: core.results.id };

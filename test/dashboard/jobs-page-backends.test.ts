@@ -74,7 +74,7 @@ for (const backend of backends) {
     async function succeededJob(accountId: string, expiresAt: number, elsewhere?: string): Promise<string> {
       const id = await queuedJob(accountId);
       // Claims are fair across accounts; this account's job is the one this test queued last.
-      const claimed = await core.store.claimJob('test-worker', Date.now(), 60_000, 3);
+      const claimed = await core.store.claimJob('test-worker', Date.now(), { leaseMs: 60_000, maxAttempts: 3 });
       expect(claimed?.id).toBe(id);
       const key = `${accountId}/${id}.pdf`;
       if (!elsewhere) await core.results.put(key, PDF);

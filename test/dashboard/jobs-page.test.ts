@@ -32,7 +32,7 @@ async function accountIdOf(address: string): Promise<string> {
 async function succeededJob(accountId: string, reference: string | null): Promise<string> {
   const now = Date.now();
   const id = await queueJob(core.store, accountId, { createdAt: now - 5000, reference });
-  const claimed = await core.store.claimJob('test-worker', now - 4000, 60_000, 3);
+  const claimed = await core.store.claimJob('test-worker', now - 4000, { leaseMs: 60_000, maxAttempts: 3 });
   expect(claimed?.id).toBe(id);
   const key = `${accountId}/${id}.pdf`;
   await core.results.put(key, PDF);

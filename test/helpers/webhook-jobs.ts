@@ -50,7 +50,7 @@ export async function finishedJob(
   outcome: 'succeeded' | 'failed' = 'succeeded',
 ): Promise<string> {
   const id = await queueJob(store, accountId, { webhookUrl: url });
-  const claimed = await store.claimJob('test-worker', Date.now(), 60_000, 3);
+  const claimed = await store.claimJob('test-worker', Date.now(), { leaseMs: 60_000, maxAttempts: 3 });
   expect(claimed?.id).toBe(id);
   const result =
     outcome === 'succeeded'

@@ -264,7 +264,10 @@ describe('with the worker running', () => {
   beforeAll(async () => {
     // A worker that claimed a job and died: its lease lapses and the real worker takes the job again.
     deadJobId = (await submitJob(app, key, { html: TEXT, reference: 'orphan' })).json().id;
-    const claimed = await core.store.claimJob('dead-worker', Date.now(), 1000, core.config.renderJobAttempts);
+    const claimed = await core.store.claimJob('dead-worker', Date.now(), {
+      leaseMs: 1000,
+      maxAttempts: core.config.renderJobAttempts,
+    });
     expect(claimed?.id).toBe(deadJobId);
     app.jobs.startWorker();
   });

@@ -39,7 +39,7 @@ for (const backend of backends) {
     /** A worker renders the job now: its PDF is stored and kept `keepMs` (earlier tests' jobs, claimed first, end failed). */
     const succeed = async (id: string, keepMs: number) => {
       for (;;) {
-        const row = await store.claimJob('w', clock, 30_000, 3);
+        const row = await store.claimJob('w', clock, { leaseMs: 30_000, maxAttempts: 3 });
         if (!row) throw new Error(`job ${id} was not claimed`);
         if (row.id !== id) {
           await store.finishJob(row.id, 'w', clock, { error: { code: 'RENDER_FAILED', message: 'left over' } });

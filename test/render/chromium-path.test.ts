@@ -5,13 +5,13 @@ import { findChromium } from '../../src/render/browser/chromium.js';
 
 describe('finding Chromium', () => {
   it('takes CHROMIUM_PATH as given', () => {
-    expect(findChromium('/opt/chrome/chrome', () => false)).toBe('/opt/chrome/chrome');
+    expect(findChromium({ configured: '/opt/chrome/chrome', exists: () => false })).toBe('/opt/chrome/chrome');
   });
 
   it('takes the first candidate that exists (chromium-browser, google-chrome), as the set-up does', () => {
-    expect(findChromium(undefined, (f) => f === '/usr/bin/chromium-browser')).toBe('/usr/bin/chromium-browser');
-    expect(findChromium(undefined, (f) => f === '/usr/bin/google-chrome')).toBe('/usr/bin/google-chrome');
-    expect(findChromium(undefined, () => false)).toBe('/usr/bin/chromium');
+    expect(findChromium({ exists: (f) => f === '/usr/bin/chromium-browser' })).toBe('/usr/bin/chromium-browser');
+    expect(findChromium({ exists: (f) => f === '/usr/bin/google-chrome' })).toBe('/usr/bin/google-chrome');
+    expect(findChromium({ exists: () => false })).toBe('/usr/bin/chromium');
   });
 
   it('is the detection scripts/setup.mjs runs (the built chromium-executable.js)', () => {

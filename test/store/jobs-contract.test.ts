@@ -36,7 +36,7 @@ for (const backend of backends) {
     // Claims take from the whole table: drain what earlier tests left so each test sees only its own jobs.
     const drain = async () => {
       for (;;) {
-        const row = await store.claimJob('drain', t0, 1_000_000_000, 100);
+        const row = await store.claimJob('drain', t0, { leaseMs: 1_000_000_000, maxAttempts: 100 });
         if (!row) return;
         await store.finishJob(row.id, 'drain', t0, { error: { code: 'RENDER_FAILED', message: 'drained' } });
       }
@@ -73,7 +73,7 @@ for (const backend of backends) {
     it('claims with a lease, renews it, and makes the job final with its webhook due in one statement', async () => {
       const a = await account();
       const { row } = await store.insertJob(job(a, t0, { webhookUrl: 'https://hooks.example/x', reference: 'inv-1' }));
-      const claimed = await store.claimJob('w1', t0 + 10, 30_000, 3);
+      const claimed = await store.claimJob('w1', t0 + 10, { leaseMs: 30_000, maxAttempts: 3 });
       expect(claimed).toMatchObject({
         id: row.id,
         status: 'running',
@@ -81,7 +81,7 @@ for (const backend of backends) {
         lease_owner: 'w1',
         lease_expires_at: t0 + 30_010,
       });
-      expect(await store.claimJob('w2', t0 + 20, 30_000, 3)).toBeUndefined();
+      expect(await store.claimJob('w2', t0 + 20, { leaseMs: 30_000, maxAttempts: 3 })).toBeUndefined();
       expect(await store.renewJobLease(row.id, 'w1', t0 + 60_000)).toBe(true);
       expect(await store.renewJobLease(row.id, 'w2', t0 + 60_000)).toBe(false);
       const pdf = { key: `${a}/${row.id}.pdf`, bytes: 1234, pages: 2, expiresAt: t0 + 86_400_000, store: 'files:a' };
@@ -102,7 +102,7 @@ for (const backend of backends) {
       });
       // No webhook URL: nothing due.
       const { row: quiet } = await store.insertJob(job(a, t0));
-      await store.claimJob('w1', t0, 30_000, 3);
+      await store.claimJob('w1', t0, { leaseMs: 30_000, maxAttempts: 3 });
       await store.finishJob(quiet.id, 'w1', t0, { error: { code: 'RENDER_TIMEOUT', message: 'slow' } });
       expect(await store.findJob(quiet.id)).toMatchObject({
         status: 'failed',
@@ -114,14 +114,14 @@ for (const backend of backends) {
     it('takes a job again once its lease lapsed, and fails it after the last attempt', async () => {
       const a = await account();
       const { row } = await store.insertJob(job(a, t0, { webhookUrl: 'https://hooks.example/y' }));
-      expect((await store.claimJob('dead1', t0, 1000, 2))?.id).toBe(row.id);
+      expect((await store.claimJob('dead1', t0, { leaseMs: 1000, maxAttempts: 2 }))?.id).toBe(row.id);
       // Lease still valid: nobody else gets it.
-      expect(await store.claimJob('w', t0 + 999, 1000, 2)).toBeUndefined();
-      const again = await store.claimJob('dead2', t0 + 1001, 1000, 2);
+      expect(await store.claimJob('w', t0 + 999, { leaseMs: 1000, maxAttempts: 2 })).toBeUndefined();
+      const again = await store.claimJob('dead2', t0 + 1001, { leaseMs: 1000, maxAttempts: 2 });
       expect(again).toMatchObject({ id: row.id, attempts: 2, lease_owner: 'dead2' });
       // The first owner lost it: its renewal and its result are refused.
       expect(await store.renewJobLease(row.id, 'dead1', t0 + 5000)).toBe(false);
-      expect(await store.claimJob('w', t0 + 2002, 1000, 2)).toBeUndefined();
+      expect(await store.claimJob('w', t0 + 2002, { leaseMs: 1000, maxAttempts: 2 })).toBeUndefined();
       expect(await store.findJob(row.id)).toMatchObject({
         status: 'failed',
         error_code: 'INTERNAL_ERROR',
@@ -134,14 +134,18 @@ for (const backend of backends) {
     it('leaves lapsed leases to a later claim when asked to, and takes them first when not', async () => {
       const a = await account();
       const { row: lapsed } = await store.insertJob(job(a, t0));
-      await store.claimJob('dead', t0, 1000, 3);
+      await store.claimJob('dead', t0, { leaseMs: 1000, maxAttempts: 3 });
       const { row: queued } = await store.insertJob(job(a, t0 + 1));
       // A claim that skips the lapsed-lease look takes the queued job, and the lapsed one stays as it was.
-      expect((await store.claimJob('w1', t0 + 2000, 30_000, 3, false))?.id).toBe(queued.id);
+      expect((await store.claimJob('w1', t0 + 2000, { leaseMs: 30_000, maxAttempts: 3, lapsed: false }))?.id).toBe(queued.id);
       expect(await store.findJob(lapsed.id)).toMatchObject({ status: 'running', lease_owner: 'dead', attempts: 1 });
-      expect(await store.claimJob('w1', t0 + 2001, 30_000, 3, false)).toBeUndefined();
+      expect(await store.claimJob('w1', t0 + 2001, { leaseMs: 30_000, maxAttempts: 3, lapsed: false })).toBeUndefined();
       // The next claim that looks takes it.
-      expect(await store.claimJob('w2', t0 + 2002, 30_000, 3)).toMatchObject({ id: lapsed.id, attempts: 2, lease_owner: 'w2' });
+      expect(await store.claimJob('w2', t0 + 2002, { leaseMs: 30_000, maxAttempts: 3 })).toMatchObject({
+        id: lapsed.id,
+        attempts: 2,
+        lease_owner: 'w2',
+      });
     });
 
     it('hands each job to exactly one of several concurrent claimers', async () => {
@@ -153,7 +157,7 @@ for (const backend of backends) {
       await Promise.all(
         Array.from({ length: 6 }, async (_, w) => {
           for (;;) {
-            const row = await store.claimJob(`w${w}`, t0 + 100, 30_000, 3);
+            const row = await store.claimJob(`w${w}`, t0 + 100, { leaseMs: 30_000, maxAttempts: 3 });
             if (!row) return;
             claimed.push(row.id);
             owners.set(row.id, `w${w}`);
@@ -168,7 +172,7 @@ for (const backend of backends) {
     it('requeues after a transient failure and releases without counting the attempt', async () => {
       const a = await account();
       const { row } = await store.insertJob(job(a, t0));
-      await store.claimJob('w', t0, 30_000, 3);
+      await store.claimJob('w', t0, { leaseMs: 30_000, maxAttempts: 3 });
       expect(await store.requeueJob(row.id, 'w', { code: 'RENDER_FAILED', message: 'crashed' })).toBe(true);
       expect(await store.findJob(row.id)).toMatchObject({
         status: 'queued',
@@ -176,7 +180,7 @@ for (const backend of backends) {
         lease_owner: null,
         error_code: 'RENDER_FAILED',
       });
-      await store.claimJob('w', t0, 30_000, 3);
+      await store.claimJob('w', t0, { leaseMs: 30_000, maxAttempts: 3 });
       expect(await store.releaseJob(row.id, 'w')).toBe(true);
       expect(await store.findJob(row.id)).toMatchObject({ status: 'queued', attempts: 1, lease_expires_at: null });
       await drain();
@@ -186,8 +190,8 @@ for (const backend of backends) {
       const a = await account();
       const first = (await store.insertJob(job(a, t0))).row;
       const second = (await store.insertJob(job(a, t0 + 1))).row;
-      await store.claimJob('w', t0 + 10, 30_000, 3);
-      await store.claimJob('w', t0 + 10, 30_000, 3);
+      await store.claimJob('w', t0 + 10, { leaseMs: 30_000, maxAttempts: 3 });
+      await store.claimJob('w', t0 + 10, { leaseMs: 30_000, maxAttempts: 3 });
       expect((await store.heldJobs('w', [first.id, second.id])).sort()).toEqual([first.id, second.id].sort());
       expect(await store.heldJobs('other', [first.id, second.id])).toEqual([]);
       await store.cancelJob(first.id, a, t0 + 20);
@@ -204,7 +208,7 @@ for (const backend of backends) {
       const smallJob = (await store.insertJob(job(small, t0 + 100))).row;
       const order: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const row = await store.claimJob('w', t0 + 1000 + i, 30_000, 3);
+        const row = await store.claimJob('w', t0 + 1000 + i, { leaseMs: 30_000, maxAttempts: 3 });
         if (!row) break;
         order.push(row.account_id);
         await store.finishJob(row.id, 'w', t0 + 1000 + i, { error: { code: 'RENDER_FAILED', message: 'x' } });
@@ -242,7 +246,7 @@ for (const backend of backends) {
       // Two succeed with PDFs: one expires, one is cleared by its owner.
       const done = [];
       for (let i = 0; i < 4; i++) {
-        const row = await store.claimJob('w', t0 + 200, 30_000, 3);
+        const row = await store.claimJob('w', t0 + 200, { leaseMs: 30_000, maxAttempts: 3 });
         if (row?.account_id !== a) throw new Error('expected this account');
         done.push(row);
       }
@@ -285,7 +289,7 @@ for (const backend of backends) {
       const warnings = JSON.stringify([
         { kind: 'script_error', text: 'Error: x', message: 'A script in the document failed: Error: x' },
       ]);
-      const first = await store.claimJob('w1', t0 + 10, 30_000, 3);
+      const first = await store.claimJob('w1', t0 + 10, { leaseMs: 30_000, maxAttempts: 3 });
       expect(first?.id).toBe(row.id);
       const error = { code: 'RENDER_INCOMPLETE', message: 'the document could not get everything' };
       expect(await store.finishJob(row.id, 'w1', t0 + 20, { error, warnings })).toBe(true);
@@ -295,7 +299,7 @@ for (const backend of backends) {
         warnings,
         strict: 1,
       });
-      const second = await store.claimJob('w1', t0 + 30, 30_000, 3);
+      const second = await store.claimJob('w1', t0 + 30, { leaseMs: 30_000, maxAttempts: 3 });
       const pdf = { key: `${a}/${second?.id}.pdf`, bytes: 10, pages: 1, expiresAt: t0 + 86_400_000, store: 'files:test' };
       expect(await store.finishJob(second?.id as string, 'w1', t0 + 40, { pdf, warnings: '[]' })).toBe(true);
       expect(await store.findJob(second?.id as string)).toMatchObject({ status: 'succeeded', warnings: '[]' });

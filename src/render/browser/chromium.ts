@@ -9,7 +9,13 @@ import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
 import { CHROMIUM_CANDIDATES, chromiumExecutable } from './chromium-executable.js';
 
 /** CHROMIUM_PATH when set, else the first candidate that exists, else Debian's path (the error then names it). */
-export function findChromium(configured?: string, exists: (file: string) => boolean = fs.existsSync): string {
+export function findChromium({
+  configured,
+  exists = fs.existsSync,
+}: {
+  configured?: string;
+  exists?: (file: string) => boolean;
+} = {}): string {
   if (configured) return configured;
   return CHROMIUM_CANDIDATES.find((file) => exists(file)) ?? CHROMIUM_CANDIDATES[0];
 }
