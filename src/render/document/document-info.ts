@@ -14,23 +14,29 @@ export interface DocumentInfo {
 }
 
 /**
- * Runs in the page. `<title>` (as `document.title` has it), the first non-empty `<meta name=author>`,
- * `description` and `keywords` (names compared ASCII case-insensitively, whitespace collapsed), and
- * `<html lang>`, each at most 4,096 UTF-16 code units. A document that broke the DOM methods this uses gets no properties rather than a failed
- * render.
+ * A property as the PDF's Info gets it: whitespace collapsed and trimmed, at most 4,096 UTF-16 code units
+ * (a script can make a title of any length; it stops there, not inside a surrogate pair), undefined when
+ * nothing is left or it is not text. Runs in the page (readDocumentInfo's argument) and in Node
+ * (document-read.ts), so both reads clean alike: it refers to nothing outside itself.
  */
-export function readDocumentInfo(): DocumentInfo {
-  // A script can make a title of any length; each property stops here (not inside a surrogate pair).
+export function cleanInfoText(value: unknown): string | undefined {
   const MAX_CHARS = 4096;
-  const clean = (value: unknown): string | undefined => {
-    if (typeof value !== 'string') return undefined;
-    let text = value.replace(/[\t\n\f\r ]+/g, ' ').trim();
-    if (text.length > MAX_CHARS) {
-      const high = text.charCodeAt(MAX_CHARS - 1);
-      text = text.slice(0, high >= 0xd800 && high <= 0xdbff ? MAX_CHARS - 1 : MAX_CHARS);
-    }
-    return text === '' ? undefined : text;
-  };
+  if (typeof value !== 'string') return undefined;
+  let text = value.replace(/[\t\n\f\r ]+/g, ' ').trim();
+  if (text.length > MAX_CHARS) {
+    const high = text.charCodeAt(MAX_CHARS - 1);
+    text = text.slice(0, high >= 0xd800 && high <= 0xdbff ? MAX_CHARS - 1 : MAX_CHARS);
+  }
+  return text === '' ? undefined : text;
+}
+
+/**
+ * Runs in the page. `<title>` (as `document.title` has it), the first non-empty `<meta name=author>`,
+ * `description` and `keywords` (names compared ASCII case-insensitively), and `<html lang>`, each cleaned
+ * by `clean` (cleanInfoText, passed in as its source). A document that broke the DOM methods this uses
+ * gets no properties rather than a failed render.
+ */
+export function readDocumentInfo(clean: (value: unknown) => string | undefined): DocumentInfo {
   try {
     const metas = Array.from(document.getElementsByTagName('meta'));
     const meta = (name: string): string | undefined => {

@@ -1,13 +1,13 @@
 /**
  * The Node side of the main-world read (document-read-page.ts): every value that crossed from the page
- * is checked for type, count and size here, and the document's own words are cleaned as readDocumentInfo
- * cleans them in an isolated world, so both reads give the same Info.
+ * is checked for type, count and size here, and the document's own words are cleaned with the function
+ * readDocumentInfo uses in an isolated world (cleanInfoText), so both reads give the same Info.
  */
 import type { CrossReferenceUse } from './cross-references.js';
-import type { DocumentInfo } from './document-info.js';
+import { cleanInfoText as clean, type DocumentInfo } from './document-info.js';
 import type { ReadLimits } from './document-read-page.js';
 
-/** A property of the Info dictionary stops here (not inside a surrogate pair), as readDocumentInfo's do. */
+/** The longest property of the Info dictionary (cleanInfoText's cap). */
 const INFO_CHARS = 4096;
 
 /**
@@ -29,17 +29,6 @@ export interface CheckedRead {
   xref?: CrossReferenceUse;
   declares: boolean;
   fontsFailed: boolean;
-}
-
-/** Whitespace collapsed, trimmed, at most INFO_CHARS; undefined when nothing is left or it is not text. */
-function clean(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  let text = value.replace(/[\t\n\f\r ]+/g, ' ').trim();
-  if (text.length > INFO_CHARS) {
-    const high = text.charCodeAt(INFO_CHARS - 1);
-    text = text.slice(0, high >= 0xd800 && high <= 0xdbff ? INFO_CHARS - 1 : INFO_CHARS);
-  }
-  return text === '' ? undefined : text;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

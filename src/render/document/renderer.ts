@@ -16,7 +16,7 @@ import type { PrintParams } from '../request/options.js';
 import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-reference-passes.js';
 import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
 import { mentionsDeclarations } from './declarations-page.js';
-import { type DocumentInfo, readDocumentInfo } from './document-info.js';
+import { cleanInfoText, type DocumentInfo, readDocumentInfo } from './document-info.js';
 import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
 import { checkedRead, READ_LIMITS } from './document-read.js';
 import { readWithKit, takeReadKit } from './document-read-page.js';
@@ -80,7 +80,7 @@ function prepareDeclaration(html: string | null, pageCss: string, report: boolea
 /** The expression that reads the document in the isolated world (fonts only when a report is collected). */
 function readExpression(report: boolean): string {
   const fonts = report ? `, fonts: ${callExpression(failedFonts, PAGE_LIMITS)}` : '';
-  return `({ info: ${callExpression(readDocumentInfo)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)}, declares: ${callExpression(mentionsDeclarations)}${fonts} })`;
+  return `({ info: ${callExpression(readDocumentInfo, cleanInfoText)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)}, declares: ${callExpression(mentionsDeclarations)}${fonts} })`;
 }
 
 /**
