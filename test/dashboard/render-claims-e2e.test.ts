@@ -11,16 +11,12 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
-import { setRenderErrorHandler } from '../../src/app/render-app.js';
-import { createServiceApp } from '../../src/app/service-app.js';
 import { createEgressPolicy } from '../../src/net/policy.js';
 import { RenderLog } from '../../src/render/log/render-log.js';
-import { BrowserPool } from '../../src/render/pool/browser-pool.js';
-import { MAX_BODY_BYTES } from '../../src/render/request/schema.js';
-import { registerRenderRoutes, sendRenderError } from '../../src/render/routes.js';
 import { launchTestBrowser, signUpInBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { postRender } from '../helpers/render.js';
+import { startRenderService } from '../helpers/render-service.js';
 
 const SCREENS = process.env.SCREENS_DIR ?? path.resolve('test-artifacts');
 const EMAIL = 'render-claims@example.com';
@@ -38,23 +34,8 @@ let context: BrowserContext;
 beforeAll(async () => {
   core = await createTestCore();
   renderLog = new RenderLog({ store: core.store, retentionDays: 7, log: pino({ level: 'silent' }) });
-  service = await createServiceApp({
-    service: 'render',
-    core,
-    requestIdHeader: 'X-Render-ID',
-    sendError: sendRenderError,
-    bodyLimit: MAX_BODY_BYTES,
-  });
-  const pool = await BrowserPool.start({
-    policy: createEgressPolicy({ allow: [] }),
-    concurrency: 1,
-    queueLimit: 4,
-    timeoutMs: 30_000,
-    executablePath: core.config.chromiumPath,
-  });
-  service.addHook('onClose', () => pool.close());
-  registerRenderRoutes(service, pool, renderLog);
-  setRenderErrorHandler(service);
+  const policy = createEgressPolicy({ allow: [] });
+  service = await startRenderService(core, { policy, concurrency: 1, queueLimit: 4, timeoutMs: 30_000 }, renderLog);
   dashboard = await buildDashboardApp(core);
   dashboardUrl = await dashboard.listen({ host: '127.0.0.1', port: 0 });
   browser = await launchTestBrowser();

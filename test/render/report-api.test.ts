@@ -8,17 +8,13 @@ import net, { type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
-import { setRenderErrorHandler } from '../../src/app/render-app.js';
-import { createServiceApp } from '../../src/app/service-app.js';
 import { createEgressPolicy } from '../../src/net/policy.js';
-import { BrowserPool } from '../../src/render/pool/browser-pool.js';
 import type { RenderRecord } from '../../src/render/report/report.js';
-import { MAX_BODY_BYTES } from '../../src/render/request/schema.js';
-import { registerRenderRoutes, sendRenderError } from '../../src/render/routes.js';
 import { mixedDocument, mixedLookup, startAssetServer, THROWN } from '../fixtures/render/mixed-document.js';
 import { TAMPER_SCRIPT } from '../fixtures/render/tampered-builtins.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { postRender } from '../helpers/render.js';
+import { startRenderService } from '../helpers/render-service.js';
 import { pdfText } from './pdf-tools.js';
 
 let core: CoreDeps;
@@ -29,25 +25,9 @@ let assets: Awaited<ReturnType<typeof startAssetServer>>;
 const records: RenderRecord[] = [];
 
 /** The render route on its own pool (render timeout `timeoutMs`), reporting to `records`. */
-async function startApp(timeoutMs: number): Promise<FastifyInstance> {
-  const service = await createServiceApp({
-    service: 'render',
-    core,
-    requestIdHeader: 'X-Render-ID',
-    sendError: sendRenderError,
-    bodyLimit: MAX_BODY_BYTES,
-  });
-  const pool = await BrowserPool.start({
-    policy: createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: mixedLookup }),
-    concurrency: 2,
-    queueLimit: 10,
-    timeoutMs,
-    executablePath: core.config.chromiumPath,
-  });
-  service.addHook('onClose', () => pool.close());
-  registerRenderRoutes(service, pool, { record: (r) => records.push(r) });
-  setRenderErrorHandler(service);
-  return service;
+function startApp(timeoutMs: number): Promise<FastifyInstance> {
+  const policy = createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: mixedLookup });
+  return startRenderService(core, { policy, concurrency: 2, queueLimit: 10, timeoutMs }, { record: (r) => records.push(r) });
 }
 
 beforeAll(async () => {
