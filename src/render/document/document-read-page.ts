@@ -1,5 +1,6 @@
 /**
- * The read right before printing, in the page's own (main) world: what the document says about itself
+ * The read of a document once it is ready to print (it ends preparePage's call), in the page's own
+ * (main) world: what the document says about itself
  * (title, `lang`, the Info metas), where its stylesheets may use cross-references, whether it declares a
  * PDF profile, and whether a font of it failed. An isolated world would keep the document's scripts out
  * of this read as well, but Chromium makes one per document at about 4 ms of the renderer's time, a
@@ -79,7 +80,7 @@ export function takeReadKit() {
   };
 }
 
-/** Runs in the page, right before it prints: see the file's comment. */
+/** Runs in the page once the document is ready to print: see the file's comment. */
 export function readWithKit(k: ReadKit, limits: ReadLimits): PageRead {
   const { apply } = k;
   const call = (fn: unknown, self: unknown, args: unknown[]): unknown => apply(fn as (...a: unknown[]) => unknown, self, args);
