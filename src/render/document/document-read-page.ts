@@ -1,8 +1,8 @@
 /**
  * The read of a document once it is ready to print (it ends preparePage's call), in the page's own
- * (main) world: what the document says about itself
- * (title, `lang`, the Info metas), where its stylesheets may use cross-references, whether it declares a
- * PDF profile, and whether a font of it failed. An isolated world would keep the document's scripts out
+ * (main) world: what the document says about itself (title, `lang`, the Info metas), where its
+ * stylesheets may use cross-references, whether it declares a PDF profile, and whether a font of it
+ * failed. An isolated world would keep the document's scripts out
  * of this read as well, but Chromium makes one per document at about 4 ms of the renderer's time, a
  * twentieth of a small invoice's render; so the common render reads here and asks for an isolated world
  * only when there is more to read (a declaration, a failed font, a document that navigated).
