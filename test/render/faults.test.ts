@@ -1,6 +1,7 @@
 /**
- * Faults with one render slot and a queue of two: a script that never ends, a renderer out of memory,
- * Chromium killed mid-render, a burst beyond capacity, and shutdown without orphan processes.
+ * Faults with one render slot and a queue of two: a script that never ends, Chromium killed mid-render,
+ * killed again during the retry or while its replacement starts, a burst beyond capacity, and shutdown
+ * without orphan processes.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +44,20 @@ function expectError(res: LightMyRequestResponse, status: number, code: string):
   expect(res.json()).toEqual({ error: { code, message: expect.any(String) } });
 }
 
+/** The Chromium launched after `first`, as soon as its process exists. */
+async function replacementOf(first: number): Promise<number> {
+  for (;;) {
+    const next = chromiumChildren().find((pid) => pid !== first);
+    if (next !== undefined) return next;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Until /v1/ready answers 200 (a Chromium is connected with its slots warm). */
+async function untilReady(): Promise<void> {
+  while ((await app.inject({ url: '/v1/ready' })).statusCode !== 200) await new Promise((r) => setTimeout(r, 50));
+}
+
 async function expectRenders(text: string): Promise<void> {
   const res = await render(`<p>${text}</p>`);
   expect(res.statusCode).toBe(200);
@@ -78,20 +93,35 @@ describe('render faults', () => {
     const pending = render('<p>slow twice</p><script>const t = Date.now(); while (Date.now() - t < 1500) {}</script>');
     await new Promise((r) => setTimeout(r, 400));
     process.kill(first, 'SIGKILL');
-    // The retry runs on the replacement: kill that one too once it is ready (the retry then renders on it).
-    await new Promise((r) => setTimeout(r, 100));
-    while ((await app.inject({ url: '/v1/ready' })).statusCode !== 200) await new Promise((r) => setTimeout(r, 50));
+    // The retry waits for the replacement and takes its slot the moment it is ready: kill it then, mid-render.
+    const second = await replacementOf(first);
+    await untilReady();
     await new Promise((r) => setTimeout(r, 400));
-    const second = chromiumChildren().find((pid) => pid !== first);
-    expect(second).toBeGreaterThan(0);
-    process.kill(second as number, 'SIGKILL');
+    process.kill(second, 'SIGKILL');
     const res = await pending;
     expectError(res, 503, 'SERVICE_UNAVAILABLE');
-    // The second kill lands while the retry renders ("browser stopped … retry") or, when the retry is
-    // still waiting for the replacement's slot, while that Chromium is being replaced ("cannot be started").
-    expect(res.json().error.message).toMatch(/browser stopped.*retry|cannot be started/);
+    expect(res.json().error.message).toMatch(/browser stopped.*retry/);
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     await expectRenders('after two kills');
+  });
+
+  it('Chromium killed, then its replacement killed while it starts → 503 SERVICE_UNAVAILABLE, not ready until a Chromium runs again, then renders', async () => {
+    const [first] = chromiumChildren();
+    const pending = render('<p>slow thrice</p><script>const t = Date.now(); while (Date.now() - t < 1500) {}</script>');
+    await new Promise((r) => setTimeout(r, 400));
+    process.kill(first, 'SIGKILL');
+    process.kill(await replacementOf(first), 'SIGKILL');
+    const res = await pending;
+    expectError(res, 503, 'SERVICE_UNAVAILABLE');
+    expect(res.json().error.message).toMatch(/cannot be started/);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Until a Chromium runs again, renders are refused at once and the instance says it is not ready.
+    const refused = await render('<p>too soon</p>');
+    expectError(refused, 503, 'SERVICE_UNAVAILABLE');
+    expect((await app.inject({ url: '/v1/ready' })).statusCode).toBe(503);
+    // The restart goes on in the background; a client that waits as Retry-After says is served.
+    await untilReady();
+    await expectRenders('after a failed start');
   });
 
   it('3× more simultaneous requests than concurrency + queue: the excess gets 503 quickly, none hangs', async () => {
