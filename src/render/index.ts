@@ -5,7 +5,7 @@
  */
 export { runRenderCli } from './cli.js';
 export { checkFontCoverage, describeCoverage, fcListRunner } from './document/font-coverage.js';
-export { RenderLog } from './log/render-log.js';
+export { RENDER_LOG_FLUSH_MS, RenderLog } from './log/render-log.js';
 export { registerRenderLogRoutes } from './log/render-log-routes.js';
 export { createRenderMetrics } from './metrics.js';
 export { BrowserPool } from './pool/browser-pool.js';

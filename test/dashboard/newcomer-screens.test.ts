@@ -220,13 +220,8 @@ describe('a newcomer on the dashboard (Chromium, 375 and 1366 px)', () => {
     ]);
     for (const width of WIDTHS) {
       const { page, close } = await pageAt(width);
+      // Opened straight from the answer's id, before the render log's next batch: the page waits for it.
       await page.goto(`/renders/${pdf.renderId}`);
-      // The render log writes its records in batches a second apart (later on a loaded machine) and the
-      // dashboard reads the store, so the page is reloaded until the record is there.
-      for (let tries = 0; tries < 40 && (await page.locator('h1').first().textContent()) === 'Render not found'; tries++) {
-        await page.waitForTimeout(250);
-        await page.reload();
-      }
       const warning = page.locator('ol.warnings > li');
       expect(await warning.locator('h3').textContent()).toBe(
         'Not loaded: the address is the render server’s own machine (loopback)',

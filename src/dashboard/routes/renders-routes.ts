@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { RENDER_LOG_FLUSH_MS, type RenderRecord } from '../../render/index.js';
 import { type DashboardContext, requireSignedIn, sendPage, signedInOf, viewerOf } from '../context.js';
 import { errorPage } from '../views/error-view.js';
 import { pdfStateOf } from '../views/jobs-view.js';
@@ -9,10 +10,29 @@ const RENDER_ID = /^(rnd_[0-9a-f]{24}|job_[0-9a-f]{32})$/;
 /** The paging cursor: the last row's creation time and id, `1767225600000_rnd_…`. */
 const CURSOR = /^(\d{1,15})_((?:rnd|job)_[0-9a-f]{24,32})$/;
 
+/**
+ * A sync render's record reaches the store with the render service's next batch, up to a second after
+ * the answer (longer on a loaded machine): a page opened from X-Render-ID straight away looks again for
+ * this long before it says there is no such render.
+ */
+const RECORD_WAIT_MS = 3 * RENDER_LOG_FLUSH_MS;
+const RECORD_LOOK_EVERY_MS = 200;
+
 /** The Renders page (the account's render log, newest first) and one render's page with its warnings explained. */
 export function registerRendersRoutes(app: FastifyInstance, ctx: DashboardContext): void {
   const { core } = ctx;
   const retentionDays = core.config.renderLogRetentionDays;
+
+  /** This account's record of `id`, waiting for the batch still to come when `id` is a sync render's. */
+  async function findRecord(id: string, accountId: string): Promise<RenderRecord | undefined> {
+    if (!RENDER_ID.test(id)) return undefined;
+    const until = Date.now() + (id.startsWith('rnd_') ? RECORD_WAIT_MS : 0);
+    for (;;) {
+      const record = await core.store.findRenderRecord(id, accountId);
+      if (record || Date.now() >= until) return record;
+      await new Promise((r) => setTimeout(r, RECORD_LOOK_EVERY_MS));
+    }
+  }
 
   app.get('/renders', { preHandler: requireSignedIn }, async (request, reply) => {
     const signedIn = signedInOf(request);
@@ -22,7 +42,7 @@ export function registerRendersRoutes(app: FastifyInstance, ctx: DashboardContex
     let notFound: string | undefined;
     if (typeof query.id === 'string' && query.id.trim() !== '') {
       const id = query.id.trim();
-      if (RENDER_ID.test(id) && (await core.store.findRenderRecord(id, accountId))) return reply.redirect(`/renders/${id}`, 303);
+      if (await findRecord(id, accountId)) return reply.redirect(`/renders/${id}`, 303);
       notFound = id.length > 80 ? `${id.slice(0, 80)}…` : id;
     }
     const before = typeof query.before === 'string' ? CURSOR.exec(query.before) : null;
@@ -49,7 +69,7 @@ export function registerRendersRoutes(app: FastifyInstance, ctx: DashboardContex
     const signedIn = signedInOf(request);
     const accountId = signedIn.account.id;
     const { id } = request.params;
-    const record = RENDER_ID.test(id) ? await core.store.findRenderRecord(id, accountId) : undefined;
+    const record = await findRecord(id, accountId);
     // A job's id names its render; the job says what it is printed for, and where its PDF is.
     const job = RENDER_ID.test(id) && id.startsWith('job_') ? await core.store.findJob(id, accountId) : undefined;
     if (!record && job) {

@@ -12,6 +12,8 @@ import { fitEntries, jsonBytes, MAX_RECORD_BYTES } from '../report/report-size.j
 import { AccountBudget } from './account-budget.js';
 
 const DAY_MS = 86_400_000;
+/** How long a record waits in memory, at most, before its batch is written (while the store answers). */
+export const RENDER_LOG_FLUSH_MS = 1_000;
 
 /**
  * Where the render log keeps its records: the store's render-log methods it uses, declared here so
@@ -65,7 +67,7 @@ export class RenderLog implements RenderRecorder {
       // One record per render id: a second record of the same id (never expected) replaces the first.
       (_older, newer) => newer,
       (entries) => this.write(entries.map(([, record]) => record)),
-      opts.flushMs ?? 1_000,
+      opts.flushMs ?? RENDER_LOG_FLUSH_MS,
       (err) => {
         // Once per outage, not once a second: the records wait in memory and every flush retries them.
         if (this.failing) return;
