@@ -21,6 +21,7 @@ import { errorPage } from '../dashboard/views/error-view.js';
 import { isConnectionError, StoreUnavailableError } from '../store/postgres.js';
 import { VERSION } from '../version.js';
 import type { CoreDeps } from './core.js';
+import { closeUnusedOnClose } from './drain.js';
 import { httpServerLimits } from './http-limits.js';
 import { requestLogger } from './logger.js';
 import { installMetrics } from './metrics.js';
@@ -93,6 +94,7 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
   app.addHook('preClose', async () => {
     closing = true;
   });
+  closeUnusedOnClose(app);
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
     reply.header('Connection', 'close').header('Retry-After', '1');

@@ -9,7 +9,7 @@ import type { ApiService } from '../config.js';
 import type { SendError, ServiceApp } from '../service-app-type.js';
 import { clientErrorHandler } from './client-errors.js';
 import type { CoreDeps } from './core.js';
-import { drainOnClose, refuseWhileDraining } from './drain.js';
+import { closeUnusedOnClose, drainOnClose, refuseWhileDraining } from './drain.js';
 import { ignoreEmptyBodies } from './empty-bodies.js';
 import { httpServerLimits } from './http-limits.js';
 import { OneLineRequestLog, requestLogger } from './logger.js';
@@ -59,6 +59,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
   ignoreEmptyBodies(app);
 
   const closing = drainOnClose(app);
+  closeUnusedOnClose(app);
   // One callback-style hook for both: an async hook costs a promise per request for nothing here.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(requestIdHeader, request.id);

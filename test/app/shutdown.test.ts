@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import type net from 'node:net';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -97,6 +97,23 @@ describe('answers while shutting down', () => {
     expect(answer.body).not.toContain('statusCode');
     await closed;
   });
+
+  for (const [name, build] of [
+    ['metadata', (c: CoreDeps) => buildMetadataApp(c, { lookup: noDns })],
+    ['dashboard', buildDashboardApp],
+  ] as const) {
+    it(`${name}: a connection that never sent a byte does not hold the close`, async () => {
+      const port = await start(build);
+      // What a browser's preconnect or an HTTP client's spare pooled connection looks like to the server.
+      const silent = net.connect(port, '127.0.0.1');
+      await new Promise((r) => silent.once('connect', r));
+      const ended = new Promise((r) => silent.once('close', r));
+      const started = Date.now();
+      await app!.close();
+      await ended;
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+  }
 });
 
 describe('serve on SIGTERM', () => {
