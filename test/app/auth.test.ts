@@ -12,6 +12,7 @@ import { createServiceApp } from '../../src/app/service-app.js';
 import { loadConfig } from '../../src/config.js';
 import { utcDay } from '../../src/ids.js';
 import { createKey } from '../helpers/core.js';
+import { PAGEWORKS } from '../helpers/pageworks-command.js';
 
 /** A service app with one authenticated no-op route, as a service would register it. */
 async function buildApp(core: CoreDeps, service: 'render' | 'metadata'): Promise<FastifyInstance> {
@@ -132,7 +133,7 @@ describe('authentication and rate limits', () => {
       expect((await metadata.inject({ url: '/noop', headers })).headers.ratelimit).toMatch(/^"metadata";r=\d+;t=\d+$/);
 
     const cli = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      spawnSync(process.execPath, [...PAGEWORKS, ...args], {
         cwd: path.resolve(import.meta.dirname, '../..'),
         env: { ...process.env, PAGEWORKS_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
         encoding: 'utf8',

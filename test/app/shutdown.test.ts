@@ -14,6 +14,7 @@ import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { PAGEWORKS } from '../helpers/pageworks-command.js';
 import { halfSentRequest } from '../helpers/raw-http.js';
 import { noDns } from '../helpers/render.js';
 import { instanceEnv } from '../scale/instances.js';
@@ -120,7 +121,7 @@ describe('serve on SIGTERM', () => {
   it('completes the render in flight, then exits 0', async () => {
     const root = path.resolve(import.meta.dirname, '../..');
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-sigterm-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--services', 'render'], {
+    const child = spawn(process.execPath, [...PAGEWORKS, 'serve', '--services', 'render'], {
       cwd: root,
       env: instanceEnv({ PAGEWORKS_DATA_DIR: dataDir, RENDER_PORT: '0', RENDER_CONCURRENCY: '1', LOG_LEVEL: 'warn' }),
     });

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/accounts/accounts.js';
 import { crc32Hex } from '../../src/accounts/key-format.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
+import { PAGEWORKS } from '../helpers/pageworks-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-cli-'));
@@ -18,9 +19,9 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Runs `pageworks …` from the sources, as the built bin would. */
+/** Runs `pageworks …` (pageworks-command.ts says which build). */
 function pageworks(args: string[], extra: Record<string, string> = {}) {
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  const res = spawnSync(process.execPath, [...PAGEWORKS, ...args], {
     cwd: ROOT,
     env: cleanEnv(extra),
     encoding: 'utf8',
@@ -161,7 +162,7 @@ describe('pageworks serve', () => {
 
   it('starts every service, bootstraps a local account on an empty store, and stops on SIGTERM', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-serve-'));
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    child = spawn(process.execPath, [...PAGEWORKS, 'serve'], {
       cwd: ROOT,
       env: cleanEnv({
         PAGEWORKS_DATA_DIR: dir,

@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGEWORKS } from '../helpers/pageworks-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-exit-'));
@@ -16,7 +17,7 @@ const neverReady = path.join(dir, 'never-ready.html');
 fs.writeFileSync(page, '<h1>x</h1>');
 fs.writeFileSync(neverReady, '<script>window.pageworksReady = false;</script>');
 
-/** Runs `pageworks …` from the sources on this file's own embedded store. */
+/** Runs `pageworks …` (pageworks-command.ts says which build) on this file's own embedded store. */
 function pageworks(
   args: string[],
   extra: Record<string, string> = {},
@@ -24,7 +25,7 @@ function pageworks(
   const env: NodeJS.ProcessEnv = { ...process.env, PAGEWORKS_DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'warn', ...extra };
   if (!('DATABASE_URL' in extra)) delete env.DATABASE_URL;
   delete env.REDIS_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env });
+  const child = spawn(process.execPath, [...PAGEWORKS, ...args], { cwd: ROOT, env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

@@ -14,6 +14,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { type LogoServer, startLogoServer } from '../helpers/logo-server.js';
+import { PAGEWORKS } from '../helpers/pageworks-command.js';
 import { postRender } from '../helpers/render.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -40,14 +41,14 @@ body { font-family: "Brand Serif", serif; }
 <table><tr><th>Item</th><th>Amount</th></tr><tr><td>Consulting</td><td>1,200.00</td></tr></table></body></html>`;
 }
 
-/** `pageworks render` from the sources, without blocking this process (its file server must answer). */
+/** `pageworks render` (pageworks-command.ts says which build), without blocking this process (its file server must answer). */
 function cliRender(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const input = path.join(work, 'invoice.html');
   fs.writeFileSync(input, invoice());
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PAGEWORKS_DATA_DIR: work, LOG_LEVEL: 'warn', ...env };
   delete childEnv.EGRESS_ALLOW;
   Object.assign(childEnv, env);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'render', input, '-o', path.join(work, 'out.pdf')], {
+  const child = spawn(process.execPath, [...PAGEWORKS, 'render', input, '-o', path.join(work, 'out.pdf')], {
     cwd: ROOT,
     env: childEnv,
   });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { PAGEWORKS } from '../helpers/pageworks-command.js';
 import { freeLoopbackPort } from './nginx.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -151,7 +152,7 @@ describe.skipIf(!canUnshare)("the Dockerfile's HEALTHCHECK against each compose 
         running.splice(running.indexOf(idle), 1);
         await stop(idle);
 
-        const up = await asPidOne([process.execPath, '--import', 'tsx', 'src/cli.ts', ...s.command], env);
+        const up = await asPidOne([process.execPath, ...PAGEWORKS, ...s.command], env);
         running.push(up);
         const until = Date.now() + 90_000;
         while (!/listening on/.test(up.output())) {

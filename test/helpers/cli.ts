@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { PAGEWORKS } from './pageworks-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -11,14 +12,14 @@ export interface CliResult {
 }
 
 /**
- * Runs `pageworks …` from the sources on the embedded store of `dataDir` (DATABASE_URL and REDIS_URL
+ * Runs `pageworks …` (pageworks-command.ts says which build) on the embedded store of `dataDir` (DATABASE_URL and REDIS_URL
  * removed, so a CI run with both set still tests the SQLite path), with `env` added.
  */
 export function runPageworks(dataDir: string, args: string[], env: Record<string, string> = {}): CliResult {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PAGEWORKS_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env };
   delete childEnv.DATABASE_URL;
   delete childEnv.REDIS_URL;
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  const res = spawnSync(process.execPath, [...PAGEWORKS, ...args], {
     cwd: ROOT,
     env: childEnv,
     encoding: 'utf8',

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PAGEWORKS } from '../helpers/pageworks-command.js';
 import { type Delivery, startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -34,7 +35,7 @@ afterAll(async () => {
 
 /** Starts `serve --services render` on the data dir and waits for its address; returns it and the output so far. */
 async function start(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--services', 'render'], {
+  const child = spawn(process.execPath, [...PAGEWORKS, 'serve', '--services', 'render'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
@@ -129,11 +130,11 @@ it('SIGKILL with 50 jobs queued, then a restart on the same data dir: all 50 suc
   const hooksDeadline = Date.now() + 60_000;
   while (received().size < ids.length && Date.now() < hooksDeadline) await new Promise((r) => setTimeout(r, 100));
   expect([...received()].sort()).toEqual([...ids].sort());
-  const cli = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli.ts', 'webhooks', 'secret', '--email', 'local@pageworks.localhost'],
-    { cwd: ROOT, env: { PATH: process.env.PATH, PAGEWORKS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, encoding: 'utf8' },
-  );
+  const cli = spawnSync(process.execPath, [...PAGEWORKS, 'webhooks', 'secret', '--email', 'local@pageworks.localhost'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, PAGEWORKS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+  });
   expect(cli.status, cli.stderr).toBe(0);
   const verifier = new Webhook(cli.stdout.trim());
   const idsByJob = new Map<string, Set<string>>();

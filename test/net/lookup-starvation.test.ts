@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPageworks } from '../helpers/cli.js';
 import { type DnsServer, startDnsServer } from '../helpers/dns-server.js';
+import { PAGEWORKS } from '../helpers/pageworks-command.js';
 import { instanceEnv } from '../scale/instances.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -96,9 +97,7 @@ describe.skipIf(!canUnshare)('lookups: a resolver that never answers for A leave
         path.join(dir, 'resolv.conf'),
         path.join(dir, 'hosts'),
         process.execPath,
-        '--import',
-        'tsx',
-        'src/cli.ts',
+        ...PAGEWORKS,
         'serve',
         '--services',
         'render,metadata',

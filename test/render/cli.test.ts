@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { parseRenderArgs, runRenderCli } from '../../src/render/cli.js';
+import { PAGEWORKS } from '../helpers/pageworks-command.js';
 import { pdfInfo, pdfText } from './pdf-tools.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -71,7 +72,7 @@ describe('pageworks render', () => {
 
   it('as a process, exits as soon as the PDF is written (nothing of the browser keeps it alive)', async () => {
     const out = path.join(dir, 'process.pdf');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'render', path.join(dir, 'in.html'), '-o', out], {
+    const child = spawn(process.execPath, [...PAGEWORKS, 'render', path.join(dir, 'in.html'), '-o', out], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn' },
     });
@@ -90,7 +91,7 @@ describe('pageworks render', () => {
   }, 60_000);
 
   it('-o - writes the PDF to stdout, and nothing else goes there', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'render', path.join(dir, 'in.html'), '-o', '-'], {
+    const child = spawn(process.execPath, [...PAGEWORKS, 'render', path.join(dir, 'in.html'), '-o', '-'], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn' },
     });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PAGEWORKS } from '../helpers/pageworks-command.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -36,7 +37,7 @@ export class Instance {
   /** Starts an instance of `service` and waits until it listens (or fails: then it is killed). */
   static async start(service: InstanceService, env: Record<string, string>, timeoutMs = 60_000): Promise<Instance> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-scale-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--services', service], {
+    const child = spawn(process.execPath, [...PAGEWORKS, 'serve', '--services', service], {
       cwd: ROOT,
       env: instanceEnv({
         PAGEWORKS_DATA_DIR: dataDir,
@@ -105,7 +106,7 @@ export async function runCli(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: instanceEnv(env) });
+  const child = spawn(process.execPath, [...PAGEWORKS, ...args], { cwd: ROOT, env: instanceEnv(env) });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
