@@ -2,7 +2,8 @@
  * What collecting the render report costs: the bench's invoice through two browser pools of the same build
  * in the same run, one collecting every render's report and one with it switched off (the pool's
  * bench-only `report: false`), in alternating chunks so machine noise hits both alike. Goal (DESIGN.md
- * "Render report"): invoice throughput with the report ≥ 0.97× without.
+ * "Render report"): invoice throughput with the report ≥ 0.97× without. Then what a document that throws
+ * 10,000 uncaught errors costs against one that runs 10,000 empty timers.
  */
 import { loadConfig } from '../src/config.js';
 import { createEgressPolicy } from '../src/net/policy.js';
@@ -15,6 +16,39 @@ const CONCURRENCY = 2;
 const COUNT = 160;
 const CHUNKS = 16;
 const CHUNK_MAX_MS = 10_000;
+
+const THROWS = `<p>thrower</p><script>for (let i = 0; i < 10000; i++) setTimeout(() => { throw new Error('boom ' + i); });</script>`;
+const TIMERS = '<p>thrower</p><script>for (let i = 0; i < 10000; i++) setTimeout(() => {});</script>';
+const THROWS_PAIRS = 8;
+
+/**
+ * 10,000 uncaught errors against 10,000 empty timers, rendered one after the other on the report's pool:
+ * the report keeps the first 100 entries and the page counts the rest itself, so each throw costs a counter
+ * increment; a path that sent each error over the protocol would cost seconds more. Goal: the throwing
+ * document's median within 3× the other's + 600 ms (the throws themselves are the page's own CPU work:
+ * about 3× on an idle machine, 4–7× on a loaded one).
+ */
+async function throwsCost(pool: BrowserPool, params: ReturnType<typeof toPrintParams>): Promise<void> {
+  heading('render report: a document that throws 10,000 times');
+  const time = async (html: string) => {
+    const started = performance.now();
+    await pool.render('bench', html, params);
+    return performance.now() - started;
+  };
+  await time(TIMERS);
+  await time(THROWS);
+  const timers: number[] = [];
+  const throws: number[] = [];
+  for (let i = 0; i < THROWS_PAIRS; i++) {
+    timers.push(await time(TIMERS));
+    throws.push(await time(THROWS));
+  }
+  const bound = 3 * median(timers) + 600;
+  process.stdout.write(
+    `10,000 timers  p50 ${fmt(median(timers), 1, 7)} ms\n10,000 throws  p50 ${fmt(median(throws), 1, 7)} ms  (${THROWS_PAIRS} alternating pairs; ${fmt(median(throws) / median(timers), 2, 0)}×)\n` +
+      `goal: 10,000 throws within 3× the timers' render + 600 ms (${fmt(bound, 0, 0)} ms): ${verdict(median(throws) <= bound)}\n`,
+  );
+}
 
 /** Runs the comparison on `html` (named `name`) and prints the two loops and their ratio. */
 export async function runReportCostBench(name: string, html: string): Promise<void> {
@@ -36,6 +70,7 @@ export async function runReportCostBench(name: string, html: string): Promise<vo
   const on = await start(true);
   const off = await start(false);
   try {
+    await throwsCost(on, params);
     const withReport = emptyResult('report on', CONCURRENCY);
     const without = emptyResult('report off', CONCURRENCY);
     const one = (pool: BrowserPool) => async () => {

@@ -162,26 +162,13 @@ describe('what a report never holds, and how long it gets', () => {
     ]);
   });
 
-  it('keeps 100 of 10,000 throws and says how many it dropped, in about the time of a clean render', async () => {
+  it('keeps 100 of 10,000 throws and says how many it dropped', async () => {
+    // What the 10,000 throws cost against 10,000 empty timers is measured in `npm run bench -- render-report`.
     const throws = `<p>thrower</p><script>for (let i = 0; i < 10000; i++) setTimeout(() => { throw new Error('boom ' + i); });</script>`;
-    const clean = '<p>thrower</p><script>for (let i = 0; i < 10000; i++) setTimeout(() => {});</script>';
-    const time = async (html: string) => {
-      const t = performance.now();
-      const res = await postRender(app, key, { html });
-      return { res, ms: performance.now() - t };
-    };
-    await time(clean);
-    // The fastest of three each, interleaved: a loaded machine slows single renders, rarely all three.
-    const quiet: number[] = [];
-    const loud: number[] = [];
-    let noisy = await time(throws);
-    for (let i = 0; i < 3; i++) {
-      quiet.push((await time(clean)).ms);
-      noisy = await time(throws);
-      loud.push(noisy.ms);
-    }
-    expect(noisy.res.headers['x-render-warnings']).toBe('10000');
-    const { warnings } = recordOf(noisy.res.headers['x-render-id']);
+    const noisy = await postRender(app, key, { html: throws });
+    expect(noisy.statusCode).toBe(200);
+    expect(noisy.headers['x-render-warnings']).toBe('10000');
+    const { warnings } = recordOf(noisy.headers['x-render-id']);
     expect(warnings).toHaveLength(101);
     expect(warnings[0]).toEqual({
       kind: 'script_error',
@@ -194,12 +181,6 @@ describe('what a report never holds, and how long it gets', () => {
       dropped: 9900,
       message: '9900 more problems were not listed (a report keeps the first 100)',
     });
-    // Each throw costs the page one counter increment: the render stays within a few clean renders' time
-    // (the page's own 10,000 throws are CPU work that a loaded machine stretches: 520 ms against 119 ms at
-    // load 12), where a slow path costs seconds more (10,000 protocol events).
-    expect(Math.min(...loud), `with throws ${loud.join(', ')} ms; without ${quiet.join(', ')} ms`).toBeLessThan(
-      Math.min(...quiet) * 3 + 600,
-    );
   });
 });
 
