@@ -5,6 +5,9 @@ import { SMTPServer } from 'smtp-server';
 /** A real SMTP server on 127.0.0.1 (no TLS, no auth) that keeps every message it receives, parsed. */
 export class MailCatcher {
   readonly mails: ParsedMail[] = [];
+  /** When the connection that brought each mail was opened, as performance.now() of this process. */
+  private readonly connectedAt = new Map<ParsedMail, number>();
+  private readonly sessionOpenedAt = new Map<string, number>();
   private waiters: Array<() => void> = [];
   private readonly server: SMTPServer;
 
@@ -14,10 +17,17 @@ export class MailCatcher {
       disabledCommands: ['STARTTLS', 'AUTH'],
       authOptional: true,
       logger: false,
-      onData: (stream, _session, callback) => {
+      onConnect: (session, callback) => {
+        this.sessionOpenedAt.set(session.id, performance.now());
+        callback();
+      },
+      onClose: (session) => this.sessionOpenedAt.delete(session.id),
+      onData: (stream, session, callback) => {
+        const openedAt = this.sessionOpenedAt.get(session.id) ?? performance.now();
         simpleParser(stream)
           .then((mail) => {
             this.mails.push(mail);
+            this.connectedAt.set(mail, openedAt);
             for (const wake of this.waiters.splice(0)) wake();
             callback();
           })
@@ -43,6 +53,13 @@ export class MailCatcher {
     return this.mails.filter((m) =>
       (Array.isArray(m.to) ? m.to : [m.to]).some((t) => t?.value.some((v) => v.address === address)),
     );
+  }
+
+  /** When the sender opened the connection that brought the mail, on this process's performance.now() clock. */
+  sentFrom(mail: ParsedMail): number {
+    const at = this.connectedAt.get(mail);
+    if (at === undefined) throw new Error('not a mail this catcher received');
+    return at;
   }
 
   /** Waits until `count` mails for the address have arrived (or fails after `timeoutMs`). */
