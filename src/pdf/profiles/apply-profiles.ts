@@ -110,9 +110,12 @@ export async function applyProfiles(pdf: Uint8Array, req: ProfileRequest): Promi
       issues.push(
         issue(
           p,
-          p === 'PDF/UA-1' ? '7.21.7-1' : '6.2.11.7.2-1',
+          `${p === 'PDF/UA-1' ? '7.21.7' : '6.2.11.7.2'}-${font.unmapped ? 1 : 2}`,
           `font ${font.font} (page ${font.page})`,
-          `${font.missing} glyph${font.missing === 1 ? '' : 's'} of this font have no Unicode value, so their text cannot be extracted`,
+          `The font ${font.font} on page ${font.page} has ${font.missing === 1 ? 'a glyph' : `${font.missing} glyphs`} without a ` +
+            'Unicode value, so that text cannot be searched, copied or read aloud. Chromium maps the glyphs of characters, ' +
+            'not every variant a font substitutes (a Thai tone mark stacked over a vowel, as in หนี้, in Noto Sans Thai): ' +
+            'set that text in another font',
         ),
       );
   if (ua && pass && links) {

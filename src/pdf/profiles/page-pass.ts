@@ -23,6 +23,11 @@ export interface FontWithoutUnicode {
   font: string;
   page: number;
   missing: number;
+  /**
+   * Whether a code has no Unicode value at all (the rule's test 1); otherwise each maps to a value that is
+   * not text, U+0000, U+FEFF or U+FFFE (its test 2).
+   */
+  unmapped: boolean;
 }
 
 /** What the pass found. */
@@ -44,8 +49,10 @@ function contentRefs(page: PdfDict): PdfRef[] {
 
 /** The font's name without its subset tag, for a report entry. */
 function fontName(file: PdfFile, font: FontUnicode): string {
-  const base = font.num > 0 ? file.dict(new PdfRef(font.num, 0))?.get('BaseFont') : undefined;
-  return nameOf(base)?.replace(/^[A-Z]{6}\+/, '') ?? `object ${font.num}`;
+  const dict = font.num > 0 ? file.dict(new PdfRef(font.num, 0)) : undefined;
+  // A Type 3 font (Chromium writes one for glyphs it draws itself) has no BaseFont; its descriptor names it.
+  const name = nameOf(dict?.get('BaseFont')) ?? nameOf(file.dict(dict?.get('FontDescriptor'))?.get('FontName'));
+  return name?.replace(/^[A-Z]{6}\+/, '') ?? `object ${font.num}`;
 }
 
 /** Runs the pass; streams it changes are replaced in `file`'s update. */
@@ -121,11 +128,13 @@ export function pagePass(file: PdfFile, options: PagePassOptions): PagePassResul
   });
   for (const [font, { codes, page }] of used) {
     let missing = 0;
+    let unmapped = false;
     for (const code of codes) {
       const text = font.map.get(code);
+      if (text === undefined) unmapped = true;
       if (text === undefined || NOT_TEXT.test(text)) missing++;
     }
-    if (missing > 0) result.fontsWithoutUnicode.push({ font: fontName(file, font), page, missing });
+    if (missing > 0) result.fontsWithoutUnicode.push({ font: fontName(file, font), page, missing, unmapped });
   }
   return result;
 }
