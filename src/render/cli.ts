@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import { RenderError } from '../errors.js';
 import { createEgressPolicy } from '../net/policy.js';
 import { BrowserPool } from './pool/browser-pool.js';
+import type { ReportEntry } from './report/report.js';
 import { toPrintParams } from './request/options.js';
 import { validateRenderRequest } from './request/schema.js';
 import { incompleteError } from './request/strict.js';
@@ -99,6 +100,14 @@ export function parseRenderArgs(args: string[]): CliRequest {
   return { input, output, options, strict };
 }
 
+/**
+ * A warning as its line reads: a conformance entry first names the profile the PDF does not claim and the
+ * clause (a document that declares two profiles can get the same message for each).
+ */
+function warningText(w: ReportEntry): string {
+  return w.kind === 'conformance' ? `${w.profile} not claimed (${w.clause}): ${w.message}` : w.message;
+}
+
 /** Runs `pageworks render …`; returns the exit code (errors are one line on stderr). */
 export async function runRenderCli(args: string[], config: Config): Promise<number> {
   let pool: BrowserPool | undefined;
@@ -116,7 +125,7 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
     });
     const { pdf, warnings } = await pool.render('cli', body.html, params);
     // One line each, whatever the document's text holds: no control character reaches the terminal.
-    for (const w of warnings) process.stderr.write(`pageworks render: warning: ${terminalLine(w.message)}\n`);
+    for (const w of warnings) process.stderr.write(`pageworks render: warning: ${terminalLine(warningText(w))}\n`);
     if (request.strict && warnings.length > 0) throw incompleteError(warnings, 'each is on a line above');
     // `-o -`: the PDF on stdout (a pipe to another program), as the usual Unix tools read it.
     if (request.output === '-')

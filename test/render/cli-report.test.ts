@@ -24,6 +24,10 @@ beforeAll(async () => {
      <script>throw new Error('multi\\nline failure')</script>`,
   );
   fs.writeFileSync(path.join(dir, 'clean.html'), '<h1>Clean</h1>');
+  fs.writeFileSync(
+    path.join(dir, 'declared.html'),
+    '<html><head><meta name="pdf-profile" content="PDF/A-2b, PDF/UA-1"><title>Letter</title></head><body><h1>Letter</h1></body></html>',
+  );
   // Terminal control characters in what the document wrote: ESC sequences, BEL, CR, and a file name
   // that tries to start a warning line of its own.
   fs.writeFileSync(
@@ -82,6 +86,20 @@ describe('pageworks render warnings', () => {
     expect(code).toBe(0);
     expect(stderr).not.toContain('warning');
     expect(fs.existsSync(out)).toBe(true);
+  });
+
+  it('names the profile a conformance warning keeps from being claimed, and its clause', async () => {
+    const out = path.join(dir, 'declared.pdf');
+    const { code, stderr } = await run([path.join(dir, 'declared.html'), '-o', out]);
+    expect(code).toBe(0);
+    expect(stderr.split('\n').filter((l) => l.startsWith('pageworks render: warning: '))).toEqual([
+      'pageworks render: warning: PDF/UA-1 not claimed (7.2-34): The document does not say its language (<html lang="…">), ' +
+        'so a screen reader cannot tell which language to read it in: add lang to <html>',
+    ]);
+    // PDF/A-2b is met and claimed: the warning is about PDF/UA-1 alone.
+    const pdf = fs.readFileSync(out).toString('latin1');
+    expect(pdf).toContain('<pdfaid:part>2</pdfaid:part>');
+    expect(pdf).not.toContain('<pdfuaid:part>');
   });
 
   it("prints the document's text with no ESC, BEL or CR, and no line it did not write itself", async () => {
