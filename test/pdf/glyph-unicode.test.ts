@@ -48,8 +48,8 @@ describe('a glyph without a Unicode value', () => {
         element: 'font NotoSansThai-Regular (page 1)',
         message:
           'The font NotoSansThai-Regular on page 1 has a glyph without a Unicode value, so that text cannot be searched, ' +
-          'copied or read aloud. Chromium maps the glyphs of characters, not every variant a font substitutes (a Thai ' +
-          'tone mark stacked over a vowel, as in หนี้, in Noto Sans Thai): set that text in another font',
+          'copied or read aloud. Chromium maps the glyphs of characters, not every variant a font substitutes (for example a ' +
+          'Thai tone mark stacked over a vowel, as in หนี้, in Noto Sans Thai): set that text in another font',
       },
     ]);
     expect(pdfaClaim(pdf)).toBe('');

@@ -114,7 +114,7 @@ export async function applyProfiles(pdf: Uint8Array, req: ProfileRequest): Promi
           `font ${font.font} (page ${font.page})`,
           `The font ${font.font} on page ${font.page} has ${font.missing === 1 ? 'a glyph' : `${font.missing} glyphs`} without a ` +
             'Unicode value, so that text cannot be searched, copied or read aloud. Chromium maps the glyphs of characters, ' +
-            'not every variant a font substitutes (a Thai tone mark stacked over a vowel, as in หนี้, in Noto Sans Thai): ' +
+            'not every variant a font substitutes (for example a Thai tone mark stacked over a vowel, as in หนี้, in Noto Sans Thai): ' +
             'set that text in another font',
         ),
       );
