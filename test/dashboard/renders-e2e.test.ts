@@ -243,6 +243,10 @@ describe('Renders page in Chromium', () => {
     expect(await warnings.nth(3).textContent()).toContain('Acme Sans');
     expect(await warnings.nth(4).textContent()).toContain(EXCEPTION);
     expect((text ?? '').match(/What to do:/g)).toHaveLength(5);
+    // Beside "Succeeded", the badge says it printed without everything and leads to the warnings.
+    const badge = page.locator('.page-head .status');
+    expect(await badge.textContent()).toBe('Succeeded · 5 warnings');
+    expect(await badge.getAttribute('href')).toBe('#warnings-title');
     expect(await page.locator('main').textContent()).toContain('Invoices (production)');
     await checkLayouts(page, 'detail');
 
@@ -275,6 +279,33 @@ describe('Renders page in Chromium', () => {
     // The red block says why nothing was delivered; the warning itself is listed once, below it.
     expect(await page.locator('.job-error').textContent()).toBe(
       'RENDER_INCOMPLETE Strict handling was asked for and the document could not get everything, so no PDF was delivered. The warning below is why.',
+    );
+    expect(await page.locator('.page-head .status').textContent()).toBe('Failed');
+
+    // A profile the document declared and could not meet: what to do is the entry's own words.
+    const declaredId = rndId();
+    const lang =
+      'The document does not say its language (<html lang="…">), so a screen reader cannot tell which language to read it in: add lang to <html>';
+    renderLog.record({
+      id: declaredId,
+      accountId: account?.id ?? '',
+      keyId: null,
+      createdAt: Date.now() - 500,
+      durationMs: 300,
+      source: 'api',
+      jobId: null,
+      status: 'succeeded',
+      error: null,
+      pages: 1,
+      bytes: 20_480,
+      warnings: [{ kind: 'conformance', profile: 'PDF/UA-1', clause: '7.2-34', element: 'html', message: lang }],
+      claims: ['PDF/A-3b'],
+    });
+    await renderLog.flush();
+    await page.goto(`/renders/${declaredId}`);
+    expect(await page.locator('ol.warnings > li h3').textContent()).toBe('The PDF does not claim PDF/UA-1');
+    expect(await page.locator('.warning-advice').textContent()).toBe(
+      `What to do: ${lang}. The PDF was made without that claim; the Standards page of the documentation says what each profile needs.`,
     );
     await page.close();
   });

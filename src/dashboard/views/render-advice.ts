@@ -177,8 +177,8 @@ export function adviceFor(entry: ReportEntry): WarningAdvice {
           ['Clause', entry.clause],
           ['Element', entry.element],
         ],
-        advice:
-          'The document declared a profile it cannot meet, so the PDF was made without that claim. Fix the element named here and render again; the Standards page of the documentation says what each profile needs.',
+        // The entry's own words say what is missing and how to mend it (add lang, add alt text, another font).
+        advice: `${entry.message}${/[.!?]$/.test(entry.message) ? '' : '.'} The PDF was made without that claim; the Standards page of the documentation says what each profile needs.`,
       };
     case 'truncated':
       return {

@@ -58,6 +58,16 @@ function status(s: RenderRecord['status']): SafeHtml {
   return html`<span class="status status-${s}">${s === 'succeeded' ? 'Succeeded' : 'Failed'}</span>`;
 }
 
+/**
+ * The badge of one render's page: a render that printed without everything says so beside "Succeeded"
+ * and leads to its warnings, as a job's badge does (a green badge alone reads as complete).
+ */
+function pageStatus(s: RenderRecord['status'], warnings: number): SafeHtml {
+  if (s === 'succeeded' && warnings > 0)
+    return html`<a class="status status-warned" href="#warnings-title">Succeeded · ${warningsLabel(warnings)}</a>`;
+  return status(s);
+}
+
 function warningsCell(count: number): SafeHtml {
   return count === 0 ? html`<span class="muted">none</span>` : html`<strong class="warn-count">${formatCount(count)}</strong>`;
 }
@@ -180,7 +190,7 @@ export function renderPage(model: RenderPageModel): string {
   const jobId = r.jobId ?? (r.source === 'job' ? r.id : null);
   const body = html`<p class="crumbs"><a href="${r.source === 'job' ? '/jobs' : '/renders'}">← ${r.source === 'job' ? 'All jobs' : 'All renders'}</a></p>
 <div class="page-head"><div><h1 class="render-title">Render <span class="mono">${r.id}</span></h1>
-<p class="lead">Rendered ${time(r.createdAt, model.now)} (${formatDateTime(r.createdAt)}), ${from}.</p></div>${status(r.status)}</div>
+<p class="lead">Rendered ${time(r.createdAt, model.now)} (${formatDateTime(r.createdAt)}), ${from}.</p></div>${pageStatus(r.status, count)}</div>
 <section class="card" aria-labelledby="facts-title"><h2 id="facts-title">What it printed</h2>
 <dl class="job-facts">
 ${model.job ? html`<div><dt>Reference</dt><dd>${model.job.reference === null ? html`<span class="muted">none</span>` : escapeUnshowable(model.job.reference)}</dd></div>` : ''}
