@@ -120,7 +120,14 @@ export async function applyProfiles(pdf: Uint8Array, req: ProfileRequest): Promi
       );
   if (ua && pass && links) {
     for (const page of [...new Set(pass.unmarkablePages)].slice(0, 5))
-      issues.push(issue('PDF/UA-1', '7.1-3', `page ${page}`, 'content on this page is neither tagged nor an artifact'));
+      issues.push(
+        issue(
+          'PDF/UA-1',
+          '7.1-3',
+          `page ${page}`,
+          `Content on page ${page} is neither tagged nor an artifact: Chromium printed it outside the document's structure, and Pageworks could not mark it (a text object that mixes tagged and untagged text)`,
+        ),
+      );
     fixStructure(file);
     const untagged = describeLinks(file, links, pass.mcidText);
     if (untagged > 0)

@@ -31,6 +31,16 @@ interface Span {
   segment: number;
 }
 
+/**
+ * Whether a marked-content sequence can be structure: only one with an MCID is (a property list named
+ * by resource may hold one, so it counts). Inside text Chromium also writes `/Span <</ActualText (fi)>> BDC`
+ * around a ligature whose glyph stands for several characters; that only says what the glyph reads as, so
+ * a text object holding nothing else is still outside the structure and can be an artifact.
+ */
+function tags(op: string, properties: string): boolean {
+  return op === 'BDC' && !(properties.startsWith('<<') && !/\/MCID\b/.test(properties));
+}
+
 /** Wraps every run of graphics objects outside marked content in an `/Artifact` sequence. */
 export function markArtifacts(text: string, kindOf: XObjectKind): MarkedContent {
   const objects: Span[] = [];
@@ -41,7 +51,7 @@ export function markArtifacts(text: string, kindOf: XObjectKind): MarkedContent 
   let unmarkable = 0;
   scanContent(text, ({ op, operand, start, end }) => {
     if (op === 'BDC' || op === 'BMC') {
-      if (open?.text) open.tagged = true;
+      if (open?.text && tags(op, operand(1))) open.tagged = true;
       depth++;
     } else if (op === 'EMC') depth = Math.max(0, depth - 1);
     if (open?.text) {
