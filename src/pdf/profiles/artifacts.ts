@@ -1,9 +1,9 @@
 /**
  * PDF/UA 7.1: every piece of content is either tagged (inside a marked-content sequence the structure
  * tree points to) or an artifact. Chromium tags what the document's DOM holds, but prints the `@page`
- * margin boxes (running headers, "Page 3 of 9") and some backgrounds outside any marked content. Those are
- * pagination and decoration, so each run of such graphics objects is wrapped in `/Artifact BMC … EMC`;
- * nothing else in the stream moves.
+ * margin boxes (running headers, "Page 3 of 9"), some backgrounds and generated text (`::before`,
+ * `::after`) outside any marked content. The structure has no place for them, so each run of such graphics
+ * objects is wrapped in `/Artifact BMC … EMC`; nothing else in the stream moves.
  */
 import { scanContent } from './content-scan.js';
 
