@@ -55,6 +55,19 @@ describe('a glyph without a Unicode value', () => {
     expect(pdfaClaim(pdf)).toBe('');
   });
 
+  it('says it once for a font Chromium wrote as two objects (a heading and the text)', async () => {
+    // Without a font-family the heading falls back to Noto Sans Thai Regular made bold, which Chromium writes as
+    // a Type 3 font beside the Type 0 one of the paragraph.
+    const html = thai('PDF/UA-1', 'หนี้')
+      .replace(/<style>.*<\/style>/, '')
+      .replace('<p>', '<h1>หนี้</h1><p>');
+    const { warnings, id } = await render(html);
+    expect(warnings).toBe('1');
+    const [entry] = ctx.recordOf(id).warnings;
+    expect(entry).toMatchObject({ profile: 'PDF/UA-1', clause: '7.21.7-2', element: 'font NotoSansThai-Regular (page 1)' });
+    expect(entry?.message).toMatch(/^The font NotoSansThai-Regular on page 1 has 2 glyphs without a Unicode value/);
+  });
+
   it('leaves PDF/A-2b, which asks for no Unicode, claimed', async () => {
     const { pdf, warnings } = await render(thai('PDF/A-2b', 'หนี้'));
     expect(warnings).toBe('0');

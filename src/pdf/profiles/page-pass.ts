@@ -134,7 +134,15 @@ export function pagePass(file: PdfFile, options: PagePassOptions): PagePassResul
       if (text === undefined) unmapped = true;
       if (text === undefined || NOT_TEXT.test(text)) missing++;
     }
-    if (missing > 0) result.fontsWithoutUnicode.push({ font: fontName(file, font), page, missing, unmapped });
+    if (missing === 0) continue;
+    // Chromium can write one font as two objects (Noto Sans Thai in an h1 came as a Type 3 font beside the
+    // Type 0 one of the text): an entry each would read as the same warning twice, so they count together.
+    const name = fontName(file, font);
+    const same = result.fontsWithoutUnicode.find((f) => f.font === name && f.page === page);
+    if (same) {
+      same.missing += missing;
+      same.unmapped ||= unmapped;
+    } else result.fontsWithoutUnicode.push({ font: name, page, missing, unmapped });
   }
   return result;
 }
