@@ -3,6 +3,7 @@
  * Invoice (root `rsm:CrossIndustryInvoice`), naming that level in its guideline id (BT-24), and valid
  * against the level's XSD. Each way it falls short is one plain sentence for the render report.
  */
+import { doctypeProblem } from './doctype.js';
 import type { FacturXLevel } from './levels.js';
 import { levelOfGuideline, xsdFileOf } from './levels.js';
 import { readInvoice } from './xsd-validator.js';
@@ -16,18 +17,10 @@ export interface InvoiceProblem {
   message: string;
 }
 
-/** A DOCTYPE (and with it any entity declaration) has no place in an invoice, and is never read. */
-function hasDoctype(xml: Uint8Array): boolean {
-  // The prolog is ASCII in every encoding an invoice may use; the root starts within it.
-  const head = Buffer.from(xml.buffer, xml.byteOffset, Math.min(xml.length, 4096)).toString('latin1');
-  return /<!DOCTYPE/i.test(head.replace(/<!--[\s\S]*?-->/g, ''));
-}
-
 /** The first reason `xml` is not a Factur-X invoice at `level`, or null when it is one. */
 export async function checkInvoice(xml: Uint8Array, level: FacturXLevel): Promise<InvoiceProblem | null> {
-  if (hasDoctype(xml)) {
-    return { clause: 'XML', message: 'it declares a DOCTYPE, which an invoice has no use for (Pageworks does not read one)' };
-  }
+  const doctype = doctypeProblem(xml);
+  if (doctype !== null) return { clause: 'XML', message: doctype };
   const reading = await readInvoice(xml, level);
   if ('parseProblem' in reading) {
     return { clause: 'XML', message: `it is not well-formed XML: ${reading.parseProblem}` };
