@@ -14,15 +14,18 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-# ---- runtime: Debian's Chromium and fonts, tini as PID 1, a non-root user ----
+# ---- runtime: Debian's Chromium headless shell and fonts, tini as PID 1, a non-root user ----
 FROM node:24-trixie-slim
-# chromium-sandbox is the setuid sandbox helper: it lets Chromium keep its sandbox as a non-root
-# user without user namespaces (which Docker's default seccomp profile refuses).
+# chromium-headless-shell: Chromium's headless-only build (the same printing code as the browser,
+# without its UI: faster and smaller), which renders here; full chromium is not needed in the image.
+# chromium-sandbox is the setuid sandbox helper (/usr/lib/chromium/chrome-sandbox, beside the shell's
+# binary): it lets Chromium keep its sandbox as a non-root user without user namespaces (which
+# Docker's default seccomp profile refuses).
 # Fonts: Latin metric-compatible (Liberation), CJK, colour emoji, so documents print as written.
 # icc-profiles-free: the sRGB profile a PDF/A file's OutputIntent embeds.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      chromium chromium-sandbox \
+      chromium-headless-shell chromium-sandbox \
       fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig \
       icc-profiles-free tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*
@@ -34,11 +37,10 @@ COPY bin ./bin
 # The `node` user (uid 1000) comes with the base image; only the data directory is writable.
 RUN mkdir -p /data/results && chown -R node:node /data
 USER node
-# CHROMIUM_PATH: the binary Debian's /usr/bin/chromium launcher script would exec (src/render/browser/chromium-executable.ts).
+# CHROMIUM_PATH stays unset: the server finds the shell (src/render/browser/chromium-executable.ts).
 ENV NODE_ENV=production \
     PAGEWORKS_HOST=0.0.0.0 \
-    PAGEWORKS_DATA_DIR=/data \
-    CHROMIUM_PATH=/usr/lib/chromium/chromium
+    PAGEWORKS_DATA_DIR=/data
 EXPOSE 3000 3001 3002
 # Liveness of every service this container runs, whether chosen by `serve --services …` (the command)
 # or PAGEWORKS_SERVICES: bin/healthcheck.js reads PID 1's command line. Plain HTTP, no curl in the image.

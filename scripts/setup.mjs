@@ -91,7 +91,7 @@ if (!fs.existsSync(builtStamp) || newestIn(path.join(root, 'src')) > mtime(built
 
 // 3. System packages: Chromium for rendering; poppler-utils and qpdf for the tests that read PDFs back, curl for the docs' examples.
 // The server's own detection (src/render/browser/chromium-executable.ts), built in step 2.
-const { chromiumExecutable } = await import(
+const { browserBuild, chromiumExecutable } = await import(
   pathToFileURL(path.join(root, 'dist', 'render', 'browser', 'chromium-executable.js')).href
 );
 function findChromium() {
@@ -100,7 +100,22 @@ function findChromium() {
 }
 const needed = [];
 const services = process.env.PAGEWORKS_SERVICES ?? 'render';
-if ((forTests || services.includes('render')) && !findChromium()) needed.push('chromium', 'fonts-liberation');
+// Renders run on Chromium's headless shell (the same printing code without the browser UI: faster, less
+// memory) where it is installed, else on full Chromium. As root it is installed unless CHROMIUM_PATH
+// chose a browser; where apt does not know the package (older releases), full Chromium serves.
+// The tests also need full Chromium: the dashboard's browser tests drive it through Playwright, and
+// one suite section renders on it to keep the fallback true.
+const aptKnows = (pkg) =>
+  /Candidate: (?!\(none\))/.test(spawnSync('apt-cache', ['policy', pkg], { encoding: 'utf8' }).stdout ?? '');
+const wantsRender = forTests || services.includes('render');
+const shellMissing = !fs.existsSync('/usr/bin/chromium-headless-shell');
+if (wantsRender && isRoot && !process.env.CHROMIUM_PATH && shellMissing && aptKnows('chromium-headless-shell')) {
+  needed.push('chromium-headless-shell');
+}
+if (wantsRender && !findChromium() && !needed.includes('chromium-headless-shell')) needed.push('chromium');
+if (forTests && !fs.existsSync('/usr/bin/chromium') && !needed.includes('chromium')) needed.push('chromium');
+// A browser without a Latin font prints boxes.
+if (needed.length > 0) needed.push('fonts-liberation');
 if (forTests) {
   for (const tool of ['pdftotext', 'pdftoppm']) {
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
@@ -182,7 +197,7 @@ if (needed.length > 0 || optional.length > 0) {
 if (findChromium()) {
   try {
     const version = execFileSync(findChromium(), ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim();
-    log(`chromium: ${version}`);
+    log(`renders on ${browserBuild(findChromium())} (${findChromium()}): ${version}`);
   } catch {
     log(`chromium at ${findChromium()} did not report a version`);
   }

@@ -148,6 +148,9 @@ export async function startRenderEngine(
     if (reason !== undefined) throw new Error(reason);
   });
 
+  // Which browser prints (the headless shell, or full Chromium as the fallback): informs, never decides readiness.
+  app.addReadinessDetail('browser', () => pool.browser ?? null);
+
   // A script without a font still renders (as empty boxes): worth a warning and a line in /v1/ready, not a 503.
   const fonts = await fontCoverage;
   const fontLog = core.log.child({ service: 'render', component: 'fonts' });

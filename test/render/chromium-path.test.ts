@@ -1,17 +1,46 @@
 /** Which Chromium the server starts when CHROMIUM_PATH is unset: the one the set-up accepted. */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/render/browser/chromium.js';
+import { browserBuild, chromiumExecutable } from '../../src/render/browser/chromium-executable.js';
 
 describe('finding Chromium', () => {
   it('takes CHROMIUM_PATH as given', () => {
     expect(findChromium({ configured: '/opt/chrome/chrome', exists: () => false })).toBe('/opt/chrome/chrome');
+    expect(findChromium({ configured: '/usr/bin/chromium', exists: () => true })).toBe('/usr/bin/chromium');
   });
 
-  it('takes the first candidate that exists (chromium-browser, google-chrome), as the set-up does', () => {
+  it('prefers the headless shell, then full Chromium (chromium, chromium-browser, google-chrome), as the set-up does', () => {
+    expect(findChromium({ exists: () => true })).toBe('/usr/bin/chromium-headless-shell');
+    expect(findChromium({ exists: (f) => f !== '/usr/bin/chromium-headless-shell' })).toBe('/usr/bin/chromium');
     expect(findChromium({ exists: (f) => f === '/usr/bin/chromium-browser' })).toBe('/usr/bin/chromium-browser');
     expect(findChromium({ exists: (f) => f === '/usr/bin/google-chrome' })).toBe('/usr/bin/google-chrome');
-    expect(findChromium({ exists: () => false })).toBe('/usr/bin/chromium');
+    // Nothing installed: the error names the package to install.
+    expect(findChromium({ exists: () => false })).toBe('/usr/bin/chromium-headless-shell');
+  });
+
+  it('tells the shell from the full browser by its binary', () => {
+    expect(browserBuild('/usr/lib/chromium/chromium-headless-shell')).toBe('chromium-headless-shell');
+    expect(browserBuild('/opt/chrome-headless-shell-linux64/chrome-headless-shell')).toBe('chromium-headless-shell');
+    expect(browserBuild('/usr/lib/chromium/chromium')).toBe('chromium');
+    expect(browserBuild('/usr/bin/google-chrome')).toBe('chromium');
+  });
+
+  it("starts the binary behind Debian's launcher scripts, and any other executable as given", () => {
+    if (fs.existsSync('/usr/lib/chromium/chromium-headless-shell')) {
+      expect(chromiumExecutable()).toBe('/usr/lib/chromium/chromium-headless-shell');
+      expect(chromiumExecutable('/usr/bin/chromium-headless-shell')).toBe('/usr/lib/chromium/chromium-headless-shell');
+    }
+    if (fs.existsSync('/usr/lib/chromium/chromium')) {
+      expect(chromiumExecutable('/usr/bin/chromium')).toBe('/usr/lib/chromium/chromium');
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chromium-path-'));
+    const script = path.join(dir, 'my-chrome');
+    fs.writeFileSync(script, '#!/bin/sh\nexec /opt/chrome/chrome "$@"\n', { mode: 0o755 });
+    expect(chromiumExecutable(script)).toBe(script);
+    fs.rmSync(dir, { recursive: true });
   });
 
   it('is the detection scripts/setup.mjs runs (the built chromium-executable.js)', () => {

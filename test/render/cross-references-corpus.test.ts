@@ -37,7 +37,7 @@ const first = (...rels) => {
 const { BrowserPool } = await import(first('src/render/pool/browser-pool.ts', 'src/render/browser-pool.ts'));
 const { createEgressPolicy } = await import(first('src/net/policy.ts'));
 const { toPrintParams } = await import(first('src/render/request/options.ts', 'src/render/options.ts'));
-const pool = await BrowserPool.start({ policy: createEgressPolicy({ allow: [] }), concurrency: 1, queueLimit: 0, timeoutMs: 30000, executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium' });
+const pool = await BrowserPool.start({ policy: createEgressPolicy({ allow: [] }), concurrency: 1, queueLimit: 0, timeoutMs: 30000, executablePath: process.env.CHROMIUM_PATH || undefined });
 try {
   for (const [name, html] of Object.entries(JSON.parse(fs.readFileSync(input, 'utf8')))) {
     const printed = await pool.render('corpus', html, toPrintParams({}), undefined, { warn() {} });

@@ -3,6 +3,7 @@
  * durations, Chromium restarts, contexts thrown away) moving as renders run, and /v1/ready reporting
  * Chromium — 200 with "chromium":"ok", 503 while a killed Chromium is being replaced.
  */
+import fs from 'node:fs';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
@@ -110,7 +111,18 @@ describe('readiness and Chromium restarts', () => {
   it('ready with "chromium":"ok" while Chromium serves', async () => {
     const ready = await app.inject({ url: '/v1/ready' });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ready', checks: { store: 'ok', chromium: 'ok' }, fonts: { missing: [] } });
+    // The headless shell where it is installed (CHROMIUM_PATH unset), full Chromium otherwise.
+    const shell = !process.env.CHROMIUM_PATH && fs.existsSync('/usr/bin/chromium-headless-shell');
+    expect(ready.json()).toEqual({
+      status: 'ready',
+      checks: { store: 'ok', chromium: 'ok' },
+      fonts: { missing: [] },
+      browser: {
+        build: shell ? 'chromium-headless-shell' : 'chromium',
+        executable: shell ? '/usr/lib/chromium/chromium-headless-shell' : expect.any(String),
+        version: expect.stringMatching(/^(Headless)?Chrome\/\d+\./),
+      },
+    });
   });
 
   it('a killed Chromium: 503 not ready while it is replaced, the restart is counted, then ready and rendering again', async () => {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
-import { CHROMIUM_CANDIDATES, chromiumExecutable } from './chromium-executable.js';
+import { type BrowserBuild, browserBuild, CHROMIUM_CANDIDATES, chromiumExecutable } from './chromium-executable.js';
 
 /** CHROMIUM_PATH when set, else the first candidate that exists, else Debian's path (the error then names it). */
 export function findChromium({
@@ -27,6 +27,12 @@ export interface LaunchedChromium {
   client: CDPSession;
   pid: number;
   userDataDir: string;
+  /** The binary started (Debian's launcher scripts resolved to the binary they run). */
+  executable: string;
+  /** The headless shell or the full browser. */
+  build: BrowserBuild;
+  /** What the browser reports, e.g. "HeadlessChrome/156.0.8078.108". */
+  version: string;
 }
 
 /** Chromium switches: quiet, headless, and no way to reach the network except the per-context proxy. */
@@ -69,6 +75,9 @@ export function chromiumArgs(): string[] {
       'SpareRendererForSitePerProcess',
     ].join(',')}`,
   ];
+  // The headless shell reads no profile preferences (writeProfile's WebRTC policy is the full browser's);
+  // it takes the same policy from this switch, which the full browser ignores.
+  args.push('--force-webrtc-ip-handling-policy=disable_non_proxied_udp');
   // The sandbox needs user namespaces that root does not get; only then go without it.
   if (typeof process.getuid === 'function' && process.getuid() === 0) args.push('--no-sandbox');
   return args;
@@ -105,10 +114,13 @@ export async function launchChromium(
   renderTimeoutMs = 30_000,
 ): Promise<LaunchedChromium> {
   const userDataDir = writeProfile();
+  const executable = chromiumExecutable(executablePath) ?? executablePath;
+  const build = browserBuild(executable);
   try {
     const browser = await puppeteer.launch({
-      executablePath: chromiumExecutable(executablePath) ?? executablePath,
-      headless: true,
+      executablePath: executable,
+      // The shell only has the old headless mode (`--headless`); `true` asks the full browser for `--headless=new`.
+      headless: build === 'chromium-headless-shell' ? 'shell' : true,
       userDataDir,
       args: [...chromiumArgs(), ...extraArgs],
       // The pool decides when Chromium goes away; signals reach the whole app, which closes it in order.
@@ -122,7 +134,8 @@ export async function launchChromium(
     });
     const pid = browser.process()?.pid;
     if (pid === undefined) throw new Error('Chromium started without a process id');
-    return { browser, client: await browser.target().createCDPSession(), pid, userDataDir };
+    const [client, version] = await Promise.all([browser.target().createCDPSession(), browser.version()]);
+    return { browser, client, pid, userDataDir, executable, build, version };
   } catch (err) {
     fs.rmSync(userDataDir, { recursive: true, force: true });
     throw err;

@@ -108,6 +108,10 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
     // Paper does not move: documents that offer a still version of their motion get to show it. Most do
     // not, so the renderer also brings every animation to its end before printing (document/page-script.ts).
     await slot.session.send('Emulation.setEmulatedMedia', { features: [{ name: 'prefers-reduced-motion', value: 'reduce' }] });
+    // The generic `monospace` (and <pre>, <code>) is the full browser's "Monospace" (fontconfig's choice,
+    // DejaVu Sans Mono on Debian): the headless shell has no browser preferences and would fall back to
+    // Blink's own default (Liberation Mono), so the same document would print in another font there.
+    await slot.session.send('Page.setFontFamilies', { fontFamilies: { fixed: 'Monospace' } });
     await prepareDocument(slot);
     return slot;
   } catch (err) {

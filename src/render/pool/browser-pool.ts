@@ -10,7 +10,7 @@ import type { EgressPolicy } from '../../net/policy.js';
 import type { ServiceLog } from '../../service-log.js';
 import { DEFAULT_IDLE_MAX_MS, type RenderWarningLog } from '../document/renderer.js';
 import type { PrintParams } from '../request/options.js';
-import { ChromiumSupervisor, type SupervisionEvents, shuttingDown } from './chromium-supervisor.js';
+import { type BrowserIdentity, ChromiumSupervisor, type SupervisionEvents, shuttingDown } from './chromium-supervisor.js';
 import { FairQueue, type RenderPriority } from './fair-queue.js';
 import { RenderAttempts, type RenderResult } from './render-attempt.js';
 
@@ -149,6 +149,11 @@ export class BrowserPool {
   /** Process id of the current Chromium (its process group id), if one runs. */
   get browserPid(): number | undefined {
     return this.supervisor.browserPid;
+  }
+
+  /** The browser renders run on (the headless shell or full Chromium), once one was launched. */
+  get browser(): BrowserIdentity | undefined {
+    return this.supervisor.browser;
   }
 
   /** Renders running now (each holds a turn of the queue). */

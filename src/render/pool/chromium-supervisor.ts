@@ -10,6 +10,14 @@ import type { ServiceLog } from '../../service-log.js';
 import { withAbort, withTimeout } from '../../with-timeout.js';
 import { type DiscardReason, Instance } from '../browser/browser-instance.js';
 import { launchChromium, processGroupRss } from '../browser/chromium.js';
+import type { BrowserBuild } from '../browser/chromium-executable.js';
+
+/** The browser renders run on, as the start-up log and `GET /v1/ready` name it. */
+export interface BrowserIdentity {
+  build: BrowserBuild;
+  executable: string;
+  version: string;
+}
 
 /** Why Chromium was replaced: it crashed or disconnected, or it was recycled (render count, memory). */
 export type RestartReason = 'crash' | 'renders' | 'memory';
@@ -59,6 +67,7 @@ export class ChromiumSupervisor {
   /** Chromium launches (recycles) and shutdowns under way: close() waits for them. */
   private readonly settling = new Set<Promise<unknown>>();
   private readonly memoryTimer: NodeJS.Timeout;
+  private lastBrowser: BrowserIdentity | undefined;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.memoryTimer = setInterval(() => this.checkMemory(), opts.memoryCheckMs).unref();
@@ -74,12 +83,17 @@ export class ChromiumSupervisor {
     return this.current?.launched.pid;
   }
 
+  /** Which browser the last launched Chromium is (build, binary, version); undefined before the first launch. */
+  get browser(): BrowserIdentity | undefined {
+    return this.lastBrowser;
+  }
+
   /** Why no Chromium is connected, or undefined when one is. */
   get unavailable(): string | undefined {
     const instance = this.current;
     if (instance && !instance.dead && instance.launched.browser.connected) return undefined;
     if (this.launchFailure !== undefined) return `chromium cannot be started: ${this.launchFailure}`;
-    return this.launching ? 'chromium is starting' : 'chromium is not running';
+    return this.launching !== undefined ? 'chromium is starting' : 'chromium is not running';
   }
 
   /** The running Chromium, launched (with its slots warmed) if none runs. */
@@ -164,7 +178,8 @@ export class ChromiumSupervisor {
       throw shuttingDown();
     }
     this.current = instance;
-    this.opts.log?.info({ chromiumPid: launched.pid, slots: this.opts.slots }, 'chromium ready');
+    this.lastBrowser = { build: launched.build, executable: launched.executable, version: launched.version };
+    this.opts.log?.info({ chromiumPid: launched.pid, slots: this.opts.slots, browser: this.lastBrowser }, 'chromium ready');
     return instance;
   }
 
