@@ -33,6 +33,15 @@ declare module 'fastify' {
      * READS_PER_LIMIT × the account's limit with its own RateLimit fields; neither spends the rate limit nor counts as usage.
      */
     authenticateKey: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+    /**
+     * Counts `extra` more requests of a request `authenticate` admitted against the same limit (an
+     * assembly's parts beyond the first), at most the limit in all; sets the RateLimit field again.
+     */
+    spendMore: (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      extra: number,
+    ) => Promise<{ allowed: boolean; limit: number; retryAfterS: number }>;
   }
   interface FastifyRequest {
     auth?: AuthContext;

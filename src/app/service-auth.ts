@@ -43,6 +43,7 @@ export interface ServiceAuthOptions {
 /** Decorates the app with the `authenticate` and `authenticateKey` hooks (the app's metrics must be installed). */
 export function installServiceAuth(app: ServiceApp, opts: ServiceAuthOptions): void {
   const { service, core, sendError } = opts;
+  const windows = new WeakMap<FastifyRequest, { key: string; policy: string; limit: number; windowS: number }>();
   const authenticate = async (request: FastifyRequest, reply: FastifyReply, metered: boolean) => {
     const presented = presentedKey(service, request);
     if (presented === undefined) return (sendError(reply, 401, 'UNAUTHORIZED', MISSING_KEY[service]), reply);
@@ -77,6 +78,7 @@ export function installServiceAuth(app: ServiceApp, opts: ServiceAuthOptions): v
     const limit = (check.limitOverride ?? defaultLimit(core.config, service)) * (metered ? 1 : READS_PER_LIMIT);
     const windowS = core.config.rateLimitWindowS;
     const decision = await core.limiter.hit(`${policy}:${check.accountId}`, limit, windowS * 1000);
+    if (metered) windows.set(request, { key: `${policy}:${check.accountId}`, policy, limit, windowS });
     const resetS = Math.ceil(decision.resetMs / 1000);
     reply.header('RateLimit-Policy', `"${policy}";q=${limit};w=${windowS}`);
     reply.header('RateLimit', `"${policy}";r=${decision.remaining};t=${resetS}`);
@@ -95,6 +97,19 @@ export function installServiceAuth(app: ServiceApp, opts: ServiceAuthOptions): v
     }
     return undefined;
   };
+  app.decorate('spendMore', async (request: FastifyRequest, reply: FastifyReply, extra: number) => {
+    const window = windows.get(request);
+    if (!window || extra <= 0) return { allowed: true, limit: window?.limit ?? 0, retryAfterS: 0 };
+    // One request counts at most one window's worth: larger than the limit, it takes the whole window
+    // (and needs it untouched), instead of being refused for ever.
+    const weight = Math.min(extra, window.limit - 1);
+    const decision = weight <= 0 ? undefined : await core.limiter.hit(window.key, window.limit, window.windowS * 1000, weight);
+    if (!decision) return { allowed: true, limit: window.limit, retryAfterS: 0 };
+    const resetS = Math.ceil(decision.resetMs / 1000);
+    reply.header('RateLimit', `"${window.policy}";r=${decision.remaining};t=${resetS}`);
+    if (!decision.allowed) app.metrics.rateLimitRejections.inc({ service });
+    return { allowed: decision.allowed, limit: window.limit, retryAfterS: Math.max(1, resetS) };
+  });
   app.decorate('authenticate', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, true));
   app.decorate('authenticateKey', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, false));
 }

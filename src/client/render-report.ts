@@ -20,4 +20,8 @@ export interface RenderReport {
   warnings: ReportEntry[];
   /** The standards the PDF claims (docs/standards.md); empty when its document declared none or met none. */
   claims: Array<'PDF/A-2b' | 'PDF/A-2u' | 'PDF/A-3b' | 'PDF/A-3u' | 'PDF/UA-1' | 'Factur-X'>;
+  /** An assembly only: how many parts it had. */
+  part_count?: number;
+  /** An assembly only: its parts in order (a record keeps the first ~250 of a larger one). */
+  parts?: Array<{ label: string; kind: 'html' | 'pdf' | 'url'; pages: number | null; warnings: number; url?: string }>;
 }

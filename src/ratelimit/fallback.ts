@@ -33,14 +33,14 @@ export class FallbackRateLimiter implements RateLimiter {
     return this.health.down;
   }
 
-  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+  async hit(key: string, limit: number, windowMs: number, weight = 1): Promise<RateDecision> {
     try {
-      const decision = await this.primary.hit(key, limit, windowMs);
+      const decision = await this.primary.hit(key, limit, windowMs, weight);
       this.health.ok();
       return decision;
     } catch (err) {
       this.health.failed(err);
-      return this.fallback.hit(key, limit, windowMs);
+      return this.fallback.hit(key, limit, windowMs, weight);
     }
   }
 

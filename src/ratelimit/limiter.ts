@@ -14,7 +14,8 @@ export interface RateDecision {
  */
 export interface RateLimiter {
   readonly kind: string;
-  hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  /** Counts `weight` requests (default 1: an assembly counts each of its parts) and decides for the last of them. */
+  hit(key: string, limit: number, windowMs: number, weight?: number): Promise<RateDecision>;
   close(): Promise<void>;
 }
 

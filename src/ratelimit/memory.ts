@@ -12,7 +12,7 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweeper.unref();
   }
 
-  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+  async hit(key: string, limit: number, windowMs: number, weight = 1): Promise<RateDecision> {
     const now = this.now();
     const mapKey = `${key}:${windowMs}`;
     let w = this.windows.get(mapKey);
@@ -20,7 +20,7 @@ export class MemoryRateLimiter implements RateLimiter {
       w = { count: 0, resetAt: now + windowMs };
       this.windows.set(mapKey, w);
     }
-    w.count++;
+    w.count += weight;
     return decide(w.count, limit, w.resetAt - now);
   }
 

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { decide, type RateDecision, type RateLimiter } from './limiter.js';
 
-// INCR and the expiry in one script: atomic on the server, one round trip, shared by all instances.
+// INCRBY and the expiry in one script: atomic on the server, one round trip, shared by all instances.
 const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -12,7 +12,7 @@ end
 return {count, ttl}
 `;
 
-type RedisWithHit = Redis & { pwRateHit(key: string, windowMs: number): Promise<[number, number]> };
+type RedisWithHit = Redis & { pwRateHit(key: string, windowMs: number, weight: number): Promise<[number, number]> };
 
 /** Limiter shared by every instance through Redis. */
 export class RedisRateLimiter implements RateLimiter {
@@ -27,8 +27,8 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis = redis as RedisWithHit;
   }
 
-  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    const [count, ttl] = await this.redis.pwRateHit(`${this.prefix}${key}:${windowMs}`, windowMs);
+  async hit(key: string, limit: number, windowMs: number, weight = 1): Promise<RateDecision> {
+    const [count, ttl] = await this.redis.pwRateHit(`${this.prefix}${key}:${windowMs}`, windowMs, weight);
     return decide(count, limit, ttl);
   }
 

@@ -7,10 +7,19 @@ export { runRenderCli } from './cli.js';
 export { checkFontCoverage, describeCoverage, fcListRunner } from './document/font-coverage.js';
 export { RENDER_LOG_FLUSH_MS, RenderLog } from './log/render-log.js';
 export { registerRenderLogRoutes } from './log/render-log-routes.js';
+export { recordRender } from './log/render-record.js';
 export { createRenderMetrics } from './metrics.js';
 export { BrowserPool } from './pool/browser-pool.js';
 export type { RenderResult } from './pool/render-attempt.js';
-export { DISCARD_RECORDS, type RenderRecord, type RenderRecorder, type ReportEntry, warningCount } from './report/report.js';
+export {
+  DISCARD_RECORDS,
+  type RecordAssembly,
+  type RecordPart,
+  type RenderRecord,
+  type RenderRecorder,
+  type ReportEntry,
+  warningCount,
+} from './report/report.js';
 export { ReportEntrySchema, storedEntries } from './report/report-schema.js';
 export { reportJson, storedReport } from './report/stored-report.js';
 export { toPrintParams } from './request/options.js';

@@ -7,7 +7,7 @@ import { bindQueries, type StoreContext } from './store-context.js';
 // The render log's queries, written once for both dialects; render/log/render-log.ts batches the writes.
 
 /** One render as a listing shows it: the record without its entries, with the key's name. */
-export interface RenderSummary extends Omit<RenderRecord, 'warnings' | 'claims'> {
+export interface RenderSummary extends Omit<RenderRecord, 'warnings' | 'claims' | 'assembly'> {
   warningCount: number;
   /** The name the key was given, or null (unnamed, or deleted with its account). */
   keyName: string | null;
@@ -62,7 +62,7 @@ function toRow(r: RenderRecord): RenderLogTable {
     // The count X-Render-Warnings gives: a `truncated` entry stands for the entries it left out.
     warning_count: warningCount(r.warnings),
     // The entries, and the PDF's claims when it has any (render/report/stored-report.ts).
-    warnings: reportJson(r.warnings, r.claims),
+    warnings: reportJson(r.warnings, r.claims, r.assembly),
   };
 }
 

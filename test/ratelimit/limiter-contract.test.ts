@@ -67,6 +67,14 @@ for (const backend of backends) {
       expect(seen).toEqual([2, 1, 0, 0]);
     });
 
+    it('counts a weighted hit as that many requests (an assembly counts its parts)', async () => {
+      const first = await limiter.hit('weighted', 10, 60_000, 4);
+      expect([first.allowed, first.remaining]).toEqual([true, 6]);
+      const second = await limiter.hit('weighted', 10, 60_000, 6);
+      expect([second.allowed, second.remaining]).toEqual([true, 0]);
+      expect((await limiter.hit('weighted', 10, 60_000)).allowed).toBe(false);
+    });
+
     it('keeps keys independent', async () => {
       expect((await limiter.hit('a', 1, 60_000)).allowed).toBe(true);
       expect((await limiter.hit('a', 1, 60_000)).allowed).toBe(false);

@@ -120,6 +120,35 @@ describe('GET /v1/renders/{id}', () => {
     expect(res.json()).toMatchObject({ id: archived.id, warnings: [], claims: ['PDF/A-3b', 'PDF/UA-1'] });
   });
 
+  it('answers an assembly with its parts and each warning labelled by its part; a large one keeps its count whole', async () => {
+    const entry = { ...WARNINGS[3], part: 'parts[1]', message: `parts[1]: ${WARNINGS[3].message}` };
+    const parts: NonNullable<RenderRecord['assembly']>['parts'] = [
+      { label: 'parts[0]', kind: 'html', pages: 1, warnings: 0 },
+      { label: 'parts[1]', kind: 'html', pages: 2, warnings: 1 },
+      { label: 'parts[2]', kind: 'url', pages: 3, warnings: 0, url: 'https://example.com/terms.pdf?token=…' },
+    ];
+    const assembly = record({ pages: 6, warnings: [entry], assembly: { partCount: 3, parts } });
+    app.renderLog.record(assembly);
+    await app.renderLog.flush();
+    const res = await getRender(key, assembly.id);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ pages: 6, warnings: [entry], part_count: 3, parts });
+
+    const many = Array.from({ length: 1000 }, (_, i) => ({ label: `parts[${i}]`, kind: 'pdf' as const, pages: 1, warnings: 0 }));
+    const large = record({ pages: 1000, assembly: { partCount: 1000, parts: many } });
+    app.renderLog.record(large);
+    await app.renderLog.flush();
+    const big = (await getRender(key, large.id)).json();
+    expect(big.part_count).toBe(1000);
+    expect(big.parts.length).toBeGreaterThan(200);
+    expect(big.parts.length).toBeLessThan(1000);
+    expect(big.parts[0]).toEqual(many[0]);
+    // A render that is not an assembly has neither field.
+    const plain = record();
+    app.renderLog.record(plain);
+    expect(Object.keys((await getRender(key, plain.id)).json())).not.toContain('parts');
+  });
+
   it('records a failed render as failed with its code', async () => {
     const timedOut = record({
       status: 'failed',
@@ -220,6 +249,8 @@ describe('GET /v1/renders/{id}', () => {
       'bytes',
       'warnings',
       'claims',
+      'part_count',
+      'parts',
     ]);
   });
 

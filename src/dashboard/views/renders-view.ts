@@ -2,6 +2,7 @@ import { escapeUnshowable } from '../../accounts/user-text.js';
 import { type RenderRecord, warningCount } from '../../render/index.js';
 import type { RenderSummary } from '../../store/store.js';
 import { html, type SafeHtml } from '../html.js';
+import { assemblyPartsCard } from './assembly-parts-view.js';
 import { formatAgo, formatCount, formatDateTime } from './format.js';
 import { formatBytes, formatDuration, type PdfState, warningsLabel } from './jobs-view.js';
 import { alert, page, type Viewer } from './layout.js';
@@ -122,7 +123,9 @@ ${model.notFound !== undefined ? alert('warn', `No render ${model.notFound} in y
 
 function warningItem(entry: RenderRecord['warnings'][number]): SafeHtml {
   const advice = adviceFor(entry);
-  const facts = advice.facts.map(
+  // In an assembly, the part whose render met it comes first.
+  const partFact: Array<[string, string]> = entry.part ? [['Part', entry.part]] : [];
+  const facts = [...partFact, ...advice.facts].map(
     ([label, value]) => html`<div><dt>${label}</dt><dd class="mono">${escapeUnshowable(value)}</dd></div>`,
   );
   // The heading and the facts already say what the report's message says; it is shown only when it adds a cause.
@@ -186,7 +189,7 @@ export function renderPage(model: RenderPageModel): string {
   const from =
     r.source === 'job'
       ? html`from the render job${model.job?.reference ? html` <strong class="job-name">${escapeUnshowable(model.job.reference)}</strong>` : ''}`
-      : html`from <code>POST /v1/render</code>`;
+      : html`from <code>${r.assembly ? 'POST /v1/assemble' : 'POST /v1/render'}</code>`;
   const jobId = r.jobId ?? (r.source === 'job' ? r.id : null);
   const body = html`<p class="crumbs"><a href="${r.source === 'job' ? '/jobs' : '/renders'}">← ${r.source === 'job' ? 'All jobs' : 'All renders'}</a></p>
 <div class="page-head"><div><h1 class="render-title">Render <span class="mono">${r.id}</span></h1>
@@ -203,6 +206,7 @@ ${claimsFact(r)}
 ${errorBlock(r)}
 ${model.job && jobId ? pdfAction(model.job, jobId) : ''}
 </section>
+${assemblyPartsCard(r)}
 <section class="card" aria-labelledby="warnings-title"><h2 id="warnings-title">${count === 0 ? 'No warnings' : warningsLabel(count)}</h2>
 ${warnings}</section>`;
   return page({ title: `Render ${r.id}`, viewer: model.viewer, current: 'renders', body });

@@ -58,6 +58,25 @@ export const RenderObjectSchema = Type.Object(
           'The standards the PDF claims (docs/standards.md): what its document declared and the PDF meets. Empty when it declared none, or met none.',
       },
     ),
+    part_count: Type.Optional(Type.Integer({ minimum: 1, description: 'An assembly only: how many parts it had.' })),
+    parts: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            label: Type.String({ description: 'Its place in the request: parts[N].' }),
+            kind: Type.Union([Type.Literal('html'), Type.Literal('pdf'), Type.Literal('url')]),
+            pages: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Its pages in the assembly.' }),
+            warnings: Type.Integer({ minimum: 0, description: 'Its entries among warnings (those whose part is its label).' }),
+            url: Type.Optional(Type.String({ description: 'A URL part’s address, credentials hidden.' })),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          description:
+            'An assembly only: its parts in order (a record keeps the first ~250 of a larger one; part_count has them all).',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -79,6 +98,7 @@ export function toRenderObject(record: RenderRecord): RenderObject {
     bytes: record.bytes,
     warnings: record.warnings,
     claims: record.claims,
+    ...(record.assembly ? { part_count: record.assembly.partCount, parts: record.assembly.parts } : {}),
   };
 }
 

@@ -6,7 +6,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { BatchedWrites } from '../../batched-writes.js';
 import type { ServiceLog } from '../../service-log.js';
-import type { RenderRecord, RenderRecorder } from '../report/report.js';
+import type { RecordAssembly, RecordPart, RenderRecord, RenderRecorder } from '../report/report.js';
 import { storedEntries } from '../report/report-schema.js';
 import { fitEntries, jsonBytes, MAX_RECORD_BYTES } from '../report/report-size.js';
 import { AccountBudget } from './account-budget.js';
@@ -182,11 +182,28 @@ export class RenderLog implements RenderRecorder {
 }
 
 /** The record as it is kept: entries of an entry's shape only, and at most 32 KiB of JSON in all. */
-function sized(record: RenderRecord): RenderRecord {
+function sized(given: RenderRecord): RenderRecord {
+  const record = given.assembly ? { ...given, assembly: fitParts(given.assembly) } : given;
   const checked = storedEntries(JSON.stringify(record.warnings));
   const rest = jsonBytes({ ...record, warnings: [] });
   const warnings = fitEntries(checked, MAX_RECORD_BYTES - rest, 'at most 32 KiB of entries');
   return { ...record, warnings };
+}
+
+/** Most bytes of JSON an assembly's parts take in its record: half of it, the other half for entries. */
+const MAX_PARTS_BYTES = MAX_RECORD_BYTES / 2;
+
+/** The first parts that fit in MAX_PARTS_BYTES; the count stays whole (a 1,000-part job keeps about 250). */
+function fitParts(assembly: RecordAssembly): RecordAssembly {
+  const parts: RecordPart[] = [];
+  let used = 2;
+  for (const part of assembly.parts) {
+    const size = jsonBytes(part) + 1;
+    if (used + size > MAX_PARTS_BYTES) break;
+    parts.push(part);
+    used += size;
+  }
+  return { partCount: assembly.partCount, parts };
 }
 
 /** The records, each account's first before any account's second, and so on (in order within an account). */

@@ -1,10 +1,10 @@
 /**
- * The record of one POST /v1/render for the render log, built as its answer is sent: past
+ * The record of one POST /v1/render (or POST /v1/assemble) for the render log, built as its answer is sent: past
  * authentication every render is recorded, the ones refused or failed too (with their error code).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RenderResult } from '../pool/render-attempt.js';
-import type { RenderRecorder } from '../report/report.js';
+import type { RecordAssembly, RenderRecorder } from '../report/report.js';
 
 /** The code and message of a render error answer `{"error":{"code","message"}}`, if the payload is one. */
 function errorOf(payload: unknown): { code: string; message: string } {
@@ -24,7 +24,7 @@ export function recordRender(
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
-  result: RenderResult | undefined,
+  result: (RenderResult & { assembly?: RecordAssembly }) | undefined,
 ): void {
   const auth = request.auth;
   if (!auth) return;
@@ -44,5 +44,6 @@ export function recordRender(
     bytes: result?.pdf.length ?? null,
     warnings: result?.warnings ?? [],
     claims: result?.claims ?? [],
+    ...(result?.assembly ? { assembly: result.assembly } : {}),
   });
 }

@@ -9,7 +9,15 @@ import type { ReportEntry } from './report.js';
 const Url = Type.String({ maxLength: 500, description: 'Cut to 500 characters; a data: URL shows its media type only.' });
 const Message = Type.String({ description: 'What happened, in plain words, and what to do where there is something.' });
 const entry = <K extends string, P extends Parameters<typeof Type.Object>[0]>(kind: K, props: P, description: string) =>
-  Type.Object({ kind: Type.Literal(kind), ...props, message: Message }, { additionalProperties: false, description });
+  Type.Object(
+    {
+      kind: Type.Literal(kind),
+      ...props,
+      message: Message,
+      part: Type.Optional(Type.String({ maxLength: 20, description: 'In an assembly: the part that met it, parts[N].' })),
+    },
+    { additionalProperties: false, description },
+  );
 
 /** One entry of a render report (docs/rendering.md#when-a-document-cannot-get-everything). */
 export const ReportEntrySchema = Type.Union([

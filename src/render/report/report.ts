@@ -19,7 +19,7 @@ export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'tls' | 'cors';
  * plain-words `message` a customer can act on; URLs are cut to 500 characters and `data:` URLs are
  * shown by their media type only.
  */
-export type ReportEntry =
+export type ReportEntry = (
   | { kind: 'resource_blocked'; url: string; reason: BlockReason; message: string }
   | { kind: 'resource_failed'; url: string; status?: number; error?: NetworkFailure; message: string }
   | { kind: 'font_failed'; family: string; url: string | null; message: string }
@@ -28,7 +28,11 @@ export type ReportEntry =
   | { kind: 'printed_while_pending'; count: number; urls: string[]; message: string }
   | { kind: 'unresolved_reference'; target: string; message: string }
   | { kind: 'conformance'; profile: string; clause: string; element: string; message: string }
-  | { kind: 'truncated'; dropped: number; message: string };
+  | { kind: 'truncated'; dropped: number; message: string }
+) & {
+  /** In an assembly: the part whose render met it (`parts[2]`). */
+  part?: string;
+};
 
 /** The kinds of report entries. */
 export type ReportEntryKind = ReportEntry['kind'];
@@ -52,6 +56,29 @@ export interface RenderRecord {
   warnings: ReportEntry[];
   /** The standards the PDF claims (docs/standards.md); empty when it claims none, and for records older than claims. */
   claims: Claim[];
+  /** Set for an assembly: its parts. */
+  assembly?: RecordAssembly;
+}
+
+/** One part of an assembly as its record keeps it. */
+export interface RecordPart {
+  /** Its place in the request: `parts[2]`. */
+  label: string;
+  kind: 'html' | 'pdf' | 'url';
+  /** Its pages in the assembly, when known. */
+  pages: number | null;
+  /** Entries of the record's warnings that are this part's. */
+  warnings: number;
+  /** The address of a URL part, credentials hidden. */
+  url?: string;
+}
+
+/** What a record of an assembly (POST /v1/assemble, an assembly job) adds: its parts. */
+export interface RecordAssembly {
+  /** How many parts it had. */
+  partCount: number;
+  /** The parts in order, as many as a record keeps room for (the first ones). */
+  parts: RecordPart[];
 }
 
 /** Where finished renders are reported; the render log batches them into the store off the request path. */

@@ -1,0 +1,34 @@
+/**
+ * An assembly's parts on its render page: each part in order with what it was (rendered HTML, a PDF
+ * sent with the request, a PDF fetched from an address), its pages and how many warnings are its own.
+ */
+import { escapeUnshowable } from '../../accounts/user-text.js';
+import type { RecordAssembly, RenderRecord } from '../../render/index.js';
+import { html, type SafeHtml } from '../html.js';
+import { formatCount } from './format.js';
+
+const KIND_WORDS: Record<RecordAssembly['parts'][number]['kind'], string> = {
+  html: 'HTML, rendered',
+  pdf: 'PDF, sent with the request',
+  url: 'PDF, fetched',
+};
+
+/** The parts card of an assembly's render page; nothing for a render that is not an assembly. */
+export function assemblyPartsCard(r: RenderRecord): SafeHtml {
+  const assembly = r.assembly;
+  if (!assembly) return html``;
+  const rows = assembly.parts.map(
+    (p) => html`<tr>
+<td data-label="Part" class="mono">${p.label}</td>
+<td data-label="What">${KIND_WORDS[p.kind]}${p.url ? html`<br><span class="mono small">${escapeUnshowable(p.url)}</span>` : ''}</td>
+<td data-label="Pages" class="num">${p.pages === null ? html`<span class="muted">–</span>` : formatCount(p.pages)}</td>
+<td data-label="Warnings" class="num">${p.warnings === 0 ? html`<span class="muted">0</span>` : html`<a href="#warnings-title">${formatCount(p.warnings)}</a>`}</td>
+</tr>`,
+  );
+  const unkept = assembly.partCount - assembly.parts.length;
+  return html`<section class="card" aria-labelledby="parts-title"><h2 id="parts-title">${formatCount(assembly.partCount)} ${assembly.partCount === 1 ? 'part' : 'parts'}, in order</h2>
+<table class="table"><thead><tr><th scope="col">Part</th><th scope="col">What</th><th scope="col" class="num">Pages</th><th scope="col" class="num">Warnings</th></tr></thead>
+<tbody>${rows}</tbody></table>
+${unkept > 0 ? html`<p class="muted small">The record keeps the first ${formatCount(assembly.parts.length)}; ${formatCount(unkept)} more are in the PDF.</p>` : ''}
+</section>`;
+}
