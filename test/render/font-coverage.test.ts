@@ -90,7 +90,12 @@ describe('GET /v1/ready on the render service', () => {
     try {
       const ready = await app.inject({ url: '/v1/ready' });
       expect(ready.statusCode).toBe(200);
-      expect(ready.json()).toEqual({ status: 'ready', checks: { store: 'ok', chromium: 'ok' }, fonts: { missing: ['Thai'] } });
+      expect(ready.json()).toEqual({
+        status: 'ready',
+        checks: { store: 'ok', chromium: 'ok' },
+        fonts: { missing: ['Thai'] },
+        browser: expect.objectContaining({ build: expect.stringMatching(/^chromium(-headless-shell)?$/) }),
+      });
     } finally {
       await app.close();
       await closeTestCore(core);
