@@ -8,12 +8,14 @@ import crypto from 'node:crypto';
 import { infoEntries } from '../pdf-info.js';
 import { embedFiles } from './associated-files.js';
 import { skippedHeading } from './heading-order.js';
-import { describeLinks, findLinks, hasStructureTree } from './link-annotations.js';
-import { pagePass } from './page-pass.js';
+import { cutText, legalText } from './legal-text.js';
+import { hasStructureTree } from './link-annotations.js';
+import { readPages } from './page-checks.js';
+import { PassBudgetExceeded } from './page-pass.js';
 import { PdfFile } from './pdf-file.js';
 import { dict, name, type PdfDict, PdfParser, PdfRef, raw, textString } from './pdf-objects.js';
 import { srgbProfile } from './srgb-profile.js';
-import { fixStructure } from './structure-fixes.js';
+import { checkStructure } from './structure-checks.js';
 import type { Claim, ConformanceIssue, PdfProfile, ProfileRequest, ProfileResult } from './types.js';
 import { xmpPacket } from './xmp.js';
 
@@ -67,6 +69,28 @@ function precheck(file: PdfFile, req: ProfileRequest, declared: PdfProfile[]): C
             : `an ${heading.tag.toLowerCase()} follows an h${heading.previous}; PDF/UA needs headings that skip no level`,
         ),
       );
+    const structure = checkStructure(file);
+    if (structure.language)
+      issues.push(
+        issue(
+          'PDF/UA-1',
+          '7.2-29',
+          structure.language.where === 'document' ? '<html lang>' : `lang (on a ${structure.language.where})`,
+          `The language ${JSON.stringify(cutText(structure.language.value, 40))} is not a BCP 47 language tag, so a screen reader ` +
+            'cannot tell which language to read: write it as a tag like "en", "en-US" or "de-CH" (a hyphen, not an underscore)',
+        ),
+      );
+    if (structure.table)
+      issues.push(
+        issue(
+          'PDF/UA-1',
+          '7.2-42',
+          `<table> (table ${structure.table.index})`,
+          `The rows of table ${structure.table.index} cover ${structure.table.widths.slice(0, 8).join(', ')}${structure.table.widths.length > 8 ? ', …' : ''} ` +
+            'columns (colspan and rowspan counted), so a screen reader cannot tell which header a cell belongs to: ' +
+            'give every row the same number of columns (an empty <td> fills a gap)',
+        ),
+      );
     if (!req.title && !known.has('7.1-9'))
       issues.push(issue('PDF/UA-1', '7.1-9', '<title>', 'the document has no title; PDF/UA needs one (a <title> element)'));
   }
@@ -82,7 +106,8 @@ function fileId(pdf: Buffer, req: ProfileRequest): string {
 }
 
 /** Applies `req` to `pdf`: see the module comment. Nothing declared and nothing to attach → the bytes as they were. */
-export async function applyProfiles(pdf: Uint8Array, req: ProfileRequest): Promise<ProfileResult> {
+export async function applyProfiles(pdf: Uint8Array, asked: ProfileRequest): Promise<ProfileResult> {
+  const req = legalProperties(asked);
   const bytes = Buffer.isBuffer(pdf) ? pdf : Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
   const declared = [...new Set(req.profiles)];
   const issues: ConformanceIssue[] = [...(req.issues ?? [])];
@@ -100,47 +125,21 @@ export async function applyProfiles(pdf: Uint8Array, req: ProfileRequest): Promi
 
   const ua = declared.includes('PDF/UA-1') && !issues.some((i) => i.profile === 'PDF/UA-1');
   const unicodeFor = declared.filter((p) => p === 'PDF/UA-1' || /^PDF\/A-[23]u$/.test(p));
-  const links = ua ? findLinks(file) : undefined;
-  const pass =
-    ua || unicodeFor.length > 0
-      ? pagePass(file, { artifacts: ua, unicode: unicodeFor.length > 0, mcids: links?.mcids ?? new Map() })
-      : undefined;
-  for (const p of unicodeFor)
-    for (const font of pass?.fontsWithoutUnicode ?? [])
+  try {
+    issues.push(...readPages(file, req, declared, ua, unicodeFor));
+  } catch (err) {
+    if (!(err instanceof PassBudgetExceeded)) throw err;
+    for (const p of declared)
       issues.push(
         issue(
           p,
-          `${p === 'PDF/UA-1' ? '7.21.7' : '6.2.11.7.2'}-${font.unmapped ? 1 : 2}`,
-          `font ${font.font} (page ${font.page})`,
-          `The font ${font.font} on page ${font.page} has ${font.missing === 1 ? 'a glyph' : `${font.missing} glyphs`} without a ` +
-            'Unicode value, so that text cannot be searched, copied or read aloud. Chromium maps the glyphs of characters, ' +
-            'not every variant a font substitutes (for example a Thai tone mark stacked over a vowel, as in หนี้, in Noto Sans Thai): ' +
-            'set that text in another font',
-        ),
-      );
-  if (ua && pass && links) {
-    for (const page of [...new Set(pass.unmarkablePages)].slice(0, 5))
-      issues.push(
-        issue(
-          'PDF/UA-1',
-          '7.1-3',
-          `page ${page}`,
-          `Content on page ${page} is neither tagged nor an artifact: Chromium printed it outside the document's structure, and Pageworks could not mark it (a text object that mixes tagged and untagged text)`,
-        ),
-      );
-    fixStructure(file);
-    const untagged = describeLinks(file, links, pass.mcidText);
-    if (untagged > 0)
-      issues.push(
-        issue(
-          'PDF/UA-1',
-          '7.18.1-2',
-          'link',
-          `${untagged} link${untagged === 1 ? ' is' : 's are'} not in a Link structure element`,
+          err.budget,
+          'document',
+          `Checking this PDF for ${p} took more ${err.budget === 'time' ? 'time' : 'memory'} than a render allows, so it ` +
+            'is not claimed: split the document, or shorten what repeats (a link around a whole chapter, thousands of pages)',
         ),
       );
   }
-
   const ruledOut = new Set(issues.map((i) => i.profile));
   const claims: Claim[] = declared.filter((p) => !ruledOut.has(p));
   const pdfa = claims.find((p) => PDFA.test(p));
@@ -195,6 +194,21 @@ export async function applyProfiles(pdf: Uint8Array, req: ProfileRequest): Promi
     trailer.set('ID', [raw(id), raw(id)]);
   }
   return { bytes: file.finish(trailer), claims, issues };
+}
+
+/** The request with its document properties as XMP may hold them (the Info dictionary gets the same). */
+function legalProperties(req: ProfileRequest): ProfileRequest {
+  const optional = (value: string | undefined): string | undefined => legalText(value) || undefined;
+  return {
+    ...req,
+    title: optional(req.title),
+    author: optional(req.author),
+    subject: optional(req.subject),
+    keywords: optional(req.keywords),
+    lang: optional(req.lang),
+    creator: legalText(req.creator),
+    producer: legalText(req.producer),
+  };
 }
 
 /** The Info dictionary, written again so it says exactly what the XMP says (PDF/A 6.6.3). */

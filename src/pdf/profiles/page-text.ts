@@ -14,6 +14,11 @@ export interface FontUnicode {
   map: Map<number, string>;
   /** Whether the font has a ToUnicode map at all. */
   hasMap: boolean;
+  /**
+   * Whether a code shows the font's .notdef glyph (glyph 0), where that can be told: a Type 0 font with
+   * an Identity encoding (the code is the CID) and an Identity or stream CIDToGIDMap, as Chromium writes.
+   */
+  notdef?: (code: number) => boolean;
 }
 
 function hexValue(hex: string): number {
@@ -57,6 +62,19 @@ export class FontCache {
 
   constructor(private readonly file: PdfFile) {}
 
+  /** How a Type 0 font's codes reach glyph 0 (see FontUnicode.notdef); undefined when it cannot be told. */
+  private notdefOf(font: PdfDict): ((code: number) => boolean) | undefined {
+    if (nameOf(font.get('Subtype')) !== 'Type0' || !/^Identity-[HV]$/.test(nameOf(font.get('Encoding')) ?? '')) return undefined;
+    const descendants = this.file.resolve(font.get('DescendantFonts'));
+    const cid = this.file.dict(Array.isArray(descendants) ? descendants[0] : undefined);
+    if (!cid) return undefined;
+    const map = cid.get('CIDToGIDMap');
+    if (map === undefined || nameOf(map) === 'Identity') return (code) => code === 0;
+    const data = map instanceof PdfRef ? this.file.streamData(map.num) : undefined;
+    if (!data) return undefined;
+    return (code) => 2 * code + 1 >= data.length || data.readUInt16BE(2 * code) === 0;
+  }
+
   /** The font a resource value names. */
   font(value: PdfDict | PdfRef | undefined): FontUnicode | undefined {
     if (value instanceof PdfRef) {
@@ -72,6 +90,7 @@ export class FontCache {
       bytes: nameOf(font.get('Subtype')) === 'Type0' ? 2 : 1,
       map: data ? parseToUnicode(data.toString('latin1')) : new Map(),
       hasMap: data !== undefined,
+      notdef: this.notdefOf(font),
     };
     if (value instanceof PdfRef) this.fonts.set(value.num, entry);
     return entry;

@@ -106,6 +106,11 @@ export class PdfFile {
     return object;
   }
 
+  /** The numbers of the objects the file's cross-reference sections place (not those an update adds). */
+  objectNumbers(): number[] {
+    return [...this.offsets.keys()];
+  }
+
   /** The value a reference points to (a direct value is returned as it is). */
   resolve(value: PdfValue | undefined): PdfValue | undefined {
     for (let i = 0; value instanceof PdfRef && i < 8; i++) value = this.get(value.num)?.value;

@@ -3,6 +3,9 @@
  * accept, it is said again in standard terms, never changing what is read or in which order:
  * - types PDF 1.7 does not define (`Aside`, from HTML's <aside>) get a RoleMap entry (7.1-5);
  * - a nested list or paragraph sits in its item's LBody, not directly in the LI (7.2-20);
+ * - what a list holds besides lists, items and a caption (a <div> or <p> inside <ul>) becomes an item of
+ *   its own, LI > LBody around it (7.2-19: an L holds only L, LI and Caption); text directly in the list
+ *   (no element around it) cannot be moved without renumbering its marked content, so it is counted;
  * - a <figure> that groups an image with alt text and its caption is a Div around them, since a Figure
  *   element needs its own alternate text (7.3-1) and the image inside already has one.
  */
@@ -19,20 +22,27 @@ const STANDARD = new Set(
 /** Types of HTML's (and PDF 2.0's) vocabulary that read as inline text; every other unknown type groups blocks. */
 const INLINE = new Set(['Strong', 'Em', 'Sub', 'Sup', 'Mark', 'Abbr', 'Small']);
 const MAX_DEPTH = 256;
-/** What a list item may hold (7.2-20). */
+/** What a list item may hold (7.2-20), and what a list may (7.2-19). */
 const ITEM_PARTS = new Set(['Lbl', 'LBody']);
+const LIST_PARTS = new Set(['L', 'LI', 'Caption']);
 
 interface Element {
   ref: PdfRef;
   value: PdfDict;
 }
 
-/** Applies the fixes; returns nothing (changed objects are replaced in `file`'s update). */
-export function fixStructure(file: PdfFile): void {
+/** What the fixes could not settle: lists holding content outside any element (7.2-19). */
+export interface StructureLeft {
+  looseListContent: number;
+}
+
+/** Applies the fixes (changed objects are replaced in `file`'s update); returns what they could not settle. */
+export function fixStructure(file: PdfFile): StructureLeft {
+  const left: StructureLeft = { looseListContent: 0 };
   const catalog = file.catalog().value;
   const rootRef = catalog.get('StructTreeRoot');
   const root = file.dict(rootRef);
-  if (!root || !(rootRef instanceof PdfRef)) return;
+  if (!root || !(rootRef instanceof PdfRef)) return left;
   const roleMap: PdfDict = new Map(file.dict(root.get('RoleMap')) ?? []);
   const unknown = new Set<string>();
   const edited = new Map<number, PdfDict>();
@@ -56,6 +66,7 @@ export function fixStructure(file: PdfFile): void {
     if (!STANDARD.has(type) && !roleMap.has(type)) unknown.add(type);
     const inner = children(el.value);
     if (type === 'LI') nestLists(el, inner);
+    if ((nameOf(roleMap.get(type)) ?? type) === 'L') wrapListContent(el);
     if (type === 'Figure' && !el.value.has('Alt') && inner.some((c) => nameOf(c.value.get('S')) === 'Figure'))
       edit(el, 'S', name('Div'));
     for (const child of inner) walk(child, depth + 1);
@@ -85,14 +96,54 @@ export function fixStructure(file: PdfFile): void {
     edit(li, 'K', rest);
   };
 
+  // Each run of kids a list may not hold becomes one item: LI > LBody > the kids, in place.
+  const wrapListContent = (list: Element): void => {
+    const kids = file.kids(current(list).get('K'));
+    const typeOf = (kid: PdfValue): string | undefined => {
+      const child = kid instanceof PdfRef ? file.dict(kid) : undefined;
+      const type = child?.has('S') ? (nameOf(child.get('S')) ?? '') : undefined;
+      return type === undefined ? undefined : (nameOf(roleMap.get(type)) ?? type);
+    };
+    if (kids.every((kid) => LIST_PARTS.has(typeOf(kid) ?? 'L'))) {
+      left.looseListContent += kids.filter((kid) => typeOf(kid) === undefined).length;
+      return;
+    }
+    const out: PdfValue[] = [];
+    let run: PdfRef[] = [];
+    const flush = (): void => {
+      if (run.length === 0) return;
+      const item = file.add(dict({}));
+      const body = file.add(dict({ Type: name('StructElem'), S: name('LBody'), P: item, K: run }));
+      file.set(item.num, dict({ Type: name('StructElem'), S: name('LI'), P: list.ref, K: [body] }));
+      for (const ref of run) {
+        const child = file.dict(ref);
+        if (child) edited.set(ref.num, new Map(edited.get(ref.num) ?? child).set('P', body));
+      }
+      out.push(item);
+      run = [];
+    };
+    for (const kid of kids) {
+      const type = typeOf(kid);
+      if (type === undefined) left.looseListContent += 1;
+      if (kid instanceof PdfRef && type !== undefined && !LIST_PARTS.has(type)) run.push(kid);
+      else {
+        flush();
+        out.push(kid);
+      }
+    }
+    flush();
+    edit(list, 'K', out);
+  };
+
   for (const kid of file.kids(root.get('K'))) {
     const value = kid instanceof PdfRef ? file.dict(kid) : undefined;
     if (kid instanceof PdfRef && value) walk({ ref: kid, value }, 0);
   }
   for (const [num, value] of edited) file.set(num, value);
-  if (unknown.size === 0) return;
+  if (unknown.size === 0) return left;
   for (const type of unknown) if (type !== '') roleMap.set(type, name(INLINE.has(type) ? 'Span' : 'Div'));
   const rootValue = new Map(root);
   rootValue.set('RoleMap', roleMap);
   file.set(rootRef.num, rootValue);
+  return left;
 }

@@ -87,6 +87,11 @@ export interface ProfileRequest extends PdfProperties {
    * named here is left unclaimed, and these issues come back with the engine's own.
    */
   issues?: ConformanceIssue[];
+  /**
+   * Epoch ms by which the engine's reading of the pages must be done: past it (or past its memory budget)
+   * every declared profile is left unclaimed with a warning, and the PDF is made without them.
+   */
+  deadline?: number;
 }
 
 /** What the engine made: the new bytes, what they claim, and why any declared claim was left out. */

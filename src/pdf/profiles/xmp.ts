@@ -5,6 +5,7 @@
  * PDF/A does not predefine must describe itself).
  */
 import type { PdfProperties } from '../pdf-info.js';
+import { legalText } from './legal-text.js';
 import type { XmpExtensionSchema } from './types.js';
 
 /** What the packet says. */
@@ -32,7 +33,7 @@ const PDFUA_SCHEMA: Omit<XmpExtensionSchema, 'properties'> & {
 };
 
 function esc(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return legalText(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 /** The date as the Info dictionary writes it (seconds, UTC), in XMP's form. */

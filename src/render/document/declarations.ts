@@ -46,7 +46,16 @@ const strings = (v: unknown): string[] =>
         .filter(Boolean)
     : [];
 
-/** The name an attachment is embedded as: its title, else the last segment of its path; no path separators or control characters. */
+/**
+ * Bidirectional controls (marks, embeddings, overrides, isolates, the Arabic letter mark): in a name they
+ * make `‮fdp.exe` show as `exe.pdf`, so a name loses them.
+ */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * The name an attachment is embedded as: its title, else the last segment of its path; no path separators,
+ * control or bidirectional characters, and never `.` or `..` (a reader saving it would name a folder).
+ */
 function fileName(title: string, url: string): string {
   let name = title;
   if (name === '' && /^https?:/i.test(url)) {
@@ -57,10 +66,11 @@ function fileName(title: string, url: string): string {
     }
   }
   const clean = name
-    .replace(/[\u0000-\u001f\u007f/\\]+/g, '_')
+    .replace(BIDI_CONTROLS, '')
+    .replace(/[\u0000-\u001f\u007f-\u009f/\\]+/g, '_')
     .trim()
     .slice(0, 100);
-  return clean === '' ? 'attachment' : clean;
+  return clean === '' || /^\.+$/.test(clean) ? 'attachment' : clean;
 }
 
 /** Every name once: a repeat gets ` (2)`, ` (3)`… before its extension. */

@@ -31,14 +31,31 @@ export interface ProfilePlan {
 
 /**
  * The page as the plan reads it: its session, its main frame, the isolated world of its document, its
- * egress, and how long fetching attachments may take.
+ * egress, how long the render has left and how long it may take in all.
  */
 export interface ProfileSource {
   session: CDPSession;
   frameId: string;
   contextId: number;
   egress: RenderEgress;
+  /** What is left of the render's time (ms). */
   timeoutMs: number;
+  /** The render's whole timeout (RENDER_TIMEOUT_MS); the remaining time when absent. */
+  renderTimeoutMs?: number;
+}
+
+/**
+ * An attachment's own deadline: a third of the render's timeout, at most 10 s, so one that drips or hangs is
+ * a `resource_failed` warning (timeout) while the render still has time to make its PDF.
+ */
+export const ATTACHMENT_MAX_MS = 10_000;
+/** The profile engine's own deadline: at most 15 s, ending this long before the render's. */
+export const PROFILES_MAX_MS = 15_000;
+const PROFILES_RESERVE_MS = 1_000;
+
+/** The attachments' deadline (ms from now) for a render with `left` ms left of `total`. */
+export function attachmentTimeout(left: number, total: number): number {
+  return Math.max(0, Math.min(ATTACHMENT_MAX_MS, total / 3, left - Math.min(PROFILES_RESERVE_MS, total / 10)));
 }
 
 /**
@@ -84,7 +101,8 @@ export async function planDocumentProfiles(source: ProfileSource): Promise<Profi
     const gaps = checkedGaps(page.gaps);
     if (gaps) issues.push(...accessibilityIssues(gaps));
   }
-  const from = { session: source.session, frameId, egress: source.egress, timeoutMs: source.timeoutMs };
+  const timeoutMs = attachmentTimeout(source.timeoutMs, source.renderTimeoutMs ?? source.timeoutMs);
+  const from = { session: source.session, frameId, egress: source.egress, timeoutMs };
   const fetched = await Promise.all(
     attachments.map((a) =>
       a.url === '' && a.urlLength > 0
@@ -149,6 +167,7 @@ export async function withDocumentProfiles(
   pdf: Buffer,
   source: ProfileSource & { properties: PdfProperties; report?: ReportCollector },
 ): Promise<ProfiledPdf | null> {
+  const until = Date.now() + source.timeoutMs;
   const plan = await planDocumentProfiles(source);
   if (!plan) return null;
   if (plan.profiles.length === 0 && plan.files.length === 0 && plan.extraClaims.length === 0) {
@@ -163,6 +182,7 @@ export async function withDocumentProfiles(
     extraClaims: plan.extraClaims,
     issues: plan.issues,
     ...source.properties,
+    deadline: Math.min(Date.now() + PROFILES_MAX_MS, until - Math.min(PROFILES_RESERVE_MS, source.timeoutMs / 10)),
   });
   source.report?.profiles([...plan.entries, ...result.issues.map(conformanceEntry)]);
   return { pdf: Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength), claims: result.claims };

@@ -262,6 +262,7 @@ export async function renderInSlot(
       contextId: await isolatedWorld(slot),
       egress: slot.egress,
       timeoutMs: Math.max(0, deadline - Date.now()),
+      renderTimeoutMs: timeoutMs,
     };
     const made = await withDocumentProfiles(pdf, { ...source, properties, report });
     if (made) return made;

@@ -8,7 +8,7 @@ import type { CDPSession, Protocol } from 'puppeteer-core';
 import type { EgressRefusal, RefusalReason } from '../../net/render-egress.js';
 import type { BlockReason, NetworkFailure, ReportEntry } from './report.js';
 import { PAGE_LIMITS } from './report-page.js';
-import { fitEntries, MAX_ENTRIES_BYTES } from './report-size.js';
+import { fitEntries, keepEntries, MAX_ENTRIES_BYTES } from './report-size.js';
 import {
   blockedEntry,
   causeOf,
@@ -180,7 +180,7 @@ export class ReportCollector {
       .map((f) => f.entry);
     const dropped = Math.max(0, entries.length - MAX_ENTRIES) + this.pageDropped + this.droppedFailures;
     const kept =
-      dropped === 0 ? entries : [...entries.slice(0, MAX_ENTRIES), truncatedEntry(dropped, `the first ${MAX_ENTRIES}`)];
+      dropped === 0 ? entries : [...keepEntries(entries, MAX_ENTRIES), truncatedEntry(dropped, `the first ${MAX_ENTRIES}`)];
     return fitEntries(kept, MAX_ENTRIES_BYTES, 'at most 30 KiB of entries');
   }
 

@@ -18,21 +18,44 @@ export function jsonBytes(value: unknown): number {
 }
 
 /**
- * The entries, in order, that fit in `maxBytes` of JSON, then one `truncated` counting every entry
- * left out (and those an existing `truncated` stood for): the count the report gives stays the same.
- * `limit` names the limit in the `truncated` entry's words ("a report keeps …").
+ * A `conformance` entry says why a declared standard is not claimed: a report that lost it to a cap would
+ * leave a PDF without its claim and no reason anywhere. Caps keep these first, then the rest in order.
+ */
+const keptFirst = (entry: ReportEntry): boolean => entry.kind === 'conformance';
+
+/**
+ * Which entries a cap keeps: each `conformance` entry while `take` accepts it, then the others, in order,
+ * while it still does. The kept entries come back in the order met.
+ */
+function keep(entries: readonly ReportEntry[], take: (entry: ReportEntry) => boolean): ReportEntry[] {
+  const kept = new Set<number>();
+  for (const first of [true, false])
+    entries.forEach((entry, i) => {
+      if (entry.kind !== 'truncated' && keptFirst(entry) === first && take(entry)) kept.add(i);
+    });
+  return entries.filter((_, i) => kept.has(i));
+}
+
+/** At most `max` of the entries (every `conformance` entry first), in the order met; `truncated` ones left out. */
+export function keepEntries(entries: readonly ReportEntry[], max: number): ReportEntry[] {
+  let count = 0;
+  return keep(entries, () => count < max && ++count > 0);
+}
+
+/**
+ * The entries, in order, that fit in `maxBytes` of JSON (every `conformance` entry first), then one
+ * `truncated` counting every entry left out (and those an existing `truncated` stood for): the count the
+ * report gives stays the same. `limit` names the limit in the `truncated` entry's words ("a report keeps …").
  */
 export function fitEntries(entries: readonly ReportEntry[], maxBytes: number, limit: string): ReportEntry[] {
   if (jsonBytes(entries) <= maxBytes) return [...entries];
-  const kept: ReportEntry[] = [];
   let used = 2 + TRUNCATED_ROOM;
-  for (const entry of entries) {
-    if (entry.kind === 'truncated') continue;
+  const kept = keep(entries, (entry) => {
     const size = jsonBytes(entry) + 1;
-    if (used + size > maxBytes) break;
-    kept.push(entry);
+    if (used + size > maxBytes) return false;
     used += size;
-  }
+    return true;
+  });
   const dropped = warningCount(entries) - kept.length;
   return dropped > 0 ? [...kept, truncatedEntry(dropped, limit)] : kept;
 }
