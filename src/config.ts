@@ -84,6 +84,13 @@ export interface Config {
   readonly renderWorkerConcurrency: number | undefined;
   /** Scales the webhook retry schedule (5 s … 10 h) down: 0 to 1 only, below 1 for tests and staging. */
   readonly webhookRetryScale: number;
+  /**
+   * The server key (32 bytes) that encrypts signing certificates' private keys at rest (AES-256-GCM);
+   * undefined: certificate uploads are refused. Never logged, never returned.
+   */
+  readonly certificateKey: Buffer | undefined;
+  /** An RFC 3161 timestamp authority signatures get a timestamp from (PAdES B-T); undefined: B-B only. */
+  readonly signTsaUrl: string | undefined;
 }
 
 /** A configuration value that is not allowed; the message names the variable. */
@@ -151,6 +158,24 @@ function url(env: Env, name: string, schemes: readonly string[]): string | undef
     );
   }
   return raw;
+}
+
+/**
+ * CERTIFICATE_KEY: 32 random bytes as 64 hex digits or base64 (`openssl rand -hex 32`). The error
+ * never repeats the value: it is a secret even when malformed.
+ */
+function certificateKey(env: Env): Buffer | undefined {
+  const raw = (env.CERTIFICATE_KEY ?? '').trim();
+  if (raw === '') return undefined;
+  const key = /^[0-9a-f]{64}$/i.test(raw)
+    ? Buffer.from(raw, 'hex')
+    : /^[A-Za-z0-9+/]{43}=?$/.test(raw)
+      ? Buffer.from(raw, 'base64')
+      : undefined;
+  if (key?.length !== 32) {
+    throw new ConfigError('CERTIFICATE_KEY', 'not a 32-byte key (allowed: 64 hex digits or 32 bytes in base64)');
+  }
+  return key;
 }
 
 /** Parses the comma-separated service list of PAGEWORKS_SERVICES or `serve --services`. */
@@ -324,6 +349,8 @@ export function loadConfig(env: Env = process.env): Config {
     renderJobLeaseMs: int(env, 'RENDER_JOB_LEASE_MS', 30_000, 300, 3_600_000),
     renderWorkerConcurrency: env.RENDER_WORKER_CONCURRENCY ? int(env, 'RENDER_WORKER_CONCURRENCY', 0, 0, 256) : undefined,
     webhookRetryScale: fraction(env, 'WEBHOOK_RETRY_SCALE', 1),
+    certificateKey: certificateKey(env),
+    signTsaUrl: url(env, 'SIGN_TSA_URL', ['http:', 'https:']),
   };
   if (config.services.includes('render-worker')) jobSlots(config, 'render-worker');
   // Node refuses a server whose header timeout is longer than its whole-request timeout.

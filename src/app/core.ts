@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AccountService } from '../accounts/accounts.js';
 import { ActivityLog } from '../accounts/activity.js';
+import { CertificateService } from '../accounts/certificates.js';
 import { KeyService } from '../accounts/keys.js';
 import { PasswordResets } from '../accounts/password-reset.js';
 import { LastUsedRecorder, UsageRecorder } from '../accounts/usage.js';
@@ -95,6 +96,7 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
   const results = openResultStore(config);
   const accounts = new AccountService(store);
   deleteJobsWithAccount(accounts, { store, results });
+  const activity = new ActivityLog(store, config.activityRetentionDays);
   return {
     config,
     log,
@@ -103,7 +105,8 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
     redis,
     keys: new KeyService(store),
     accounts,
-    activity: new ActivityLog(store, config.activityRetentionDays),
+    activity,
+    certificates: new CertificateService(store, activity, config.certificateKey),
     resets: new PasswordResets(store, accounts),
     limiter,
     strikes,

@@ -18,6 +18,7 @@ import {
   MAX_BODY_BYTES,
   RenderLog,
   type RenderRecorder,
+  registerCertificateRoutes,
   registerRenderLogRoutes,
   registerRenderRoutes,
   sendRenderError,
@@ -193,6 +194,7 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
   const { pool, jobs, policy, renderLog } = await startRenderEngine(app, core, opts);
   registerRenderRoutes(app, pool, opts.recorder ?? renderLog);
   registerJobRoutes(app, { queue: jobs.queue, policy, publicUrl: config.renderPublicUrl });
+  registerCertificateRoutes(app, core.certificates);
   registerRenderLogRoutes(app, {
     renderLog,
     retentionDays: config.renderLogRetentionDays,

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountService } from '../accounts/accounts.js';
 import type { ActivityLog, ClientInfo } from '../accounts/activity.js';
+import type { CertificateService } from '../accounts/certificates.js';
 import type { KeyService } from '../accounts/keys.js';
 import type { Mailer } from '../accounts/mailer.js';
 import type { PasswordResets } from '../accounts/password-reset.js';
@@ -45,6 +46,8 @@ export interface DashboardCore {
   resets: PasswordResets;
   /** Where render job PDFs are kept: the Jobs page serves them. */
   results: ResultStore;
+  /** The accounts' signing certificates (the Signing certificates page, /v1/certificates, signing). */
+  certificates: CertificateService;
 }
 
 /** What every dashboard route is built from. */

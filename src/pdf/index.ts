@@ -1,7 +1,12 @@
 /**
  * PDF byte work on a printed document, without a browser: its properties (Info dictionary), the
- * pages its named destinations land on, its page count. The rest of `src/` imports this index.
+ * pages its named destinations land on, its page count, its signature. The rest of `src/` imports this index.
  */
 export { type DestinationPages, readDestinationPages } from './pdf-destinations.js';
 export { type PdfProperties, pdfDate, pdfTextString, withPdfProperties } from './pdf-info.js';
 export { countPdfPages } from './pdf-pages.js';
+export type { Signer, Timestamper } from './sign/cms.js';
+export { PdfPasswordError } from './sign/pdf-crypt.js';
+export { SignInputError } from './sign/pdf-reader.js';
+export { type SignOptions, signPdf } from './sign/sign-pdf.js';
+export { rfc3161Timestamper, TimestampError } from './sign/timestamp.js';

@@ -3,6 +3,7 @@
  * the browser pool, the report and the render log, the HTTP routes, metrics and the command line.
  * Modules outside `src/render/` import from here, never from a file inside it.
  */
+export { certificateJson, registerCertificateRoutes } from './certificate-routes.js';
 export { runRenderCli } from './cli.js';
 export { checkFontCoverage, describeCoverage, fcListRunner } from './document/font-coverage.js';
 export { RENDER_LOG_FLUSH_MS, RenderLog } from './log/render-log.js';

@@ -10,8 +10,8 @@ export interface ActivityEntry {
   accountId: string;
   at: number;
   kind: ActivityKind;
-  /** Who did it: the dashboard (the account's user), the operator's CLI, or the server itself. */
-  actor: 'dashboard' | 'cli' | 'system';
+  /** Who did it: the dashboard (the account's user), the operator's CLI, the server itself, or an API key. */
+  actor: 'dashboard' | 'cli' | 'system' | 'api';
   ip: string | null;
   userAgent: string | null;
   detail: string | null;
@@ -30,7 +30,9 @@ export type ActivityKind =
   | 'session_ended'
   | 'account_deleted'
   | 'webhook_secret_revealed'
-  | 'webhook_secret_rotated';
+  | 'webhook_secret_rotated'
+  | 'certificate_uploaded'
+  | 'certificate_deleted';
 
 /** A live session as the sessions list shows it. */
 export interface SessionListing {
@@ -218,7 +220,14 @@ export async function deleteAccount({ db }: StoreContext, accountId: string, tom
   return db.transaction().execute(async (trx) => {
     if (!(await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst())) return false;
     // Children first, explicitly: the foreign keys cascade too, but SQLite enforces them only per connection setting.
-    for (const table of ['usage_hourly_keys', 'usage_daily_keys', 'webhook_deliveries', 'webhook_secrets', 'render_log'] as const)
+    for (const table of [
+      'usage_hourly_keys',
+      'usage_daily_keys',
+      'webhook_deliveries',
+      'webhook_secrets',
+      'render_log',
+      'signing_certificates',
+    ] as const)
       await trx.deleteFrom(table).where('account_id', '=', accountId).execute();
     await trx.deleteFrom('api_keys').where('account_id', '=', accountId).execute();
     await trx.deleteFrom('sessions').where('account_id', '=', accountId).execute();

@@ -158,6 +158,21 @@ export interface RenderJobsTable {
 }
 
 /** One signing secret per account (`whsec_…`), created on first need, replaced on rotation. */
+/** An account's signing certificate (PKCS#12 upload): chain in the clear, private key sealed with CERTIFICATE_KEY. */
+export interface SigningCertificatesTable {
+  id: string;
+  account_id: string;
+  name: string | null;
+  subject: string;
+  issuer: string;
+  not_after: number;
+  /** Base64 DER certificates, comma-separated, the signer's own first. */
+  chain: string;
+  /** `v1.` + base64 of IV, GCM tag and the encrypted PKCS#8 key. */
+  sealed_key: string;
+  created_at: number;
+}
+
 export interface WebhookSecretsTable {
   account_id: string;
   secret: string;
@@ -218,4 +233,5 @@ export interface Database {
   webhook_secrets: WebhookSecretsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   render_log: RenderLogTable;
+  signing_certificates: SigningCertificatesTable;
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type AccountStore, accountQueries } from './account-queries.js';
+import { type CertificateStore, certificateQueries } from './certificate-queries.js';
 import { type JobLeaseStore, jobLeaseQueries } from './job-lease-queries.js';
 import { type JobSubmitStore, jobSubmitQueries } from './job-submit-queries.js';
 import { type RenderJobStore, renderJobQueries } from './jobs-queries.js';
@@ -18,6 +19,7 @@ import { type WebhookOutboxStore, type WebhookStore, webhookOutboxQueries, webho
 // example `KeyStore`, from key-queries.ts); only the composition root holds the whole `Store`.
 
 export type { Account, AccountStore } from './account-queries.js';
+export type { CertificateStore, SigningCertificateRecord } from './certificate-queries.js';
 export type { JobLeaseStore } from './job-lease-queries.js';
 export type { CappedInsert, JobSubmitStore, QueuedCaps } from './job-submit-queries.js';
 export type { JobError, JobPage, JobPdf, JobResult, NewRenderJob, RenderJobRow, RenderJobStore } from './jobs-queries.js';
@@ -49,7 +51,8 @@ export interface Store
     JobLeaseStore,
     RenderLogStore,
     WebhookStore,
-    WebhookOutboxStore {
+    WebhookOutboxStore,
+    CertificateStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Cheap round trip to check the store is reachable. */
   ping(): Promise<void>;
@@ -79,6 +82,7 @@ export function composeStore(kind: 'sqlite' | 'postgres', db: Kysely<Database>, 
     ...renderLogQueries(ctx),
     ...webhookQueries(ctx),
     ...webhookOutboxQueries(ctx),
+    ...certificateQueries(ctx),
     async ping() {
       await db.selectFrom('accounts').select('id').limit(1).execute();
     },

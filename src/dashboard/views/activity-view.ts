@@ -26,9 +26,16 @@ const WHAT: Record<ActivityKind, string> = {
   account_deleted: 'Account deleted',
   webhook_secret_revealed: 'Webhook signing secret revealed',
   webhook_secret_rotated: 'Webhook signing secret rotated',
+  certificate_uploaded: 'Signing certificate uploaded',
+  certificate_deleted: 'Signing certificate deleted',
 };
 
-const BY: Record<ActivityEntry['actor'], string> = { dashboard: 'dashboard', cli: 'administrator (CLI)', system: 'server' };
+const BY: Record<ActivityEntry['actor'], string> = {
+  dashboard: 'dashboard',
+  cli: 'administrator (CLI)',
+  system: 'server',
+  api: 'API key',
+};
 
 /** The account's activity log, newest first, paginated. */
 export function activityPage(model: ActivityPageModel): string {

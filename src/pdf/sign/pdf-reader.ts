@@ -52,7 +52,8 @@ export function decodeStream(dict: PdfDict, raw: Buffer, resolve: (v: PdfValue |
   const filter = resolve(dict.get('Filter'));
   const filters = Array.isArray(filter) ? filter.map(nameOf) : filter ? [nameOf(filter)] : [];
   if (filters.length === 0) return raw;
-  if (filters.length !== 1 || filters[0] !== 'FlateDecode') throw new SignInputError(`unsupported stream filter ${filters.join(', ')}`);
+  if (filters.length !== 1 || filters[0] !== 'FlateDecode')
+    throw new SignInputError(`unsupported stream filter ${filters.join(', ')}`);
   let data: Buffer;
   try {
     data = zlib.inflateSync(raw);

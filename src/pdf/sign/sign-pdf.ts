@@ -75,7 +75,10 @@ function xrefSection(reader: PdfReader, placed: Array<[number, number]>, xrefAt:
   });
   trailer.set('Type', new PdfName('XRef'));
   trailer.set('W', [new PdfRaw('1'), new PdfRaw('4'), new PdfRaw('2')]);
-  trailer.set('Index', runs.flatMap((run) => [new PdfRaw(String(run[0][0])), new PdfRaw(String(run.length))]));
+  trailer.set(
+    'Index',
+    runs.flatMap((run) => [new PdfRaw(String(run[0][0])), new PdfRaw(String(run.length))]),
+  );
   trailer.set('Length', new PdfRaw(String(rows.length)));
   return `${size - 1} 0 obj\n${serialize(trailer)}\nstream\n${rows.toString('latin1')}\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`;
 }
@@ -114,7 +117,18 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
   const version = /^%PDF-(\d\.\d)/.exec(reader.text.slice(0, 16))?.[1] ?? '1.7';
   // ETSI.CAdES.detached is PDF 2.0's; an earlier file declares the ESIC extension that brings it (PAdES part 2).
   if (version < '2.0' && !catalogCopy.has('Extensions')) {
-    catalogCopy.set('Extensions', new Map([['ESIC', new Map<string, PdfValue>([['BaseVersion', new PdfName('1.7')], ['ExtensionLevel', new PdfRaw('2')]])]]));
+    catalogCopy.set(
+      'Extensions',
+      new Map([
+        [
+          'ESIC',
+          new Map<string, PdfValue>([
+            ['BaseVersion', new PdfName('1.7')],
+            ['ExtensionLevel', new PdfRaw('2')],
+          ]),
+        ],
+      ]),
+    );
   }
 
   const placeholderBytes =
@@ -164,7 +178,13 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
   for (const [num, body] of objects) {
     placed.push([num, offset]);
     if (num === sigNum) sigAt = offset;
-    push(Buffer.concat([Buffer.from(`${num} 0 obj\n`), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n')]));
+    push(
+      Buffer.concat([
+        Buffer.from(`${num} 0 obj\n`),
+        typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
+        Buffer.from('\nendobj\n'),
+      ]),
+    );
   }
   const xrefAt = offset;
   if (reader.xrefStream) placed.push([next++, xrefAt]);
@@ -179,7 +199,8 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
   out.write(rangeText, rangeAt, 'latin1');
   const digest = crypto.createHash('sha256').update(out.subarray(0, contentsAt)).update(out.subarray(contentsEnd)).digest();
   const cms = await cadesDetached(digest, opts.signer, opts.timestamp);
-  if (cms.length > placeholderBytes) throw new Error(`the signature (${cms.length} bytes) outgrew its room (${placeholderBytes})`);
+  if (cms.length > placeholderBytes)
+    throw new Error(`the signature (${cms.length} bytes) outgrew its room (${placeholderBytes})`);
   out.write(cms.toString('hex'), contentsAt + 1, 'latin1');
   return out;
 }

@@ -1,0 +1,203 @@
+/**
+ * An account's signing certificates: uploaded as PKCS#12, listed, deleted, and opened to sign. The
+ * private key is sealed at rest with the server's CERTIFICATE_KEY (AES-256-GCM, bound to the
+ * certificate's id and account, so a sealed key copied onto another row does not open); it is never
+ * returned and never logged. A server without the key refuses uploads and cannot sign.
+ */
+import crypto, { type KeyObject } from 'node:crypto';
+import { RenderError } from '../errors.js';
+import { newId } from '../ids.js';
+import type { CertificateStore, SigningCertificateRecord } from '../store/certificate-queries.js';
+import type { ClientInfo } from './activity.js';
+import { Pkcs12Error, parsePkcs12 } from './pkcs12.js';
+
+/** A certificate as the API and the dashboard show it. */
+export interface CertificateView {
+  id: string;
+  name: string | null;
+  subject: string;
+  issuer: string;
+  notAfter: number;
+  createdAt: number;
+}
+
+/** What signPdf needs, with what a caller reports: the chain (DER, signer first) and the opened key. */
+export interface CertificateSigner {
+  certificateChain: Buffer[];
+  privateKey: KeyObject;
+  subject: string;
+  notAfter: Date;
+}
+
+/** Who uploads or deletes (for the activity log). */
+export interface CertificateActor {
+  actor: 'dashboard' | 'api';
+  client?: ClientInfo;
+}
+
+/** The activity log as this service writes it. */
+export interface CertificateActivity {
+  record(
+    accountId: string,
+    kind: 'certificate_uploaded' | 'certificate_deleted',
+    actor: CertificateActor['actor'],
+    opts: { client?: ClientInfo; detail?: string },
+  ): Promise<void>;
+}
+
+/** Longest certificate name. */
+export const MAX_CERTIFICATE_NAME = 100;
+/** Largest PKCS#12 file accepted (a long chain fits many times over). */
+export const MAX_PKCS12_BYTES = 64 * 1024;
+
+const SEAL_VERSION = 'v1.';
+
+function unavailable(): RenderError {
+  return new RenderError(
+    'SERVICE_UNAVAILABLE',
+    'signing certificates are not enabled on this server: its operator must set CERTIFICATE_KEY (see docs/deploy.md)',
+  );
+}
+
+const view = (r: SigningCertificateRecord): CertificateView => ({
+  id: r.id,
+  name: r.name,
+  subject: r.subject,
+  issuer: r.issuer,
+  notAfter: r.notAfter,
+  createdAt: r.createdAt,
+});
+
+/** Uploads, lists, deletes and opens an account's signing certificates. */
+export class CertificateService {
+  constructor(
+    private readonly store: CertificateStore,
+    private readonly activity: CertificateActivity,
+    /** CERTIFICATE_KEY (32 bytes), or undefined when the server has none. */
+    private readonly serverKey: Buffer | undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Whether this server can take uploads and sign (it has CERTIFICATE_KEY). */
+  get enabled(): boolean {
+    return this.serverKey !== undefined;
+  }
+
+  private aad(accountId: string, id: string): Buffer {
+    return Buffer.from(`${accountId}\n${id}`);
+  }
+
+  private seal(accountId: string, id: string, keyDer: Buffer, serverKey: Buffer): string {
+    const iv = crypto.randomBytes(12);
+    const cipher = crypto.createCipheriv('aes-256-gcm', serverKey, iv).setAAD(this.aad(accountId, id));
+    const sealed = Buffer.concat([cipher.update(keyDer), cipher.final()]);
+    return SEAL_VERSION + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
+  }
+
+  private open(record: SigningCertificateRecord, serverKey: Buffer): KeyObject {
+    const data = Buffer.from(record.sealedKey.slice(SEAL_VERSION.length), 'base64');
+    try {
+      const decipher = crypto.createDecipheriv('aes-256-gcm', serverKey, data.subarray(0, 12));
+      decipher.setAAD(this.aad(record.accountId, record.id)).setAuthTag(data.subarray(12, 28));
+      const der = Buffer.concat([decipher.update(data.subarray(28)), decipher.final()]);
+      return crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+    } catch (error) {
+      // The stored key no longer opens: CERTIFICATE_KEY changed since the upload. Only the operator can fix it.
+      throw new RenderError(
+        'SERVICE_UNAVAILABLE',
+        `the private key of certificate ${record.id} does not open with this server's CERTIFICATE_KEY (was it changed?)`,
+        undefined,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * Reads a PKCS#12 upload and stores it; 400 INVALID_REQUEST for a wrong password, no private key or not
+   * a PKCS#12 file, 422 CERTIFICATE_EXPIRED when it is past its not-after date, 503 without CERTIFICATE_KEY.
+   */
+  async upload(
+    accountId: string,
+    input: { pkcs12: Buffer; password: string; name?: string | null },
+    by: CertificateActor,
+  ): Promise<CertificateView> {
+    const serverKey = this.serverKey;
+    if (!serverKey) throw unavailable();
+    if (input.pkcs12.length === 0)
+      throw new RenderError('INVALID_REQUEST', 'pkcs12: empty (give the .p12/.pfx file, base64-encoded)');
+    if (input.pkcs12.length > MAX_PKCS12_BYTES) {
+      throw new RenderError('INVALID_REQUEST', `pkcs12: larger than ${MAX_PKCS12_BYTES / 1024} KiB`);
+    }
+    let parsed: ReturnType<typeof parsePkcs12>;
+    try {
+      parsed = parsePkcs12(input.pkcs12, input.password);
+    } catch (error) {
+      if (error instanceof Pkcs12Error) throw new RenderError('INVALID_REQUEST', error.message);
+      throw error;
+    }
+    const at = this.now();
+    if (parsed.notAfter.getTime() <= at) {
+      throw new RenderError('CERTIFICATE_EXPIRED', `pkcs12: the certificate expired on ${parsed.notAfter.toISOString()}`);
+    }
+    const id = newId('crt');
+    const record: SigningCertificateRecord = {
+      id,
+      accountId,
+      name: input.name?.trim() || null,
+      subject: parsed.subject,
+      issuer: parsed.issuer,
+      notAfter: parsed.notAfter.getTime(),
+      chain: parsed.chain,
+      sealedKey: this.seal(accountId, id, parsed.privateKeyDer, serverKey),
+      createdAt: at,
+    };
+    parsed.privateKeyDer.fill(0);
+    await this.store.insertCertificate(record);
+    await this.activity.record(accountId, 'certificate_uploaded', by.actor, {
+      client: by.client,
+      detail: `${id} · ${record.subject}`,
+    });
+    return view(record);
+  }
+
+  /** The account's certificates, newest first. */
+  async list(accountId: string): Promise<CertificateView[]> {
+    return (await this.store.listCertificates(accountId)).map(view);
+  }
+
+  /** Deletes the account's certificate; 404 NOT_FOUND when the account has none with this id. */
+  async delete(accountId: string, id: string, by: CertificateActor): Promise<void> {
+    const found = await this.store.findCertificate(accountId, id);
+    if (!found || !(await this.store.deleteCertificate(accountId, id))) {
+      throw new RenderError('NOT_FOUND', `no certificate ${id}`);
+    }
+    await this.activity.record(accountId, 'certificate_deleted', by.actor, {
+      client: by.client,
+      detail: `${id} · ${found.subject}`,
+    });
+  }
+
+  /**
+   * The signer of the account's certificate `id`, for signPdf. Errors name `sign.certificate`: 400
+   * INVALID_REQUEST when the account has no such certificate (another account's included), 422
+   * CERTIFICATE_EXPIRED when it is past its not-after date, 503 without CERTIFICATE_KEY.
+   */
+  async signerFor(accountId: string, id: string): Promise<CertificateSigner> {
+    const serverKey = this.serverKey;
+    if (!serverKey) throw unavailable();
+    const record = await this.store.findCertificate(accountId, id);
+    if (!record) throw new RenderError('INVALID_REQUEST', `sign.certificate: this account has no certificate ${id}`);
+    if (record.notAfter <= this.now()) {
+      throw new RenderError(
+        'CERTIFICATE_EXPIRED',
+        `sign.certificate: certificate ${id} expired on ${new Date(record.notAfter).toISOString()}`,
+      );
+    }
+    return {
+      certificateChain: record.chain,
+      privateKey: this.open(record, serverKey),
+      subject: record.subject,
+      notAfter: new Date(record.notAfter),
+    };
+  }
+}
