@@ -23,6 +23,7 @@ const sections: Record<string, () => Promise<void>> = {
   soak: async () => (await import('./soak.js')).runSoakBench(),
   fuzz: async () => (await import('./fuzz.js')).runFuzzBench(),
   'pdf-profiles': async () => (await import('./pdf-profiles.js')).runPdfProfilesBench(),
+  'link-amplification': async () => (await import('./link-amplification.js')).runLinkAmplificationBench(),
 };
 /** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N, 150-page reports): only when named. */
 const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles']);

@@ -20,9 +20,19 @@ export interface DeclarationsApp {
   close(): Promise<void>;
 }
 
-/** Starts the render service; `allowLoopback` is EGRESS_ALLOW=127.0.0.1/32 (else loopback is refused like any private address). */
-export async function startDeclarationsApp(opts: { allowLoopback: boolean }): Promise<DeclarationsApp> {
-  const core = await createTestCore({ RENDER_CONCURRENCY: '1', ...(opts.allowLoopback ? { EGRESS_ALLOW: '127.0.0.1/32' } : {}) });
+/**
+ * Starts the render service; `allowLoopback` is EGRESS_ALLOW=127.0.0.1/32 (else loopback is refused like any private
+ * address); `env` sets more of its configuration (RENDER_TIMEOUT_MS).
+ */
+export async function startDeclarationsApp(opts: {
+  allowLoopback: boolean;
+  env?: Record<string, string>;
+}): Promise<DeclarationsApp> {
+  const core = await createTestCore({
+    RENDER_CONCURRENCY: '1',
+    ...(opts.allowLoopback ? { EGRESS_ALLOW: '127.0.0.1/32' } : {}),
+    ...opts.env,
+  });
   const records: RenderRecord[] = [];
   const app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false, recorder: { record: (r) => records.push(r) } });
   const { key } = await createKey(core, 'render');
