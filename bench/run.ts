@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|metadata|scale|soak|fuzz|jobs …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|metadata|scale|soak|fuzz|jobs|claims-fuzz …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -24,9 +24,10 @@ const sections: Record<string, () => Promise<void>> = {
   fuzz: async () => (await import('./fuzz.js')).runFuzzBench(),
   'pdf-profiles': async () => (await import('./pdf-profiles.js')).runPdfProfilesBench(),
   'link-amplification': async () => (await import('./link-amplification.js')).runLinkAmplificationBench(),
+  'claims-fuzz': async () => (await import('./claims-fuzz.js')).runClaimsFuzzBench(),
 };
-/** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N, 150-page reports): only when named. */
-const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles']);
+/** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N, 150-page reports, CLAIMS_FUZZ_N): only when named. */
+const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles', 'claims-fuzz']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of chosen) {

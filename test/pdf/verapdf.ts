@@ -19,33 +19,44 @@ export const VERAPDF_SKIPPED = 'VERAPDF is not set: the veraPDF checks are skipp
  * fails (`7.3-1`, `6.2.4.3-2`…): an empty list means compliant.
  */
 export function verapdf(pdfs: Record<string, Buffer>, flavour: string): Record<string, string[]> {
-  if (!VERAPDF) throw new Error(VERAPDF_SKIPPED);
   if (Object.keys(pdfs).length === 0) throw new Error('no PDF to validate (the tests that make them failed)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-verapdf-'));
   try {
     for (const [name, pdf] of Object.entries(pdfs)) fs.writeFileSync(path.join(dir, `${name}.pdf`), pdf);
-    const run = spawnSync(VERAPDF, ['--flavour', flavour, '--format', 'text', '-v', '--recurse', dir], {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    const result: Record<string, string[]> = {};
-    let current: string | undefined;
-    for (const line of run.stdout.split('\n')) {
-      const file = /^(PASS|FAIL) (\S+\.pdf)/.exec(line);
-      if (file) {
-        current = path.basename(file[2], '.pdf');
-        result[current] = [];
-        continue;
-      }
-      const rule = /^\s+FAIL (\S+)/.exec(line);
-      if (rule && current) result[current].push(rule[1]);
-    }
-    for (const name of Object.keys(pdfs)) {
-      if (!result[name])
-        throw new Error(`veraPDF said nothing of ${name}.pdf (status ${run.status}):\n${run.stdout}\n${run.stderr}`);
-    }
-    return result;
+    return verapdfFolder(dir, flavour);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Validates every `*.pdf` in `dir` against `flavour` in one JVM and returns, by file name without
+ * `.pdf`, the rules each fails; throws when veraPDF says nothing of a file (it could not read it).
+ */
+export function verapdfFolder(dir: string, flavour: string): Record<string, string[]> {
+  if (!VERAPDF) throw new Error(VERAPDF_SKIPPED);
+  const run = spawnSync(VERAPDF, ['--flavour', flavour, '--format', 'text', '-v', '--recurse', dir], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const result: Record<string, string[]> = {};
+  let current: string | undefined;
+  for (const line of run.stdout.split('\n')) {
+    const file = /^(PASS|FAIL) (\S+\.pdf)/.exec(line);
+    if (file) {
+      current = path.basename(file[2], '.pdf');
+      result[current] = [];
+      continue;
+    }
+    const rule = /^\s+FAIL (\S+)/.exec(line);
+    if (rule && current) result[current].push(rule[1]);
+  }
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.pdf'))) {
+    const name = path.basename(file, '.pdf');
+    if (!result[name])
+      throw new Error(
+        `veraPDF said nothing of ${file} (status ${run.status}):\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`,
+      );
+  }
+  return result;
 }

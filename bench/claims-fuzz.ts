@@ -1,0 +1,55 @@
+/**
+ * The claims differential run (`npm run bench -- claims-fuzz`, opt-in): CLAIMS_FUZZ_N awkward documents
+ * (default 3000) from seed CLAIMS_FUZZ_SEED (default: the clock), each rendered with every declaration,
+ * every claim checked by veraPDF (VERAPDF) in batches of CLAIMS_FUZZ_BATCH documents, one JVM per flavour
+ * per batch. Prints documents, claims per profile, and every false claim with its rules; the documents of
+ * false claims are written to CLAIMS_FUZZ_OUT (default a temp folder) to become fixtures.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { awkwardDocument } from '../test/pdf/claims/awkward-documents.js';
+import { type ClaimsDocument, runClaims } from '../test/pdf/claims/claims-runner.js';
+import { startClaimsService } from '../test/pdf/claims/claims-service.js';
+import { VERAPDF } from '../test/pdf/verapdf.js';
+import { heading } from './stats.js';
+
+/** The claims-fuzz section of `npm run bench`. */
+export async function runClaimsFuzzBench(): Promise<void> {
+  const n = Number(process.env.CLAIMS_FUZZ_N ?? 3000);
+  const seed = Number(process.env.CLAIMS_FUZZ_SEED ?? Date.now() % 1_000_000);
+  const batchSize = Number(process.env.CLAIMS_FUZZ_BATCH ?? 200);
+  const outDir = process.env.CLAIMS_FUZZ_OUT ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-claims-fuzz-'));
+  heading(`claims-fuzz: ${n} awkward documents × 5 declarations, seed ${seed}, every claim checked by veraPDF`);
+  if (!VERAPDF) process.stdout.write('VERAPDF is not set: claims are counted, not checked\n');
+  function* documents(): Generator<ClaimsDocument> {
+    for (let i = 0; i < n; i++) yield awkwardDocument(seed, i);
+  }
+  const service = await startClaimsService();
+  try {
+    const summary = await runClaims(documents(), {
+      render: service.render,
+      concurrency: service.concurrency,
+      batchSize,
+      outDir,
+      check: Boolean(VERAPDF),
+      log: (line) => process.stdout.write(`  ${line}\n`),
+    });
+    process.stdout.write(`documents ${summary.documents}, renders ${summary.renders}, ${(summary.ms / 1000).toFixed(0)} s\n`);
+    for (const profile of Object.keys(summary.claims).sort())
+      process.stdout.write(
+        `  ${profile.padEnd(10)} claimed ${String(summary.claims[profile]).padStart(6)}  checked ${String(summary.checked[profile] ?? 0).padStart(6)}\n`,
+      );
+    process.stdout.write(`false claims: ${summary.falseClaims.length}\n`);
+    for (const f of summary.falseClaims)
+      process.stdout.write(
+        `  ${f.document} declared "${f.declaration}" claims ${f.profile}: ${f.rules.join(' ')}  ${f.file ?? ''}\n    [${f.constructs.join(', ')}]\n`,
+      );
+    process.stdout.write(`renders not 200: ${summary.failedRenders.length}\n`);
+    for (const r of summary.failedRenders)
+      process.stdout.write(`  ${r.document} "${r.declaration}": ${r.status} ${r.body.slice(0, 160)}\n`);
+    if (summary.falseClaims.length > 0) process.stdout.write(`documents written to ${outDir}\n`);
+  } finally {
+    await service.close();
+  }
+}

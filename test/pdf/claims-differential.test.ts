@@ -1,0 +1,54 @@
+/**
+ * The claims differential test, fixed seed: awkward generated documents (test/pdf/claims/awkward-documents.ts)
+ * and the documents of past false claims (test/fixtures/claims/), each rendered with every declaration
+ * through POST /v1/render; every profile a PDF claims must pass veraPDF (one JVM per flavour). The same
+ * runner runs thousands with a fresh seed in `npm run bench -- claims-fuzz`.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awkwardDocument } from './claims/awkward-documents.js';
+import { type ClaimsDocument, DECLARATIONS, fixtureDocuments, runClaims } from './claims/claims-runner.js';
+import { type ClaimsService, startClaimsService } from './claims/claims-service.js';
+import { VERAPDF, VERAPDF_SKIPPED } from './verapdf.js';
+
+const SEED = 44;
+const DOCUMENTS = 100;
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/claims');
+
+let service: ClaimsService | undefined;
+beforeAll(async () => {
+  if (VERAPDF) service = await startClaimsService();
+});
+afterAll(() => service?.close());
+
+describe('a claim is a promise, on generated awkward documents', () => {
+  it(`${DOCUMENTS} documents of seed ${SEED} and the fixtures, × ${DECLARATIONS.length} declarations: no false claim`, {
+    timeout: 300_000,
+  }, async () => {
+    if (!service) {
+      console.log(VERAPDF_SKIPPED);
+      return;
+    }
+    const documents: ClaimsDocument[] = [
+      ...fixtureDocuments(FIXTURES),
+      ...Array.from({ length: DOCUMENTS }, (_, i) => awkwardDocument(SEED, i)),
+    ];
+    const summary = await runClaims(documents, {
+      render: service.render,
+      concurrency: service.concurrency,
+      batchSize: documents.length,
+      check: true,
+    });
+    console.log(
+      `claims differential: ${summary.documents} documents, ${summary.renders} renders, claims ${JSON.stringify(summary.claims)}, ${(summary.ms / 1000).toFixed(0)} s`,
+    );
+    expect(summary.failedRenders).toEqual([]);
+    expect(summary.falseClaims).toEqual([]);
+    // Not vacuous: every profile is claimed, and checked, on a good share of the documents.
+    for (const profile of ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/UA-1']) {
+      expect(summary.claims[profile] ?? 0, profile).toBeGreaterThanOrEqual(DOCUMENTS / 4);
+      expect(summary.checked[profile], profile).toBe(summary.claims[profile]);
+    }
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * The claims differential runner, behind the suite's fixed-seed test and `npm run bench -- claims-fuzz`:
+ * renders each document with every declaration through POST /v1/render, reads what each PDF claims from
+ * its XMP (`pdfaid`, `pdfuaid`), and checks every claim with veraPDF, one JVM per flavour per batch. A
+ * false claim is a profile the PDF claims and veraPDF fails; it is returned with its rules, and its
+ * document is written out so that it can become a fixture.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { verapdfFolder } from '../verapdf.js';
+
+/** Every declaration the runner renders a document with. */
+export const DECLARATIONS = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/UA-1', 'PDF/A-3b, PDF/UA-1'] as const;
+
+/** veraPDF's flavour for each profile a PDF can claim. */
+const FLAVOUR: Record<string, string> = {
+  'PDF/A-2b': '2b',
+  'PDF/A-2u': '2u',
+  'PDF/A-3b': '3b',
+  'PDF/A-3u': '3u',
+  'PDF/UA-1': 'ua1',
+};
+
+/** A document to render with every declaration: `html(profiles)` is it declaring them. */
+export interface ClaimsDocument {
+  name: string;
+  constructs: string[];
+  html(profiles: string): string;
+}
+
+/** What the render route answered: status, body (the PDF on a 200), X-Render-Warnings. */
+export interface RenderAnswer {
+  status: number;
+  body: Buffer;
+  warnings?: string;
+}
+
+/** A profile a PDF claimed that veraPDF fails, or claimed without being declared. */
+export interface FalseClaim {
+  document: string;
+  declaration: string;
+  profile: string;
+  /** veraPDF's failed rules; `undeclared` when the profile was not declared at all. */
+  rules: string[];
+  constructs: string[];
+  /** Where the document was written out (when the run has an `outDir`). */
+  file?: string;
+}
+
+/** A run's figures. */
+export interface ClaimsSummary {
+  documents: number;
+  renders: number;
+  /** Claims made, by profile. */
+  claims: Record<string, number>;
+  /** Claims checked by veraPDF, by profile (all of them, unless veraPDF is missing). */
+  checked: Record<string, number>;
+  falseClaims: FalseClaim[];
+  /** Renders that did not answer 200 (a document name, its declaration, the status and the start of the body). */
+  failedRenders: Array<{ document: string; declaration: string; status: number; body: string }>;
+  ms: number;
+}
+
+/** How to run: the render call, how many renders at once, documents per veraPDF batch, and where to write failing documents. */
+export interface ClaimsRunOptions {
+  render(html: string): Promise<RenderAnswer>;
+  concurrency: number;
+  batchSize: number;
+  outDir?: string;
+  /** Without veraPDF the claims are counted but not checked. */
+  check: boolean;
+  log?(line: string): void;
+}
+
+/** The profiles a PDF's XMP claims, in the names a document declares. */
+export function claimsOf(pdf: Buffer): string[] {
+  const text = pdf.toString('latin1');
+  const start = text.lastIndexOf('<x:xmpmeta');
+  if (start < 0) return [];
+  const xmp = text.slice(start, text.indexOf('</x:xmpmeta>', start));
+  const claims: string[] = [];
+  const part = /<pdfaid:part>(\d)<\/pdfaid:part>|pdfaid:part="(\d)"/.exec(xmp);
+  const level = /<pdfaid:conformance>([A-Za-z])<\/pdfaid:conformance>|pdfaid:conformance="([A-Za-z])"/.exec(xmp);
+  if (part) claims.push(`PDF/A-${part[1] ?? part[2]}${(level?.[1] ?? level?.[2] ?? '').toLowerCase()}`);
+  if (/<pdfuaid:part>1<\/pdfuaid:part>|pdfuaid:part="1"/.test(xmp)) claims.push('PDF/UA-1');
+  return claims;
+}
+
+function slug(declaration: string): string {
+  return declaration.replace(/[^A-Za-z0-9]+/g, '').toLowerCase();
+}
+
+/** Runs `work` over `items`, `limit` at a time. */
+async function pooled<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, limit) }, lane));
+}
+
+/** Renders `documents` with every declaration and checks every claim; documents come lazily, a batch at a time. */
+export async function runClaims(documents: Iterable<ClaimsDocument>, opts: ClaimsRunOptions): Promise<ClaimsSummary> {
+  const started = performance.now();
+  const summary: ClaimsSummary = { documents: 0, renders: 0, claims: {}, checked: {}, falseClaims: [], failedRenders: [], ms: 0 };
+  let batch: ClaimsDocument[] = [];
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    await runBatch(batch, opts, summary);
+    batch = [];
+    opts.log?.(
+      `${summary.documents} documents, ${summary.renders} renders, claims ${JSON.stringify(summary.claims)}, ` +
+        `${summary.falseClaims.length} false, ${summary.failedRenders.length} renders failed, ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
+  };
+  for (const doc of documents) {
+    batch.push(doc);
+    if (batch.length >= opts.batchSize) await flush();
+  }
+  await flush();
+  summary.ms = performance.now() - started;
+  return summary;
+}
+
+async function runBatch(docs: ClaimsDocument[], opts: ClaimsRunOptions, summary: ClaimsSummary): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-claims-'));
+  /** Who each PDF file is, by flavour and file name. */
+  const made = new Map<string, { doc: ClaimsDocument; declaration: string; profile: string }>();
+  try {
+    const jobs = docs.flatMap((doc) => DECLARATIONS.map((declaration) => ({ doc, declaration })));
+    await pooled(jobs, opts.concurrency, async ({ doc, declaration }) => {
+      const answer = await opts.render(doc.html(declaration));
+      summary.renders += 1;
+      if (answer.status !== 200) {
+        summary.failedRenders.push({
+          document: doc.name,
+          declaration,
+          status: answer.status,
+          body: answer.body.toString('utf8', 0, 300),
+        });
+        return;
+      }
+      const declared = declaration.split(', ');
+      for (const profile of claimsOf(answer.body)) {
+        summary.claims[profile] = (summary.claims[profile] ?? 0) + 1;
+        if (!declared.includes(profile)) {
+          fail(summary, opts, { doc, declaration, profile, rules: ['undeclared'] });
+          continue;
+        }
+        const flavour = FLAVOUR[profile] as string;
+        fs.mkdirSync(path.join(dir, flavour), { recursive: true });
+        const name = `${doc.name}--${slug(declaration)}`;
+        fs.writeFileSync(path.join(dir, flavour, `${name}.pdf`), answer.body);
+        made.set(`${flavour}/${name}`, { doc, declaration, profile });
+      }
+    });
+    summary.documents += docs.length;
+    if (!opts.check) return;
+    for (const flavour of fs.readdirSync(dir).sort()) {
+      const results = verapdfFolder(path.join(dir, flavour), flavour);
+      for (const [name, rules] of Object.entries(results)) {
+        const who = made.get(`${flavour}/${name}`);
+        if (!who) continue;
+        summary.checked[who.profile] = (summary.checked[who.profile] ?? 0) + 1;
+        if (rules.length > 0) fail(summary, opts, { ...who, rules: [...new Set(rules)] });
+      }
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function fail(
+  summary: ClaimsSummary,
+  opts: ClaimsRunOptions,
+  f: { doc: ClaimsDocument; declaration: string; profile: string; rules: string[] },
+): void {
+  const entry: FalseClaim = {
+    document: f.doc.name,
+    declaration: f.declaration,
+    profile: f.profile,
+    rules: f.rules,
+    constructs: f.doc.constructs,
+  };
+  if (opts.outDir) {
+    fs.mkdirSync(opts.outDir, { recursive: true });
+    entry.file = path.join(opts.outDir, `${f.doc.name}--${slug(f.declaration)}.html`);
+    fs.writeFileSync(entry.file, f.doc.html(f.declaration));
+  }
+  summary.falseClaims.push(entry);
+  opts.log?.(
+    `FALSE CLAIM ${f.profile} (declared ${f.declaration}) on ${f.doc.name}: ${f.rules.join(' ')} [${f.doc.constructs.join(', ')}]`,
+  );
+}
+
+/** The fixtures of past false claims (test/fixtures/claims/*.html), each rendered with every declaration. */
+export function fixtureDocuments(dir: string): ClaimsDocument[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.html'))
+    .sort()
+    .map((file) => {
+      const html = fs.readFileSync(path.join(dir, file), 'utf8');
+      const meta = /<meta name="pdf-profile" content="[^"]*">/;
+      if (!meta.test(html)) throw new Error(`${file} has no <meta name="pdf-profile" content="…"> to vary`);
+      return {
+        name: `fixture-${path.basename(file, '.html')}`,
+        constructs: [`fixture:${file}`],
+        html: (profiles: string) => html.replace(meta, `<meta name="pdf-profile" content="${profiles}">`),
+      };
+    });
+}

@@ -1,0 +1,44 @@
+/**
+ * The render service the claims runner drives: the real render app (in process, real Chromium, the default
+ * render concurrency) on a temp core, with the rate limit raised so that a run measures rendering.
+ */
+import os from 'node:os';
+import { buildRenderApp } from '../../../src/app/render-app.js';
+import { closeTestCore, createKey, createTestCore } from '../../helpers/core.js';
+import { noDns } from '../../helpers/render.js';
+import type { RenderAnswer } from './claims-runner.js';
+
+/** A running service: its render call, its render concurrency, and how to stop it. */
+export interface ClaimsService {
+  render(html: string): Promise<RenderAnswer>;
+  concurrency: number;
+  close(): Promise<void>;
+}
+
+/** Starts the render app; RENDER_CONCURRENCY is the service's default (one per core) unless `env` says otherwise. */
+export async function startClaimsService(env: Record<string, string> = {}): Promise<ClaimsService> {
+  // createTestCore pins RENDER_CONCURRENCY to 2; the service's own default is one render per core.
+  const core = await createTestCore({
+    RENDER_CONCURRENCY: String(os.availableParallelism()),
+    RENDER_RATE_LIMIT: '1000000',
+    ...env,
+  });
+  const app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
+  const { key } = await createKey(core, 'render');
+  return {
+    concurrency: core.config.renderConcurrency,
+    async render(html) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/render',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ html, options: { format: 'A4', printBackground: true } }),
+      });
+      return { status: res.statusCode, body: res.rawPayload, warnings: String(res.headers['x-render-warnings'] ?? '') };
+    },
+    async close() {
+      await app.close();
+      await closeTestCore(core);
+    },
+  };
+}
