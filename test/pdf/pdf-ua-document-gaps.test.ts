@@ -63,6 +63,30 @@ describe('a PDF/UA-1 document', () => {
     expect(xmpOf(res.rawPayload)).not.toContain('pdfuaid');
   });
 
+  it('with a canvas drawn by script and no text alternative gets a 7.3-1 warning naming it, and no PDF/UA claim', async () => {
+    const canvas = (attrs: string) =>
+      `<canvas id="chart" width="160" height="60"${attrs}></canvas>` +
+      `<script>const c = document.getElementById('chart').getContext('2d'); c.fillRect(10, 10, 120, 40);</script>`;
+    const res = await postRender(ctx.app, ctx.key, { html: uaDocument(canvas('')) });
+    expect(res.statusCode).toBe(200);
+    expect(ctx.recordOf(res.headers['x-render-id']).warnings).toEqual([
+      {
+        kind: 'conformance',
+        profile: 'PDF/UA-1',
+        clause: '7.3-1',
+        element: 'canvas#chart',
+        message:
+          'The canvas canvas#chart has no alternative text, which a screen reader reads instead of it: add ' +
+          'aria-label="…" (or aria-hidden="true" when it is only decoration)',
+      },
+    ]);
+    expect(xmpOf(res.rawPayload)).not.toContain('pdfuaid');
+    // Labelled, it is a Figure with its Alt, and the claim stands (veraPDF passes it: test/fixtures/claims).
+    const labelled = await postRender(ctx.app, ctx.key, { html: uaDocument(canvas(' aria-label="Sales by quarter"')) });
+    expect(labelled.headers['x-render-warnings']).toBe('0');
+    expect(xmpOf(labelled.rawPayload)).toContain('pdfuaid');
+  });
+
   it('with Prefer: handling=strict answers 422 RENDER_INCOMPLETE quoting the gap', async () => {
     const res = await postRender(
       ctx.app,

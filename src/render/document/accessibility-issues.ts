@@ -64,8 +64,11 @@ export function accessibilityIssues(gaps: AccessibilityGaps): ConformanceIssue[]
       issue(
         '7.3-1',
         element,
-        `The image ${element} has no alternative text, which a screen reader reads instead of it: add alt="…" ` +
-          '(or alt="" when it is only decoration)',
+        element.startsWith('canvas')
+          ? `The canvas ${element} has no alternative text, which a screen reader reads instead of it: add ` +
+              'aria-label="…" (or aria-hidden="true" when it is only decoration)'
+          : `The image ${element} has no alternative text, which a screen reader reads instead of it: add alt="…" ` +
+              '(or alt="" when it is only decoration)',
       ),
     );
   }

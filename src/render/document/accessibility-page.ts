@@ -17,7 +17,7 @@ export interface HeadingGap {
 export interface AccessibilityGaps {
   lang: string;
   title: string;
-  /** Images (and `role="img"` elements) that print with no alternative text. */
+  /** Images, canvases (and `role="img"` elements) that print with no alternative text. */
   figures: string[];
   headings: HeadingGap[];
   more: number;
@@ -60,9 +60,10 @@ export function findAccessibilityGaps(max: number, chars: number): Accessibility
     else gaps.more += 1;
   };
 
-  for (const el of Array.from(document.querySelectorAll('img, [role]'))) {
+  // Chromium tags a <canvas> as a Figure like an <img>: a script's drawing needs its text alternative too.
+  for (const el of Array.from(document.querySelectorAll('img, canvas, [role]'))) {
     const role = attr(el, 'role').toLowerCase().split(/\s+/)[0];
-    const image = el.localName === 'img' ? role === '' || role === 'img' : role === 'img';
+    const image = el.localName === 'img' || el.localName === 'canvas' ? role === '' || role === 'img' : role === 'img';
     if (!image || hiddenFromTags(el) || !printed(el)) continue;
     // alt="" says the image is decoration: not a figure, nothing to describe.
     if (el.localName === 'img' && el.hasAttribute('alt')) continue;
