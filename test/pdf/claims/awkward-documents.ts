@@ -57,22 +57,11 @@ const TEXT: Record<string, { lang: string; words: string[] }> = {
   greek: { lang: 'el', words: ['τιμολόγιο', 'σύνολο', 'Ελληνικά'] },
   emoji: { lang: 'en', words: ['📄', '✅', '👩🏽‍💻', '🇫🇷', '❤️', '🧾', '1️⃣'] },
 };
-const GOOD_LANGS = [
-  'en',
-  'en-US',
-  'en-GB',
-  'de-CH',
-  'ja',
-  'zh-Hant-TW',
-  'sr-Latn-RS',
-  'ar-EG',
-  'th',
+const GOOD_LANGS = ['en', 'en-US', 'en-GB', 'de-CH', 'ja', 'zh-Hant-TW', 'sr-Latn-RS', 'ar-EG', 'th', 'es-419', 'EN-us'];
+/** Ill-formed tags, and well-formed odd ones (private use, grandfathered) a checker may get wrong. */
+const BAD_LANGS = [
   'x-klingon',
   'i-navajo',
-  'es-419',
-  'EN-us',
-];
-const BAD_LANGS = [
   'en_US',
   '',
   ' ',
@@ -155,7 +144,8 @@ export const CONSTRUCTS: Record<string, (d: Dice) => string> = {
     `<svg width="60" height="40"${d.chance(0.5) ? ' role="img" aria-label="shape"' : ''}>${d.chance(0.5) ? `<title>${text(d, 2)}</title>` : ''}<rect width="50" height="30" fill="orange" opacity="0.6"/><text x="4" y="20">${text(d, 1)}</text></svg>`,
   canvas: (d) => {
     const id = `c${d.int(0, 1e6)}`;
-    return `<canvas id="${id}" width="80" height="40"></canvas><script>{const c=document.getElementById('${id}').getContext('2d');c.fillStyle='rgba(0,128,255,0.5)';c.fillRect(5,5,60,25);c.fillText('${words(d, 'latin', 2)}',8,20);}</script>`;
+    const label = d.pick(['', ` aria-label="${escapeAttr(text(d, 3))}"`, ' aria-hidden="true"', ' role="img"']);
+    return `<canvas id="${id}" width="80" height="40"${label}></canvas><script>{const c=document.getElementById('${id}').getContext('2d');c.fillStyle='rgba(0,128,255,0.5)';c.fillRect(5,5,60,25);c.fillText('${words(d, 'latin', 2)}',8,20);}</script>`;
   },
   form: (d) =>
     `<form><label for="f1">${text(d, 2)}</label> <input id="f1" value="${escapeAttr(text(d, 2))}"> <input type="checkbox" checked> <select><option>${text(d, 1)}</option></select> <textarea>${text(d, 5)}</textarea> <button>${text(d, 1)}</button>${d.chance(0.5) ? ' <input type="radio" name="r"> <input type="range">' : ''}</form>`,
