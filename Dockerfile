@@ -22,12 +22,13 @@ FROM node:24-trixie-slim
 # binary): it lets Chromium keep its sandbox as a non-root user without user namespaces (which
 # Docker's default seccomp profile refuses).
 # Fonts: Latin metric-compatible (Liberation), CJK, colour emoji, so documents print as written.
-# icc-profiles-free: the sRGB profile a PDF/A file's OutputIntent embeds.
+# icc-profiles-free: the sRGB profile a PDF/A file's OutputIntent embeds. qpdf: assembling PDFs of every
+# layout and protecting them (AES-256).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       chromium-headless-shell chromium-sandbox \
       fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fontconfig \
-      icc-profiles-free tini ca-certificates \
+      icc-profiles-free qpdf tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./

@@ -89,7 +89,7 @@ if (!fs.existsSync(builtStamp) || newestIn(path.join(root, 'src')) > mtime(built
   fs.utimesSync(builtStamp, new Date(), new Date());
 }
 
-// 3. System packages: Chromium for rendering; poppler-utils and qpdf for the tests that read PDFs back, curl for the docs' examples.
+// 3. System packages: Chromium for rendering, qpdf for assembling and protecting; poppler-utils for the tests that read PDFs back, curl for the docs' examples.
 // The server's own detection (src/render/browser/chromium-executable.ts), built in step 2.
 const { browserBuild, chromiumExecutable } = await import(
   pathToFileURL(path.join(root, 'dist', 'render', 'browser', 'chromium-executable.js')).href
@@ -116,6 +116,9 @@ if (wantsRender && !findChromium() && !needed.includes('chromium-headless-shell'
 if (forTests && !fs.existsSync('/usr/bin/chromium') && !needed.includes('chromium')) needed.push('chromium');
 // A browser without a Latin font prints boxes.
 if (needed.length > 0) needed.push('fonts-liberation');
+// qpdf: the render service reads PDFs of every layout and encrypts with it (assembling, `protect`); the
+// tests read PDFs back with it too (test/render/pdf-tools.ts).
+if (wantsRender && spawnSync('sh', ['-c', 'command -v qpdf']).status !== 0) needed.push('qpdf');
 if (forTests) {
   for (const tool of ['pdftotext', 'pdftoppm']) {
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
@@ -123,8 +126,6 @@ if (forTests) {
       break;
     }
   }
-  // qpdf reads back the outline and the catalog of printed PDFs (test/render/pdf-tools.ts).
-  if (spawnSync('sh', ['-c', 'command -v qpdf']).status !== 0) needed.push('qpdf');
   // The docs' examples run with the real curl (test/docs/examples.test.ts).
   if (spawnSync('sh', ['-c', 'command -v curl']).status !== 0) needed.push('curl');
 }

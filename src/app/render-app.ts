@@ -9,6 +9,7 @@ import { RenderError } from '../errors.js';
 import { registerJobRoutes } from '../jobs/routes.js';
 import { JobsRuntime } from '../jobs/runtime.js';
 import { createEgressPolicy, type EgressPolicy, type LookupFn } from '../net/policy.js';
+import { qpdfAvailable } from '../pdf/index.js';
 import {
   BrowserPool,
   checkFontCoverage,
@@ -91,6 +92,13 @@ export async function startRenderEngine(
   const renderMetrics = createRenderMetrics(app.metrics.registry);
   // Asked while Chromium starts; the installed fonts do not change under a running service.
   const fontCoverage = checkFontCoverage(fcListRunner(opts.fcList));
+  // Said once at start-up rather than on the first assembly that needs it.
+  void qpdfAvailable().then((found) => {
+    if (!found)
+      core.log.warn(
+        'qpdf is not installed: assembling PDFs laid out otherwise than Chromium writes them, and protecting PDFs, fail until it is (apt-get install -y qpdf)',
+      );
+  });
   const pool = await BrowserPool.start({
     policy,
     concurrency: config.renderConcurrency,

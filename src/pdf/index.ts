@@ -1,10 +1,16 @@
 /**
  * PDF byte work on a printed document, without a browser: its properties (Info dictionary), the
- * pages its named destinations land on, its page count, its signature. The rest of `src/` imports this index.
+ * pages its named destinations land on, its page count, its signature; several PDFs assembled into one;
+ * a PDF protected with a password. The rest of `src/` imports this index.
  */
+
+export { type AssemblePart, type AssembleResult, assemblePdfs } from './assemble/assemble-pdfs.js';
+export { AssembleInputError, type PartProblem } from './assemble/read-part.js';
 export { type DestinationPages, readDestinationPages } from './pdf-destinations.js';
 export { type PdfProperties, pdfDate, pdfTextString, withPdfProperties } from './pdf-info.js';
 export { countPdfPages } from './pdf-pages.js';
+export { PERMISSIONS, type Permission, type ProtectOptions, protectionClaims, protectPdf } from './protect/protect-pdf.js';
+export { QpdfMissing, qpdfAvailable } from './qpdf.js';
 export type { Signer, Timestamper } from './sign/cms.js';
 export { PdfPasswordError } from './sign/pdf-crypt.js';
 export { SignInputError } from './sign/pdf-reader.js';

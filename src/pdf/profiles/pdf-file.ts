@@ -78,6 +78,16 @@ export class PdfFile {
     return value;
   }
 
+  /** Whether a cross-reference section lists object `num` as in use (then `get` failing means a damaged table). */
+  listed(num: number): boolean {
+    return this.offsets.has(num);
+  }
+
+  /** Whether any section points at a cross-reference stream too (a hybrid file: some objects only it lists). */
+  get hybrid(): boolean {
+    return this.trailer.has('XRefStm');
+  }
+
   /** The object `num` as it stands (an update's own version when it has one). */
   get(num: number): PdfObject | undefined {
     const own = this.written.get(num);

@@ -1,0 +1,217 @@
+/**
+ * Assembles parts' PDFs into one: their pages in order under one page tree, one outline with an entry per
+ * part and the part's own outline beneath it, one structure tree holding every part's (parent tree keys
+ * shifted, IDs and named destinations renamed where parts collide), attachments and associated files kept,
+ * the first part's Info, language, viewer preferences and output intent, and an XMP that claims only what
+ * assembly-claims.ts allows.
+ */
+import type { PdfFile } from '../profiles/pdf-file.js';
+import {
+  dict,
+  isDict,
+  name,
+  nameOf,
+  type PdfDict,
+  PdfName,
+  PdfRaw,
+  PdfRef,
+  type PdfValue,
+  raw,
+} from '../profiles/pdf-objects.js';
+import type { Claim, ConformanceIssue } from '../profiles/types.js';
+import { decideClaims, xmpText, xmpWithClaims } from './assembly-claims.js';
+import { mergeInto, outlineItem, pagesOf, renames, titleOf } from './pages-and-outline.js';
+import { PartCopier } from './part-copier.js';
+import { PdfWriter } from './pdf-writer.js';
+import { AssembleInputError, damaged, readPart } from './read-part.js';
+import { flatNameTree, flatNumberTree, nameKey, nameTreeEntries, numberTreeEntries, uniqueKey } from './trees.js';
+
+/** One part: its PDF, the label errors and warnings name it by, and what is known of it. */
+export interface AssemblePart {
+  pdf: Uint8Array;
+  /** How errors and conformance issues name the part, e.g. `parts[2]`. */
+  label: string;
+  /** The part's outline entry; else its Info /Title; else `Part N`. */
+  title?: string;
+  /**
+   * What the part is known to meet: the claims its render made in this request. Leave it out for an existing
+   * PDF: its own XMP claim is not proof, so such a part makes the assembly claim nothing.
+   */
+  claims?: readonly Claim[];
+}
+
+/** The assembly, what it claims, and why anything a part claimed is not claimed. */
+export interface AssembleResult {
+  pdf: Uint8Array;
+  claims: Claim[];
+  issues: ConformanceIssue[];
+  pages: number;
+  /** Each part's page count, in order. */
+  partPages: number[];
+}
+
+/** Assembles the parts in order into one PDF; a part that cannot be read throws AssembleInputError. */
+export async function assemblePdfs(parts: readonly AssemblePart[]): Promise<AssembleResult> {
+  if (parts.length === 0) throw new RangeError('assemblePdfs needs at least one part');
+  const files: PdfFile[] = [];
+  for (const part of parts) files.push(await readPart(part.pdf, part.label));
+  const decision = decideClaims(parts.map((p, i) => ({ label: p.label, file: files[i], known: p.claims })));
+  const ua = decision.claims.includes('PDF/UA-1');
+
+  const out = new PdfWriter();
+  const catalogRef = out.allocate();
+  const pagesRef = out.allocate();
+  const outlinesRef = out.allocate();
+  const tagged = files.map((f) => isDict(f.dict(f.catalog().value.get('StructTreeRoot'))));
+  const structRef = tagged.some(Boolean) ? out.allocate() : undefined;
+  // One Document element holds every part (a structure tree root has one child, as poppler and PDF 2.0
+  // expect); each part's own Document becomes a Part beneath it.
+  const documentRef = structRef ? out.allocate() : undefined;
+  const catalogs = files.map((f) => f.catalog().value);
+  const firstLang = catalogs[0].get('Lang');
+  const lang = firstLang instanceof PdfRaw ? firstLang.text : undefined;
+
+  const pageRefs: PdfValue[] = [];
+  const partPages: number[] = [];
+  const items: Array<{ ref: PdfRef; entry: PdfDict }> = [];
+  const structKids: PdfValue[] = [];
+  const parentTree: Array<[number, PdfValue]> = [];
+  const roleMap: PdfDict = new Map();
+  const classMap: PdfDict = new Map();
+  const taken = { dests: new Set<string>(), ids: new Set<string>(), files: new Set<string>() };
+  const dests: Array<[string, PdfValue]> = [];
+  const ids: Array<[string, PdfValue]> = [];
+  const embedded: Array<[string, PdfValue]> = [];
+  const af: PdfValue[] = [];
+  const catalogExtras: PdfDict = new Map();
+  let info: PdfValue | undefined;
+  let structOffset = 0;
+
+  for (let k = 0; k < parts.length; k++) {
+    // Anything unreadable past the checks at opening (a malformed object) is the part's damage, named.
+    try {
+      const file = files[k];
+      const catalog = catalogs[k];
+      const names = file.dict(catalog.get('Names'));
+      const partDests = nameTreeEntries(file, names?.get('Dests'));
+      const oldDests = file.dict(catalog.get('Dests'));
+      if (oldDests) for (const [key, v] of oldDests) partDests.push([nameKey(new PdfName(key)), v]);
+      const struct = file.dict(catalog.get('StructTreeRoot'));
+      const partIds = nameTreeEntries(file, struct?.get('IDTree'));
+      const copier = new PartCopier(file, out, parts[k].label, {
+        structParentOffset: structOffset,
+        dests: renames(partDests, taken.dests, k + 1),
+        ids: renames(partIds, taken.ids, k + 1),
+      });
+      const root = file.trailer.get('Root');
+      if (root instanceof PdfRef) copier.redirect(root.num, catalogRef);
+
+      const first = pageRefs.length;
+      pageRefs.push(...pagesOf(file, copier, pagesRef));
+      items.push(
+        outlineItem(file, copier, out, {
+          catalog,
+          outlinesRef,
+          firstPage: pageRefs[first],
+          title: titleOf(parts[k].title, file, k),
+        }),
+      );
+
+      if (struct) {
+        const structNum = catalog.get('StructTreeRoot');
+        if (structNum instanceof PdfRef && documentRef) copier.redirect(structNum.num, documentRef);
+        const partLang = catalog.get('Lang');
+        for (const kid of file.kids(struct.get('K'))) {
+          const kidDict = file.dict(kid);
+          if (kid instanceof PdfRef && kidDict) {
+            const changed = new Map(kidDict);
+            if (nameOf(kidDict.get('S')) === 'Document') changed.set('S', name('Part'));
+            // A part in another language than the first says so on its own element.
+            if (partLang instanceof PdfRaw && partLang.text !== lang && !kidDict.has('Lang')) changed.set('Lang', partLang);
+            copier.override(kid.num, changed);
+          }
+          structKids.push(copier.value(kid));
+        }
+        const entries = numberTreeEntries(file, struct.get('ParentTree'));
+        for (const [key, v] of entries) parentTree.push([key + structOffset, copier.value(v)]);
+        const next = Number((file.resolve(struct.get('ParentTreeNextKey')) as PdfRaw | undefined)?.text ?? 0) || 0;
+        structOffset += Math.max(next, ...entries.map(([key]) => key + 1), 0);
+        mergeInto(roleMap, file.dict(struct.get('RoleMap')), copier);
+        mergeInto(classMap, file.dict(struct.get('ClassMap')), copier);
+      }
+      for (const [key, v] of partDests) dests.push([copier.rules.dests.get(key) ?? key, copier.value(v)]);
+      for (const [key, v] of partIds) ids.push([copier.rules.ids.get(key) ?? key, copier.value(v)]);
+      for (const [key, v] of nameTreeEntries(file, names?.get('EmbeddedFiles'))) {
+        const unique = uniqueKey(key, taken.files, k + 1);
+        taken.files.add(unique);
+        embedded.push([unique, copier.value(v)]);
+      }
+      const partAf = file.resolve(catalog.get('AF'));
+      if (Array.isArray(partAf)) af.push(...partAf.map((v) => copier.value(v)));
+      if (k === 0) {
+        info = file.trailer.has('Info') ? copier.value(file.trailer.get('Info')) : undefined;
+        for (const key of ['ViewerPreferences', 'PageLayout', 'Lang'])
+          if (catalog.has(key)) catalogExtras.set(key, copier.value(catalog.get(key)));
+      }
+      if (!catalogExtras.has('OutputIntents') && catalog.has('OutputIntents'))
+        catalogExtras.set('OutputIntents', copier.value(catalog.get('OutputIntents')));
+      copier.drain();
+    } catch (error) {
+      if (error instanceof AssembleInputError) throw error;
+      throw damaged(parts[k].label, (error as Error).message);
+    }
+  }
+
+  out.set(pagesRef, dict({ Type: name('Pages'), Kids: pageRefs, Count: raw(pageRefs.length) }));
+  out.set(
+    outlinesRef,
+    dict({ Type: name('Outlines'), First: items[0].ref, Last: items[items.length - 1].ref, Count: raw(items.length) }),
+  );
+  items.forEach(({ ref, entry }, i) => {
+    if (i > 0) entry.set('Prev', items[i - 1].ref);
+    if (i < items.length - 1) entry.set('Next', items[i + 1].ref);
+    out.set(ref, entry);
+  });
+  const catalog: PdfDict = dict({
+    Type: name('Catalog'),
+    Pages: pagesRef,
+    Outlines: outlinesRef,
+    PageMode: name('UseOutlines'),
+  });
+  for (const [key, v] of catalogExtras) catalog.set(key, v);
+  if (structRef && documentRef) {
+    const document = dict({ Type: name('StructElem'), S: name('Document'), P: structRef, K: structKids });
+    if (catalogExtras.has('Lang')) document.set('Lang', catalogExtras.get('Lang') as PdfValue);
+    out.set(documentRef, document);
+    const root: PdfDict = dict({
+      Type: name('StructTreeRoot'),
+      K: documentRef,
+      ParentTree: out.add(flatNumberTree(parentTree)),
+      ParentTreeNextKey: raw(structOffset),
+    });
+    if (ids.length) root.set('IDTree', out.add(flatNameTree(ids)));
+    if (roleMap.size) root.set('RoleMap', roleMap);
+    if (classMap.size) root.set('ClassMap', classMap);
+    out.set(structRef, root);
+    catalog.set('StructTreeRoot', structRef);
+    catalog.set('MarkInfo', dict({ Marked: raw(tagged.every(Boolean)) }));
+  }
+  const namesDict: PdfDict = new Map();
+  if (dests.length) namesDict.set('Dests', out.add(flatNameTree(dests)));
+  if (embedded.length) namesDict.set('EmbeddedFiles', out.add(flatNameTree(embedded)));
+  if (namesDict.size) catalog.set('Names', namesDict);
+  if (af.length) catalog.set('AF', af);
+  if (ua) {
+    const prefs = isDict(catalog.get('ViewerPreferences')) ? (catalog.get('ViewerPreferences') as PdfDict) : new Map();
+    prefs.set('DisplayDocTitle', raw(true));
+    catalog.set('ViewerPreferences', prefs);
+  }
+  const xmp = xmpWithClaims(xmpText(files[0]), decision.claims);
+  if (xmp) catalog.set('Metadata', out.add(dict({ Type: name('Metadata'), Subtype: name('XML') }), xmp));
+  out.set(catalogRef, catalog);
+  const trailer: PdfDict = dict({ Root: catalogRef });
+  if (info) trailer.set('Info', info);
+  const version = files.some((f) => f.text.startsWith('%PDF-2')) ? '2.0' : '1.7';
+  const pdf = out.finish(version, trailer);
+  return { pdf, claims: decision.claims, issues: decision.issues, pages: pageRefs.length, partPages };
+}

@@ -1,0 +1,103 @@
+/**
+ * A part's pages, as leaves of the assembly's one page tree (attributes they inherited from the part's
+ * tree written onto them), and its entry in the assembly's outline, with the part's own outline under it.
+ */
+import type { PdfFile } from '../profiles/pdf-file.js';
+import {
+  dict,
+  name,
+  nameOf,
+  type PdfDict,
+  PdfRaw,
+  PdfRef,
+  type PdfValue,
+  raw,
+  stringText,
+  textString,
+} from '../profiles/pdf-objects.js';
+import type { PartCopier } from './part-copier.js';
+import type { PdfWriter } from './pdf-writer.js';
+
+const INHERITED = ['Resources', 'MediaBox', 'CropBox', 'Rotate'];
+const MAX_DEPTH = 32;
+
+/** The part's pages in order, as the assembly's references; its page tree nodes become `pagesRef`. */
+export function pagesOf(file: PdfFile, copier: PartCopier, pagesRef: PdfRef): PdfValue[] {
+  const out: PdfValue[] = [];
+  const walk = (ref: PdfValue | undefined, inherited: Map<string, PdfValue>, depth: number): void => {
+    if (!(ref instanceof PdfRef) || depth > MAX_DEPTH) return;
+    const node = file.dict(ref);
+    if (!node) return;
+    if (nameOf(node.get('Type')) === 'Pages') {
+      copier.redirect(ref.num, pagesRef);
+      const here = new Map(inherited);
+      for (const key of INHERITED) if (node.has(key)) here.set(key, node.get(key) as PdfValue);
+      const kids = file.resolve(node.get('Kids'));
+      if (Array.isArray(kids)) for (const kid of kids) walk(kid, here, depth + 1);
+      return;
+    }
+    const missing = INHERITED.filter((key) => !node.has(key) && inherited.has(key));
+    if (missing.length)
+      copier.override(ref.num, new Map([...node, ...missing.map((k) => [k, inherited.get(k)] as [string, PdfValue])]));
+    out.push(copier.ref(ref));
+  };
+  walk(file.catalog().value.get('Pages'), new Map(), 0);
+  return out;
+}
+
+/** The part's outline entry (links, Prev/Next and its place under the root are set by the caller). */
+export function outlineItem(
+  file: PdfFile,
+  copier: PartCopier,
+  out: PdfWriter,
+  opts: { catalog: PdfDict; outlinesRef: PdfRef; firstPage: PdfValue | undefined; title: PdfRaw },
+): { ref: PdfRef; entry: PdfDict } {
+  const ref = out.allocate();
+  const entry = dict({ Title: opts.title, Parent: opts.outlinesRef });
+  if (opts.firstPage instanceof PdfRef) entry.set('Dest', [opts.firstPage, name('Fit')]);
+  const own = opts.catalog.get('Outlines');
+  const root = file.dict(own);
+  if (own instanceof PdfRef && root?.get('First') instanceof PdfRef) {
+    copier.redirect(own.num, ref);
+    entry.set('First', copier.value(root.get('First')));
+    entry.set('Last', copier.value(root.get('Last') ?? root.get('First')));
+    // Closed: the count is minus what opening it shows (the part's own root count, else its top-level items).
+    const count = Math.abs(Number((file.resolve(root.get('Count')) as PdfRaw | undefined)?.text ?? 0)) || siblings(file, root);
+    entry.set('Count', raw(-count));
+  }
+  return { ref, entry };
+}
+
+function siblings(file: PdfFile, root: PdfDict): number {
+  let n = 0;
+  for (let item = file.dict(root.get('First')); item && n < 100_000; item = file.dict(item.get('Next'))) n++;
+  return n;
+}
+
+/** The title of a part's outline entry: the caller's, else the part's Info /Title, else `Part N`. */
+export function titleOf(given: string | undefined, file: PdfFile, index: number): PdfRaw {
+  if (given?.trim()) return textString(given.trim());
+  const info = file.dict(file.trailer.get('Info'));
+  const title = file.resolve(info?.get('Title'));
+  if (title instanceof PdfRaw && /^[(<]/.test(title.text) && stringText(title.text).trim()) return title;
+  return textString(`Part ${index + 1}`);
+}
+
+/** Adds a part's RoleMap or ClassMap entries not yet in `into` (the first part to name a key keeps it). */
+export function mergeInto(into: PdfDict, from: PdfDict | undefined, copier: PartCopier): void {
+  if (!from) return;
+  for (const [key, v] of from) if (!into.has(key)) into.set(key, copier.value(v));
+}
+
+/** New names for a part's keys that earlier parts took (`terms` → `terms-2`); every final key is marked taken. */
+export function renames(entries: Array<[string, PdfValue]>, taken: Set<string>, partNumber: number): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key] of entries) {
+    if (out.has(key)) continue;
+    let unique = key;
+    for (let n = partNumber; taken.has(unique); n++) unique = `${key}-${n}`;
+    if (unique !== key) out.set(key, unique);
+    taken.add(unique);
+  }
+  return out;
+}

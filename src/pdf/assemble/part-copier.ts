@@ -1,0 +1,138 @@
+/**
+ * Copies the objects one part needs into the assembly: every reference gets the assembly's own number,
+ * objects are copied once, the first time they are reached, and stream data byte for byte. While copying,
+ * what would collide with another part is renamed or shifted: named destinations (/Dest, GoTo /D),
+ * structure element IDs (and table cells' /Headers naming them), and the keys pages, annotations and
+ * forms hold into the parent tree (/StructParents, /StructParent).
+ */
+import type { PdfFile } from '../profiles/pdf-file.js';
+import {
+  isDict,
+  nameOf,
+  type PdfDict,
+  PdfName,
+  PdfRaw,
+  PdfRef,
+  type PdfValue,
+  raw,
+  stringBytes,
+} from '../profiles/pdf-objects.js';
+import type { PdfWriter } from './pdf-writer.js';
+import { type AssembleInputError, damaged } from './read-part.js';
+import { hexString, nameKey } from './trees.js';
+
+/** How a part's values change on their way into the assembly. */
+export interface CopyRules {
+  /** Added to every /StructParent(s) key (the parent trees of earlier parts come first). */
+  structParentOffset: number;
+  /** A named destination's new name (byte strings); names not listed keep theirs. */
+  dests: Map<string, string>;
+  /** A structure element ID's new value; IDs not listed keep theirs. */
+  ids: Map<string, string>;
+}
+
+const NULL = raw('null');
+
+/** One part's objects on their way into the assembly. */
+export class PartCopier {
+  private readonly map = new Map<number, PdfRef>();
+  private readonly overrides = new Map<number, PdfDict>();
+  private readonly queue: number[] = [];
+
+  constructor(
+    readonly file: PdfFile,
+    private readonly out: PdfWriter,
+    private readonly label: string,
+    readonly rules: CopyRules,
+  ) {}
+
+  /** Makes references to `num` point at `ref` without copying `num` (a part's catalog, page tree nodes, roots). */
+  redirect(num: number, ref: PdfRef): void {
+    this.map.set(num, ref);
+  }
+
+  /** Copies `value` instead of what the part holds for `num` (a page with its inherited attributes). */
+  override(num: number, value: PdfDict): void {
+    this.overrides.set(num, value);
+  }
+
+  /** The assembly's reference for a part's object (null for an object the part does not have). */
+  ref(old: PdfRef): PdfValue {
+    const known = this.map.get(old.num);
+    if (known) return known;
+    if (!this.file.listed(old.num)) return NULL;
+    const ref = this.out.allocate();
+    this.map.set(old.num, ref);
+    this.queue.push(old.num);
+    return ref;
+  }
+
+  /** A value with its references mapped and the renames applied; referenced objects are queued. */
+  value(value: PdfValue | undefined): PdfValue {
+    if (value === undefined) return NULL;
+    if (value instanceof PdfRef) return this.ref(value);
+    if (Array.isArray(value)) return value.map((v) => this.value(v));
+    if (!isDict(value)) return value;
+    const out: PdfDict = new Map();
+    for (const [key, v] of value) out.set(key, this.value(v));
+    this.shiftKey(out, 'StructParents');
+    this.shiftKey(out, 'StructParent');
+    if (out.has('Dest')) out.set('Dest', this.dest(out.get('Dest') as PdfValue));
+    if (nameOf(value.get('S')) === 'GoTo' && out.has('D')) out.set('D', this.dest(out.get('D') as PdfValue));
+    if (value.get('S') instanceof PdfName && out.get('ID') instanceof PdfRaw) out.set('ID', this.id(out.get('ID') as PdfRaw));
+    const headers = out.get('Headers');
+    if (Array.isArray(headers))
+      out.set(
+        'Headers',
+        headers.map((h) => (h instanceof PdfRaw ? this.id(h) : h)),
+      );
+    return out;
+  }
+
+  /** Copies every queued object (and what they reach) into the writer. */
+  drain(): void {
+    for (let num = this.queue.pop(); num !== undefined; num = this.queue.pop()) {
+      const object = this.file.get(num);
+      if (!object) throw this.damaged(`object ${num} is not where its cross-reference table says`);
+      const value = this.value(this.overrides.get(num) ?? object.value);
+      const ref = this.map.get(num) as PdfRef;
+      if (!object.stream) {
+        this.out.set(ref, value);
+        continue;
+      }
+      const { start, length } = object.stream;
+      const after = this.file.text.slice(start + length, start + length + 24);
+      if (!/^\s*endstream/.test(after)) throw this.damaged(`stream ${num} does not end where its /Length says`);
+      this.out.set(ref, value, this.file.bytes.subarray(start, start + length));
+    }
+  }
+
+  private shiftKey(dict: PdfDict, key: string): void {
+    const v = dict.get(key);
+    if (v instanceof PdfRaw && /^\d+$/.test(v.text)) dict.set(key, raw(Number(v.text) + this.rules.structParentOffset));
+  }
+
+  /** A destination: an array is kept (its page reference already mapped); a name becomes the assembly's string. */
+  private dest(value: PdfValue): PdfValue {
+    let key: string | undefined;
+    if (value instanceof PdfName) key = nameKey(value);
+    else if (value instanceof PdfRaw && /^[(<]/.test(value.text)) key = stringKey(value);
+    if (key === undefined) return value;
+    return hexString(this.rules.dests.get(key) ?? key);
+  }
+
+  private id(value: PdfRaw): PdfValue {
+    if (!/^[(<]/.test(value.text)) return value;
+    const renamed = this.rules.ids.get(stringKey(value));
+    return renamed === undefined ? value : hexString(renamed);
+  }
+
+  private damaged(what: string): AssembleInputError {
+    return damaged(this.label, what);
+  }
+}
+
+/** A string token's bytes as a byte string. */
+export function stringKey(token: PdfRaw): string {
+  return stringBytes(token.text).toString('latin1');
+}
