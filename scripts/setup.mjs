@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Brings a fresh checkout to a runnable state: dependencies, build, Chromium and the fonts documents
-// print with (and, for tests, poppler-utils and qpdf). Uses only Node built-ins, so it runs before `npm install` ever did.
+// print with, qpdf (assembling, protecting), and for tests poppler-utils. Uses only Node built-ins, so it runs before `npm install` ever did.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
