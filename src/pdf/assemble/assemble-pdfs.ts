@@ -108,6 +108,7 @@ export async function assemblePdfs(parts: readonly AssemblePart[]): Promise<Asse
 
       const first = pageRefs.length;
       pageRefs.push(...pagesOf(file, copier, pagesRef));
+      partPages.push(pageRefs.length - first);
       items.push(
         outlineItem(file, copier, out, {
           catalog,
