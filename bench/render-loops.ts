@@ -76,8 +76,9 @@ export function serviceRender(baseUrl: string, key: string, html: string): () =>
 export async function startBare(
   html: string,
   workers: number,
-): Promise<{ render: (worker: number) => Promise<void>; close: () => Promise<void> }> {
-  const launched = await launchChromium();
+  executablePath?: string,
+): Promise<{ render: (worker: number) => Promise<void>; close: () => Promise<void>; pid: number }> {
+  const launched = await launchChromium(executablePath);
   const pages: Page[] = await Promise.all(Array.from({ length: workers }, () => launched.browser.newPage()));
   return {
     render: async (w) => {
@@ -87,6 +88,7 @@ export async function startBare(
       await page.pdf(A4);
     },
     close: () => shutdownChromium(launched),
+    pid: launched.pid,
   };
 }
 

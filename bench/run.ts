@@ -12,8 +12,10 @@ const sections: Record<string, () => Promise<void>> = {
     await (await import('./render-pages.js')).runRenderPagesBench();
     await (await import('./render-unreachable.js')).runRenderUnreachableBench();
     await (await import('./render-cross-references.js')).runRenderCrossReferencesBench();
+    await (await import('./render-browsers.js')).runRenderBrowsersBench();
   },
   'render-cross-references': async () => (await import('./render-cross-references.js')).runRenderCrossReferencesBench(),
+  'render-browsers': async () => (await import('./render-browsers.js')).runRenderBrowsersBench(),
   'render-unreachable': async () => (await import('./render-unreachable.js')).runRenderUnreachableBench(),
   'render-report': async () => (await import('./render.js')).runRenderReportBench(),
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),

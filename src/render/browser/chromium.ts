@@ -36,7 +36,7 @@ export interface LaunchedChromium {
 }
 
 /** Chromium switches: quiet, headless, and no way to reach the network except the per-context proxy. */
-export function chromiumArgs(): string[] {
+export function chromiumArgs(build: BrowserBuild = 'chromium'): string[] {
   const args = [
     '--disable-gpu',
     '--disable-background-networking',
@@ -78,6 +78,10 @@ export function chromiumArgs(): string[] {
   // The headless shell reads no profile preferences (writeProfile's WebRTC policy is the full browser's);
   // it takes the same policy from this switch, which the full browser ignores.
   args.push('--force-webrtc-ip-handling-policy=disable_non_proxied_udp');
+  // The shell hints glyph outlines fully unless told otherwise; the full browser follows fontconfig, which
+  // asks for slight hinting on Debian. Full hinting rounds some fonts' advances (Arabic, Hebrew, Devanagari
+  // in DejaVu and Noto), so the same paragraph broke its lines elsewhere on the shell.
+  if (build === 'chromium-headless-shell') args.push('--font-render-hinting=slight');
   // The sandbox needs user namespaces that root does not get; only then go without it.
   if (typeof process.getuid === 'function' && process.getuid() === 0) args.push('--no-sandbox');
   return args;
@@ -122,7 +126,7 @@ export async function launchChromium(
       // The shell only has the old headless mode (`--headless`); `true` asks the full browser for `--headless=new`.
       headless: build === 'chromium-headless-shell' ? 'shell' : true,
       userDataDir,
-      args: [...chromiumArgs(), ...extraArgs],
+      args: [...chromiumArgs(build), ...extraArgs],
       // The pool decides when Chromium goes away; signals reach the whole app, which closes it in order.
       handleSIGINT: false,
       handleSIGTERM: false,
