@@ -6,6 +6,8 @@ import { levelOfGuideline, parseFacturXLevel, relationshipOf } from '../../src/p
 
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/factur-x/${name}`, import.meta.url)));
 const element = 'link[rel="attachment"][title="factur-x.xml"]';
+/** The text of the PDF the fixtures' invoices are shown in (number and amount due of both). */
+const SHOWN = 'Facture PW-2026-0142 / PW-2026-0143\nTotal TTC : 630,00 €';
 
 describe('Factur-X levels', () => {
   it('reads the level names people write', () => {
@@ -78,9 +80,10 @@ describe('a Factur-X invoice XML', () => {
 
 describe('planning a Factur-X PDF', () => {
   it('makes PDF/A-3b and claims Factur-X with its XMP schema for a valid invoice', async () => {
-    const plan = await planFacturX({ level: 'EN 16931', xml: fixture('en16931-invoice.xml'), element, linked: true }, [
-      'PDF/UA-1',
-    ]);
+    const plan = await planFacturX(
+      { level: 'EN 16931', xml: fixture('en16931-invoice.xml'), element, linked: true, shownText: SHOWN },
+      ['PDF/UA-1'],
+    );
     expect(plan.profiles).toEqual(['PDF/A-3b', 'PDF/UA-1']);
     expect(plan.relationship).toBe('Alternative');
     expect(plan.issues).toEqual([]);
@@ -95,16 +98,20 @@ describe('planning a Factur-X PDF', () => {
   });
 
   it('gives a valid MINIMUM invoice the Data relationship and its level in the XMP', async () => {
-    const plan = await planFacturX({ level: 'MINIMUM', xml: fixture('minimum-invoice.xml'), element, linked: true }, []);
+    const plan = await planFacturX(
+      { level: 'MINIMUM', xml: fixture('minimum-invoice.xml'), element, linked: true, shownText: SHOWN },
+      [],
+    );
     expect(plan.issues).toEqual([]);
     expect(plan.relationship).toBe('Data');
     expect(plan.extraClaim?.extensions[0].properties.find((p) => p.name === 'ConformanceLevel')?.value).toBe('MINIMUM');
   });
 
   it('turns a declared PDF/A-2u into PDF/A-3u, and says so', async () => {
-    const plan = await planFacturX({ level: 'EN 16931', xml: fixture('en16931-invoice.xml'), element, linked: true }, [
-      'PDF/A-2u',
-    ]);
+    const plan = await planFacturX(
+      { level: 'EN 16931', xml: fixture('en16931-invoice.xml'), element, linked: true, shownText: SHOWN },
+      ['PDF/A-2u'],
+    );
     expect(plan.profiles).toEqual(['PDF/A-3u']);
     expect(plan.issues.map((i) => [i.profile, i.message])).toEqual([
       ['PDF/A-2u', 'A Factur-X invoice is a PDF/A-3 file (PDF/A-2 cannot hold its XML): PDF/A-3u was made instead of PDF/A-2u'],
@@ -112,7 +119,10 @@ describe('planning a Factur-X PDF', () => {
   });
 
   it('claims nothing for an XML that is not an invoice, and names the attachment', async () => {
-    const plan = await planFacturX({ level: 'EN 16931', xml: fixture('not-cii.xml'), element, linked: true }, []);
+    const plan = await planFacturX(
+      { level: 'EN 16931', xml: fixture('not-cii.xml'), element, linked: true, shownText: SHOWN },
+      [],
+    );
     expect(plan.extraClaim).toBeNull();
     expect(plan.profiles).toEqual([]);
     expect(plan.issues).toHaveLength(1);

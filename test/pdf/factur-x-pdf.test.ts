@@ -26,12 +26,25 @@ beforeAll(async () => {
   [ctx, files] = await Promise.all([
     startDeclarationsApp({ allowLoopback: true }),
     startFileServer(
-      Object.fromEntries(
-        ['en16931-invoice.xml', 'minimum-invoice.xml', 'not-cii.xml', 'xsd-invalid-invoice.xml'].map((n) => [
+      Object.fromEntries([
+        ...['en16931-invoice.xml', 'minimum-invoice.xml', 'not-cii.xml', 'xsd-invalid-invoice.xml'].map((n) => [
           `/${n}`,
           { type: 'application/xml', body: fixture(n) },
         ]),
-      ),
+        // valid against the XSD, but its grand total is not basis + VAT (BR-CO-15)
+        [
+          '/br-co-15.xml',
+          {
+            type: 'application/xml',
+            body: Buffer.from(
+              fixture('en16931-invoice.xml')
+                .toString('utf8')
+                .replace('<ram:GrandTotalAmount>630.00', '<ram:GrandTotalAmount>640.00')
+                .replace('<ram:DuePayableAmount>630.00', '<ram:DuePayableAmount>640.00'),
+            ),
+          },
+        ],
+      ]),
     ),
   ]);
 });
@@ -40,18 +53,18 @@ afterAll(async () => {
 });
 
 /** An invoice a person reads, declaring Factur-X `level` with its XML at `xml` on the file server. */
-const invoice = (level: string, xml: string) => `<!doctype html>
+const invoice = (level: string, xml: string, number = 'PW-2026-0142', total = '630,00 €') => `<!doctype html>
 <html lang="fr"><head><meta charset="utf-8"><title>Facture PW-2026-0142</title>
 <meta name="factur-x" content="${level}">
 <link rel="attachment" href="${files.base}/${xml}" title="factur-x.xml">
 <style>body { font-family: sans-serif } table { border-collapse: collapse } td, th { border: 1px solid #999; padding: 4px }</style>
 </head><body>
 <img src="${LOGO}" alt="Atelier Lumière" width="60" height="60">
-<h1>Facture PW-2026-0142</h1>
+<h1>Facture ${number}</h1>
 <p>Boulangerie Martin, 4 avenue Parmentier, 75011 Paris</p>
 <table><thead><tr><th>Article</th><th>Qté</th><th>Montant</th></tr></thead>
 <tbody><tr><td>Logo design</td><td>1</td><td>450,00 €</td></tr><tr><td>Business cards, box of 250</td><td>2</td><td>75,00 €</td></tr></tbody></table>
-<p>Total TTC : 630,00 € (TVA 20 % : 105,00 €)</p>
+<p>Total TTC : ${total} (TVA 20 % : 105,00 €)</p>
 </body></html>`;
 
 function withFile<T>(pdf: Buffer, fn: (file: string, dir: string) => T): T {
@@ -130,7 +143,7 @@ describe('a valid Factur-X invoice', () => {
   });
 
   it('MINIMUM: AFRelationship Data and its level in the XMP', async () => {
-    const { res, warnings } = await render(invoice('MINIMUM', 'minimum-invoice.xml'));
+    const { res, warnings } = await render(invoice('MINIMUM', 'minimum-invoice.xml', 'PW-2026-0143'));
     expect(warnings).toEqual([]);
     const pdf = res.rawPayload;
     expect(fileSpecs(pdf)).toEqual([{ name: 'factur-x.xml', relationship: '/Data' }]);
@@ -164,5 +177,25 @@ describe('an XML that is not a Factur-X invoice of its level', () => {
     const strict = await render(invoice('EN 16931', 'xsd-invalid-invoice.xml'), { prefer: 'handling=strict' });
     expect(strict.res.statusCode).toBe(422);
     expect(strict.res.json().error.code).toBe('RENDER_INCOMPLETE');
+  });
+
+  it('breaking an EN 16931 business rule: a warning naming the rule and its values, no claim, 422 when strict', async () => {
+    const { res, warnings } = await render(invoice('EN 16931', 'br-co-15.xml', 'PW-2026-0142', '640,00 €'));
+    expect(warnings.map((w) => (w.kind === 'conformance' ? [w.profile, w.clause] : [w.kind]))).toEqual([
+      ['Factur-X', 'BR-CO-15'],
+    ]);
+    expect(warnings[0]?.message).toContain('(BT-112 640.00 ≠ BT-109 525.00 + BT-110 105.00)');
+    expect(xmp(res.rawPayload)).not.toContain('factur-x');
+    const strict = await render(invoice('EN 16931', 'br-co-15.xml', 'PW-2026-0142', '640,00 €'), { prefer: 'handling=strict' });
+    expect(strict.res.statusCode).toBe(422);
+  });
+
+  it("another invoice's XML: the PDF shows neither its number nor its amount due, so no claim", async () => {
+    const { res, warnings } = await render(invoice('EN 16931', 'en16931-invoice.xml', 'PW-2026-0999', '1 234,56 €'));
+    expect(warnings.map((w) => (w.kind === 'conformance' ? [w.profile, w.clause] : [w.kind]))).toEqual([
+      ['Factur-X', 'BT-1'],
+      ['Factur-X', 'BT-115'],
+    ]);
+    expect(xmp(res.rawPayload)).not.toContain('factur-x');
   });
 });

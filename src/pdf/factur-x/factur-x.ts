@@ -4,8 +4,9 @@
  * only when the XML is an invoice of the declared level. docs/standards.md has a worked example.
  */
 import type { AfRelationship, ConformanceIssue, ExtraClaim, PdfProfile } from '../profiles/types.js';
-import { checkInvoice } from './check-invoice.js';
+import { examineInvoice } from './check-invoice.js';
 import { FACTUR_X_FILE_NAME, type FacturXLevel, relationshipOf } from './levels.js';
+import { missingFromText } from './shown-invoice.js';
 import { facturXSchema } from './xmp-schema.js';
 
 /** What the document declared: the level, and the bytes of its `factur-x.xml` attachment (absent when it has none or it failed). */
@@ -16,6 +17,8 @@ export interface FacturXDeclaration {
   element: string;
   /** The document links a `factur-x.xml` (whose bytes are absent only when it could not be fetched). */
   linked: boolean;
+  /** The document's rendered text (what the PDF shows), to check the XML is the invoice it shows. */
+  shownText: string;
 }
 
 /** The invoice's part of the PDF: the profiles to make, how the XML relates to the PDF, the claim or why not. */
@@ -70,12 +73,25 @@ export async function planFacturX(declaration: FacturXDeclaration, declared: rea
         `(<link rel="attachment" href="…" title="${FACTUR_X_FILE_NAME}">): the PDF does not claim Factur-X`,
     );
   }
-  const problem = await checkInvoice(xml, level);
-  if (problem) {
-    return notAnInvoice(
-      problem.clause,
-      `${FACTUR_X_FILE_NAME} is not a Factur-X ${level} invoice, so the PDF does not claim Factur-X: ${problem.message}`,
-    );
+  const { problems, shown } = await examineInvoice(xml, level);
+  // The XML is the invoice the PDF shows only when the PDF shows its number and amount due.
+  const elsewhere = problems.length === 0 && shown ? missingFromText(shown, declaration.shownText) : [];
+  const reasons = [
+    ...problems.map((p) => ({ ...p, why: `is not a Factur-X ${level} invoice` })),
+    ...elsewhere.map((p) => ({ ...p, why: 'is not the invoice this PDF shows' })),
+  ];
+  if (reasons.length > 0) {
+    return {
+      profiles: [...declared],
+      relationship,
+      extraClaim: null,
+      issues: reasons.map((p) => ({
+        profile: 'Factur-X' as const,
+        clause: p.clause,
+        element,
+        message: `${FACTUR_X_FILE_NAME} ${p.why}, so the PDF does not claim Factur-X: ${p.message}`,
+      })),
+    };
   }
   const { profiles, issues } = withPdfA3(declared);
   const requires = profiles.filter((p) => p.startsWith('PDF/A-3'));

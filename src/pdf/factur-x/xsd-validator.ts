@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FacturXLevel } from './levels.js';
 import { xsdFileOf } from './levels.js';
+import { type CiiTree, treeOf } from './rules/cii-tree.js';
 
 type Libxml = typeof import('libxml2-wasm');
 type Validator = InstanceType<Libxml['XsdValidator']>;
@@ -21,6 +22,8 @@ export interface InvoiceReading {
   root: { namespace: string; name: string };
   guideline: string | null;
   schemaProblem: string | null;
+  /** The XML as a plain tree, for the business rules (read in the same pass). */
+  tree: CiiTree;
 }
 
 /** Why the XML could not be read at all: libxml2's first error, with its line. */
@@ -123,7 +126,7 @@ export async function readInvoice(xml: Uint8Array, level: FacturXLevel): Promise
     } catch (err) {
       schemaProblem = detailOf(err);
     }
-    return { root, guideline: id ? id.content : null, schemaProblem };
+    return { root, guideline: id ? id.content : null, schemaProblem, tree: treeOf(doc) };
   } finally {
     doc.dispose();
   }

@@ -74,6 +74,20 @@ async function readPage(session: CDPSession, contextId: number): Promise<{ decla
   return declarations ? { declarations, gaps: answer.gaps } : null;
 }
 
+/** How much of a document's text the Factur-X check reads (an invoice of thousands of lines fits). */
+const MAX_SHOWN_TEXT = 4_000_000;
+
+/**
+ * The document's rendered text, as a reader sees it (`innerText`: CSS-hidden text left out, text-transform
+ * applied), read in the isolated world; the printed PDF shows the same text, so this is what the PDF shows
+ * without decoding its fonts. Empty when the page would not answer.
+ */
+async function readShownText(session: CDPSession, contextId: number): Promise<string> {
+  const expression = `(() => { const t = document.body ? document.body.innerText : ''; return t.length > ${MAX_SHOWN_TEXT} ? t.slice(0, ${MAX_SHOWN_TEXT}) : t; })()`;
+  const value = await evaluateIn(session, contextId, expression).catch(() => '');
+  return typeof value === 'string' ? value : '';
+}
+
 /** A media type fit for an embedded file's `/Subtype`: the declared one, else the server's, else octet-stream. */
 function mediaType(declared: string, served: string): string {
   const pick = [declared, served.split(';')[0]]
@@ -132,7 +146,8 @@ export async function planDocumentProfiles(source: ProfileSource): Promise<Profi
   if (facturX !== null) {
     const element = `link[rel="attachment"][title="${FACTUR_X_FILE_NAME}"]`;
     const linked = attachments.some((a) => a.name === FACTUR_X_FILE_NAME);
-    const plan = await planFacturX({ level: facturX, xml: invoice, element, linked }, profiles);
+    const shownText = invoice ? await readShownText(source.session, source.contextId) : '';
+    const plan = await planFacturX({ level: facturX, xml: invoice, element, linked, shownText }, profiles);
     profiles = plan.profiles;
     issues.push(...plan.issues);
     if (plan.extraClaim) extraClaims.push(plan.extraClaim);
