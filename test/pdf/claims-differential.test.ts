@@ -13,7 +13,7 @@ import { type ClaimsService, startClaimsService } from './claims/claims-service.
 import { VERAPDF, VERAPDF_SKIPPED } from './verapdf.js';
 
 const SEED = 44;
-const DOCUMENTS = 15;
+const DOCUMENTS = 35;
 /**
  * Constructs whose false claims are known and not yet fixed (each has a fixture in test/fixtures/claims): left
  * out of the fixed seed until the fix lands, so the suite stays green; the bench runs them all.
@@ -52,9 +52,10 @@ describe('a claim is a promise, on generated awkward documents', () => {
     );
     expect(summary.failedRenders).toEqual([]);
     expect(summary.falseClaims).toEqual([]);
-    // Not vacuous: every profile is claimed, and checked, on a good share of the documents.
+    // Not vacuous: every profile is claimed, and checked, on a good share of the documents. PDF/UA-1 less often:
+    // most awkward documents hold something it cannot have (no alt, a bad lang), and then it is rightly withheld.
     for (const profile of ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/UA-1']) {
-      expect(summary.claims[profile] ?? 0, profile).toBeGreaterThanOrEqual(DOCUMENTS / 4);
+      expect(summary.claims[profile] ?? 0, profile).toBeGreaterThanOrEqual(profile === 'PDF/UA-1' ? 5 : DOCUMENTS / 4);
       expect(summary.checked[profile], profile).toBe(summary.claims[profile]);
     }
   });
