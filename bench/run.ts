@@ -27,9 +27,10 @@ const sections: Record<string, () => Promise<void>> = {
   'pdf-profiles': async () => (await import('./pdf-profiles.js')).runPdfProfilesBench(),
   'link-amplification': async () => (await import('./link-amplification.js')).runLinkAmplificationBench(),
   'claims-fuzz': async () => (await import('./claims-fuzz.js')).runClaimsFuzzBench(),
+  assemble: async () => (await import('./assemble.js')).runAssembleBench(),
 };
 /** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N, 150-page reports, CLAIMS_FUZZ_N): only when named. */
-const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles', 'claims-fuzz']);
+const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles', 'claims-fuzz', 'assemble']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of chosen) {
