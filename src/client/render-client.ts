@@ -20,17 +20,31 @@ export interface RenderStream {
   renderId: string | undefined;
   /** Content-Length of the PDF. */
   contentLength: number | undefined;
-  /** X-Render-Warnings: what the document could not get (getRender lists it); undefined for a job's PDF. */
+  /** X-Render-Warnings: what the document could not get (getRender lists it); undefined when the answer has none. */
   warnings: number | undefined;
+  /** X-Render-Claims: the standards the PDF claims (`['PDF/A-3b', 'PDF/UA-1']`); empty when it claims none. */
+  claims: RenderReport['claims'];
 }
 
-/** A rendered PDF: the bytes (a Buffer, as before), with the render's id and its warning count. */
+/** A rendered PDF: the bytes (a Buffer, as before), with the render's id, its warning count and its claims. */
 export type RenderedPdf = Buffer & {
   /** X-Render-ID, which every answer of the service carries: `getRender(pdf.renderId)` returns its report. */
   renderId: string;
   /** X-Render-Warnings: how many things the document could not get (0 when it got everything). */
   warnings: number;
+  /** X-Render-Claims: the standards the PDF claims (`['PDF/A-3b', 'PDF/UA-1']`, docs/standards.md); empty when it claims none. */
+  claims: RenderReport['claims'];
 };
+
+/** The claims an answer's X-Render-Claims header names; none when it has no such header. */
+function claimsOf(headers: Headers): RenderReport['claims'] {
+  const value = headers.get('x-render-claims');
+  if (value === null) return [];
+  return value
+    .split(',')
+    .map((claim) => claim.trim())
+    .filter((claim) => claim !== '') as RenderReport['claims'];
+}
 
 /** A render call's options: those of every call, and `strict`. */
 export interface RenderCallOptions extends CallOptions {
@@ -51,6 +65,7 @@ export function pdfStreamOf(answer: Answer): RenderStream {
   const warnings = response.headers.get('x-render-warnings');
   return {
     warnings: warnings === null ? undefined : Number(warnings),
+    claims: claimsOf(response.headers),
     // undici's stream is the web stream of node:stream/web; the DOM lib types it separately.
     body: Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
     renderId: answer.requestId,
@@ -75,7 +90,7 @@ export class RenderClient {
     try {
       const pdf = Buffer.from(await answer.response.arrayBuffer());
       const warnings = Number(answer.response.headers.get('x-render-warnings') ?? 0);
-      return Object.assign(pdf, { renderId, warnings });
+      return Object.assign(pdf, { renderId, warnings, claims: claimsOf(answer.response.headers) });
     } catch (err) {
       throw answer.failure(err);
     } finally {

@@ -3,7 +3,7 @@
  * schema for the OpenAPI document.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { ReportEntrySchema, storedEntries } from '../render/index.js';
+import { ClaimsSchema, ReportEntrySchema, storedReport } from '../render/index.js';
 import type { RenderJobRow } from '../store/store.js';
 
 const Time = (description: string) => Type.String({ format: 'date-time', description });
@@ -47,6 +47,9 @@ export const JobObjectSchema = Type.Object(
     warnings: Type.Array(ReportEntrySchema, {
       description: 'What the document could not get (the render report; GET /v1/renders/{id}); empty until the job printed.',
     }),
+    claims: ClaimsSchema(
+      'The standards the PDF claims (docs/standards.md), as GET /v1/renders/{id} and the X-Render-Claims header of its PDF say; empty until the job succeeded, and when its document declared none or met none.',
+    ),
   },
   { additionalProperties: false },
 );
@@ -78,6 +81,12 @@ export function toJobObject(row: RenderJobRow, publicBaseUrl: string, now = Date
           expires_at: time(row.pdf_expires_at) as string,
         }
       : null,
-    warnings: storedEntries(row.warnings),
+    ...jobReport(row),
   };
+}
+
+/** The job's report entries, and its claims once it succeeded (a failed job delivered no PDF to claim anything). */
+function jobReport(row: RenderJobRow): Pick<JobObject, 'warnings' | 'claims'> {
+  const { warnings, claims } = storedReport(row.warnings);
+  return { warnings, claims: row.status === 'succeeded' ? claims : [] };
 }

@@ -8,6 +8,9 @@ import { unshowableCharacterProblem } from '../accounts/user-text.js';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
 import {
+  CLAIMS_HEADER,
+  ClaimsHeaderDoc,
+  claimsHeaderValue,
   MAX_BODY_BYTES,
   PreferHeaders,
   prefersStrict,
@@ -15,7 +18,7 @@ import {
   type RenderRequest,
   RenderRequestSchema,
   STRICT_APPLIED,
-  storedEntries,
+  storedReport,
   toPrintParams,
   validateRenderRequest,
   warningCount,
@@ -260,6 +263,14 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
         response: {
           200: {
             description: 'The PDF (Content-Type application/pdf, exact Content-Length), streamed.',
+            headers: {
+              'X-Render-Warnings': {
+                type: 'integer',
+                minimum: 0,
+                description: 'What the document could not get (0 when it got everything); the job object lists it.',
+              },
+              [CLAIMS_HEADER]: ClaimsHeaderDoc,
+            },
             content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
           },
           409: errorResponse('JOB_NOT_DONE: the job is queued or running, or ended without a PDF'),
@@ -286,11 +297,14 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
       if (found.kind === 'elsewhere') throw found.error;
       // The headers of POST /v1/render: what the document could not get, and a strict job says so.
       if (Number(found.row.strict) === 1) reply.header('Preference-Applied', STRICT_APPLIED);
+      const report = storedReport(found.row.warnings);
+      const claimed = claimsHeaderValue(report.claims);
+      if (claimed !== undefined) reply.header(CLAIMS_HEADER, claimed);
       return reply
         .code(200)
         .header('Content-Type', 'application/pdf')
         .header('Content-Length', String(found.result.bytes))
-        .header('X-Render-Warnings', String(warningCount(storedEntries(found.row.warnings))))
+        .header('X-Render-Warnings', String(warningCount(report.warnings)))
         .header('Cache-Control', 'no-store')
         .send(found.result.body);
     },

@@ -13,6 +13,7 @@ import {
   type RenderRecord,
   type RenderRecorder,
   type RenderResult,
+  reportJson,
   toPrintParams,
 } from '../render/index.js';
 import type { ServiceLog } from '../service-log.js';
@@ -279,7 +280,7 @@ export class JobWorker {
     let printed: RenderResult | undefined;
     try {
       printed = await this.render(row, controller.signal).finally(endRender);
-      const { pdf, pages, warnings } = printed;
+      const { pdf, pages, warnings, claims } = printed;
       if (Number(row.strict) === 1 && warnings.length > 0)
         throw incompleteError(warnings, `GET /v1/renders/${row.id} lists them all`);
       const key = pdfKey(row);
@@ -287,7 +288,8 @@ export class JobWorker {
       const now = this.now();
       const done = await store.finishJob(row.id, this.owner, now, {
         pdf: { key, bytes: pdf.length, pages, expiresAt: now + this.opts.retentionMs, store: results.id },
-        warnings: JSON.stringify(warnings),
+        // The entries and, when the PDF claims a standard, its claims (the render log's stored form).
+        warnings: reportJson(warnings, claims),
       });
       // Canceled (or the account deleted) while rendering: the PDF has no job to belong to.
       if (!done) await results.delete(key);

@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import { RenderError } from '../errors.js';
 import { createEgressPolicy } from '../net/policy.js';
 import { BrowserPool } from './pool/browser-pool.js';
+import { claimsHeaderValue } from './report/claims-header.js';
 import type { ReportEntry } from './report/report.js';
 import { toPrintParams } from './request/options.js';
 import { validateRenderRequest } from './request/schema.js';
@@ -123,7 +124,7 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
       idleMaxMs: config.renderIdleMaxMs,
       executablePath: config.chromiumPath,
     });
-    const { pdf, warnings } = await pool.render('cli', body.html, params);
+    const { pdf, warnings, claims } = await pool.render('cli', body.html, params);
     // One line each, whatever the document's text holds: no control character reaches the terminal.
     for (const w of warnings) process.stderr.write(`pageworks render: warning: ${terminalLine(warningText(w))}\n`);
     if (request.strict && warnings.length > 0) throw incompleteError(warnings, 'each is on a line above');
@@ -131,6 +132,9 @@ export async function runRenderCli(args: string[], config: Config): Promise<numb
     if (request.output === '-')
       await new Promise<void>((resolve, reject) => process.stdout.write(pdf, (e) => (e ? reject(e) : resolve())));
     else fs.writeFileSync(request.output, pdf);
+    // The standards the PDF claims, as X-Render-Claims names them; no line when it claims none.
+    const claimed = claimsHeaderValue(claims);
+    if (claimed !== undefined) process.stderr.write(`pageworks render: claims ${claimed}\n`);
     process.stderr.write(`wrote ${request.output === '-' ? 'the PDF to stdout' : request.output} (${pdf.length} bytes)\n`);
     return 0;
   } catch (err) {

@@ -12,6 +12,7 @@ export { recordRender } from './log/render-record.js';
 export { createRenderMetrics } from './metrics.js';
 export { BrowserPool } from './pool/browser-pool.js';
 export type { RenderResult } from './pool/render-attempt.js';
+export { CLAIMS_HEADER, ClaimsHeaderDoc, ClaimsSchema, claimsHeaderValue } from './report/claims-header.js';
 export {
   DISCARD_RECORDS,
   type RecordAssembly,

@@ -8,6 +8,7 @@ import type { ServiceApp } from '../service-app-type.js';
 import { recordRender } from './log/render-record.js';
 import type { BrowserPool } from './pool/browser-pool.js';
 import type { RenderResult } from './pool/render-attempt.js';
+import { CLAIMS_HEADER, ClaimsHeaderDoc, claimsHeaderValue } from './report/claims-header.js';
 import { DISCARD_RECORDS, type RenderRecorder, warningCount } from './report/report.js';
 import { toPrintParams } from './request/options.js';
 import {
@@ -63,7 +64,8 @@ export function registerRenderRoutes(
         summary: 'Render an HTML document to PDF',
         description:
           'Returns the raw PDF. Every response carries X-Render-ID; a 200 also carries X-Render-Warnings, the number of ' +
-          'things the document could not get (GET /v1/renders/{id} lists them). With the header Prefer: handling=strict, ' +
+          'things the document could not get (GET /v1/renders/{id} lists them), and X-Render-Claims when the PDF claims a ' +
+          'standard (docs/standards.md). With the header Prefer: handling=strict, ' +
           'any warning is 422 RENDER_INCOMPLETE instead. Failures are JSON {"error":{"code","message"}}.',
         tags: ['render'],
         security: [{ bearerAuth: [] }],
@@ -78,6 +80,7 @@ export function registerRenderRoutes(
                 minimum: 0,
                 description: 'What the document could not get (0 when it got everything); GET /v1/renders/{id} lists it.',
               },
+              [CLAIMS_HEADER]: ClaimsHeaderDoc,
               'Preference-Applied': {
                 type: 'string',
                 enum: [STRICT_APPLIED],
@@ -92,7 +95,7 @@ export function registerRenderRoutes(
           415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
           422: errorResponse(
             'RENDER_FAILED: Chromium could not print this document; RENDER_INCOMPLETE: Prefer: handling=strict and the ' +
-              'document could not get everything (Preference-Applied: handling=strict)',
+              'document could not get everything, or a profile it declared could not be claimed (Preference-Applied: handling=strict)',
           ),
           429: errorResponse('RATE_LIMITED: account over its render limit (Retry-After set)'),
           500: errorResponse('INTERNAL_ERROR'),
@@ -116,11 +119,13 @@ export function registerRenderRoutes(
       const strict = prefersStrict(request.headers.prefer);
       const started = Date.now();
       const result = await pool.render(auth.accountId, body.html, params, { signal: gone.signal, log: request.log });
-      const { pdf, warnings } = result;
+      const { pdf, warnings, claims } = result;
       printed.set(request, result);
       request.log.info({ renderMs: Date.now() - started, pdfBytes: pdf.length, warnings: warnings.length }, 'rendered');
       if (strict) reply.header('Preference-Applied', STRICT_APPLIED);
       if (strict && warnings.length > 0) throw incompleteError(warnings, `GET /v1/renders/${request.id} lists them all`);
+      const claimed = claimsHeaderValue(claims);
+      if (claimed !== undefined) reply.header(CLAIMS_HEADER, claimed);
       return reply
         .code(200)
         .header('Content-Type', 'application/pdf')

@@ -68,6 +68,7 @@ describe('with the worker held', () => {
       error: null,
       pdf: null,
       warnings: [],
+      claims: [],
     });
     expect(res.headers.location).toBe(`/v1/jobs/${job.id}`);
     expect(res.headers['x-render-id']).toBe(job.id);

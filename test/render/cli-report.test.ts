@@ -85,6 +85,8 @@ describe('pageworks render warnings', () => {
     const { code, stderr } = await run([path.join(dir, 'clean.html'), '-o', out, '--strict']);
     expect(code).toBe(0);
     expect(stderr).not.toContain('warning');
+    // A document that declares nothing claims nothing: no claims line.
+    expect(stderr).not.toContain('claims');
     expect(fs.existsSync(out)).toBe(true);
   });
 
@@ -96,10 +98,22 @@ describe('pageworks render warnings', () => {
       'pageworks render: warning: PDF/UA-1 not claimed (7.2-34): The document does not say its language (<html lang="…">), ' +
         'so a screen reader cannot tell which language to read it in: add lang to <html>',
     ]);
-    // PDF/A-2b is met and claimed: the warning is about PDF/UA-1 alone.
+    // PDF/A-2b is met and claimed: the warning is about PDF/UA-1 alone, and the claims line says so.
+    expect(stderr.split('\n')).toContain('pageworks render: claims PDF/A-2b');
     const pdf = fs.readFileSync(out).toString('latin1');
     expect(pdf).toContain('<pdfaid:part>2</pdfaid:part>');
     expect(pdf).not.toContain('<pdfuaid:part>');
+  });
+
+  it('a document meeting both profiles it declares gets one claims line naming both', async () => {
+    const file = path.join(dir, 'both.html');
+    fs.writeFileSync(
+      file,
+      '<html lang="en"><head><meta name="pdf-profile" content="PDF/A-3b, PDF/UA-1"><title>Letter</title></head><body><h1>Letter</h1></body></html>',
+    );
+    const { code, stderr } = await run([file, '-o', path.join(dir, 'both.pdf')]);
+    expect(code).toBe(0);
+    expect(stderr.trimEnd().split('\n').slice(-2)[0]).toBe('pageworks render: claims PDF/A-3b, PDF/UA-1');
   });
 
   it("prints the document's text with no ESC, BEL or CR, and no line it did not write itself", async () => {

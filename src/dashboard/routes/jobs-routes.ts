@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isId } from '../../ids.js';
 import { decodeCursor, encodeCursor, JobQueue } from '../../jobs/queue.js';
 import { rotationDetail, WebhookSecrets } from '../../jobs/webhook-secrets.js';
-import { type ReportEntry, warningCount } from '../../render/index.js';
+import { storedReport, warningCount } from '../../render/index.js';
 import type { RenderJobRow } from '../../store/store.js';
 import type { WebhookDeliveryRecord } from '../../store/webhook-queries.js';
 import {
@@ -52,7 +52,7 @@ function toView(row: RenderJobRow, deliveries: WebhookDeliveryRecord[], now: num
     webhookUrl: row.webhook_url,
     webhookState: row.webhook_state,
     deliveries: deliveries.filter((d) => d.jobId === row.id),
-    warningCount: row.status === 'succeeded' && row.warnings ? warningCount(JSON.parse(row.warnings) as ReportEntry[]) : 0,
+    warningCount: row.status === 'succeeded' && row.warnings ? warningCount(storedReport(row.warnings).warnings) : 0,
   };
 }
 

@@ -5,6 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { RenderError } from '../../errors.js';
 import type { ServiceApp } from '../../service-app-type.js';
+import { ClaimsSchema } from '../report/claims-header.js';
 import type { RenderRecord } from '../report/report.js';
 import { RenderErrorSchema } from '../request/schema.js';
 import type { RenderLog } from './render-log.js';
@@ -44,19 +45,8 @@ export const RenderObjectSchema = Type.Object(
       ),
       { description: 'What the document could not get, in the order met (at most 100, then one "truncated").' },
     ),
-    claims: Type.Array(
-      Type.Union([
-        Type.Literal('PDF/A-2b'),
-        Type.Literal('PDF/A-2u'),
-        Type.Literal('PDF/A-3b'),
-        Type.Literal('PDF/A-3u'),
-        Type.Literal('PDF/UA-1'),
-        Type.Literal('Factur-X'),
-      ]),
-      {
-        description:
-          'The standards the PDF claims (docs/standards.md): what its document declared and the PDF meets. Empty when it declared none, or met none.',
-      },
+    claims: ClaimsSchema(
+      'The standards the PDF claims (docs/standards.md): what its document declared and the PDF meets. Empty when it declared none, or met none.',
     ),
     part_count: Type.Optional(Type.Integer({ minimum: 1, description: 'An assembly only: how many parts it had.' })),
     parts: Type.Optional(
