@@ -302,8 +302,32 @@ describe('Renders page in Chromium', () => {
     await page.goto(`/renders/${declaredId}`);
     expect(await page.locator('ol.warnings > li h3').textContent()).toBe('The PDF does not claim PDF/UA-1');
     expect(await page.locator('.warning-advice').textContent()).toBe(
-      `What to do: ${lang}. The PDF was made without that claim; the Standards page of the documentation says what each profile needs.`,
+      `What to do: ${lang}. The PDF was made without that claim. What PDF/UA-1 needs, and how to check a PDF.`,
     );
+    // The advice links to the standards section of the Docs page, which says the claim rule and how to verify.
+    await page.getByRole('link', { name: 'What PDF/UA-1 needs, and how to check a PDF' }).click();
+    await page.waitForURL(/\/docs#docs-standards$/);
+    const standards = page.locator('section', { has: page.locator('#docs-standards') });
+    expect(await standards.isVisible()).toBe(true);
+    expect(await standards.textContent()).toContain('the PDF claims a standard only when it meets it');
+    expect(await standards.textContent()).toContain('verapdf --flavour 3b invoice.pdf');
+
+    // Refused by strict handling for a claim alone: the page names the claim and speaks of no PDF made.
+    const refusedId = rndId();
+    recordOwn(refusedId, {
+      status: 'failed',
+      error: { code: 'RENDER_INCOMPLETE', message: 'PDF/UA-1 could not be claimed (1 warning, strict handling): …' },
+      warnings: [{ kind: 'conformance', profile: 'PDF/UA-1', clause: '7.2-34', element: 'html', message: lang }],
+    });
+    await renderLog.flush();
+    await page.goto(`/renders/${refusedId}`);
+    expect(await page.locator('.job-error').textContent()).toBe(
+      'RENDER_INCOMPLETE Strict handling was asked for and PDF/UA-1 could not be claimed, so no PDF was delivered. The warning below is why.',
+    );
+    expect(await page.locator('.warning-advice').textContent()).toBe(
+      `What to do: ${lang}. No PDF was delivered, so nothing was claimed. What PDF/UA-1 needs, and how to check a PDF.`,
+    );
+    expect(await page.locator('main').textContent()).not.toMatch(/PDF was made|could not get everything/);
     await page.close();
   });
 

@@ -2,6 +2,23 @@ import { html } from '../html.js';
 import { docsUrl, jobCurl, metadataCurl, type PublicUrls, renderCurl, verifyWebhookExample } from './examples.js';
 import { codeBlock, page, type Viewer } from './layout.js';
 
+/**
+ * Standard PDFs: the profiles a document may declare, the claim rule, and how to check a PDF with
+ * veraPDF (explicit flavours: `0` misjudges a PDF that claims two). A conformance warning links here.
+ */
+function standardsSection() {
+  return html`<section class="card" aria-labelledby="docs-standards">
+<div class="card-head"><div><h2 id="docs-standards">Standard PDFs: archival, accessible, e-invoice</h2><p>The document declares them in its own markup; there is no request field.</p></div></div>
+<ol class="steps">
+<li>Declare the profiles in the document's head: one or more of <code>PDF/A-2b</code>, <code>PDF/A-2u</code>, <code>PDF/A-3b</code>, <code>PDF/A-3u</code>, <code>PDF/UA-1</code>, and for an invoice Factur-X with its XML attached:
+${codeBlock('declare-profiles', '<meta name="pdf-profile" content="PDF/A-3b, PDF/UA-1">\n<meta name="factur-x" content="EN 16931">\n<link rel="attachment" href="data:text/xml;base64,…" title="factur-x.xml">', 'markup that declares the standards a PDF must meet')}</li>
+<li>The claim rule: the PDF claims a standard only when it meets it. What it cannot meet is a warning (<code>conformance</code>) naming the standard, the clause and the element, and that standard is left out; the others stay. With <code>Prefer: handling=strict</code> the render is refused instead (<code>PDF/UA-1 could not be claimed (1 warning, strict handling)</code>).</li>
+<li>The answer says what the PDF claims: <code>X-Render-Claims: PDF/A-3b, PDF/UA-1</code> (absent when it claims nothing), as do a job's <code>claims</code>, its PDF download and the <a href="/renders">Renders</a> list. Factur-X shows as <code>Factur-X</code>; its level is in the PDF.</li>
+<li>Check a PDF yourself with veraPDF, one flavour per claim: <code>verapdf --flavour 3b invoice.pdf</code>, then <code>verapdf --flavour ua1 invoice.pdf</code>. Do not use <code>--flavour 0</code> on a PDF that claims two profiles: it reports a failure (rule 7.21.7-1) that the explicit flavours do not.</li>
+</ol>
+</section>`;
+}
+
 /** Getting started: from a key to a first PDF and a first metadata fetch, with this server's addresses. */
 export function docsPage(viewer: Viewer, urls: PublicUrls): string {
   const body = html`<div class="page-head"><div><h1>Get started</h1>
@@ -37,6 +54,7 @@ ${codeBlock('curl-metadata', metadataCurl(urls.metadata), 'curl example for the 
 <li>Every field is always present (null when the page has none); see the <a href="${docsUrl(urls.metadata)}">Metadata API reference</a>.</li>
 </ol>
 </section>
+${standardsSection()}
 <section class="card" aria-labelledby="docs-keys">
 <h2 id="docs-keys">Keys and limits</h2>
 <p>Render keys start with <code>pwr_live_</code>, metadata keys with <code>pwm_live_</code>; a key works only for its own service.

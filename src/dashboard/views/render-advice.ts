@@ -12,7 +12,12 @@ export interface WarningAdvice {
   facts: Array<[label: string, value: string]>;
   /** What to do about it. */
   advice: string;
+  /** Where to read more, shown after the advice. */
+  link?: { href: string; text: string };
 }
+
+/** The dashboard's standards section (its Docs page): the profiles, the claim rule, how to verify. */
+export const STANDARDS_DOCS_HREF = '/docs#docs-standards';
 
 /** The host of a URL as the egress policy met it (an address or a name), or undefined for `data:` and the like. */
 function hostOf(url: string): string | undefined {
@@ -105,8 +110,11 @@ function blocked(entry: Extract<ReportEntry, { kind: 'resource_blocked' }>): War
   }
 }
 
-/** The plain-words explanation of one report entry. */
-export function adviceFor(entry: ReportEntry): WarningAdvice {
+/**
+ * The plain-words explanation of one report entry; `delivered`: whether the render delivered its PDF
+ * (a strict render refused for its warnings did not).
+ */
+export function adviceFor(entry: ReportEntry, delivered = true): WarningAdvice {
   switch (entry.kind) {
     case 'resource_blocked':
       return blocked(entry);
@@ -178,7 +186,11 @@ export function adviceFor(entry: ReportEntry): WarningAdvice {
           ['Element', entry.element],
         ],
         // The entry's own words say what is missing and how to mend it (add lang, add alt text, another font).
-        advice: `${entry.message}${/[.!?]$/.test(entry.message) ? '' : '.'} The PDF was made without that claim; the Standards page of the documentation says what each profile needs.`,
+        // A refused render (strict handling) delivered no PDF: it must not read as if one was made.
+        advice: `${entry.message}${/[.!?]$/.test(entry.message) ? '' : '.'} ${
+          delivered ? 'The PDF was made without that claim.' : 'No PDF was delivered, so nothing was claimed.'
+        }`,
+        link: { href: STANDARDS_DOCS_HREF, text: `What ${entry.profile} needs, and how to check a PDF` },
       };
     case 'truncated':
       return {

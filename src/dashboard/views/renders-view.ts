@@ -121,8 +121,8 @@ ${model.notFound !== undefined ? alert('warn', `No render ${model.notFound} in y
   return page({ title: 'Renders', viewer: model.viewer, current: 'renders', body });
 }
 
-function warningItem(entry: RenderRecord['warnings'][number]): SafeHtml {
-  const advice = adviceFor(entry);
+function warningItem(entry: RenderRecord['warnings'][number], delivered: boolean): SafeHtml {
+  const advice = adviceFor(entry, delivered);
   // In an assembly, the part whose render met it comes first.
   const partFact: Array<[string, string]> = entry.part ? [['Part', entry.part]] : [];
   const facts = [...partFact, ...advice.facts].map(
@@ -132,7 +132,9 @@ function warningItem(entry: RenderRecord['warnings'][number]): SafeHtml {
   return html`<li class="warning warning-${entry.kind}">
 <h3>${escapeUnshowable(advice.title)}</h3>
 ${facts.length > 0 ? html`<dl class="warning-facts">${facts}</dl>` : ''}
-<p class="warning-advice"><strong>What to do:</strong> ${escapeUnshowable(advice.advice)}</p>
+<p class="warning-advice"><strong>What to do:</strong> ${escapeUnshowable(advice.advice)}${
+    advice.link ? html` <a href="${advice.link.href}">${advice.link.text}</a>.` : ''
+  }</p>
 </li>`;
 }
 
@@ -144,13 +146,21 @@ function errorBlock(r: RenderRecord): SafeHtml {
   if (!r.error) return html``;
   const message =
     r.error.code === 'RENDER_INCOMPLETE'
-      ? `Strict handling was asked for and the document could not get everything, so no PDF was delivered. ${
+      ? `Strict handling was asked for and ${refusedFor(r)}, so no PDF was delivered. ${
           warningCount(r.warnings) === 1
             ? 'The warning below is why.'
             : `The ${warningsLabel(warningCount(r.warnings))} below are why.`
         }`
       : r.error.message;
   return html`<p class="job-error"><code>${r.error.code}</code> ${escapeUnshowable(message)}</p>`;
+}
+
+/** What a strict render was refused for: the profiles it could not claim when that is all, else what it could not get. */
+function refusedFor(r: RenderRecord): string {
+  const entries = r.warnings.filter((w) => w.kind !== 'truncated');
+  const profiles = [...new Set(entries.flatMap((w) => (w.kind === 'conformance' ? [w.profile] : [])))];
+  if (entries.length === 0 || entries.some((w) => w.kind !== 'conformance')) return 'the document could not get everything';
+  return `${profiles.join(' and ')} could not be claimed`;
 }
 
 /**
@@ -185,7 +195,7 @@ export function renderPage(model: RenderPageModel): string {
   const warnings =
     r.warnings.length === 0
       ? html`<p class="empty">The document got everything it asked for.</p>`
-      : html`<ol class="warnings">${r.warnings.map(warningItem)}</ol>`;
+      : html`<ol class="warnings">${r.warnings.map((w) => warningItem(w, r.status === 'succeeded'))}</ol>`;
   const from =
     r.source === 'job'
       ? html`from the render job${model.job?.reference ? html` <strong class="job-name">${escapeUnshowable(model.job.reference)}</strong>` : ''}`

@@ -91,7 +91,18 @@ export function incompleteError(warnings: readonly ReportEntry[], rest: string):
   const more = count > first.length ? `; and ${count - first.length} more` : '';
   return new RenderError(
     'RENDER_INCOMPLETE',
-    `the document could not get everything (${count} ${count === 1 ? 'warning' : 'warnings'}, strict handling): ` +
-      `${first.join('; ')}${more} (${rest})`,
+    `${refused(warnings)} (${count} ${count === 1 ? 'warning' : 'warnings'}, strict handling): ${first.join('; ')}${more} (${rest})`,
   );
+}
+
+/**
+ * What strict handling refused: when every entry is a profile the PDF could not claim, those profiles
+ * (the document got everything it asked for); otherwise that the document could not get everything.
+ */
+function refused(warnings: readonly ReportEntry[]): string {
+  const entries = warnings.filter((w) => w.kind !== 'truncated');
+  if (entries.length === 0 || entries.some((w) => w.kind !== 'conformance')) return 'the document could not get everything';
+  const profiles = [...new Set(entries.map((w) => (w.kind === 'conformance' ? w.profile : '')))];
+  const named = profiles.length === 1 ? profiles[0] : `${profiles.slice(0, -1).join(', ')} and ${profiles.at(-1)}`;
+  return `${named} could not be claimed`;
 }
