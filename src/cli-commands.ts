@@ -77,7 +77,7 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
       dimension('width'),
       dimension('height'),
     ],
-    note: 'a one-off local render, no server; -o - writes the PDF to stdout; warnings on stderr, --strict exits 1 on any',
+    note: 'a one-off local render, no server; -o - writes the PDF to stdout; warnings on stderr, then the standards the PDF claims; --strict exits 1 on any warning',
   },
   { verb: 'fetch', positional: 'URL', flags: [{ name: 'json' }], note: 'a one-off local metadata fetch, no server' },
 ];
@@ -117,4 +117,20 @@ export function isFlagOf(command: CliCommand, arg: string): boolean {
 /** The one wording of an unknown option, for every verb: the option and the verb's synopsis. */
 export function unknownOptionMessage(command: CliCommand, arg: string): string {
   return `unknown option ${arg} (usage: ${synopsis(command)})`;
+}
+
+const HELP = new Set(['--help', '-h']);
+
+/**
+ * The usage of the verb `argv` names when it asks for help (`pageworks render --help`,
+ * `pageworks keys create -h`): its synopsis and note; for a group alone (`pageworks keys --help`), each of
+ * its verbs. Undefined when `argv` does not ask for help or names no verb.
+ */
+export function verbHelp(argv: readonly string[]): string | undefined {
+  const [group, sub] = argv;
+  if (!argv.slice(1).some((arg) => HELP.has(arg))) return undefined;
+  const matching = CLI_COMMANDS.filter((c) => c.verb === group || c.verb === `${group} ${sub}`);
+  const commands = matching.length > 0 ? matching : CLI_COMMANDS.filter((c) => c.verb.startsWith(`${group} `));
+  if (commands.length === 0) return undefined;
+  return `Usage:\n${commands.map((c) => `  ${synopsis(c)}${c.note ? `\n      ${c.note}` : ''}`).join('\n')}`;
 }

@@ -5,13 +5,12 @@ import { KeyService } from './accounts/keys.js';
 import { PasswordResets, RESET_TOKEN_TTL_MS, resetLink } from './accounts/password-reset.js';
 import { escapeUnshowable, escapeUnshowableJson } from './accounts/user-text.js';
 import { parseFlags } from './cli-args.js';
-import { CLI_COMMANDS, cliCommand, parseArgsOptions, synopsis, unknownOptionMessage } from './cli-commands.js';
+import { CLI_COMMANDS, cliCommand, parseArgsOptions, synopsis, unknownOptionMessage, verbHelp } from './cli-commands.js';
 import { reportCliError, UsageError } from './cli-errors.js';
 import { type ApiService, type Config, loadConfig, parseServices } from './config.js';
 import { deleteJobsWithAccount } from './jobs/account-deletion.js';
 import { openResultStore } from './jobs/results/open-result-store.js';
 import { rotationDetail, WebhookSecrets } from './jobs/webhook-secrets.js';
-import { serve } from './main.js';
 import { windowUnit } from './ratelimit/window.js';
 import { describeStore, openStore, storeExists } from './store/open-store.js';
 import type { ApiKeyRecord, Store } from './store/store.js';
@@ -261,6 +260,12 @@ export async function runCli(argv: string[]): Promise<number> {
     console.log(VERSION);
     return 0;
   }
+  // `pageworks render --help`: the verb's usage on stdout, before any configuration is read.
+  const help = verbHelp(argv);
+  if (help !== undefined) {
+    console.log(help);
+    return 0;
+  }
   try {
     if (command === undefined) throw new UsageError('missing command (see pageworks --help)');
     const config = loadConfig();
@@ -268,7 +273,8 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'serve': {
         const { services: list } = parseVerb('serve', rest);
         const services = typeof list === 'string' ? parseServices(list, '--services') : config.services;
-        await serve({ ...config, services });
+        // Loaded here: the servers' modules (Fastify, puppeteer-core, …) cost every other verb a second to load.
+        await (await import('./main.js')).serve({ ...config, services });
         return 0;
       }
       case 'accounts':
