@@ -94,6 +94,13 @@ async function closeWithGrace(app: FastifyInstance, graceMs: number, core: CoreD
   }
 }
 
+/** The start-up line naming what EGRESS_ALLOW opens. */
+export function egressAllowLine(allow: readonly string[]): string {
+  return allow.length === 0
+    ? 'EGRESS_ALLOW opens nothing: private, loopback and link-local addresses stay refused'
+    : `EGRESS_ALLOW opens ${allow.join(', ')}`;
+}
+
 /**
  * Starts the configured services on their ports and runs until SIGINT/SIGTERM, then shuts down in
  * order: stop accepting and drain each service, flush batched writes, close Redis and the store.
@@ -123,6 +130,8 @@ export async function serve(config: Config): Promise<void> {
     process.stdout.write(`${service.padEnd(9)} listening on http://${host}:${port}\n`);
   }
   core.log.info({ services: config.services, store: core.store.kind, limiter: core.limiter.kind }, 'pageworks started');
+  // What the egress policy lets through beyond the public internet, so an operator sees the setting took effect.
+  core.log.info({ egressAllow: config.egressAllow }, egressAllowLine(config.egressAllow));
 
   await new Promise<void>((resolve) => {
     let stopping = false;

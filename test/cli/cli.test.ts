@@ -170,6 +170,9 @@ describe('pageworks serve', () => {
         RENDER_PORT: '0',
         METADATA_PORT: '0',
         RENDER_CONCURRENCY: '1',
+        EGRESS_ALLOW: '127.0.0.1/32',
+        LOG_LEVEL: 'info',
+        LOG_FORMAT: 'json',
       }),
     });
     let out = '';
@@ -189,6 +192,18 @@ describe('pageworks serve', () => {
       ]),
     );
     expect(Object.keys(ports).sort()).toEqual(['dashboard', 'metadata', 'render']);
+    // The allow-list at info level, beside the other start-up facts.
+    const lines = out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string; egressAllow?: string[] });
+    const startedAt = lines.findIndex((l) => l.msg === 'pageworks started');
+    expect(startedAt).toBeGreaterThanOrEqual(0);
+    expect(lines[startedAt + 1]).toMatchObject({
+      level: 30,
+      msg: 'EGRESS_ALLOW opens 127.0.0.1/32',
+      egressAllow: ['127.0.0.1/32'],
+    });
     for (const service of ['render', 'metadata'] as const) {
       const health = await fetch(`http://127.0.0.1:${ports[service]}/v1/health`);
       expect(await health.json()).toEqual({ status: 'healthy', version: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
