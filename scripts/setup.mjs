@@ -13,11 +13,14 @@ const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 function run(cmd, args, opts = {}) {
   log(`${cmd} ${args.join(' ')}`);
+  const started = Date.now();
   const res = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], ...opts });
   if (res.status !== 0) {
     log(`failed: ${cmd} ${args.join(' ')} (exit ${res.status ?? res.signal})`);
     process.exit(1);
   }
+  // What each step of a first start costs, so a slow one is seen for what it is (README, "First start").
+  log(`done in ${Math.round((Date.now() - started) / 1000)} s: ${cmd} ${args[0] ?? ''}`);
 }
 
 function mtime(file) {
@@ -75,7 +78,7 @@ if (
   storeDriverMissing
 ) {
   log(
-    `installing dependencies${nativeStore ? ' (first run takes a minute or two: better-sqlite3 builds from source on Node 20)' : ''}`,
+    `installing dependencies (the longest step of a first start${nativeStore ? '; on Node 20 better-sqlite3 also builds from source' : ''}: README, "First start")`,
   );
   run('npm', ['ci', '--no-audit', '--no-fund']);
   fs.writeFileSync(abiStamp, `${process.versions.modules}\n`);
