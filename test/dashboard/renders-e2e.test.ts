@@ -328,6 +328,13 @@ describe('Renders page in Chromium', () => {
       `What to do: ${lang}. No PDF was delivered, so nothing was claimed. What PDF/UA-1 needs, and how to check a PDF.`,
     );
     expect(await page.locator('main').textContent()).not.toMatch(/PDF was made|could not get everything/);
+    for (const [label, viewport] of [
+      ['375', PHONE],
+      ['1366', LAPTOP],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await page.screenshot({ path: path.join(ARTIFACTS, `renders-refused-claim-${label}.png`), fullPage: true });
+    }
     await page.close();
   });
 
