@@ -27,10 +27,15 @@ const sections: Record<string, () => Promise<void>> = {
   'pdf-profiles': async () => (await import('./pdf-profiles.js')).runPdfProfilesBench(),
   'link-amplification': async () => (await import('./link-amplification.js')).runLinkAmplificationBench(),
   'claims-fuzz': async () => (await import('./claims-fuzz.js')).runClaimsFuzzBench(),
-  assemble: async () => (await import('./assemble.js')).runAssembleBench(),
+  // The assembly's pipeline in one run: assembling and protecting (assemble.ts), then signing (sign.ts).
+  assemble: async () => {
+    await (await import('./assemble.js')).runAssembleBench();
+    await (await import('./sign.js')).runSignBench();
+  },
+  sign: async () => (await import('./sign.js')).runSignBench(),
 };
 /** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N, 150-page reports, CLAIMS_FUZZ_N): only when named. */
-const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles', 'claims-fuzz', 'assemble']);
+const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles', 'claims-fuzz', 'assemble', 'sign']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of chosen) {

@@ -4,6 +4,7 @@
  */
 
 export type { RenderErrorCode } from '../errors.js';
+export { type Certificate, CertificatesClient, type CertificateUpload } from './certificates-client.js';
 export { type ClientErrorCode, MetadataApiError, type MetadataErrorCode, PageworksError, RenderApiError } from './errors.js';
 export { JobsClient, type ListOptions, type SubmitOptions, type WaitOptions } from './jobs-client.js';
 export type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CertificateService } from '../../src/accounts/certificates.js';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
+import { CertificatesClient, RenderApiError } from '../../src/client/index.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { RenderError } from '../../src/errors.js';
 import { makeTestCertificates, type TestCertificates } from '../helpers/certificates.js';
@@ -222,5 +223,22 @@ describe('per account', () => {
     expect(Object.keys(doc.paths['/v1/certificates']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/v1/certificates/{id}'])).toEqual(['delete']);
     expect(Object.keys(doc.paths['/v1/certificates'].post.responses)).toContain('422');
+  });
+});
+
+describe('CertificatesClient', () => {
+  it('uploads, lists and deletes over HTTP; a wrong password is INVALID_REQUEST', async () => {
+    const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    const dave = await createKey(core, 'render');
+    const client = new CertificatesClient({ baseUrl, apiKey: dave.key, retry: false });
+    const created = await client.upload({ pkcs12: certs.ec, password: certs.password, name: 'Client' });
+    expect(created).toMatchObject({ name: 'Client', subject: 'CN=EC Signer' });
+    expect((await client.list()).map((c) => c.id)).toEqual([created.id]);
+    await client.delete(created.id);
+    expect(await client.list()).toEqual([]);
+    const refused = client.upload({ pkcs12: certs.ec, password: 'wrong' });
+    await expect(refused).rejects.toBeInstanceOf(RenderApiError);
+    await expect(refused).rejects.toMatchObject({ code: 'INVALID_REQUEST', status: 400 });
+    await expect(client.delete(created.id)).rejects.toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });
 });
