@@ -12,7 +12,7 @@ describe('package export', () => {
     const script = `import * as client from 'pageworks/client'; console.log(Object.keys(client).sort().join(','));`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
     expect(stdout.trim()).toBe(
-      'JobsClient,MetadataApiError,MetadataClient,PageworksError,RenderApiError,RenderClient,WebhookVerificationError,verifyWebhook',
+      'CertificatesClient,JobsClient,MetadataApiError,MetadataClient,PageworksError,RenderApiError,RenderClient,WebhookVerificationError,verifyWebhook',
     );
     expect(fs.existsSync('dist/client/index.d.ts')).toBe(true);
     const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
