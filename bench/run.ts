@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|metadata|scale|soak|fuzz|jobs|claims-fuzz …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|metadata|scale|soak|fuzz|jobs|claims-fuzz|assemble …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -27,10 +27,12 @@ const sections: Record<string, () => Promise<void>> = {
   'pdf-profiles': async () => (await import('./pdf-profiles.js')).runPdfProfilesBench(),
   'link-amplification': async () => (await import('./link-amplification.js')).runLinkAmplificationBench(),
   'claims-fuzz': async () => (await import('./claims-fuzz.js')).runClaimsFuzzBench(),
-  // The assembly's pipeline in one run: assembling and protecting (assemble.ts), then signing (sign.ts).
+  // The assembly's pipeline in one run: assembling and protecting (assemble.ts), signing (sign.ts), then the
+  // API's figures (assemble-api.ts: assembled vs rendered one by one, a 1,000-part assembly's memory).
   assemble: async () => {
     await (await import('./assemble.js')).runAssembleBench();
     await (await import('./sign.js')).runSignBench();
+    await (await import('./assemble-api.js')).runAssembleApiBench();
   },
   sign: async () => (await import('./sign.js')).runSignBench(),
 };

@@ -79,6 +79,12 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
     ],
     note: 'a one-off local render, no server; -o - writes the PDF to stdout; warnings on stderr, then the standards the PDF claims; --strict exits 1 on any warning',
   },
+  {
+    verb: 'assemble',
+    positional: 'BODY.json|-',
+    flags: [{ name: 'output', short: 'o', value: 'OUT.pdf' }, { name: 'strict' }],
+    note: 'a one-off local assembly of a POST /v1/assemble body (- reads stdin), no server; --help says more',
+  },
   { verb: 'fetch', positional: 'URL', flags: [{ name: 'json' }], note: 'a one-off local metadata fetch, no server' },
 ];
 

@@ -291,6 +291,8 @@ export async function runCli(argv: string[]): Promise<number> {
         return await webhooksCommand(rest, config);
       case 'render':
         return await (await import('./render/index.js')).runRenderCli(rest, config);
+      case 'assemble':
+        return await (await import('./assemble/cli.js')).runAssembleCli(rest, config);
       case 'fetch':
         return await (await import('./metadata/cli.js')).runFetchCli(rest, config);
       default:

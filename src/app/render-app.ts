@@ -4,12 +4,14 @@
  * failure the render shape.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { pdfSteps, registerAssembleRoutes } from '../assemble/index.js';
 import { jobSlots } from '../config.js';
 import { RenderError } from '../errors.js';
 import { registerJobRoutes } from '../jobs/routes.js';
-import { JobsRuntime } from '../jobs/runtime.js';
+import { type JobAssemblyDeps, JobsRuntime } from '../jobs/runtime.js';
+import { createPinnedAgent } from '../net/pinned-agent.js';
 import { createEgressPolicy, type EgressPolicy, type LookupFn } from '../net/policy.js';
-import { qpdfAvailable } from '../pdf/index.js';
+import { qpdfAvailable, rfc3161Timestamper } from '../pdf/index.js';
 import {
   BrowserPool,
   checkFontCoverage,
@@ -85,7 +87,7 @@ export async function startRenderEngine(
   core: CoreDeps,
   opts: RenderAppOptions = {},
   role: 'render' | 'render-worker' = 'render',
-): Promise<{ pool: BrowserPool; jobs: JobsRuntime; policy: EgressPolicy; renderLog: RenderLog }> {
+): Promise<{ pool: BrowserPool; jobs: JobsRuntime; policy: EgressPolicy; renderLog: RenderLog; assembly: JobAssemblyDeps }> {
   const { config } = core;
   const slotsForJobs = jobSlots(config, role);
   const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
@@ -120,7 +122,19 @@ export async function startRenderEngine(
     registry: app.metrics.registry,
   });
   app.decorate('renderLog', renderLog);
+  // URL parts of assemblies (sync and jobs) are fetched through the egress policy on an agent of their own.
+  const partAgent = createPinnedAgent({ connectTimeoutMs: 10_000 });
+  // A signature gets a timestamp (PAdES B-T) when SIGN_TSA_URL names an authority, reached through the egress policy.
+  const timestamp = config.signTsaUrl ? rfc3161Timestamper(config.signTsaUrl, policy, partAgent) : undefined;
+  const assembly: JobAssemblyDeps = {
+    policy,
+    agent: partAgent,
+    fetchTimeoutMs: config.renderTimeoutMs,
+    steps: pdfSteps({ timestamp }),
+    signerFor: (accountId, certificateId) => core.certificates.signerFor(accountId, certificateId),
+  };
   const jobs = JobsRuntime.start({
+    assembly,
     core,
     pool,
     jobSlots: slotsForJobs,
@@ -148,7 +162,7 @@ export async function startRenderEngine(
   // during it; the store closes after this.
   app.addHook('onClose', async () => {
     await jobs.stop(Math.max(0, (drainDeadline ?? Date.now() + config.renderTimeoutMs) - Date.now()));
-    await Promise.all([core.usage.flush(), core.lastUsed.flush(), renderLog.close()]);
+    await Promise.all([core.usage.flush(), core.lastUsed.flush(), renderLog.close(), partAgent.close()]);
     await pool.close();
   });
   // Not ready while Chromium is down or restarting: a load balancer sends renders elsewhere meanwhile.
@@ -166,7 +180,7 @@ export async function startRenderEngine(
   if (fonts.missing.length === 0) fontLog.info({ missing: [] }, describeCoverage(fonts));
   else fontLog.warn({ missing: fonts.missing }, describeCoverage(fonts));
   app.addReadinessDetail('fonts', () => fonts);
-  return { pool, jobs, policy, renderLog };
+  return { pool, jobs, policy, renderLog, assembly };
 }
 
 /** The render service's error handler: every failure in the render shape. */
@@ -199,9 +213,16 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
   // Only JSON bodies: without this, text/plain would be parsed and fail validation as a 400, not a 415.
   app.removeContentTypeParser('text/plain');
 
-  const { pool, jobs, policy, renderLog } = await startRenderEngine(app, core, opts);
+  const { pool, jobs, policy, renderLog, assembly } = await startRenderEngine(app, core, opts);
   registerRenderRoutes(app, pool, opts.recorder ?? renderLog);
-  registerJobRoutes(app, { queue: jobs.queue, policy, publicUrl: config.renderPublicUrl });
+  registerAssembleRoutes(app, {
+    ...assembly,
+    pool,
+    width: pool.concurrency,
+    maxParts: config.assembleMaxParts,
+    recorder: opts.recorder ?? renderLog,
+  });
+  registerJobRoutes(app, { queue: jobs.queue, policy, publicUrl: config.renderPublicUrl, signerFor: assembly.signerFor });
   registerCertificateRoutes(app, core.certificates);
   registerRenderLogRoutes(app, {
     renderLog,

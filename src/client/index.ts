@@ -10,6 +10,7 @@ export { JobsClient, type ListOptions, type SubmitOptions, type WaitOptions } fr
 export type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
 export { type Metadata, MetadataClient } from './metadata-client.js';
 export {
+  type AssembleRequest,
   type RenderCallOptions,
   RenderClient,
   type RenderedPdf,

@@ -2,6 +2,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from '@sinclair/typebox';
+import type { AssembleRequestSchema } from '../assemble/schema.js';
 import type { RenderOptionsSchema, RenderRequestSchema } from '../render/index.js';
 import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
 import type { RenderReport } from './render-report.js';
@@ -11,6 +12,9 @@ import { type Answer, type CallOptions, type ClientOptions, endpoint, exchange, 
 export type RenderOptions = Static<typeof RenderOptionsSchema>;
 /** The body of POST /v1/render, as the service's schema defines it. */
 export type RenderRequest = Static<typeof RenderRequestSchema>;
+
+/** The body of POST /v1/assemble (`parts`, and `protect`, `sign`), as the service's schema defines it. */
+export type AssembleRequest = Static<typeof AssembleRequestSchema>;
 
 /** A PDF on its way: read `body` to the end (pipe it to a file or an HTTP response). */
 export interface RenderStream {
@@ -79,7 +83,11 @@ export class RenderClient {
 
   /** Renders `html` to PDF and resolves with the whole PDF, which also carries its render id and warning count. */
   async render(html: string, options?: RenderOptions, call: RenderCallOptions = {}): Promise<RenderedPdf> {
-    const answer = await this.send(html, options, call);
+    return this.wholePdf(await this.send(html, options, call));
+  }
+
+  /** The whole PDF of an answer, with its render id and warning count. */
+  private async wholePdf(answer: Answer): Promise<RenderedPdf> {
     // The service names every render; an answer without the name came from something else (a proxy's page).
     const renderId = answer.requestId;
     if (renderId === undefined) {
@@ -96,6 +104,15 @@ export class RenderClient {
     } finally {
       answer.settle();
     }
+  }
+
+  /**
+   * Assembles parts (HTML rendered as `render` would, PDFs in base64, PDFs at an address) into one PDF,
+   * protected and signed when asked (POST /v1/assemble); the same errors as `render`, a part's naming it
+   * (`parts[2]: …`).
+   */
+  async assemble(request: AssembleRequest, call: RenderCallOptions = {}): Promise<RenderedPdf> {
+    return this.wholePdf(await this.post('/v1/assemble', request, call));
   }
 
   /**
@@ -118,9 +135,13 @@ export class RenderClient {
 
   private send(html: string, options: RenderOptions | undefined, call: RenderCallOptions) {
     const request: RenderRequest = options === undefined ? { html } : { html, options };
+    return this.post('/v1/render', request, call);
+  }
+
+  private post(path: string, request: RenderRequest | AssembleRequest, call: RenderCallOptions) {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/pdf' };
     if (call.strict) headers.prefer = 'handling=strict';
-    return this.call('/v1/render', { method: 'POST', headers, body: JSON.stringify(request) }, call);
+    return this.call(path, { method: 'POST', headers, body: JSON.stringify(request) }, call);
   }
 
   private call(path: string, init: RequestInit, call: CallOptions) {

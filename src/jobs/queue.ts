@@ -4,6 +4,7 @@
  * (worker.ts) claims from it.
  */
 import crypto from 'node:crypto';
+import type { AssembleRequest } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import { newTimeOrderedId } from '../ids.js';
 import type { RenderRequest } from '../render/index.js';
@@ -19,7 +20,8 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /** What a submit carries besides the render request. */
 export interface JobSubmission {
-  request: RenderRequest;
+  /** A render request, or an assembly's (`parts`). */
+  request: RenderRequest | AssembleRequest;
   reference: string | null;
   webhookUrl: string | null;
   idempotencyKey: string | null;
@@ -130,13 +132,19 @@ export class JobQueue {
       else if (earlier) return { row: this.sameBody(earlier, hash), replayed: true };
     }
     const { request } = s;
-    const htmlBytes = Buffer.byteLength(request.html, 'utf8');
+    // The kind is stored with the request: any worker that claims the job knows what to make of it.
+    const stored =
+      'parts' in request
+        ? JSON.stringify({ kind: 'assemble', ...request })
+        : JSON.stringify({ html: request.html, output: request.output ?? 'pdf', options: request.options ?? {} });
+    // An assembly's parts (HTML and base64 PDFs alike) count against the queued bytes as its request stands.
+    const htmlBytes = 'parts' in request ? Buffer.byteLength(stored, 'utf8') : Buffer.byteLength(request.html, 'utf8');
     const maxBytes = this.opts.maxQueuedHtmlBytes ?? Number.MAX_SAFE_INTEGER;
     const out = await store.insertJobWithinCaps(
       {
         id: newTimeOrderedId('job', now),
         accountId,
-        request: JSON.stringify({ html: request.html, output: request.output ?? 'pdf', options: request.options ?? {} }),
+        request: stored,
         reference: s.reference,
         idempotencyKey: s.idempotencyKey,
         requestHash: s.idempotencyKey === null ? null : hash,

@@ -5,6 +5,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unshowableCharacterProblem } from '../accounts/user-text.js';
+import {
+  ASSEMBLE_JOB_MAX_PARTS,
+  type AssembleRequest,
+  AssembleRequestSchema,
+  validateAssembleRequest,
+} from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
 import {
@@ -34,29 +40,33 @@ import { MAX_WEBHOOK_URL_LENGTH, validateWebhookUrl } from './webhook-url.js';
 export const MAX_REFERENCE_LENGTH = 200;
 const STATUSES: readonly RenderJobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
 
-/** The body of POST /v1/jobs: the render request plus `webhook` and `reference`. */
-export const JobRequestSchema = Type.Object(
-  {
-    ...RenderRequestSchema.properties,
-    webhook: Type.Optional(
-      Type.Object(
-        {
-          url: Type.String({
-            maxLength: MAX_WEBHOOK_URL_LENGTH,
-            description: 'https:// (or http://) URL called when the job is final.',
-          }),
-        },
-        { additionalProperties: false },
-      ),
+const JobExtras = {
+  webhook: Type.Optional(
+    Type.Object(
+      {
+        url: Type.String({
+          maxLength: MAX_WEBHOOK_URL_LENGTH,
+          description: 'https:// (or http://) URL called when the job is final.',
+        }),
+      },
+      { additionalProperties: false },
     ),
-    reference: Type.Optional(Type.String({ maxLength: MAX_REFERENCE_LENGTH, description: 'Your own label, echoed back.' })),
-  },
-  { additionalProperties: false },
-);
+  ),
+  reference: Type.Optional(Type.String({ maxLength: MAX_REFERENCE_LENGTH, description: 'Your own label, echoed back.' })),
+};
+
+/**
+ * The body of POST /v1/jobs: the render request, or the assemble request (`parts`, up to 5,000), plus
+ * `webhook` and `reference`.
+ */
+export const JobRequestSchema = Type.Union([
+  Type.Object({ ...RenderRequestSchema.properties, ...JobExtras }, { additionalProperties: false, title: 'Render job' }),
+  Type.Object({ ...AssembleRequestSchema.properties, ...JobExtras }, { additionalProperties: false, title: 'Assembly job' }),
+]);
 
 /** A validated job request. */
 interface JobRequest {
-  request: RenderRequest;
+  request: RenderRequest | AssembleRequest;
   webhookUrl: string | null;
   reference: string | null;
 }
@@ -68,7 +78,9 @@ function validateJobRequest(body: unknown): JobRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     return { request: validateRenderRequest(body), webhookUrl: null, reference: null };
   const { webhook, reference, ...rest } = body as Record<string, unknown>;
-  const request = validateRenderRequest(rest);
+  // An assembly job: `parts` instead of `html`, up to ASSEMBLE_JOB_MAX_PARTS.
+  const request =
+    'parts' in rest ? validateAssembleRequest(rest, ASSEMBLE_JOB_MAX_PARTS, `a job's limit`) : validateRenderRequest(rest);
   if (reference !== undefined && typeof reference !== 'string') throw invalid('reference: must be a string');
   if (typeof reference === 'string' && reference.length > MAX_REFERENCE_LENGTH) {
     throw invalid(`reference: ${reference.length} characters is more than the limit of ${MAX_REFERENCE_LENGTH}`);
@@ -131,6 +143,8 @@ export interface JobRoutesDeps {
   policy: EgressPolicy;
   /** The render service's public base URL (absolute `pdf.url`). */
   publicUrl: string;
+  /** An assembly job's certificate, checked at submit (another account's, expired: refused now, not hours later). */
+  signerFor?: (accountId: string, certificateId: string) => Promise<unknown>;
 }
 
 /** Registers the /v1/jobs routes on the render service app. */
@@ -163,9 +177,10 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
       bodyLimit: MAX_BODY_BYTES + 8 * 1024,
       validatorCompiler: own('body', validateJobRequest),
       schema: {
-        summary: 'Queue an HTML document for rendering to PDF',
+        summary: 'Queue an HTML document for rendering to PDF, or parts for assembling into one',
         description:
-          'The body of POST /v1/render plus optional `webhook` and `reference`. Answers 202 with the job and `Location`. ' +
+          'The body of POST /v1/render, or of POST /v1/assemble (`parts`, up to 5,000, each counted as a render), plus optional ' +
+          '`webhook` and `reference`. Answers 202 with the job and `Location`. ' +
           'Idempotency-Key (≤ 255 characters): a repeat within 24 h returns the first job; with another body, 422 IDEMPOTENCY_KEY_REUSED. ' +
           'Prefer: handling=strict makes any warning fail the job with RENDER_INCOMPLETE (Preference-Applied: handling=strict).',
         tags: ['jobs'],
@@ -196,8 +211,24 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
       const accountId = accountOf(request);
       const idempotencyKey = checkIdempotencyKey(request.headers['idempotency-key']);
       const body = request.body as unknown as JobRequest;
-      // The options' meaning (format names, margins that leave no page) is checked now, as /v1/render does, not at render time.
-      toPrintParams(body.request.options);
+      // The options' meaning (format names, margins that leave no page) is checked now, as /v1/render does, not at
+      // render time (an assembly's HTML parts were checked by its validator).
+      if ('html' in body.request) toPrintParams(body.request.options);
+      else {
+        if (body.request.sign) {
+          if (!deps.signerFor) throw new RenderError('SERVICE_UNAVAILABLE', 'signing is not available on this instance', 5);
+          await deps.signerFor(accountId, body.request.sign.certificate);
+        }
+        // An assembly job counts each part as a render, as POST /v1/assemble does.
+        const parts = body.request.parts.length;
+        const spent = await app.spendMore(request, reply, parts - 1);
+        if (!spent.allowed)
+          throw new RenderError(
+            'RATE_LIMITED',
+            `${parts} parts count as ${parts} renders: over the limit of ${spent.limit} per window; retry in ${spent.retryAfterS} s`,
+            spent.retryAfterS,
+          );
+      }
       if (body.webhookUrl !== null) {
         const problem = await validateWebhookUrl(body.webhookUrl, policy);
         if (problem !== null) throw invalid(problem);

@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { AssemblyDeps } from '../assemble/index.js';
 import { type Config, jobSlots } from '../config.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import type { EgressPolicy } from '../net/policy.js';
@@ -34,8 +35,13 @@ export interface JobsCore {
   redis?: Redis;
 }
 
+/** What assembly jobs are made with besides the pool (render/'s pool is the runtime's). */
+export type JobAssemblyDeps = Omit<AssemblyDeps, 'pool'>;
+
 /** What a jobs runtime is built from. */
 export interface JobsRuntimeOptions {
+  /** What assembly jobs need; without it, an assembly job fails INTERNAL_ERROR. */
+  assembly?: JobAssemblyDeps;
   core: JobsCore;
   /** The browser pool; with `interactiveWaiting`, jobs are claimed only while no interactive render waits, paced by `backgroundPauseMs`. */
   pool: Pick<BrowserPool, 'render'> & Partial<Pick<BrowserPool, 'interactiveWaiting' | 'onRelease' | 'backgroundPauseMs'>>;
@@ -87,6 +93,7 @@ export class JobsRuntime {
       store,
       results: core.results,
       pool: opts.pool,
+      assembly: opts.assembly,
       concurrency: opts.jobSlots ?? jobSlots(config, 'render'),
       mayClaim: () => (opts.pool.interactiveWaiting ?? 0) === 0,
       claimPauseMs: () => opts.pool.backgroundPauseMs ?? 0,

@@ -1,24 +1,16 @@
 /**
- * The job worker: claims jobs from the store with a lease, renders them through the render service's
- * browser pool (the same options and error codes as POST /v1/render), stores the PDF and makes the
- * job final. Idle, it waits for a wake-up (a local submit, Redis) or polls the store.
+ * The job worker: claims jobs from the store with a lease, makes them through the render service's
+ * browser pool (job-render.ts: a render or an assembly, the same options and error codes as the sync
+ * routes), stores the PDF and makes the job final. Idle, it waits for a wake-up (a local submit, Redis) or polls the store.
  */
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { RenderError } from '../errors.js';
-import {
-  type BrowserPool,
-  DISCARD_RECORDS,
-  incompleteError,
-  type RenderRecord,
-  type RenderRecorder,
-  type RenderResult,
-  reportJson,
-  toPrintParams,
-} from '../render/index.js';
+import { DISCARD_RECORDS, incompleteError, type RenderRecord, type RenderRecorder, reportJson } from '../render/index.js';
 import type { ServiceLog } from '../service-log.js';
 import type { JobLeaseStore } from '../store/job-lease-queries.js';
 import type { RenderJobRow } from '../store/jobs-queries.js';
+import { type JobMakers, type JobResult, makeJob } from './job-render.js';
 import { pdfKey } from './queue.js';
 import type { ResultStore } from './results/result-store.js';
 
@@ -29,7 +21,9 @@ export type JobOutcome = 'succeeded' | 'failed' | 'retried' | 'released';
 export interface JobWorkerOptions {
   store: JobLeaseStore;
   results: ResultStore;
-  pool: Pick<BrowserPool, 'render'>;
+  pool: JobMakers['pool'];
+  /** What assembly jobs are made with (besides the pool). */
+  assembly?: JobMakers['assembly'];
   /** Jobs rendering at once (0: none; the process serves the API alone). */
   concurrency: number;
   /** Whether a claim may be made now: false while an interactive render waits for a slot (interactive first). */
@@ -100,8 +94,12 @@ export class JobWorker {
   private readonly now: () => number;
   private lapsedLookAt = Number.NEGATIVE_INFINITY;
 
+  private readonly makers: JobMakers;
+
   constructor(private readonly opts: JobWorkerOptions) {
     this.now = opts.now ?? Date.now;
+    // An assembly job's parts take at most the worker's own slots, never the ones kept for sync renders.
+    this.makers = { pool: opts.pool, assembly: opts.assembly, width: Math.max(1, opts.concurrency) };
   }
 
   /** Jobs rendering now. */
@@ -277,9 +275,9 @@ export class JobWorker {
       if (this.rendering.delete(row.id)) this.renderEnded();
     };
     const startedAt = this.now();
-    let printed: RenderResult | undefined;
+    let printed: JobResult | undefined;
     try {
-      printed = await this.render(row, controller.signal).finally(endRender);
+      printed = await makeJob(row, this.makers, controller.signal).finally(endRender);
       const { pdf, pages, warnings, claims } = printed;
       if (Number(row.strict) === 1 && warnings.length > 0)
         throw incompleteError(warnings, `GET /v1/renders/${row.id} lists them all`);
@@ -308,7 +306,7 @@ export class JobWorker {
   }
 
   /** Reports the job's final attempt to the render log. */
-  private record(row: RenderJobRow, startedAt: number, printed: RenderResult | undefined, error: RenderRecord['error']): void {
+  private record(row: RenderJobRow, startedAt: number, printed: JobResult | undefined, error: RenderRecord['error']): void {
     const recorder = this.opts.recorder ?? DISCARD_RECORDS;
     recorder.record({
       id: row.id,
@@ -324,14 +322,8 @@ export class JobWorker {
       bytes: printed?.pdf.length ?? null,
       warnings: printed?.warnings ?? [],
       claims: printed?.claims ?? [],
+      ...(printed?.assembly ? { assembly: printed.assembly } : {}),
     });
-  }
-
-  private async render(row: RenderJobRow, signal: AbortSignal): Promise<RenderResult> {
-    const request = JSON.parse(row.request) as { html: string; options?: Parameters<typeof toPrintParams>[0] };
-    const params = toPrintParams(request.options);
-    // Aborting the signal (cancel, lease lost, shutdown) stops the render at once: page closed, slot freed.
-    return this.opts.pool.render(row.account_id, request.html, params, { signal, priority: 'background' });
   }
 
   private async settleFailure(
@@ -339,7 +331,7 @@ export class JobWorker {
     err: unknown,
     signal: AbortSignal,
     startedAt: number,
-    printed: RenderResult | undefined,
+    printed: JobResult | undefined,
   ): Promise<void> {
     const { store, log } = this.opts;
     const jobLog = { jobId: row.id, accountId: row.account_id, attempt: row.attempts };

@@ -6,6 +6,7 @@
  * `# →` per curl, in order; one that says "each poll" stands for one or more answers with that status.
  */
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -71,7 +72,12 @@ beforeAll(async () => {
     res.setHeader('content-type', 'text/html; charset=utf-8');
     res.end(PAGE);
   });
-  core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '1' });
+  // CERTIFICATE_KEY: the signed invoice's example uploads a certificate.
+  core = await createTestCore({
+    EGRESS_ALLOW: '127.0.0.1/32',
+    RENDER_CONCURRENCY: '1',
+    CERTIFICATE_KEY: crypto.randomBytes(32).toString('hex'),
+  });
   render = await buildRenderApp(core);
   metadata = await buildMetadataApp(core);
   await render.listen({ host: '127.0.0.1', port: 0 });

@@ -1,0 +1,103 @@
+/**
+ * One assembly, start to end: the parts had (parts.ts), merged into one PDF, then protected and signed
+ * when asked — in that order, so a signature covers the encrypted file and is the last thing written.
+ * The merge, encryption and signature are `src/pdf/`'s; this file decides what goes in and what the
+ * result claims and reports.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { RenderError } from '../errors.js';
+import { redactUrl } from '../redact-url.js';
+import type { RecordAssembly, RecordPart, RenderResult, ReportEntry } from '../render/index.js';
+import { type ObtainedPart, obtainParts, type PartRequestOptions, type PartSources, partPdf } from './parts.js';
+import type { PdfSteps, Signer } from './pdf-steps.js';
+import type { AssembleRequest } from './schema.js';
+
+/** A finished assembly: what a render gives, and its parts as its record keeps them. */
+export interface AssemblyResult extends RenderResult {
+  assembly: RecordAssembly;
+}
+
+/** What an assembly is made with. */
+export interface AssemblyDeps extends PartSources {
+  steps: PdfSteps;
+  /** The account's signing certificate, or a coded 4xx error (another account's, expired, deleted). */
+  signerFor?: (accountId: string, certificateId: string) => Promise<Signer>;
+}
+
+/** Parts beyond this many are spilled to files as they come, not held in memory until the merge. */
+export const SPILL_OVER_PARTS = 20;
+
+/** A part's report entries, each naming the part in its own field and in its words. */
+function labelled(part: ObtainedPart): ReportEntry[] {
+  return part.warnings.map((w) => ({ ...w, part: part.label, message: `${part.label}: ${w.message}` }));
+}
+
+/** Assembles `request` for `accountId`: the PDF, its pages, report and claims, and its parts. */
+export async function runAssembly(
+  request: AssembleRequest,
+  deps: AssemblyDeps,
+  opts: Omit<PartRequestOptions, 'spillDir'>,
+): Promise<AssemblyResult> {
+  // The certificate is looked up first: a request that cannot be signed fails before any part is rendered.
+  const signer = request.sign ? await requireSigner(deps, opts.accountId, request.sign.certificate) : undefined;
+  const spillDir =
+    request.parts.length > SPILL_OVER_PARTS ? await fs.mkdtemp(path.join(os.tmpdir(), 'pageworks-assembly-')) : undefined;
+  try {
+    const parts = await obtainParts(request.parts, deps, { ...opts, spillDir });
+    const merged = await deps.steps.assemble(parts, { load: partPdf, signal: opts.signal });
+    let pdf = merged.pdf;
+    let claims = merged.claims;
+    const warnings: ReportEntry[] = [...parts.flatMap(labelled), ...merged.warnings];
+    if (request.protect) {
+      const dropped = deps.steps.protectionClaims(claims);
+      claims = dropped.claims;
+      warnings.push(...dropped.warnings);
+      pdf = await deps.steps.protect(pdf, {
+        userPassword: request.protect.user_password,
+        ownerPassword: request.protect.owner_password,
+        allow: request.protect.allow ?? [],
+      });
+    }
+    if (request.sign && signer) {
+      pdf = await deps.steps.sign(pdf, {
+        signer,
+        reason: request.sign.reason,
+        location: request.sign.location,
+        contact: request.sign.contact,
+        password: request.protect?.user_password ?? request.protect?.owner_password,
+      });
+    }
+    // One part whose pages could not be read before the merge has the pages the others leave.
+    const unknown = parts.filter((p) => p.pages === null);
+    const known = parts.reduce((n, p) => n + (p.pages ?? 0), 0);
+    const pagesOf = (part: ObtainedPart): number | null =>
+      part.pages ?? (unknown.length === 1 && merged.pages >= known ? merged.pages - known : null);
+    const summaries = parts.map(
+      (part, i): RecordPart => ({
+        label: part.label,
+        kind: part.kind,
+        pages: merged.partPages?.[i] ?? pagesOf(part),
+        warnings: part.warnings.length,
+        ...(part.url === undefined ? {} : { url: shownUrl(part.url) }),
+      }),
+    );
+    return { pdf, pages: merged.pages, warnings, claims, assembly: { partCount: parts.length, parts: summaries } };
+  } finally {
+    if (spillDir) await fs.rm(spillDir, { recursive: true, force: true });
+  }
+}
+
+/** A part's address as a record shows it: no user name or password, credential-like query values as `…`, 500 characters. */
+function shownUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return redactUrl(parsed.href, { mark: '…' }).slice(0, 500);
+}
+
+async function requireSigner(deps: AssemblyDeps, accountId: string, certificateId: string): Promise<Signer> {
+  if (!deps.signerFor) throw new RenderError('SERVICE_UNAVAILABLE', 'signing is not available on this instance', 5);
+  return deps.signerFor(accountId, certificateId);
+}

@@ -1,0 +1,125 @@
+/**
+ * `pageworks assemble BODY.json|- [-o OUT.pdf] [--strict]`: a one-off local assembly, no server, of the
+ * body POST /v1/assemble takes (read from a file, or stdin for `-`), through the same validation, pool
+ * and PDF steps as the API. Warnings go to stderr, one a line; `--strict` makes any a failure (exit 1).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { cliCommand, synopsis, unknownOptionMessage } from '../cli-commands.js';
+import { reportCliError, terminalLine, UsageError } from '../cli-errors.js';
+import type { Config } from '../config.js';
+import { RenderError } from '../errors.js';
+import { createPinnedAgent } from '../net/pinned-agent.js';
+import { createEgressPolicy } from '../net/policy.js';
+import { BrowserPool, incompleteError, type ReportEntry } from '../render/index.js';
+import { runAssembly } from './assembly.js';
+import { PDF_STEPS } from './default-steps.js';
+import { ASSEMBLE_JOB_MAX_PARTS, validateAssembleRequest } from './schema.js';
+
+const COMMAND = cliCommand('assemble');
+const USAGE = `usage: ${synopsis(COMMAND)}`;
+const HELP = `${USAGE}
+
+Assembles the parts of BODY.json (the body of POST /v1/assemble: {"parts": [...], "protect"?}) into one PDF,
+on this machine, without a server. "-" reads the body from stdin. Parts: {"html", "options"?}, {"pdf": base64}
+or {"url"} (fetched through the egress policy; EGRESS_ALLOW as for the service). "sign" needs the service's
+certificates: use POST /v1/assemble.
+
+  -o, --output OUT.pdf   where the PDF goes (default: BODY.pdf beside BODY.json; "-" writes it to stdout)
+  --strict               any warning fails the assembly (exit 1, no PDF written)
+`;
+
+interface CliRequest {
+  input: string;
+  output: string;
+  strict: boolean;
+}
+
+/** Parses the arguments; throws UsageError (exit 2). */
+export function parseAssembleArgs(args: string[]): CliRequest | 'help' {
+  let input: string | undefined;
+  let output: string | undefined;
+  let strict = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '-o' || arg === '--output') {
+      if (output !== undefined) throw new UsageError(`${arg} given more than once`);
+      output = args[++i];
+      if (output === undefined || (output.startsWith('-') && output !== '-')) throw new UsageError(`${arg} needs a value`);
+    } else if (arg === '--strict') strict = true;
+    else if (arg.startsWith('-') && arg !== '-') throw new UsageError(unknownOptionMessage(COMMAND, arg));
+    else if (input !== undefined) throw new UsageError(`only one body file (got ${input} and ${arg})`);
+    else input = arg;
+  }
+  if (input === undefined) throw new UsageError(`missing BODY.json (${USAGE})`);
+  if (output === undefined && input === '-') throw new UsageError('reading the body from stdin: say where the PDF goes with -o');
+  output ??= path.join(path.dirname(input), `${path.basename(input, path.extname(input))}.pdf`);
+  return { input, output, strict };
+}
+
+function readBody(input: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(input === '-' ? 0 : input, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${input}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${input === '-' ? 'stdin' : input}: not valid JSON (${(err as Error).message.slice(0, 120)})`);
+  }
+}
+
+function warningText(w: ReportEntry): string {
+  return w.kind === 'conformance' ? `${w.profile} not claimed (${w.clause}): ${w.message}` : w.message;
+}
+
+/** Runs `pageworks assemble …`; returns the exit code (errors are one line on stderr). */
+export async function runAssembleCli(args: string[], config: Config): Promise<number> {
+  let pool: BrowserPool | undefined;
+  const agent = createPinnedAgent({ connectTimeoutMs: 10_000 });
+  try {
+    const request = parseAssembleArgs(args);
+    if (request === 'help') {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    const body = validateAssembleRequest(readBody(request.input), ASSEMBLE_JOB_MAX_PARTS, 'the most a job takes');
+    if (body.sign) throw new UsageError('sign: the certificates are the service’s; sign through POST /v1/assemble');
+    const policy = createEgressPolicy({ allow: config.egressAllow });
+    pool = await BrowserPool.start({
+      policy,
+      concurrency: 1,
+      queueLimit: 0,
+      timeoutMs: config.renderTimeoutMs,
+      idleMaxMs: config.renderIdleMaxMs,
+      executablePath: config.chromiumPath,
+    });
+    const { pdf, warnings } = await runAssembly(
+      body,
+      { pool, policy, agent, fetchTimeoutMs: config.renderTimeoutMs, steps: PDF_STEPS },
+      { accountId: 'cli', width: 1 },
+    );
+    for (const w of warnings) process.stderr.write(`pageworks assemble: warning: ${terminalLine(warningText(w))}\n`);
+    if (request.strict && warnings.length > 0) throw incompleteError(warnings, 'each is on a line above');
+    if (request.output === '-')
+      await new Promise<void>((resolve, reject) => process.stdout.write(pdf, (e) => (e ? reject(e) : resolve())));
+    else fs.writeFileSync(request.output, pdf);
+    process.stderr.write(`wrote ${request.output === '-' ? 'the PDF to stdout' : request.output} (${pdf.length} bytes)\n`);
+    return 0;
+  } catch (err) {
+    return reportCliError('pageworks assemble', asCliError(err));
+  } finally {
+    await pool?.close();
+    await agent.close();
+  }
+}
+
+/** What the API would refuse with 400/413 is an input error (exit 2); a part that failed is not. */
+function asCliError(err: unknown): unknown {
+  if (!(err instanceof RenderError)) return err;
+  const message = `${err.code}: ${err.message}`;
+  return err.code === 'INVALID_REQUEST' || err.code === 'PAYLOAD_TOO_LARGE' ? new UsageError(message) : new Error(message);
+}

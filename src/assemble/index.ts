@@ -1,0 +1,15 @@
+/**
+ * Assembling PDFs as the rest of `src/` sees it: the request, the run (parts, merge, protect, sign), the
+ * route. Modules outside `src/assemble/` import from here.
+ */
+export { type AssemblyDeps, type AssemblyResult, runAssembly } from './assembly.js';
+export { PDF_STEPS, pdfSteps } from './default-steps.js';
+export type { PdfSteps, Signer } from './pdf-steps.js';
+export { registerAssembleRoutes } from './routes.js';
+export {
+  ASSEMBLE_JOB_MAX_PARTS,
+  type AssembleRequest,
+  AssembleRequestSchema,
+  MAX_ASSEMBLE_BODY_BYTES,
+  validateAssembleRequest,
+} from './schema.js';

@@ -1,0 +1,153 @@
+/**
+ * Getting an assembly's parts: HTML rendered through the render service's pool (its fair queue gives the
+ * turns, as for any render of the account), PDFs decoded, addresses fetched through the egress policy —
+ * a few at a time, in order of the parts, the first failure stopping the rest. A large assembly (a job)
+ * spills each part to a file as it comes, so memory holds the parts being made, not every part made.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Dispatcher } from 'undici';
+import { RenderError } from '../errors.js';
+import type { EgressPolicy } from '../net/policy.js';
+import { countPdfPages } from '../pdf/index.js';
+import type { Claim } from '../pdf/profiles/types.js';
+import { type BrowserPool, type ReportEntry, toPrintParams } from '../render/index.js';
+import { fetchPdfPart } from './fetch-part.js';
+import { type AssemblePart, type PartKind, partKind, partLabel } from './schema.js';
+
+/** What the parts are made with. */
+export interface PartSources {
+  pool: Pick<BrowserPool, 'render'>;
+  policy: EgressPolicy;
+  agent: Dispatcher;
+  /** Wall time of a URL part's fetch. */
+  fetchTimeoutMs: number;
+}
+
+/** How one assembly asks for its parts. */
+export interface PartRequestOptions {
+  accountId: string;
+  /** Aborting it stops every part still being made (its render's page closed, its fetch dropped). */
+  signal?: AbortSignal;
+  /**
+   * Parts made at once: a sync assembly takes the pool's concurrency (the fair queue still gives other
+   * accounts their turns), a job the worker's job slots, so jobs never hold the slots kept for sync renders.
+   */
+  width: number;
+  /** Jobs render in the background (interactive renders go first). */
+  priority?: 'interactive' | 'background';
+  /** Where each part's PDF is written as soon as it is had (a directory of the caller's); unset: kept in memory. */
+  spillDir?: string;
+}
+
+/** One part once had: where its PDF is, and what its render said. */
+export interface ObtainedPart {
+  index: number;
+  label: string;
+  kind: PartKind;
+  /** The address of a URL part (as given). */
+  url?: string;
+  /** Pages, when known before assembling (a rendered part). */
+  pages: number | null;
+  bytes: number;
+  /** The render report of an HTML part (empty for the others). */
+  warnings: ReportEntry[];
+  /** What an HTML part's PDF claims. */
+  claims: Claim[];
+  /** The PDF in memory, or the file it was spilled to. */
+  pdf?: Buffer;
+  file?: string;
+}
+
+/** The PDF bytes of a part, from memory or its spill file. */
+export async function partPdf(part: ObtainedPart): Promise<Buffer> {
+  if (part.pdf) return part.pdf;
+  if (part.file) return fs.readFile(part.file);
+  throw new RenderError('INTERNAL_ERROR', `${part.label}: its PDF was not kept`);
+}
+
+/** The error of a part's render, named by the part (`parts[2]: …`), with the render's own code. */
+function named(err: unknown, label: string): unknown {
+  if (!(err instanceof RenderError) || err.message.startsWith(`${label}`)) return err;
+  return new RenderError(err.code, `${label}: ${err.message}`, err.retryAfterS, { cause: err.cause });
+}
+
+async function obtainOne(
+  part: AssemblePart,
+  index: number,
+  sources: PartSources,
+  opts: PartRequestOptions,
+  signal: AbortSignal,
+): Promise<ObtainedPart> {
+  const label = partLabel(index);
+  const kind = partKind(part);
+  let pdf: Buffer;
+  let result: Omit<ObtainedPart, 'pdf' | 'file' | 'bytes'> = { index, label, kind, pages: null, warnings: [], claims: [] };
+  if ('html' in part) {
+    const rendered = await sources.pool.render(opts.accountId, part.html, toPrintParams(part.options), {
+      signal,
+      priority: opts.priority ?? 'interactive',
+    });
+    pdf = rendered.pdf;
+    result = { ...result, pages: rendered.pages, warnings: rendered.warnings, claims: rendered.claims };
+  } else if ('pdf' in part) {
+    pdf = Buffer.from(part.pdf, 'base64');
+  } else {
+    pdf = await fetchPdfPart(part.url, label, {
+      policy: sources.policy,
+      agent: sources.agent,
+      timeoutMs: sources.fetchTimeoutMs,
+      signal,
+    });
+    if (!pdf.subarray(0, 1024).toString('latin1').includes('%PDF-'))
+      throw new RenderError('PART_FAILED', `${label}: what ${part.url.slice(0, 200)} answered is not a PDF`);
+    result = { ...result, url: part.url };
+  }
+  // A PDF whose page tree is written plainly says its count (a compressed one does not: null, filled in later).
+  if (result.pages === null) result = { ...result, pages: countPdfPages(pdf) || null };
+  if (!opts.spillDir) return { ...result, bytes: pdf.length, pdf };
+  const file = path.join(opts.spillDir, `part-${index}.pdf`);
+  await fs.writeFile(file, pdf);
+  return { ...result, bytes: pdf.length, file };
+}
+
+/**
+ * Every part, in order, made `pool.concurrency` at a time (a render of each turn the account's fair
+ * share gives). The first part that cannot be had fails the whole with its error naming the part, and
+ * the parts still being made are stopped.
+ */
+export async function obtainParts(
+  parts: readonly AssemblePart[],
+  sources: PartSources,
+  opts: PartRequestOptions,
+): Promise<ObtainedPart[]> {
+  const stop = new AbortController();
+  const fromCaller = () => stop.abort(opts.signal?.reason);
+  if (opts.signal?.aborted) fromCaller();
+  opts.signal?.addEventListener('abort', fromCaller, { once: true });
+  const obtained: ObtainedPart[] = new Array(parts.length);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (failure === undefined && !stop.signal.aborted && next < parts.length) {
+      const index = next++;
+      try {
+        obtained[index] = await obtainOne(parts[index], index, sources, opts, stop.signal);
+      } catch (err) {
+        // Only the first failure is the answer: the parts it stops fail with the abort's reason.
+        if (failure === undefined)
+          failure = { error: stop.signal.aborted && opts.signal?.aborted ? err : named(err, partLabel(index)) };
+        stop.abort(new RenderError('INTERNAL_ERROR', 'another part failed'));
+      }
+    }
+  };
+  const width = Math.max(1, Math.min(parts.length, opts.width));
+  try {
+    await Promise.all(Array.from({ length: width }, worker));
+  } finally {
+    opts.signal?.removeEventListener('abort', fromCaller);
+  }
+  if (opts.signal?.aborted) throw opts.signal.reason;
+  if (failure !== undefined) throw failure.error;
+  return obtained;
+}

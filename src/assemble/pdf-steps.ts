@@ -1,0 +1,46 @@
+/**
+ * The PDF work an assembly runs, as `src/pdf/` does it: merging the parts, encrypting, signing. One seam,
+ * so the assembly's order and bookkeeping (assembly.ts) read apart from the byte work.
+ */
+import type { KeyObject } from 'node:crypto';
+import type { Claim } from '../pdf/profiles/types.js';
+import type { ReportEntry } from '../render/index.js';
+import type { ObtainedPart } from './parts.js';
+import type { Permission } from './schema.js';
+
+/** A signing certificate with its key, as the account's certificate store hands it out. */
+export interface Signer {
+  /** DER certificates, the signer's first. */
+  certificateChain: Buffer[];
+  privateKey: KeyObject;
+}
+
+/** What the merge gives back. */
+export interface MergedPdf {
+  pdf: Buffer;
+  pages: number;
+  /** Profiles the assembly claims: only those every part meets and the merged file keeps. */
+  claims: Claim[];
+  /** Conformance entries of the merge, naming the part. */
+  warnings: ReportEntry[];
+  /** Each part's pages in the assembly, in order, when the merge counts them. */
+  partPages?: number[];
+}
+
+/** The PDF work of an assembly. */
+export interface PdfSteps {
+  /** Merges the parts in order (one outline, an entry per part); a part it cannot read is PART_FAILED naming it. */
+  assemble(
+    parts: readonly ObtainedPart[],
+    opts: { load: (part: ObtainedPart) => Promise<Buffer>; signal?: AbortSignal },
+  ): Promise<MergedPdf>;
+  /** The claims a protected PDF keeps (PDF/A and Factur-X forbid encryption), and a warning for each it loses. */
+  protectionClaims(claims: readonly Claim[]): { claims: Claim[]; warnings: ReportEntry[] };
+  /** AES-256 (revision 6). */
+  protect(pdf: Buffer, opts: { userPassword?: string; ownerPassword: string; allow: Permission[] }): Promise<Buffer>;
+  /** A PAdES signature in an incremental update; `password` opens a protected PDF. */
+  sign(
+    pdf: Buffer,
+    opts: { signer: Signer; reason?: string; location?: string; contact?: string; password?: string },
+  ): Promise<Buffer>;
+}

@@ -1,0 +1,248 @@
+/**
+ * The assemble request (POST /v1/assemble, and an assembly job's body): its TypeBox schema for the
+ * OpenAPI document and its strict validator, whose messages name the part (`parts[2].options.scale: …`).
+ * An HTML part is checked by the render request's own validator, so its rules and words are the render's.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { RenderError } from '../errors.js';
+import { MAX_BODY_BYTES, RenderOptionsSchema, toPrintParams, validateRenderRequest } from '../render/index.js';
+
+/** Most parts of an assembly job (a sync request: ASSEMBLE_MAX_PARTS, 100 by default). */
+export const ASSEMBLE_JOB_MAX_PARTS = 5000;
+/**
+ * Largest body of POST /v1/assemble and of an assembly job: the render request's own cap (about 60 MiB),
+ * which holds a 10 MiB HTML part at its worst escaping, or about 45 MB of PDFs in base64.
+ */
+export const MAX_ASSEMBLE_BODY_BYTES = MAX_BODY_BYTES;
+/** Longest `url` of a part, as the metadata service's. */
+export const MAX_PART_URL_LENGTH = 2048;
+/** Longest password, reason, location or contact. */
+const MAX_TEXT = 200;
+/** The permissions `protect.allow` may grant. */
+export const PERMISSIONS = ['print', 'copy', 'modify', 'annotate', 'fill-forms', 'assemble'] as const;
+/** A permission of `protect.allow`. */
+export type Permission = (typeof PERMISSIONS)[number];
+
+const HtmlPart = Type.Object(
+  {
+    html: Type.String({
+      minLength: 1,
+      description: 'An HTML document rendered exactly as POST /v1/render would (at most 10 MiB).',
+    }),
+    options: Type.Optional(RenderOptionsSchema),
+  },
+  { additionalProperties: false, title: 'HTML part' },
+);
+const PdfPart = Type.Object(
+  { pdf: Type.String({ minLength: 1, description: 'An existing PDF, base64 (standard alphabet, padding optional).' }) },
+  { additionalProperties: false, title: 'PDF part' },
+);
+const UrlPart = Type.Object(
+  {
+    url: Type.String({
+      maxLength: MAX_PART_URL_LENGTH,
+      description: 'An http(s) address of an existing PDF, fetched through the egress policy (EGRESS_ALLOW).',
+    }),
+  },
+  { additionalProperties: false, title: 'URL part' },
+);
+
+/** One part: an HTML document to render, a PDF in base64, or the address of a PDF. */
+export const AssemblePartSchema = Type.Union([HtmlPart, PdfPart, UrlPart]);
+
+/** `protect`: AES-256 (revision 6) with an owner password, an optional user password and permissions. */
+export const ProtectSchema = Type.Object(
+  {
+    user_password: Type.Optional(
+      Type.String({ maxLength: MAX_TEXT, description: 'Needed to open the PDF; without it anyone can open it.' }),
+    ),
+    owner_password: Type.String({ minLength: 1, maxLength: MAX_TEXT, description: 'Lifts the restrictions.' }),
+    allow: Type.Optional(
+      Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))), {
+        uniqueItems: true,
+        description:
+          'What a reader without the owner password may do (default: nothing but reading; extraction for accessibility is always allowed).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** `sign`: a PAdES signature with a certificate the account uploaded (POST /v1/certificates). */
+export const SignSchema = Type.Object(
+  {
+    certificate: Type.String({ pattern: '^crt_[0-9a-z]+$', description: 'The id of the account’s certificate (crt_…).' }),
+    reason: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
+    location: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
+    contact: Type.Optional(Type.String({ maxLength: MAX_TEXT })),
+  },
+  { additionalProperties: false },
+);
+
+/** The body of POST /v1/assemble. */
+export const AssembleRequestSchema = Type.Object(
+  {
+    parts: Type.Array(AssemblePartSchema, {
+      minItems: 1,
+      description: 'The parts in order: at least one, at most ASSEMBLE_MAX_PARTS (100) here and 5,000 in a job.',
+    }),
+    protect: Type.Optional(ProtectSchema),
+    sign: Type.Optional(SignSchema),
+  },
+  { additionalProperties: false },
+);
+
+/** A validated assemble request. */
+export type AssembleRequest = Static<typeof AssembleRequestSchema>;
+/** One part of it. */
+export type AssemblePart = Static<typeof AssemblePartSchema>;
+
+/** What a part is, as the render record and the dashboard name it. */
+export type PartKind = 'html' | 'pdf' | 'url';
+
+/** The kind of a validated part. */
+export function partKind(part: AssemblePart): PartKind {
+  return 'html' in part ? 'html' : 'pdf' in part ? 'pdf' : 'url';
+}
+
+/** How a part is named in messages: its place in `parts`. */
+export function partLabel(index: number): string {
+  return `parts[${index}]`;
+}
+
+const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const KINDS = ['html', 'pdf', 'url'] as const;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function show(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 60)}`;
+}
+
+function unknownField(object: Record<string, unknown>, known: readonly string[], at: string): void {
+  const extra = Object.keys(object).find((k) => !known.includes(k));
+  if (extra !== undefined) throw invalid(`${at}${extra}: unknown field`);
+}
+
+function optionalText(object: Record<string, unknown>, name: string, at: string, required = false): void {
+  const value = object[name];
+  if (value === undefined) {
+    if (required) throw invalid(`${at}${name}: required`);
+    return;
+  }
+  if (typeof value !== 'string') throw invalid(`${at}${name}: must be a string, got ${show(value)}`);
+  if (required && value === '') throw invalid(`${at}${name}: must not be empty`);
+  if (value.length > MAX_TEXT) throw invalid(`${at}${name}: ${value.length} characters is more than the limit of ${MAX_TEXT}`);
+}
+
+function checkPdfData(data: unknown, label: string): void {
+  if (typeof data !== 'string') throw invalid(`${label}.pdf: must be a base64 string, got ${show(data)}`);
+  if (data === '') throw invalid(`${label}.pdf: must not be empty`);
+  if (data.length % 4 === 1 || !BASE64.test(data)) throw invalid(`${label}.pdf: not base64 (standard alphabet A–Z a–z 0–9 + /)`);
+  // The first bytes say whether it is a PDF at all; decoding them alone keeps a refusal cheap.
+  const head = Buffer.from(data.slice(0, 8), 'base64').toString('latin1');
+  if (!head.startsWith('%PDF-')) throw invalid(`${label}: not a PDF (its data does not start with %PDF-)`);
+}
+
+function checkUrl(url: unknown, label: string): void {
+  if (typeof url !== 'string' || url === '') throw invalid(`${label}.url: must be an http(s) URL string, got ${show(url)}`);
+  if (url.length > MAX_PART_URL_LENGTH)
+    throw invalid(`${label}.url: ${url.length} characters is more than the limit of ${MAX_PART_URL_LENGTH}`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid(`${label}.url: not a valid URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid(`${label}.url: must be http:// or https://`);
+}
+
+/** The render validator's message for an HTML part, named by the part (`parts[1].options.format: …`). */
+function checkHtmlPart(part: Record<string, unknown>, label: string): void {
+  const { html, options } = part;
+  try {
+    validateRenderRequest(options === undefined ? { html } : { html, options });
+    toPrintParams(options as Parameters<typeof toPrintParams>[0]);
+  } catch (err) {
+    if (err instanceof RenderError) throw new RenderError(err.code, `${label}.${err.message}`, err.retryAfterS);
+    throw err;
+  }
+}
+
+function checkPart(part: unknown, index: number): void {
+  const label = partLabel(index);
+  if (!isObject(part)) throw invalid(`${label}: must be a JSON object {"html"}, {"pdf"} or {"url"}, got ${show(part)}`);
+  const given = KINDS.filter((k) => k in part);
+  if (given.length !== 1) {
+    throw invalid(
+      given.length === 0
+        ? `${label}: give one of html, pdf or url`
+        : `${label}: give one of html, pdf or url, not ${given.join(' and ')}`,
+    );
+  }
+  const kind = given[0];
+  unknownField(part, kind === 'html' ? ['html', 'options'] : [kind], `${label}.`);
+  if (kind === 'html') checkHtmlPart(part, label);
+  else if (kind === 'pdf') checkPdfData(part.pdf, label);
+  else checkUrl(part.url, label);
+}
+
+function checkProtect(protect: unknown): void {
+  if (!isObject(protect)) throw invalid(`protect: must be a JSON object, got ${show(protect)}`);
+  unknownField(protect, ['user_password', 'owner_password', 'allow'], 'protect.');
+  optionalText(protect, 'owner_password', 'protect.', true);
+  optionalText(protect, 'user_password', 'protect.');
+  const { allow } = protect;
+  if (allow === undefined) return;
+  if (!Array.isArray(allow)) throw invalid(`protect.allow: must be an array of ${PERMISSIONS.join(', ')}`);
+  allow.forEach((p, i) => {
+    if (typeof p !== 'string' || !(PERMISSIONS as readonly string[]).includes(p))
+      throw invalid(`protect.allow[${i}]: ${show(p)} is not a permission (${PERMISSIONS.join(', ')})`);
+    if (allow.indexOf(p) !== i) throw invalid(`protect.allow[${i}]: "${p}" is given twice`);
+  });
+}
+
+function checkSign(sign: unknown): void {
+  if (!isObject(sign)) throw invalid(`sign: must be a JSON object, got ${show(sign)}`);
+  unknownField(sign, ['certificate', 'reason', 'location', 'contact'], 'sign.');
+  const { certificate } = sign;
+  if (certificate === undefined) throw invalid('sign.certificate: required, the id of a certificate (crt_…)');
+  if (typeof certificate !== 'string' || !/^crt_[0-9a-z]+$/.test(certificate))
+    throw invalid(`sign.certificate: ${show(certificate)} is not a certificate id (crt_…)`);
+  for (const name of ['reason', 'location', 'contact']) optionalText(sign, name, 'sign.');
+}
+
+const compiled = TypeCompiler.Compile(AssembleRequestSchema);
+
+/**
+ * Validates an assemble body with at most `maxParts` parts; throws INVALID_REQUEST (or PAYLOAD_TOO_LARGE
+ * for an HTML part over 10 MiB) naming the field and the part. `limitName` names the limit in the message.
+ */
+export function validateAssembleRequest(body: unknown, maxParts: number, limitName = 'ASSEMBLE_MAX_PARTS'): AssembleRequest {
+  if (!isObject(body)) throw invalid(`body: must be a JSON object {"parts": [...]}, got ${show(body)}`);
+  unknownField(body, ['parts', 'protect', 'sign'], '');
+  const { parts } = body;
+  if (parts === undefined) throw invalid('parts: required, an array of {"html"}, {"pdf"} or {"url"} parts');
+  if (!Array.isArray(parts)) throw invalid(`parts: must be an array, got ${show(parts)}`);
+  if (parts.length === 0) throw invalid('parts: must not be empty (give at least one part)');
+  if (parts.length > maxParts) {
+    throw invalid(`parts: ${parts.length} parts is more than the limit of ${maxParts} (${limitName})`);
+  }
+  parts.forEach(checkPart);
+  if (body.protect !== undefined) checkProtect(body.protect);
+  if (body.sign !== undefined) checkSign(body.sign);
+  // The hand-written checks above give the messages; the schema is the contract they must agree with.
+  if (!compiled.Check(body)) {
+    const first = compiled.Errors(body).First();
+    throw invalid(
+      `${first ? first.path.slice(1).split('/').join('.') : 'body'}: ${first?.message ?? 'not a valid assemble request'}`,
+    );
+  }
+  return body;
+}

@@ -1,0 +1,53 @@
+/**
+ * What a job makes, by the kind its stored request says: one HTML document rendered (a render job) or
+ * parts assembled into one PDF (an assembly job, `"kind": "assemble"`). Both through the render
+ * service's pool, in the background (interactive renders go first).
+ */
+import { type AssembleRequest, type AssemblyDeps, runAssembly } from '../assemble/index.js';
+import { RenderError } from '../errors.js';
+import { type BrowserPool, type RecordAssembly, type RenderResult, toPrintParams } from '../render/index.js';
+import type { RenderJobRow } from '../store/jobs-queries.js';
+
+/** The stored request of an assembly job. */
+export interface StoredAssembly extends AssembleRequest {
+  kind: 'assemble';
+}
+
+/** The stored request of a render job (written before job kinds existed, so it has no `kind`). */
+interface StoredRender {
+  kind?: undefined;
+  html: string;
+  options?: Parameters<typeof toPrintParams>[0];
+}
+
+/** The request column of a job as written at submit (jobs/queue.ts). */
+export function storedJobRequest(row: Pick<RenderJobRow, 'request'>): StoredAssembly | StoredRender {
+  return JSON.parse(row.request) as StoredAssembly | StoredRender;
+}
+
+/** What a job's attempt made: a render's result, and an assembly's parts. */
+export type JobResult = RenderResult & { assembly?: RecordAssembly };
+
+/** What jobs are made with. */
+export interface JobMakers {
+  pool: Pick<BrowserPool, 'render'>;
+  /** Assembly jobs' dependencies; unset, an assembly job fails INTERNAL_ERROR (a process built without them). */
+  assembly?: Omit<AssemblyDeps, 'pool'>;
+  /** Parts of an assembly job made at once: the worker's job slots. */
+  width: number;
+}
+
+/** Makes the job's PDF; aborting `signal` (cancel, lease lost, shutdown) stops it at once, slots freed. */
+export async function makeJob(row: RenderJobRow, makers: JobMakers, signal: AbortSignal): Promise<JobResult> {
+  const request = storedJobRequest(row);
+  if (request.kind === 'assemble') {
+    if (!makers.assembly) throw new RenderError('INTERNAL_ERROR', 'this worker cannot assemble PDFs');
+    const { kind: _kind, ...body } = request;
+    return runAssembly(
+      body,
+      { ...makers.assembly, pool: makers.pool },
+      { accountId: row.account_id, signal, priority: 'background', width: makers.width },
+    );
+  }
+  return makers.pool.render(row.account_id, request.html, toPrintParams(request.options), { signal, priority: 'background' });
+}

@@ -1,0 +1,115 @@
+/**
+ * What the assemble tests share: requests to POST /v1/assemble, the fixtures, and the PDF checks a user
+ * would run (qpdf --check, pdfinfo's page count, pdftotext, the outline as qpdf --json shows it).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+
+/** A fixture under test/fixtures/assemble. */
+export function fixture(name: string): Buffer {
+  return fs.readFileSync(path.resolve('test/fixtures/assemble', name));
+}
+
+/** `POST /v1/assemble` with a render key. */
+export function postAssemble(
+  app: FastifyInstance,
+  key: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: '/v1/assemble',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** A one-page HTML document whose title and heading are `title` and whose body says `text`. */
+export function page(title: string, text = title): string {
+  return `<!doctype html><html lang="en"><head><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>`;
+}
+
+function withFile<T>(pdf: Buffer, fn: (file: string) => T): T {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-assembled-'));
+  const file = path.join(dir, 'doc.pdf');
+  fs.writeFileSync(file, pdf);
+  try {
+    return fn(file);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** qpdf --check: exit code and output (0: no errors; 3: warnings only). */
+export function qpdfCheck(pdf: Buffer, password?: string): { status: number; output: string } {
+  return withFile(pdf, (file) => {
+    const args = ['--check', ...(password ? [`--password=${password}`] : []), file];
+    const out = spawnSync('qpdf', args, { encoding: 'utf8' });
+    return { status: out.status ?? -1, output: `${out.stdout}${out.stderr}` };
+  });
+}
+
+/** Pages as pdfinfo counts them. */
+export function pageCount(pdf: Buffer): number {
+  const out = withFile(pdf, (file) => execFileSync('pdfinfo', [file], { encoding: 'utf8' }));
+  return Number(/^Pages:\s+(\d+)/m.exec(out)?.[1]);
+}
+
+/** The text of each page, in order (pdftotext, one call). */
+export function pageTexts(pdf: Buffer): string[] {
+  const text = withFile(pdf, (file) =>
+    execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8', maxBuffer: 256 << 20 }),
+  );
+  const pages = text.split('\f');
+  if (pages.at(-1)?.trim() === '') pages.pop();
+  return pages;
+}
+
+interface OutlineItem {
+  title: string;
+  /** The page it lands on, from 1. */
+  page: number;
+  kids: OutlineItem[];
+}
+
+/** The outline's top-level entries with their children, as qpdf --json reads them. */
+export function outline(pdf: Buffer): OutlineItem[] {
+  const json = withFile(pdf, (file) =>
+    execFileSync('qpdf', ['--json', '--json-key=outlines', file], { encoding: 'utf8', maxBuffer: 256 << 20 }),
+  );
+  type Raw = { title: string; destpageposfrom1: number; kids: Raw[] };
+  const walk = (items: Raw[]): OutlineItem[] =>
+    items.map((i) => ({ title: i.title, page: i.destpageposfrom1, kids: walk(i.kids) }));
+  return walk(JSON.parse(json).outlines);
+}
+
+/**
+ * A one-page PDF saying `text` in Helvetica, written out by hand with exact xref offsets: thousands of
+ * distinct, tiny, valid parts (qpdf --check is clean) without rendering each.
+ */
+export function tinyPdf(text: string): Buffer {
+  const content = `BT /F1 24 Tf 72 720 Td (${text.replace(/[()\\]/g, '\\$&')}) Tj ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    `<< /Title (${text.replace(/[()\\]/g, '\\$&')}) >>`,
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
