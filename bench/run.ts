@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|metadata|scale|soak|fuzz|jobs|claims-fuzz|assemble …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|metadata|scale|soak|fuzz|jobs|claims-fuzz|assemble|factur-x-rules …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -24,7 +24,12 @@ const sections: Record<string, () => Promise<void>> = {
   'jobs-rows': async () => (await import('./jobs-rows.js')).runJobsRowsBench(),
   soak: async () => (await import('./soak.js')).runSoakBench(),
   fuzz: async () => (await import('./fuzz.js')).runFuzzBench(),
-  'pdf-profiles': async () => (await import('./pdf-profiles.js')).runPdfProfilesBench(),
+  // What a declared standard costs a render, then what the Factur-X checks (XSD, EN 16931 rules, agreement) add.
+  'pdf-profiles': async () => {
+    await (await import('./pdf-profiles.js')).runPdfProfilesBench();
+    await (await import('./factur-x-rules.js')).runFacturXRulesBench();
+  },
+  'factur-x-rules': async () => (await import('./factur-x-rules.js')).runFacturXRulesBench(),
   'link-amplification': async () => (await import('./link-amplification.js')).runLinkAmplificationBench(),
   'claims-fuzz': async () => (await import('./claims-fuzz.js')).runClaimsFuzzBench(),
   // The assembly's pipeline in one run: assembling and protecting (assemble.ts), signing (sign.ts), then the
