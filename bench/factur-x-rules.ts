@@ -8,7 +8,8 @@
 import { examineInvoice } from '../src/pdf/factur-x/check-invoice.js';
 import { planFacturX } from '../src/pdf/factur-x/factur-x.js';
 import { missingFromText } from '../src/pdf/factur-x/shown-invoice.js';
-import { prng, validInvoice } from '../test/pdf/factur-x-rules/generate-invoices.js';
+import { prng } from '../test/helpers/prng.js';
+import { validInvoice } from '../test/pdf/factur-x-rules/generate-invoices.js';
 import { invoiceXml, money } from '../test/pdf/factur-x-rules/invoice-model.js';
 import { fmt, heading, median, verdict } from './stats.js';
 

@@ -6,18 +6,7 @@
  * so a failure names its seed and index and can be written out as a fixture.
  */
 import { png } from '../../fixtures/pdf/profile-documents.js';
-
-/** A small, fast PRNG (mulberry32): the generator never calls Math.random, so a seed reproduces a run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../helpers/prng.js';
 
 /** The random choices a construct makes. */
 export class Dice {

@@ -4,19 +4,8 @@
  * level; exemptions; credit notes; rounding; prepaid and rounding amounts), and copies of them with
  * exactly one fault each. Seeded, so a failure can be replayed.
  */
-import type { Breakdown, DocAllowance, Line, Model, Tax } from './invoice-model.js';
 
-/** A small seeded PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import type { Breakdown, DocAllowance, Line, Model, Tax } from './invoice-model.js';
 
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { evaluateRules } from '../../../src/pdf/factur-x/rules/en16931.js';
 import { readInvoice } from '../../../src/pdf/factur-x/xsd-validator.js';
+import { prng } from '../../helpers/prng.js';
 import { FAULTS } from './faults.js';
-import { prng, validInvoice } from './generate-invoices.js';
+import { validInvoice } from './generate-invoices.js';
 import { invoiceXml, type Model } from './invoice-model.js';
 
 const run = promisify(execFile);
