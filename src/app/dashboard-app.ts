@@ -11,6 +11,7 @@ import { LoginThrottle, type ThrottlePolicy } from '../dashboard/login-throttle.
 import { registerAccountRoutes } from '../dashboard/routes/account-routes.js';
 import { registerActivityRoutes } from '../dashboard/routes/activity-routes.js';
 import { registerAuthRoutes } from '../dashboard/routes/auth-routes.js';
+import { registerCertificatesRoutes } from '../dashboard/routes/certificates-routes.js';
 import { registerJobsRoutes } from '../dashboard/routes/jobs-routes.js';
 import { registerKeysRoutes } from '../dashboard/routes/keys-routes.js';
 import { registerRecoveryRoutes } from '../dashboard/routes/recovery-routes.js';
@@ -119,6 +120,7 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
   registerAuthRoutes(app, ctx, (forms) => registerRecoveryRoutes(app, ctx, forms));
   registerActivityRoutes(app, ctx);
   registerKeysRoutes(app, ctx);
+  registerCertificatesRoutes(app, ctx);
   registerJobsRoutes(app, ctx);
   registerRendersRoutes(app, ctx);
   registerUsageRoutes(app, ctx);

@@ -28,7 +28,7 @@ code { font-family: var(--mono); font-size: 0.92em; background: #eceef2; padding
 .topbar-inner { max-width: 1080px; margin: 0 auto; padding: 0 24px; min-height: 60px; display: flex; align-items: center; gap: 28px; }
 .brand { display: flex; align-items: center; gap: 9px; font-weight: 700; font-size: 17px; color: var(--text); text-decoration: none; }
 .brand svg { display: block; }
-.nav { display: flex; gap: 4px; flex: 1; }
+.nav { display: flex; flex-wrap: wrap; gap: 4px; flex: 1; min-width: 0; }
 .nav a { color: var(--muted); text-decoration: none; padding: 7px 12px; border-radius: 7px; font-weight: 500; white-space: nowrap; }
 .nav a:hover { background: var(--bg); color: var(--text); }
 .nav a[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
@@ -162,7 +162,7 @@ form.filter { margin-bottom: 24px; }
   /* The signed-in email stays in view (cut with an ellipsis only when it is very long). */
   .who span { font-size: 13px; }
   /* The navigation takes one row of its own under the brand and "Log out", all six links on it. */
-  .nav { order: 3; flex-basis: 100%; margin: 0 -8px; gap: 0; justify-content: space-between; }
+  .nav { order: 3; flex-basis: 100%; margin: 0 -8px; gap: 0; justify-content: flex-start; }
   .nav a { padding: 7px 7px; font-size: 14px; }
   input[type="text"], input[type="email"], input[type="password"], select { min-width: 0; max-width: 100%; }
   main { padding: 20px 12px 48px; }
@@ -275,4 +275,20 @@ table.renders td:first-child, table.renders th { white-space: nowrap; }
   .warning-facts dd { margin-bottom: 6px; }
 }
 .rotate { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin-top: 12px; }
+/* signing certificates: the upload form (one fieldset, disabled without CERTIFICATE_KEY) and the list, with the keys' table rules */
+form.upload fieldset { border: none; margin: 0; padding: 0; min-width: 0; display: flex; flex-wrap: wrap; align-items: flex-end; gap: 10px 14px; }
+form.upload .field { margin-bottom: 0; min-width: 0; }
+form.upload input[type="file"] { max-width: 100%; font: inherit; font-size: 14px; }
+form.upload fieldset[disabled] { opacity: 0.6; }
+table.certs th:nth-child(2), table.certs th:nth-child(3) { width: auto; }
+table.certs th:nth-child(4) { width: 140px; } table.certs th:nth-child(5) { width: 115px; }
+table.certs td.dn, table.certs td.name { overflow-wrap: anywhere; }
+table.certs .cert-id { font: 12px/1.4 var(--mono); color: var(--muted); margin-top: 2px; }
+table.certs .badge-expired { display: block; width: fit-content; margin-bottom: 4px; }
+table.certs tr.expired td.dn, table.certs tr.expired td.name { color: var(--muted); }
+@media (max-width: 900px) { table.certs td > div { min-width: 0; } table.certs .badge-expired { display: inline-block; margin: 0 6px 0 0; } }
+.badge-expired { background: var(--danger-soft); color: var(--danger); font-family: inherit; }
+@media (max-width: 700px) {
+  form.upload .field { flex: 1 1 100%; }
+}
 `;

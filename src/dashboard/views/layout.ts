@@ -8,10 +8,11 @@ export interface Viewer {
 }
 
 /** The sections of the signed-in navigation. */
-export type Section = 'keys' | 'jobs' | 'renders' | 'usage' | 'docs' | 'account';
+export type Section = 'keys' | 'certificates' | 'jobs' | 'renders' | 'usage' | 'docs' | 'account';
 
 const NAV: Array<[Section, string, string]> = [
   ['keys', '/keys', 'API keys'],
+  ['certificates', '/certificates', 'Certificates'],
   ['jobs', '/jobs', 'Jobs'],
   ['renders', '/renders', 'Renders'],
   ['usage', '/usage', 'Usage'],
