@@ -107,7 +107,7 @@ describe('Signing certificates page in Chromium', () => {
 
   it('refuses a wrong password, a file without its key, an expired certificate and a non-PKCS#12 file, saying why', async () => {
     page = await signedInPage(dashboardUrl, 'certs-browser@example.com');
-    await page.getByRole('link', { name: 'Certificates' }).click();
+    await page.getByRole('link', { name: 'Signing', exact: true }).click();
     await page.waitForURL('**/certificates');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), POLL).toBe('Signing certificates');
     expect(await page.locator('p.empty').textContent()).toContain('No signing certificates yet');

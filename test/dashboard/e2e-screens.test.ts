@@ -221,6 +221,7 @@ describe('dashboard screens (real Chromium)', () => {
     expect(laptop.errors).toEqual([]);
   });
 
+  // Every page, signed in or out, at up to six widths: about a minute on a loaded machine.
   it('at 375×667 no dashboard page scrolls sideways, signed out or in', async () => {
     phone = await newPage(PHONE);
     const { page } = phone;
@@ -289,5 +290,5 @@ describe('dashboard screens (real Chromium)', () => {
     await page.goto('/usage?range=24h');
     await page.screenshot({ path: path.join(ARTIFACTS, 'usage-24h-375.png'), fullPage: true });
     expect(phone.errors).toEqual([]);
-  });
+  }, 150_000);
 });

@@ -257,7 +257,7 @@ describe('a newcomer on the dashboard (Chromium, 375 and 1366 px)', () => {
       const { page, close } = await pageAt(width);
       await page.goto('/keys');
       const tops = await page.locator('nav.nav a').evaluateAll((as) => as.map((a) => a.getBoundingClientRect().top));
-      expect(tops).toHaveLength(6);
+      expect(tops).toHaveLength(7);
       expect(new Set(tops).size, `nav rows at ${width} px`).toBe(1);
       const who = await page.locator('.who span').evaluate((el) => {
         const r = el.getBoundingClientRect();

@@ -173,6 +173,8 @@ form.filter { margin-bottom: 24px; }
 /* A phone: the brand keeps its logo, its name makes room for the signed-in email. */
 @media (max-width: 480px) {
   .brand span { position: absolute; left: -9999px; }
+  /* Seven sections in one row on a 375 px phone (they wrap on anything narrower). */
+  .nav a { padding: 7px 4px; font-size: 13px; }
 }
 /* Phones and tablets: each key (and each render) is a small card of labelled lines instead of a table row. */
 @media (max-width: 900px) {

@@ -12,7 +12,7 @@ export type Section = 'keys' | 'certificates' | 'jobs' | 'renders' | 'usage' | '
 
 const NAV: Array<[Section, string, string]> = [
   ['keys', '/keys', 'API keys'],
-  ['certificates', '/certificates', 'Certificates'],
+  ['certificates', '/certificates', 'Signing'],
   ['jobs', '/jobs', 'Jobs'],
   ['renders', '/renders', 'Renders'],
   ['usage', '/usage', 'Usage'],
