@@ -323,6 +323,8 @@ export class JobWorker {
       warnings: printed?.warnings ?? [],
       claims: printed?.claims ?? [],
       ...(printed?.assembly ? { assembly: printed.assembly } : {}),
+      ...(printed?.title ? { title: printed.title } : {}),
+      ...(row.reference ? { reference: row.reference } : {}),
     });
   }
 

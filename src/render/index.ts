@@ -23,7 +23,7 @@ export {
   warningCount,
 } from './report/report.js';
 export { ReportEntrySchema, storedEntries } from './report/report-schema.js';
-export { reportJson, storedReport } from './report/stored-report.js';
+export { type RecordFacts, recordText, reportJson, storedFacts, storedReport } from './report/stored-report.js';
 export { toPrintParams } from './request/options.js';
 export {
   MAX_BODY_BYTES,

@@ -1,14 +1,19 @@
 import { sql } from 'kysely';
 // The record is the render report's own shape (render/report/report.ts), stored as it is.
-import { type RenderRecord, reportJson, storedReport, warningCount } from '../render/index.js';
+import { type RenderRecord, reportJson, storedFacts, storedReport, warningCount } from '../render/index.js';
+import { CLAIMED_RENDERS, MAX_SEARCH, titleOrReference } from './render-log-search.js';
 import type { RenderLogTable } from './schema.js';
 import { bindQueries, type StoreContext } from './store-context.js';
 
 // The render log's queries, written once for both dialects; render/log/render-log.ts batches the writes.
 
 /** One render as a listing shows it: the record without its entries, with the key's name. */
-export interface RenderSummary extends Omit<RenderRecord, 'warnings' | 'claims' | 'assembly'> {
+export interface RenderSummary extends Omit<RenderRecord, 'warnings' | 'assembly' | 'title' | 'reference'> {
   warningCount: number;
+  /** The PDF's Title (as a report keeps document text), or null when it has none. */
+  title: string | null;
+  /** A job's reference, or null. */
+  reference: string | null;
   /** The name the key was given, or null (unnamed, or deleted with its account). */
   keyName: string | null;
   /** The key's display prefix (`pwr_live_…`), or null when the key is gone. */
@@ -28,15 +33,25 @@ export interface RenderLogStore {
   insertRenderRecords(records: readonly RenderRecord[]): Promise<void>;
   /** The record with this id, only if it belongs to `accountId`. */
   findRenderRecord(id: string, accountId: string): Promise<RenderRecord | undefined>;
-  /** The account's renders, newest first, from after `cursor`; `problemsOnly`: failed or with warnings. */
-  listRenderRecords(
-    accountId: string,
-    opts: { limit: number; cursor?: { createdAt: number; id: string }; problemsOnly?: boolean },
-  ): Promise<RenderLogPage>;
+  /**
+   * The account's renders, newest first, from after `cursor`; `problemsOnly`: failed or with warnings;
+   * `claimedOnly`: the PDF claims a standard; `search`: the title or the job's reference contains it.
+   */
+  listRenderRecords(accountId: string, opts: RenderListOptions): Promise<RenderLogPage>;
   /** Bytes of report entries (their stored JSON) the account's records hold now. */
   renderLogBytes(accountId: string): Promise<number>;
   /** Deletes the records of renders asked for before `before`; returns how many. */
   purgeRenderRecords(before: number): Promise<number>;
+}
+
+/** Which page of an account's renders to list, and which renders. */
+export interface RenderListOptions {
+  limit: number;
+  cursor?: { createdAt: number; id: string };
+  problemsOnly?: boolean;
+  claimedOnly?: boolean;
+  /** Part of a title or reference (case-insensitive; at most 300 characters are used). */
+  search?: string;
 }
 
 /** Failed or with warnings: the predicate of the partial index render_log_account_problems_idx and of its query, verbatim. */
@@ -62,13 +77,15 @@ function toRow(r: RenderRecord): RenderLogTable {
     // The count X-Render-Warnings gives: a `truncated` entry stands for the entries it left out.
     warning_count: warningCount(r.warnings),
     // The entries, and the PDF's claims when it has any (render/report/stored-report.ts).
-    warnings: reportJson(r.warnings, r.claims, r.assembly),
+    warnings: reportJson(r.warnings, r.claims, r.assembly, { title: r.title, reference: r.reference }),
   };
 }
 
 const num = (v: number | null) => (v === null ? null : Number(v));
 
-function toSummary(row: Omit<RenderLogTable, 'warnings'>): Omit<RenderSummary, 'keyName' | 'keyPrefix'> {
+function toSummary(
+  row: Omit<RenderLogTable, 'warnings'>,
+): Omit<RenderSummary, 'keyName' | 'keyPrefix' | 'claims' | 'title' | 'reference'> {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -136,9 +153,9 @@ export async function findRenderRecord({ db }: StoreContext, id: string, account
 
 /** See RenderLogStore.listRenderRecords. */
 export async function listRenderRecords(
-  { db }: StoreContext,
+  { db, kind }: StoreContext,
   accountId: string,
-  opts: { limit: number; cursor?: { createdAt: number; id: string }; problemsOnly?: boolean },
+  opts: RenderListOptions,
 ): Promise<RenderLogPage> {
   let query = db
     .selectFrom('render_log')
@@ -157,11 +174,15 @@ export async function listRenderRecords(
       'render_log.pages',
       'render_log.bytes',
       'render_log.warning_count',
+      'render_log.warnings',
       'api_keys.name as key_name',
       'api_keys.display_prefix as key_prefix',
     ])
     .where('render_log.account_id', '=', accountId);
   if (opts.problemsOnly) query = query.where(PROBLEM_RENDERS);
+  if (opts.claimedOnly) query = query.where(CLAIMED_RENDERS);
+  const search = opts.search?.trim().slice(0, MAX_SEARCH);
+  if (search) query = query.where(titleOrReference(kind, search));
   const cursor = opts.cursor;
   if (cursor) {
     query = query.where((eb) =>
@@ -179,7 +200,17 @@ export async function listRenderRecords(
   const page = rows.slice(0, opts.limit);
   const last = page.at(-1);
   return {
-    rows: page.map((row) => ({ ...toSummary(row), keyName: row.key_name, keyPrefix: row.key_prefix })),
+    rows: page.map((row) => {
+      const facts = storedFacts(row.warnings);
+      return {
+        ...toSummary(row),
+        claims: facts.claims,
+        title: facts.title ?? null,
+        reference: facts.reference ?? null,
+        keyName: row.key_name,
+        keyPrefix: row.key_prefix,
+      };
+    }),
     next: rows.length > opts.limit && last ? { createdAt: Number(last.created_at), id: last.id } : null,
   };
 }

@@ -26,7 +26,7 @@ export type { JobError, JobPage, JobPdf, JobResult, NewRenderJob, RenderJobRow, 
 export type { ApiKeyRecord, KeyLookup, KeyStore, SyncPrepare } from './key-queries.js';
 export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 export type { ActivityEntry, ActivityKind, RecoveryStore, SessionListing } from './recovery-queries.js';
-export type { RenderLogPage, RenderLogStore, RenderSummary } from './render-log-queries.js';
+export type { RenderListOptions, RenderLogPage, RenderLogStore, RenderSummary } from './render-log-queries.js';
 export type { SessionRecord, SessionStore } from './session-queries.js';
 export type { UsageIncrement, UsageStore } from './usage-queries.js';
 export type {

@@ -1,7 +1,7 @@
 /**
  * The Renders page in Chromium on a real dashboard and store: renders reported to the render log (as
  * the renderer and the job worker report them) are listed newest first, filtered, searched by id and
- * paged; one render's page explains each warning (the logo's URL, the refused address, the exception
+ * paged, searched by document title and job reference, filtered to claimed renders; one render's page explains each warning (the logo's URL, the refused address, the exception
  * text). Both pages fit 375 px without sideways scrolling and pass axe-core at 375 and 1366 px.
  * Screenshots go to test-artifacts/renders-*.png.
  */
@@ -344,7 +344,7 @@ describe('Renders page in Chromium', () => {
     await page.goto('/renders');
     await page.getByLabel('Render id').fill(otherAccountsId);
     await page.getByRole('button', { name: 'Find' }).click();
-    await page.waitForURL(/\/renders\?id=/);
+    await page.waitForURL(/\/renders\?q=/);
     await expect
       .poll(() => page.getByRole('status').textContent(), POLL)
       .toContain(`No render ${otherAccountsId} in your account`);
@@ -352,6 +352,100 @@ describe('Renders page in Chromium', () => {
     expect(res?.status()).toBe(404);
     expect(await page.locator('h1').textContent()).toBe('Render not found');
     expect((await page.goto('/renders/not-a-render-id'))?.status()).toBe(404);
+    await page.close();
+  });
+
+  it('shows each render’s title and claims, searches by title and reference, and filters to claimed renders', async () => {
+    const page = await context.newPage();
+    const account = await core.accounts.findByEmail(EMAIL);
+    if (!account) throw new Error('signed-up account not found');
+    const now = Date.now();
+    const own = (id: string, at: number, extra: Partial<RenderRecord>): RenderRecord => ({
+      id,
+      accountId: account.id,
+      keyId: null,
+      createdAt: at,
+      durationMs: 800,
+      source: 'api',
+      jobId: null,
+      status: 'succeeded',
+      error: null,
+      pages: 1,
+      bytes: 30_000,
+      warnings: [],
+      claims: [],
+      ...extra,
+    });
+    // A titled PDF/A-3b invoice; a job with a reference whose document has a 300-character one-word title
+    // and markup in it (escaped, never markup); and an untitled render.
+    const invoiceId = rndId();
+    const jobId = `job_${crypto.randomBytes(16).toString('hex')}`;
+    const untitledId = rndId();
+    const longTitle = `<b>Lieferschein</b>${'Ü'.repeat(282)}`;
+    renderLog.record(own(invoiceId, now + 3_000, { title: 'Invoice 2026-0042 Müller & Söhne', claims: ['PDF/A-3b'] }));
+    renderLog.record(own(jobId, now + 2_000, { source: 'job', jobId, reference: 'PO-7731', title: longTitle }));
+    renderLog.record(own(untitledId, now + 1_000, {}));
+    await renderLog.flush();
+
+    await page.setViewportSize(LAPTOP);
+    await page.goto('/renders');
+    const head = await page.locator('table.renders thead th').allTextContents();
+    expect(head).toEqual(['Time', 'Render', 'Title', 'Key', 'Status', 'Claims', 'Duration', 'Pages', 'Warnings']);
+    const cell = (id: string, label: string) =>
+      page.locator(`tr[data-render-id="${id}"] td[data-label="${label}"]`).textContent();
+    expect(await cell(invoiceId, 'Title')).toBe('Invoice 2026-0042 Müller & Söhne');
+    expect(await cell(invoiceId, 'Claims')).toBe('PDF/A-3b');
+    // Kept to 300 characters, as a record keeps a title.
+    expect(await cell(jobId, 'Title')).toBe(`${longTitle.slice(0, 300)}Reference PO-7731`);
+    expect(await page.locator(`tr[data-render-id="${jobId}"] td[data-label="Title"] b`).count()).toBe(0);
+    expect(await cell(jobId, 'Claims')).toBe('none');
+    expect(await cell(untitledId, 'Title')).toBe('untitled');
+    // The title wraps within its column: nothing scrolls sideways at either width.
+    for (const [label, size] of [
+      ['1366', LAPTOP],
+      ['375', PHONE],
+    ] as const) {
+      await page.setViewportSize(size);
+      expect(await overflow(page), `the list at ${label} px scrolls sideways`).toBeLessThanOrEqual(0);
+      expect(await axeViolations(page), `the list at ${label} px`).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, `renders-titles-${label}-top.png`) });
+    }
+
+    const shown = () =>
+      page.locator('table.renders tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-render-id')));
+    // By part of the title, in another case: the invoice, not the others.
+    await page.getByLabel('Render id, title or reference').fill('invoice 2026');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.waitForURL(/\/renders\?q=invoice\+2026$/);
+    expect(await shown()).toEqual([invoiceId]);
+    expect(await page.getByLabel('Render id, title or reference').inputValue()).toBe('invoice 2026');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'renders-search-375.png'), fullPage: true });
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    // By a job's reference.
+    await page.getByLabel('Render id, title or reference').fill('po-7731');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.waitForURL(/\/renders\?q=po-7731$/);
+    expect(await shown()).toEqual([jobId]);
+    // Nothing found says what was searched for.
+    await page.goto('/renders?q=%25nothing_');
+    expect(await shown()).toEqual([]);
+    expect(await page.locator('p.empty').textContent()).toBe('No render whose title or reference contains “%nothing_”.');
+
+    // The claims filter: only the claimed invoice of all this account's renders.
+    await page.setViewportSize(LAPTOP);
+    await page.goto('/renders');
+    await page.getByLabel('Only renders that claim a standard').check();
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL('**/renders?claims=1');
+    // The invoice and the PDF/A-3b render of the warnings test above; none of the 50-odd that claim nothing.
+    const claimed = await shown();
+    expect(claimed).toHaveLength(2);
+    expect(claimed[0]).toBe(invoiceId);
+    expect(await page.locator('td[data-label="Claims"]').allTextContents()).toEqual(['PDF/A-3b', 'PDF/A-3b']);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'renders-claimed-1366.png'), fullPage: true });
+    // One render's page shows its title too.
+    await page.goto(`/renders/${invoiceId}`);
+    expect(await page.locator('dd.doc-title').textContent()).toBe('Invoice 2026-0042 Müller & Söhne');
     await page.close();
   });
 });

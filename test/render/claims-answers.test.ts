@@ -137,3 +137,29 @@ describe('the client', () => {
     expect(stream.claims).toEqual(['PDF/A-3b', 'PDF/UA-1']);
   });
 });
+
+describe('the render log of a titled PDF/A-3b document', () => {
+  it('keeps the PDF’s Title and claims for a sync render, and a job’s reference, searchable by them', async () => {
+    const sync = await render(BOTH);
+    expect(sync.statusCode, sync.body).toBe(200);
+    const syncId = String(sync.headers['x-render-id']);
+    const statement = BOTH.replace(/Invoice 2026-0042/g, 'Statement\tof  account <Q4>');
+    const submitted = await submitJob(app, key, { html: statement, reference: 'PO-7731' });
+    expect(submitted.statusCode, submitted.body).toBe(202);
+    const job = await waitForJob(app, key, submitted.json().id);
+    expect(job.status).toBe('succeeded');
+    // The sync render's record reaches the store with the render log's next batch (every second).
+    const until = Date.now() + 20_000;
+    const search = (text: string) => core.store.listRenderRecords(accountId, { limit: 50, search: text });
+    while (!(await search('invoice 2026')).rows.some((r) => r.id === syncId) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
+    const byTitle = (await search('invoice 2026')).rows;
+    expect(byTitle.find((r) => r.id === syncId)).toMatchObject({ title: 'Invoice 2026-0042', claims: ['PDF/A-3b', 'PDF/UA-1'] });
+    expect(byTitle.some((r) => r.id === job.id)).toBe(false);
+    // The title as the PDF's Info has it (whitespace collapsed), and the job's reference.
+    expect((await search('po-7731')).rows.map((r) => [r.id, r.title, r.reference, r.claims])).toEqual([
+      [job.id, 'Statement of account <Q4>', 'PO-7731', ['PDF/A-3b', 'PDF/UA-1']],
+    ]);
+    expect((await search('of account <q4>')).rows.map((r) => r.id)).toEqual([job.id]);
+  });
+});

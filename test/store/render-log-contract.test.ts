@@ -97,6 +97,48 @@ for (const backend of backends) {
       ]);
     });
 
+    it('keeps a title and a reference, lists them with the claims, and searches and filters by them', async () => {
+      const a = await account();
+      const b = await account();
+      const invoice = record(a, t0 + 1, { claims: ['PDF/A-3b'], title: 'Rechnung 2026-0042 – Müller & Söhne' });
+      // Control characters become U+FFFD and a 4,096-character title keeps 300, as a report keeps document text.
+      const long = record(a, t0 + 2, { title: `Quarterly\u0007statement ${'x'.repeat(4_000)}` });
+      const job = record(a, t0 + 3, { source: 'job', reference: 'INV-7731_a', title: 'Delivery note', claims: [] });
+      // LIKE's wildcards and the JSON's quotes and backslashes are matched as themselves.
+      const odd = record(a, t0 + 4, { title: '100% "quoted" back\\slash' });
+      const untitled = record(a, t0 + 5, { warnings: [blocked] });
+      const elsewhere = record(b, t0 + 6, { title: 'Rechnung 2026-0042 of another account', claims: ['PDF/A-3b'] });
+      await store.insertRenderRecords([invoice, long, job, odd, untitled, elsewhere]);
+      expect(await store.findRenderRecord(invoice.id, a)).toEqual({ ...invoice, durationMs: 413 });
+      const listed = (await store.listRenderRecords(a, { limit: 10 })).rows;
+      expect(listed.map((r) => [r.id, r.title, r.reference, r.claims])).toEqual([
+        [untitled.id, null, null, []],
+        [odd.id, '100% "quoted" back\\slash', null, []],
+        [job.id, 'Delivery note', 'INV-7731_a', []],
+        [long.id, `Quarterly\ufffdstatement ${'x'.repeat(300 - 20)}`, null, []],
+        [invoice.id, 'Rechnung 2026-0042 – Müller & Söhne', null, ['PDF/A-3b']],
+      ]);
+      const found = async (search: string, more: { claimedOnly?: boolean; problemsOnly?: boolean } = {}) =>
+        (await store.listRenderRecords(a, { limit: 10, search, ...more })).rows.map((r) => r.id);
+      expect(await found('rechnung 2026')).toEqual([invoice.id]);
+      expect(await found('Müller & Söhne')).toEqual([invoice.id]);
+      expect(await found('inv-7731')).toEqual([job.id]);
+      expect(await found('INV-7731_')).toEqual([job.id]);
+      expect(await found('7731%')).toEqual([]);
+      expect(await found('INV_7731')).toEqual([]);
+      expect(await found('100%')).toEqual([odd.id]);
+      expect(await found('"quoted"')).toEqual([odd.id]);
+      expect(await found('back\\slash')).toEqual([odd.id]);
+      expect(await found('e')).toEqual([odd.id, job.id, long.id, invoice.id]);
+      // Not the entries' text, not the claims, not the other account's.
+      expect(await found('brand.css')).toEqual([]);
+      expect(await found('PDF/A')).toEqual([]);
+      expect(await found('another account')).toEqual([]);
+      expect(await found('', { claimedOnly: true })).toEqual([invoice.id]);
+      expect(await found('delivery', { claimedOnly: true })).toEqual([]);
+      expect((await store.listRenderRecords(a, { limit: 10, claimedOnly: true })).rows.map((r) => r.id)).toEqual([invoice.id]);
+    });
+
     it('inserts a batch again without duplicating or failing (a retried write)', async () => {
       const a = await account();
       const batch = Array.from({ length: 3 }, (_, i) => record(a, t0 + i));

@@ -253,10 +253,25 @@ label.check input { width: 18px; height: 18px; margin: 0; }
 table.renders td.render-id { overflow-wrap: break-word; }
 table.renders td.render-id .small { white-space: nowrap; }
 table.renders td.key-name { overflow-wrap: break-word; }
+/* a document's title can be 300 characters of one word: it wraps within its column, never widens the page */
+table.renders td.doc-title { min-width: 8em; max-width: 14em; overflow-wrap: anywhere; }
+table.renders td.doc-title .cell-text { display: flex; flex-direction: column; gap: 2px; }
+/* two lines of a long title in the list (the whole of it on the render's page and in its tooltip) */
+table.renders td.doc-title .title-text { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; line-clamp: 2; overflow: hidden; }
+table.renders td.doc-title .job-ref { color: var(--muted); }
+table.renders td.claims .claim { white-space: nowrap; }
+/* nine columns in a laptop's card: narrower gaps and a slightly smaller type keep the table inside it */
+@media (min-width: 901px) {
+  table.renders { font-size: 13px; }
+  table.renders td.render-id a, table.renders td code { font-size: 12px; }
+  table.renders th, table.renders td { padding-left: 4px; padding-right: 4px; }
+}
 table.renders td:first-child, table.renders th { white-space: nowrap; }
 /* on a card an id is a flex item: it may shrink and break anywhere rather than widen the card */
 @media (max-width: 900px) {
   table.renders td.render-id a { min-width: 0; overflow-wrap: anywhere; }
+  table.renders td.doc-title { max-width: none; min-width: 0; }
+  table.renders td.doc-title .cell-text { min-width: 0; align-items: flex-end; }
 }
 .warn-count { color: var(--warn); }
 .crumbs { margin: 0 0 12px; font-size: 14px; }

@@ -5,6 +5,20 @@ import { errorPage } from '../views/error-view.js';
 import { pdfStateOf } from '../views/jobs-view.js';
 import { jobNotPrintedPage, keyLabelOf, RENDERS_SHOWN, renderPage, rendersPage } from '../views/renders-view.js';
 
+/** The longest search taken (a record keeps 300 characters of a title). */
+const MAX_SEARCH_CHARS = 300;
+
+/** The Renders list with these filters, from `before` on when given. */
+function rendersHref(f: { problemsOnly: boolean; claimedOnly: boolean; search?: string }, before?: string): string {
+  const params = new URLSearchParams();
+  if (f.problemsOnly) params.set('problems', '1');
+  if (f.claimedOnly) params.set('claims', '1');
+  if (f.search) params.set('q', f.search);
+  if (before) params.set('before', before);
+  const qs = params.toString();
+  return qs === '' ? '/renders' : `/renders?${qs}`;
+}
+
 /** A render id as the API hands it out (X-Render-ID or a job id); anything else is searched for no further. */
 const RENDER_ID = /^(rnd_[0-9a-f]{24}|job_[0-9a-f]{32})$/;
 /** The paging cursor: the last row's creation time and id, `1767225600000_rnd_…`. */
@@ -39,16 +53,26 @@ export function registerRendersRoutes(app: FastifyInstance, ctx: DashboardContex
     const accountId = signedIn.account.id;
     const query = request.query as Record<string, unknown>;
     const problemsOnly = query.problems === '1';
+    const claimedOnly = query.claims === '1';
+    // One search box: a render id leads to its page; any other text is looked for in titles and references.
+    const term = (typeof query.q === 'string' ? query.q : typeof query.id === 'string' ? query.id : '').trim();
     let notFound: string | undefined;
-    if (typeof query.id === 'string' && query.id.trim() !== '') {
-      const id = query.id.trim();
-      if (await findRecord(id, accountId)) return reply.redirect(`/renders/${id}`, 303);
-      notFound = id.length > 80 ? `${id.slice(0, 80)}…` : id;
-    }
+    let search: string | undefined;
+    if (RENDER_ID.test(term)) {
+      if (await findRecord(term, accountId)) return reply.redirect(`/renders/${term}`, 303);
+      notFound = term;
+    } else if (term !== '') search = term.slice(0, MAX_SEARCH_CHARS);
     const before = typeof query.before === 'string' ? CURSOR.exec(query.before) : null;
     const cursor = before ? { createdAt: Number(before[1]), id: before[2] as string } : undefined;
-    const found = await core.store.listRenderRecords(accountId, { limit: RENDERS_SHOWN, cursor, problemsOnly });
-    const olderHref = found.next ? `/renders?before=${found.next.createdAt}_${found.next.id}` : undefined;
+    const found = await core.store.listRenderRecords(accountId, {
+      limit: RENDERS_SHOWN,
+      cursor,
+      problemsOnly,
+      claimedOnly,
+      search,
+    });
+    const filters = { problemsOnly, claimedOnly, search };
+    const olderHref = found.next ? rendersHref(filters, `${found.next.createdAt}_${found.next.id}`) : undefined;
     return sendPage(
       reply,
       notFound === undefined ? 200 : 404,
@@ -56,7 +80,8 @@ export function registerRendersRoutes(app: FastifyInstance, ctx: DashboardContex
         viewer: viewerOf(signedIn),
         rows: found.rows,
         now: Date.now(),
-        problemsOnly,
+        ...filters,
+        newestHref: rendersHref(filters),
         olderHref,
         paged: cursor !== undefined,
         notFound,

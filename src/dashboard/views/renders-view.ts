@@ -15,6 +15,12 @@ export interface RendersPageModel {
   now: number;
   /** Only failed renders and renders with warnings. */
   problemsOnly: boolean;
+  /** Only renders whose PDF claims a standard. */
+  claimedOnly: boolean;
+  /** The text searched for in titles and references, if any. */
+  search?: string;
+  /** The first page with the same filters. */
+  newestHref: string;
   /** The link to the next (older) page, or undefined on the last page. */
   olderHref?: string;
   /** Whether this is a later page (a link back to the newest is shown). */
@@ -73,13 +79,33 @@ function warningsCell(count: number): SafeHtml {
   return count === 0 ? html`<span class="muted">none</span>` : html`<strong class="warn-count">${formatCount(count)}</strong>`;
 }
 
+/** The document's title and a job's reference: text from the document and the customer, shown escaped. */
+function titleCell(r: RenderSummary): SafeHtml {
+  const title =
+    r.title === null
+      ? html`<span class="muted">untitled</span>`
+      : html`<span class="title-text" title="${escapeUnshowable(r.title)}">${escapeUnshowable(r.title)}</span>`;
+  const reference =
+    r.reference === null
+      ? ''
+      : html`<span class="job-ref small">Reference <strong>${escapeUnshowable(r.reference)}</strong></span>`;
+  return html`<span class="cell-text">${title}${reference}</span>`;
+}
+
+/** Each claim whole on its line; several wrap between claims, never inside one. */
+function claimsList(claims: readonly string[]): SafeHtml {
+  return html`<span class="cell-text">${claims.map((c, i) => html`${i > 0 ? ' ' : ''}<span class="claim">${c}</span>`)}</span>`;
+}
+
 function row(r: RenderSummary, now: number): SafeHtml {
   const key = keyLabelOf(r.keyName, r.keyPrefix);
   return html`<tr data-render-id="${r.id}">
 <td data-label="Time">${time(r.createdAt, now)}</td>
 <td data-label="Render" class="render-id"><a class="mono" href="/renders/${r.id}">${r.id}</a>${r.source === 'job' ? html` <span class="muted small">job</span>` : ''}</td>
+<td data-label="Title" class="doc-title">${titleCell(r)}</td>
 <td data-label="Key" class="key-name">${key ?? html`<span class="muted">deleted key</span>`}</td>
 <td data-label="Status">${status(r.status)}${r.error ? html` <code class="small">${r.error.code}</code>` : ''}</td>
+<td data-label="Claims" class="claims">${r.claims.length === 0 ? html`<span class="muted">none</span>` : claimsList(r.claims)}</td>
 <td data-label="Duration" class="num">${formatDuration(r.durationMs)}</td>
 <td data-label="Pages" class="num">${r.pages === null ? html`<span class="muted">–</span>` : formatCount(r.pages)}</td>
 <td data-label="Warnings" class="num">${warningsCell(r.warningCount)}</td>
@@ -87,32 +113,43 @@ function row(r: RenderSummary, now: number): SafeHtml {
 }
 
 function tools(model: RendersPageModel): SafeHtml {
+  const checked = (on: boolean) => (on ? html` checked` : '');
   return html`<div class="render-tools">
 <form method="get" action="/renders" class="inline render-filter">
-<label class="check"><input type="checkbox" name="problems" value="1"${model.problemsOnly ? html` checked` : ''}> Only renders with warnings or that failed</label>
+<label class="check"><input type="checkbox" name="problems" value="1"${checked(model.problemsOnly)}> Only renders with warnings or that failed</label>
+<label class="check"><input type="checkbox" name="claims" value="1"${checked(model.claimedOnly)}> Only renders that claim a standard</label>
+${model.search ? html`<input type="hidden" name="q" value="${model.search}">` : ''}
 <button class="btn btn-secondary btn-small" type="submit">Apply</button>
 </form>
 <form method="get" action="/renders" class="inline render-search" role="search">
-<div class="field"><label for="render-id">Render id</label>
-<input type="text" id="render-id" name="id" placeholder="rnd_… or job_…" autocomplete="off" spellcheck="false"></div>
+<div class="field"><label for="render-id">Render id, title or reference</label>
+<input type="search" id="render-id" name="q" value="${model.search ?? ''}" maxlength="300" placeholder="rnd_…, job_…, or part of a title" autocomplete="off" spellcheck="false"></div>
+${model.problemsOnly ? html`<input type="hidden" name="problems" value="1">` : ''}
+${model.claimedOnly ? html`<input type="hidden" name="claims" value="1">` : ''}
 <button class="btn btn-small" type="submit">Find</button>
 </form></div>`;
 }
 
+/** What an empty list says, by what it was filtered by. */
+function emptyText(model: RendersPageModel): SafeHtml | string {
+  if (model.search !== undefined)
+    return `No render whose title or reference contains “${escapeUnshowable(model.search)}”${model.problemsOnly || model.claimedOnly ? ' among the renders the filters keep' : ''}.`;
+  if (model.claimedOnly) return 'No render whose PDF claims a standard (PDF/A, PDF/UA, Factur-X).';
+  if (model.problemsOnly) return 'No render with warnings or a failure. Everything printed whole.';
+  return html`No renders yet. Every <code>POST /v1/render</code> and every job appears here.`;
+}
+
 /** The Renders page: the account's recent renders, newest first, with a filter, a search and paging. */
 export function rendersPage(model: RendersPageModel): string {
-  const empty = model.problemsOnly
-    ? 'No render with warnings or a failure. Everything printed whole.'
-    : html`No renders yet. Every <code>POST /v1/render</code> and every job appears here.`;
+  const empty = emptyText(model);
   const table =
     model.rows.length === 0
       ? html`<p class="empty">${empty}</p>`
-      : html`<table class="renders"><thead><tr><th>Time</th><th>Render</th><th>Key</th><th>Status</th><th class="num">Duration</th><th class="num">Pages</th><th class="num">Warnings</th></tr></thead>
+      : html`<table class="renders"><thead><tr><th>Time</th><th>Render</th><th>Title</th><th>Key</th><th>Status</th><th>Claims</th><th class="num">Duration</th><th class="num">Pages</th><th class="num">Warnings</th></tr></thead>
 <tbody>${model.rows.map((r) => row(r, model.now))}</tbody></table>`;
-  const problems = model.problemsOnly ? '&problems=1' : '';
   const pager = html`<nav class="pager" aria-label="Pages">
-${model.paged ? html`<a class="btn btn-secondary btn-small" href="/renders${model.problemsOnly ? '?problems=1' : ''}">Newest</a>` : ''}
-${model.olderHref ? html`<a class="btn btn-secondary btn-small" href="${model.olderHref}${problems}">Older</a>` : ''}
+${model.paged ? html`<a class="btn btn-secondary btn-small" href="${model.newestHref}">Newest</a>` : ''}
+${model.olderHref ? html`<a class="btn btn-secondary btn-small" href="${model.olderHref}">Older</a>` : ''}
 </nav>`;
   const body = html`<div class="page-head"><div><h1>Renders</h1>
 <p class="lead">Every render of your account, sync and jobs, newest first: what each printed and what its document could not get. Kept ${model.retentionDays} days.</p></div></div>
@@ -207,6 +244,7 @@ export function renderPage(model: RenderPageModel): string {
 <section class="card" aria-labelledby="facts-title"><h2 id="facts-title">What it printed</h2>
 <dl class="job-facts">
 ${model.job ? html`<div><dt>Reference</dt><dd>${model.job.reference === null ? html`<span class="muted">none</span>` : escapeUnshowable(model.job.reference)}</dd></div>` : ''}
+${r.title ? html`<div><dt>Title</dt><dd class="doc-title">${escapeUnshowable(r.title)}</dd></div>` : ''}
 ${jobId ? html`<div><dt>Job</dt><dd class="mono">${jobId}</dd></div>` : ''}
 <div><dt>Key</dt><dd>${model.keyLabel ?? html`<span class="muted">deleted key</span>`}</dd></div>
 <div><dt>Duration</dt><dd>${formatDuration(r.durationMs)}</dd></div>

@@ -206,13 +206,13 @@ export interface RenderInSlotOptions {
   report?: ReportCollector;
 }
 
-/** Renders `html` in `slot` and returns the PDF bytes and the standards they claim. Throws RenderError. */
+/** Renders `html` in `slot` and returns the PDF bytes, the standards they claim and the PDF's Title. Throws RenderError. */
 export async function renderInSlot(
   slot: RenderSlot,
   html: string,
   params: PrintParams,
   options: RenderInSlotOptions,
-): Promise<ProfiledPdf> {
+): Promise<ProfiledPdf & { title?: string }> {
   const { deadline, timeoutMs, log, idleMaxMs = DEFAULT_IDLE_MAX_MS, report } = options;
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
@@ -265,9 +265,9 @@ export async function renderInSlot(
       renderTimeoutMs: timeoutMs,
     };
     const made = await withDocumentProfiles(pdf, { ...source, properties, report });
-    if (made) return made;
+    if (made) return { ...made, title: read.info?.title };
   }
-  return { pdf: withPdfProperties(pdf, properties), claims: [] };
+  return { pdf: withPdfProperties(pdf, properties), claims: [], title: read.info?.title };
 }
 
 /**

@@ -45,5 +45,6 @@ export function recordRender(
     warnings: result?.warnings ?? [],
     claims: result?.claims ?? [],
     ...(result?.assembly ? { assembly: result.assembly } : {}),
+    ...(result?.title ? { title: result.title } : {}),
   });
 }

@@ -24,6 +24,8 @@ export interface RenderResult {
   warnings: ReportEntry[];
   /** What the PDF claims to conform to (docs/standards.md); empty for a document that declares nothing. */
   claims: Claim[];
+  /** The PDF's Title (the document's `<title>`, cleaned as the Info dictionary has it); absent when it has none. */
+  title?: string;
 }
 
 /** What every attempt of the pool shares. */
@@ -115,10 +117,14 @@ export class RenderAttempts {
     });
     work.catch(() => undefined);
     try {
-      const { pdf, claims } = await this.withDeadline(withAbort(withAbort(work, instance.died), slot.crash), deadline, job.stop);
+      const { pdf, claims, title } = await this.withDeadline(
+        withAbort(withAbort(work, instance.died), slot.crash),
+        deadline,
+        job.stop,
+      );
       clean = true;
       const warnings = report?.finish(slot.egress.refusals.slice(refusedBefore)) ?? [];
-      return { pdf, pages: countPdfPages(pdf), warnings, claims };
+      return { pdf, pages: countPdfPages(pdf), warnings, claims, ...(title === undefined ? {} : { title }) };
     } catch (err) {
       report?.finish([]);
       // Canceled or drained: the slot is not clean, so giving it back closes its page (and whatever the

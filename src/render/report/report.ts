@@ -58,6 +58,10 @@ export interface RenderRecord {
   claims: Claim[];
   /** Set for an assembly: its parts. */
   assembly?: RecordAssembly;
+  /** The PDF's Title, as a report keeps document text (stored-report.ts `recordText`); absent when it has none. */
+  title?: string;
+  /** A job's `reference`; absent for a sync render and a job without one. */
+  reference?: string;
 }
 
 /** One part of an assembly as its record keeps it. */
