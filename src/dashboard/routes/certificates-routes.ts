@@ -58,7 +58,8 @@ export function registerCertificatesRoutes(app: FastifyInstance, ctx: DashboardC
   });
 
   // The file input needs multipart/form-data; only this route takes it (the rest of the dashboard stays urlencoded).
-  app.register(async (scope) => {
+  // A callback plugin (no Promise for the caller to drop): the scope only adds the parser and the route.
+  app.register((scope, _opts, done) => {
     // Room for the largest accepted file and the form around it; the service says when the file itself is too large.
     acceptMultipart(scope, MAX_PKCS12_BYTES * 2 + 16 * 1024);
     scope.post('/certificates', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
@@ -83,6 +84,7 @@ export function registerCertificatesRoutes(app: FastifyInstance, ctx: DashboardC
         return refuse(error.status, uploadMessage(error));
       }
     });
+    done();
   });
 
   app.get<{ Params: { id: string } }>('/certificates/:id/delete', { preHandler: requireSignedIn }, async (request, reply) => {
