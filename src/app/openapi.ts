@@ -21,6 +21,20 @@ type SecurityScheme =
   | { type: 'http'; scheme: 'bearer'; description: string }
   | { type: 'apiKey'; in: 'header'; name: string; description: string };
 
+/** Replaces every JSON Schema `examples: [x, …]` in the document by OpenAPI 3.0's `example: x`, in place. */
+function singleExamples<T>(node: T): T {
+  if (Array.isArray(node)) for (const item of node) singleExamples(item);
+  else if (node !== null && typeof node === 'object') {
+    const record = node as Record<string, unknown>;
+    if (Array.isArray(record.examples)) {
+      if (record.example === undefined && record.examples.length > 0) record.example = record.examples[0];
+      delete record.examples;
+    }
+    for (const value of Object.values(record)) singleExamples(value);
+  }
+  return node;
+}
+
 /** Serves the OpenAPI document and its docs page; call before the routes are added. */
 export async function registerOpenApi(app: FastifyInstance, openapi: ServiceOpenApi): Promise<void> {
   const { title, description, serverUrl, securitySchemes } = openapi;
@@ -31,6 +45,9 @@ export async function registerOpenApi(app: FastifyInstance, openapi: ServiceOpen
       servers: [{ url: serverUrl }],
       components: { securitySchemes },
     },
+    // OpenAPI 3.0 schemas take one `example`; the TypeBox schemas' JSON Schema `examples` arrays survive the
+    // plugin's own conversion where a schema is nested (an assembly part's render options), so convert them all.
+    transformObject: (doc) => singleExamples('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

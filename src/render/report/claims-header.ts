@@ -13,13 +13,12 @@ export function claimsHeaderValue(claims: readonly Claim[]): string | undefined 
   return claims.length === 0 ? undefined : claims.join(', ');
 }
 
-/** The header as the OpenAPI documents of the PDF answers describe it. */
+/** The header as the OpenAPI documents of the PDF answers describe it (no `examples`: OpenAPI 3.0's header schemas do not take it). */
 export const ClaimsHeaderDoc = {
   type: 'string',
   description:
     'The standards the PDF claims, comma-separated in the order of GET /v1/renders/{id} `claims` (e.g. `PDF/A-3b, PDF/UA-1`, ' +
     'or `PDF/A-3b, Factur-X`); absent when the PDF claims none (docs/standards.md).',
-  examples: ['PDF/A-3b, PDF/UA-1'],
 } as const;
 
 /** A JSON `claims` array's schema (OpenAPI), with `description` saying whose claims they are. */
