@@ -53,7 +53,7 @@ describe('pageworks assemble', () => {
   it('--help says what it takes; a bad part exits 2 naming it; no input exits 2', () => {
     const help = cli(['--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout.toString()).toContain('usage: pageworks assemble BODY.json|- [-o OUT.pdf] [--strict]');
+    expect(help.stdout.toString()).toContain('Usage:\n  pageworks assemble BODY.json|- [-o OUT.pdf] [--strict]\n');
     fs.writeFileSync(path.join(work, 'bad.json'), JSON.stringify({ parts: [{ html: '<p>x</p>' }, { pdf: 'R0lGODlh' }] }));
     const bad = cli([path.join(work, 'bad.json')]);
     expect(bad.status).toBe(2);

@@ -36,6 +36,7 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       '0007b_job_report',
       '0008_job_limits',
       '0009_webhook_rotation',
+      '0010_signing_certificates',
     ]);
     const tables = await db.query<{ table_name: string }>(
       "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
@@ -51,6 +52,7 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       'render_jobs',
       'render_log',
       'sessions',
+      'signing_certificates',
       'usage_daily',
       'usage_daily_keys',
       'usage_hourly_keys',
@@ -92,8 +94,9 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
         '0007b_job_report',
         '0008_job_limits',
         '0009_webhook_rotation',
+        '0010_signing_certificates',
       ]);
-      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(15);
+      expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(16);
     } finally {
       await second.drop();
     }
