@@ -22,6 +22,8 @@ export async function createTestCore(
     PAGEWORKS_DATA_DIR: dir,
     LOG_LEVEL: logTo ? 'info' : 'silent',
     RENDER_CONCURRENCY: '2',
+    // The browser the run was asked for (CI runs a set of render files again with CHROMIUM_PATH=/usr/bin/chromium).
+    ...(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {}),
     ...env,
   });
   const sink = new Writable({
