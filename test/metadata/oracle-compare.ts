@@ -5,7 +5,7 @@
 import type { Browser } from 'puppeteer-core';
 import { extractMetadata } from '../../src/metadata/extract.js';
 import { METADATA_FIELDS, type Metadata } from '../../src/metadata/types.js';
-import { oracleFields } from './oracle.js';
+import { OracleTab } from './oracle.js';
 
 /** One disagreement between the extractor and the DOM. */
 export interface Mismatch {
@@ -32,10 +32,12 @@ export async function compareWithOracle(
 ): Promise<Agreement> {
   const result: Agreement = { fields: 0, agreeing: 0, mismatches: [], urlProblems: [] };
   let next = 0;
+  const context = await browser.createBrowserContext();
   const worker = async (): Promise<void> => {
+    const tab = await OracleTab.open(context);
     while (next < pages.length) {
       const page = pages[next++];
-      const dom = await oracleFields(browser, page.bytes, page.url);
+      const dom = await tab.read(page.bytes, page.url);
       if (dom.documentUrl !== new URL(page.url).href) result.urlProblems.push(`${page.name}: ${dom.documentUrl}`);
       const ours = extractMetadata(page.bytes, 'text/html', page.url);
       for (const field of METADATA_FIELDS) {
@@ -45,7 +47,11 @@ export async function compareWithOracle(
       }
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await context.close();
+  }
   return result;
 }
 

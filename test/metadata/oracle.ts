@@ -4,23 +4,24 @@
  * document is answered by request interception (later navigations, e.g. a meta refresh, get a 204 so the
  * document stays), and every other request fails in Chromium's resolver, which maps every name to nothing.
  */
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll } from 'vitest';
 import type { Metadata } from '../../src/metadata/types.js';
+import { browserBuild, chromiumExecutable } from '../../src/render/browser/chromium-executable.js';
 
-/** Chromium's path: CHROMIUM_PATH or Debian's. */
+/** The oracle's browser: CHROMIUM_PATH, else what the renderer would start (the headless shell first). */
 export function chromiumPath(): string {
-  return process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  return chromiumExecutable(process.env.CHROMIUM_PATH || undefined) ?? '/usr/bin/chromium';
 }
 
 /** Launches the headless Chromium the oracle uses. */
 export async function launchOracleBrowser(): Promise<Browser> {
+  const executablePath = chromiumPath();
   return puppeteer.launch({
-    executablePath: chromiumPath(),
-    headless: true,
+    executablePath,
+    headless: browserBuild(executablePath) === 'chromium-headless-shell' ? 'shell' : true,
     args: [
       '--no-sandbox',
-      '--headless',
       '--disable-gpu',
       '--disable-background-networking',
       '--disable-component-update',
@@ -53,32 +54,56 @@ export interface OracleResult {
   characterSet: string;
 }
 
-/** Serves `bytes` as `text/html` (no charset) at `url` and reads the fields from the resulting DOM. */
-export async function oracleFields(browser: Browser, bytes: Uint8Array, url: string): Promise<OracleResult> {
-  const context = await browser.createBrowserContext();
-  try {
+/**
+ * One tab of the oracle, reused from page to page: each document is its own navigation (so its own DOM,
+ * base URL and encoding), and a new tab per page cost more than reading the page did.
+ */
+export class OracleTab {
+  private document: { url: string; body: string; served: boolean } | undefined;
+
+  private constructor(private readonly page: Page) {}
+
+  /** A tab with scripting off whose document requests this process answers. */
+  static async open(context: BrowserContext): Promise<OracleTab> {
     const page = await context.newPage();
     await page.setJavaScriptEnabled(false);
+    const tab = new OracleTab(page);
     const cdp = await page.createCDPSession();
-    let served = false;
     // Only documents are intercepted; every other request dies in the resolver (--host-resolver-rules).
-    cdp.on('Fetch.requestPaused', (event: { requestId: string }) => {
-      const first = !served;
-      served = true;
+    cdp.on('Fetch.requestPaused', (event: { requestId: string; request: { url: string } }) => {
+      const doc = tab.document;
+      // The page's own bytes once, for the navigation to its URL; anything else (a meta refresh, a late
+      // navigation of the page before) gets a 204, so the document stays.
+      const first = doc !== undefined && !doc.served && event.request.url === doc.url;
+      if (first) doc.served = true;
       void cdp
         .send('Fetch.fulfillRequest', {
           requestId: event.requestId,
           responseCode: first ? 200 : 204,
           responseHeaders: [{ name: 'content-type', value: 'text/html' }],
-          body: first ? Buffer.from(bytes).toString('base64') : '',
+          body: first ? doc.body : '',
         })
         .catch(() => undefined);
     });
     await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }] });
-    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-    return (await page.evaluate(READ_FIELDS)) as OracleResult;
-  } finally {
-    await context.close();
+    return tab;
+  }
+
+  /** Serves `bytes` as `text/html` (no charset) at `url` and reads the fields from the resulting DOM. */
+  async read(bytes: Uint8Array, url: string): Promise<OracleResult> {
+    // Requests carry no fragment (the Fetch domain reports it apart).
+    const requested = new URL(url);
+    requested.hash = '';
+    this.document = { url: requested.href, body: Buffer.from(bytes).toString('base64'), served: false };
+    try {
+      await this.page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+      return (await this.page.evaluate(READ_FIELDS)) as OracleResult;
+    } finally {
+      this.document = undefined;
+      // The next page's URL may differ from this one by its fragment alone: from a blank page that is a
+      // real navigation, never a scroll within the old document.
+      await this.page.goto('about:blank').catch(() => undefined);
+    }
   }
 }
 
