@@ -85,7 +85,7 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
   const email = need(values.email, 'email');
   return withStore(config, async (opened) => {
     const { store } = opened;
-    const accounts = new AccountService(store);
+    const accounts = new AccountService(store, { passwordHashCost: config.passwordHashCost });
     if (sub === 'create') {
       const account = await accounts.create(email, text(values.password));
       console.log(`created account ${account.email} (${account.id})`);

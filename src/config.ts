@@ -34,6 +34,8 @@ export interface Config {
   readonly metadataRateLimit: number;
   /** Length of the fixed window both rate limits count in (seconds; a minute by default). */
   readonly rateLimitWindowS: number;
+  /** log2 of scrypt's N for new dashboard password hashes (17: OWASP's recommendation). */
+  readonly passwordHashCost: number;
   readonly metadataTimeoutMs: number;
   readonly metadataMaxBytes: number;
   readonly metadataCacheTtlS: number;
@@ -322,6 +324,7 @@ export function loadConfig(env: Env = process.env): Config {
     renderRateLimit: int(env, 'RENDER_RATE_LIMIT', 120, 1, 1_000_000),
     metadataRateLimit: int(env, 'METADATA_RATE_LIMIT', 600, 1, 1_000_000),
     rateLimitWindowS: int(env, 'RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
+    passwordHashCost: int(env, 'PASSWORD_HASH_COST', 17, 14, 20),
     metadataTimeoutMs: int(env, 'METADATA_TIMEOUT_MS', 10_000, 100, 600_000),
     metadataMaxBytes: int(env, 'METADATA_MAX_BYTES', 5_242_880, 1024, 1_073_741_824),
     metadataCacheTtlS: int(env, 'METADATA_CACHE_TTL_S', 300, 0, 86_400 * 30),

@@ -1,9 +1,10 @@
+import crypto from 'node:crypto';
 import type { ApiService } from '../config.js';
 import { InputError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Account, AccountStore } from '../store/account-queries.js';
 import type { ActivityEntry, RecoveryStore } from '../store/recovery-queries.js';
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './password.js';
+import { DEFAULT_PASSWORD_HASH_COST, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './password.js';
 import { unshowableCharacterProblem } from './user-text.js';
 
 /** A refused account operation, with a message fit for the user. */
@@ -24,11 +25,16 @@ export type AccountDeletionHook = (accountId: string, now: number) => Promise<vo
 export interface AccountServiceOptions {
   /** The clock (default Date.now). */
   now?: () => number;
+  /** log2 of scrypt's N for new password hashes (PASSWORD_HASH_COST; default 17). */
+  passwordHashCost?: number;
 }
 
 /** Account creation, lookup, limits and passwords. */
 export class AccountService {
   private readonly now: () => number;
+  private readonly passwordHashCost: number;
+  /** A hash of a random password at this service's cost, made at the first log-in of an unknown email. */
+  private dummyHash: Promise<string> | undefined;
   private readonly deletionHooks: AccountDeletionHook[] = [];
 
   constructor(
@@ -36,6 +42,7 @@ export class AccountService {
     opts: AccountServiceOptions = {},
   ) {
     this.now = opts.now ?? Date.now;
+    this.passwordHashCost = opts.passwordHashCost ?? DEFAULT_PASSWORD_HASH_COST;
   }
 
   /**
@@ -57,7 +64,7 @@ export class AccountService {
       throw new AccountError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
     }
     if (await this.store.findAccountByEmail(trimmed)) throw new AccountError(`an account for ${trimmed} exists already`);
-    const passwordHash = password === undefined ? null : await hashPassword(password);
+    const passwordHash = password === undefined ? null : await hashPassword(password, this.passwordHashCost);
     try {
       return await this.store.createAccount({ id: newId('acc'), email: trimmed, passwordHash, createdAt: this.now() });
     } catch (err) {
@@ -89,8 +96,10 @@ export class AccountService {
   async authenticate(email: string, password: string): Promise<Account | undefined> {
     const account = await this.store.findAccountByEmail(email);
     if (!account?.passwordHash) {
-      // Spend the same time as a real check so response time does not reveal which emails exist.
-      await verifyPassword(password, DUMMY_HASH);
+      // Spend the same time as a real check (same parameters as the hashes this service writes) so
+      // response time does not reveal which emails exist.
+      this.dummyHash ??= hashPassword(crypto.randomBytes(18).toString('base64'), this.passwordHashCost);
+      await verifyPassword(password, await this.dummyHash);
       return undefined;
     }
     return (await verifyPassword(password, account.passwordHash)) ? account : undefined;
@@ -105,7 +114,7 @@ export class AccountService {
     if (password.length < MIN_PASSWORD_LENGTH) {
       throw new AccountError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
     }
-    return this.store.setPasswordHash(accountId, await hashPassword(password));
+    return this.store.setPasswordHash(accountId, await hashPassword(password, this.passwordHashCost));
   }
 
   /**
@@ -121,6 +130,3 @@ export class AccountService {
     return this.store.deleteAccount(accountId, tombstone);
   }
 }
-
-// A valid hash of a random password, computed with the production parameters.
-const DUMMY_HASH = 'scrypt$131072$8$1$c2FsdHNhbHRzYWx0c2FsdA==$Vd2DA7fb8hU8Jq1mC3Yk6mPbOHO6LJ0lVRaS9v4zJdg=';

@@ -94,7 +94,7 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
     ? new FallbackStrikeCounter(new RedisStrikeCounter(redis, `${prefix}strikes:`), new MemoryStrikeCounter(), log)
     : new MemoryStrikeCounter();
   const results = openResultStore(config);
-  const accounts = new AccountService(store);
+  const accounts = new AccountService(store, { passwordHashCost: config.passwordHashCost });
   deleteJobsWithAccount(accounts, { store, results });
   const activity = new ActivityLog(store, config.activityRetentionDays);
   return {

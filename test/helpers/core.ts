@@ -22,6 +22,8 @@ export async function createTestCore(
     PAGEWORKS_DATA_DIR: dir,
     LOG_LEVEL: logTo ? 'info' : 'silent',
     RENDER_CONCURRENCY: '2',
+    // vitest.config.ts sets 14 for the whole run (spawned servers and CLIs too): log-ins are not the subject.
+    ...(process.env.PASSWORD_HASH_COST ? { PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST } : {}),
     // The browser the run was asked for (CI runs a set of render files again with CHROMIUM_PATH=/usr/bin/chromium).
     ...(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {}),
     ...env,
