@@ -262,6 +262,8 @@ table.renders td.doc-title .job-ref { color: var(--muted); }
 table.renders td.claims .claim { white-space: nowrap; }
 /* nine columns in a laptop's card: narrower gaps and a slightly smaller type keep the table inside it */
 @media (min-width: 901px) {
+  /* wide enough for its placeholder (ids, or part of a title) on a laptop */
+  .render-search input[type='search'] { width: 19em; }
   table.renders { font-size: 13px; }
   table.renders td.render-id a, table.renders td code { font-size: 12px; }
   table.renders th, table.renders td { padding-left: 4px; padding-right: 4px; }
