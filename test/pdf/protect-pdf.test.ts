@@ -2,8 +2,8 @@
  * protectPdf's own AES-256 (R6) encryption checked against qpdf and poppler: qpdf decrypts every object
  * back to what the input held (strings written every way the syntax allows, streams, a signature's clear
  * /Contents), `qpdf --check` is clean, the permission bits read as qpdf's own encryption of the same
- * request reads, pdftotext opens it with either password and not without; and the CBC code against
- * OpenSSL's.
+ * request reads, pdftotext opens it with either password and not without; a signature made with the
+ * file key protect handed back verifies; and the CBC code against OpenSSL's.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -11,8 +11,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Permission, protectPdf } from '../../src/pdf/index.js';
+import { parsePkcs12 } from '../../src/accounts/pkcs12.js';
+import { PdfPasswordError, type Permission, protectPdf, protectPdfWithKey, signPdf } from '../../src/pdf/index.js';
 import { AesCbc } from '../../src/pdf/protect/aes-256.js';
+import { makeTestCertificates } from '../helpers/certificates.js';
 import { withObjectStreams } from './assemble-tools.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-protect-'));
@@ -128,6 +130,29 @@ describe('protectPdf', () => {
     expect(spawnSync('qpdf', ['--check', '--password=u', file(pdf)]).status).toBe(0);
     expect(execFileSync('qpdf', ['--show-encryption', '--password=u', file(pdf)], { encoding: 'utf8' })).toMatch(/^R = 6$/m);
     expect(spawnSync('pdftotext', ['-upw', 'u', file(pdf), '-'], { encoding: 'utf8' }).stdout).toContain('Balance (net)');
+  });
+});
+
+describe('signing with the file key protectPdfWithKey hands back', () => {
+  it('needs no password, falls back to the password for a wrong key, and refuses when neither opens the file', async () => {
+    const certs = makeTestCertificates();
+    const parsed = parsePkcs12(certs.rsaChain, certs.password);
+    const signer = {
+      certificateChain: parsed.chain,
+      privateKey: crypto.createPrivateKey({ key: parsed.privateKeyDer, format: 'der', type: 'pkcs8' }),
+    };
+    const { pdf, fileKey } = await protectPdfWithKey(stringsPdf(), { userPassword: 'u', ownerPassword: 'o' });
+    const signedWithKey = Buffer.from(await signPdf(pdf, { signer, fileKey, password: 'not the password' }));
+    const signedWithPassword = Buffer.from(await signPdf(pdf, { signer, fileKey: crypto.randomBytes(32), password: 'u' }));
+    for (const signed of [signedWithKey, signedWithPassword]) {
+      const checked = spawnSync('pdfsig', ['-upw', 'u', file(signed)], { encoding: 'utf8' }).stdout;
+      expect(checked).toContain('Signature is Valid');
+      expect(checked).toContain('Total document signed');
+      expect(spawnSync('qpdf', ['--check', '--password=u', file(signed)]).status).toBe(0);
+    }
+    await expect(signPdf(pdf, { signer, fileKey: crypto.randomBytes(32), password: 'wrong' })).rejects.toBeInstanceOf(
+      PdfPasswordError,
+    );
   });
 });
 

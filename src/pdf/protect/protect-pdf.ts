@@ -75,10 +75,15 @@ function protectedCatalog(file: PdfFile): Map<number, Replacement | null> {
 
 /** The PDF encrypted with AES-256 (R6); throws RangeError for a password that cannot be used. */
 export async function protectPdf(pdf: Uint8Array, opts: ProtectOptions): Promise<Uint8Array> {
+  return (await protectPdfWithKey(pdf, opts)).pdf;
+}
+
+/** protectPdf, with the file key, which lets a signature of the same request skip the password hashes. */
+export async function protectPdfWithKey(pdf: Uint8Array, opts: ProtectOptions): Promise<{ pdf: Buffer; fileKey: Buffer }> {
   const user = opts.userPassword ?? '';
   if (!opts.ownerPassword) throw new RangeError('an owner password is required');
   if (/[\r\n\0]/.test(user + opts.ownerPassword)) throw new RangeError('a password must not contain line breaks or NUL');
   const file = await readPart(pdf, 'pdf');
   const handler = newSecurityHandler(user, opts.ownerPassword, permissionBits(opts.allow ?? []));
-  return writeEncrypted(file, { replaced: protectedCatalog(file), ...handler });
+  return { pdf: writeEncrypted(file, { replaced: protectedCatalog(file), ...handler }), fileKey: handler.key };
 }

@@ -64,18 +64,28 @@ function method(encrypt: PdfDict, key: 'StmF' | 'StrF'): string {
   return (isDict(filter) && nameOf(filter.get('CFM'))) || 'None';
 }
 
+/** Whether `key` is the file key: /Perms decrypts with it to its fixed `adb` marker (Algorithm 13). */
+function opensPerms(encrypt: PdfDict, key: Buffer): boolean {
+  const perms = bytesOf(encrypt.get('Perms'));
+  if (!perms || perms.length < 16 || key.length !== 32) return false;
+  const ecb = crypto.createDecipheriv('aes-256-ecb', key, null).setAutoPadding(false);
+  return ecb.update(perms.subarray(0, 16)).toString('latin1', 9, 12) === 'adb';
+}
+
 /**
  * Opens the standard security handler of a protected file with `password` (owner or user; none tries
- * the empty user password). Refuses anything but AES-256 (V 5, R 5 or 6), naming what it found.
+ * the empty user password), or with the file key itself when the caller made the file (`knownKey`: the
+ * password hashes, most of a signature's cost on a protected file, are then skipped). Refuses anything
+ * but AES-256 (V 5, R 5 or 6), naming what it found.
  */
-export function openCrypt(encrypt: PdfDict, password: string | undefined): PdfCrypt {
+export function openCrypt(encrypt: PdfDict, password: string | undefined, knownKey?: Buffer): PdfCrypt {
   const filter = nameOf(encrypt.get('Filter'));
   const v = (encrypt.get('V') as PdfRaw | undefined)?.text;
   const r = (encrypt.get('R') as PdfRaw | undefined)?.text;
   if (filter !== 'Standard' || v !== '5' || (r !== '5' && r !== '6')) {
     throw new SignInputError(`cannot sign a PDF protected other than with AES-256 (found ${filter} V ${v} R ${r})`);
   }
-  const key = fileKey(encrypt, password ?? '');
+  const key = knownKey && opensPerms(encrypt, knownKey) ? knownKey : fileKey(encrypt, password ?? '');
   if (!key) {
     throw new PdfPasswordError(
       password === undefined ? 'the PDF is protected: give its password to sign it' : 'the password does not open the PDF',
