@@ -44,24 +44,34 @@ async function printParts(): Promise<{ report: Buffer; invoice: Buffer; claims: 
   }
 }
 
-/** qpdf on files in `dir`; returns its wall time and peak RSS (KiB, from /usr/bin/time when present). */
-function timedQpdf(args: string[]): { ms: number; kib: number } {
+/**
+ * qpdf on files in `dir`; returns its wall time, its CPU time (user + system) and peak RSS (KiB), the last two
+ * from /usr/bin/time when present.
+ */
+function timedQpdf(args: string[]): { ms: number; cpu: number; kib: number } {
   const hasTime = fs.existsSync('/usr/bin/time');
   const t = performance.now();
-  const res = hasTime ? spawnSync('/usr/bin/time', ['-f', '%M', 'qpdf', ...args], { encoding: 'utf8' }) : spawnSync('qpdf', args);
+  const res = hasTime
+    ? spawnSync('/usr/bin/time', ['-f', '%M %U %S', 'qpdf', ...args], { encoding: 'utf8' })
+    : spawnSync('qpdf', args);
   const ms = performance.now() - t;
   if (res.status !== 0 && res.status !== 3) throw new Error(`qpdf ${args.join(' ')}: ${String(res.stderr)}`);
-  const kib = hasTime ? Number(String(res.stderr).trim().split('\n').at(-1)) : Number.NaN;
-  return { ms, kib };
+  const [kib, user, system] = hasTime ? String(res.stderr).trim().split('\n').at(-1)!.split(' ').map(Number) : [];
+  return { ms, cpu: hasTime ? (user + system) * 1000 : Number.NaN, kib: kib ?? Number.NaN };
 }
 
-/** Runs `fn` and returns its wall time and the RSS growth it left (MiB). */
-async function timed(fn: () => Promise<unknown>): Promise<{ ms: number; mib: number }> {
+/**
+ * Runs `fn` and returns its wall time, the CPU time this process spent meanwhile (on a loaded machine the
+ * steadier figure) and the RSS growth it left (MiB).
+ */
+async function timed(fn: () => Promise<unknown>): Promise<{ ms: number; cpu: number; mib: number }> {
   const before = process.memoryUsage().rss;
+  const cpuBefore = process.cpuUsage();
   const t = performance.now();
   await fn();
   const ms = performance.now() - t;
-  return { ms, mib: (process.memoryUsage().rss - before) / 2 ** 20 };
+  const cpu = process.cpuUsage(cpuBefore);
+  return { ms, cpu: (cpu.user + cpu.system) / 1000, mib: (process.memoryUsage().rss - before) / 2 ** 20 };
 }
 
 function check(file: string): string {
@@ -96,12 +106,13 @@ export async function runAssembleBench(): Promise<void> {
     const keys = ['pageworks', 'qpdf', 'pdfLib', 'protect', 'protectQpdf', 'protectPdfLib'];
     const runs: Record<string, number[]> = Object.fromEntries(keys.map((k) => [k, []]));
     const memory: Record<string, number[]> = Object.fromEntries(keys.map((k) => [k, []]));
+    const cpu: Record<string, number[]> = Object.fromEntries(keys.map((k) => [k, []]));
     for (let round = 0; round < ROUNDS + 1; round++) {
-      const sample: Record<string, { ms: number; mem: number }> = {};
+      const sample: Record<string, { ms: number; cpu: number; mem: number }> = {};
       const a = await timed(() => assemblePdfs(parts));
-      sample.pageworks = { ms: a.ms, mem: a.mib };
+      sample.pageworks = { ms: a.ms, cpu: a.cpu, mem: a.mib };
       const q = timedQpdf(['--empty', '--pages', file('report.pdf'), file('invoice.pdf'), '--', file('qpdf.pdf')]);
-      sample.qpdf = { ms: q.ms, mem: q.kib / 1024 };
+      sample.qpdf = { ms: q.ms, cpu: q.cpu, mem: q.kib / 1024 };
       const l = await timed(async () => {
         const out = await PDFDocument.create({ updateMetadata: false });
         for (const bytes of [report, invoice]) {
@@ -110,9 +121,9 @@ export async function runAssembleBench(): Promise<void> {
         }
         fs.writeFileSync(file('pdf-lib.pdf'), await out.save());
       });
-      sample.pdfLib = { ms: l.ms, mem: l.mib };
+      sample.pdfLib = { ms: l.ms, cpu: l.cpu, mem: l.mib };
       const p = await timed(() => protectPdf(ours.pdf, { userPassword: 'u', ownerPassword: 'o', allow: ['print'] }));
-      sample.protect = { ms: p.ms, mem: p.mib };
+      sample.protect = { ms: p.ms, cpu: p.cpu, mem: p.mib };
       const qe = timedQpdf([
         '--stream-data=preserve',
         '--encrypt',
@@ -124,7 +135,7 @@ export async function runAssembleBench(): Promise<void> {
         file('ours.pdf'),
         file('qpdf-protected.pdf'),
       ]);
-      sample.protectQpdf = { ms: qe.ms, mem: qe.kib / 1024 };
+      sample.protectQpdf = { ms: qe.ms, cpu: qe.cpu, mem: qe.kib / 1024 };
       const e = await timed(async () => {
         const doc = await PDFDocument.load(ours.pdf, { updateMetadata: false });
         // pdf-lib refuses to encrypt a file whose XMP claims PDF/A; Pageworks takes the claim out first too.
@@ -132,17 +143,18 @@ export async function runAssembleBench(): Promise<void> {
         doc.encrypt({ userPassword: 'u', ownerPassword: 'o', permissions: { printing: 'highResolution' } });
         fs.writeFileSync(file('pdf-lib-protected.pdf'), await doc.save());
       });
-      sample.protectPdfLib = { ms: e.ms, mem: e.mib };
+      sample.protectPdfLib = { ms: e.ms, cpu: e.cpu, mem: e.mib };
       if (round === 0) continue; // warm-up
       for (const [key, s] of Object.entries(sample)) {
         runs[key].push(s.ms);
+        cpu[key].push(s.cpu);
         memory[key].push(s.mem);
       }
     }
     fs.writeFileSync(file('ours-protected.pdf'), await protectPdf(ours.pdf, { userPassword: 'u', ownerPassword: 'o' }));
     const line = (label: string, key: string, what: string): void => {
       process.stdout.write(
-        `${label.padEnd(44)} median ${fmt(median(runs[key]), 1, 8)} ms  memory ${fmt(median(memory[key]), 1, 6)} MiB  ${what}\n`,
+        `${label.padEnd(44)} median ${fmt(median(runs[key]), 1, 8)} ms  cpu ${fmt(median(cpu[key]), 1, 7)} ms  memory ${fmt(median(memory[key]), 1, 6)} MiB  ${what}\n`,
       );
     };
     process.stdout.write(`${ROUNDS} rounds; report ${report.length} bytes, ${ours.pages} pages assembled\n`);
