@@ -49,16 +49,17 @@ export async function runAssembly(
     const merged = await deps.steps.assemble(parts, { load: partPdf, signal: opts.signal });
     let pdf = merged.pdf;
     let claims = merged.claims;
+    let fileKey: Buffer | undefined;
     const warnings: ReportEntry[] = [...parts.flatMap(labelled), ...merged.warnings];
     if (request.protect) {
       const dropped = deps.steps.protectionClaims(claims);
       claims = dropped.claims;
       warnings.push(...dropped.warnings);
-      pdf = await deps.steps.protect(pdf, {
+      ({ pdf, fileKey } = await deps.steps.protect(pdf, {
         userPassword: request.protect.user_password,
         ownerPassword: request.protect.owner_password,
         allow: request.protect.allow ?? [],
-      });
+      }));
     }
     if (request.sign && signer) {
       pdf = await deps.steps.sign(pdf, {
@@ -67,6 +68,7 @@ export async function runAssembly(
         location: request.sign.location,
         contact: request.sign.contact,
         password: request.protect?.user_password ?? request.protect?.owner_password,
+        ...(fileKey ? { fileKey } : {}),
       });
     }
     // One part whose pages could not be read before the merge has the pages the others leave.

@@ -8,7 +8,7 @@ import {
   assemblePdfs,
   PdfPasswordError,
   protectionClaims,
-  protectPdf,
+  protectPdfWithKey,
   SignInputError,
   signPdf,
   type Timestamper,
@@ -44,7 +44,7 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
       return { claims: kept.claims, warnings: kept.issues.map((issue) => ({ kind: 'conformance', ...issue })) };
     },
     async protect(pdf, protect) {
-      return Buffer.from(await protectPdf(pdf, protect));
+      return protectPdfWithKey(pdf, protect);
     },
     async sign(pdf, sign) {
       try {

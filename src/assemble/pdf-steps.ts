@@ -36,11 +36,14 @@ export interface PdfSteps {
   ): Promise<MergedPdf>;
   /** The claims a protected PDF keeps (PDF/A and Factur-X forbid encryption), and a warning for each it loses. */
   protectionClaims(claims: readonly Claim[]): { claims: Claim[]; warnings: ReportEntry[] };
-  /** AES-256 (revision 6). */
-  protect(pdf: Buffer, opts: { userPassword?: string; ownerPassword: string; allow: Permission[] }): Promise<Buffer>;
-  /** A PAdES signature in an incremental update; `password` opens a protected PDF. */
+  /** AES-256 (revision 6); the file key comes back for the signature that may follow. */
+  protect(
+    pdf: Buffer,
+    opts: { userPassword?: string; ownerPassword: string; allow: Permission[] },
+  ): Promise<{ pdf: Buffer; fileKey?: Buffer }>;
+  /** A PAdES signature in an incremental update; `fileKey` (from protect) or `password` opens a protected PDF. */
   sign(
     pdf: Buffer,
-    opts: { signer: Signer; reason?: string; location?: string; contact?: string; password?: string },
+    opts: { signer: Signer; reason?: string; location?: string; contact?: string; password?: string; fileKey?: Buffer },
   ): Promise<Buffer>;
 }

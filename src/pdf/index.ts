@@ -9,7 +9,14 @@ export { AssembleInputError, type PartProblem } from './assemble/read-part.js';
 export { type DestinationPages, readDestinationPages } from './pdf-destinations.js';
 export { type PdfProperties, pdfDate, pdfTextString, withPdfProperties } from './pdf-info.js';
 export { countPdfPages } from './pdf-pages.js';
-export { PERMISSIONS, type Permission, type ProtectOptions, protectionClaims, protectPdf } from './protect/protect-pdf.js';
+export {
+  PERMISSIONS,
+  type Permission,
+  type ProtectOptions,
+  protectionClaims,
+  protectPdf,
+  protectPdfWithKey,
+} from './protect/protect-pdf.js';
 export { QpdfMissing, qpdfAvailable } from './qpdf.js';
 export type { Signer, Timestamper } from './sign/cms.js';
 export { PdfPasswordError } from './sign/pdf-crypt.js';

@@ -1,6 +1,6 @@
 /**
  * Debian's qpdf, run as a child process on temporary files: the product needs it (set-up, the image and CI
- * install it) to read PDFs laid out otherwise than Chromium writes them and to encrypt.
+ * install it) to read PDFs laid out otherwise than Chromium writes them.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';

@@ -17,6 +17,7 @@ import {
   raw,
   stringBytes,
 } from '../profiles/pdf-objects.js';
+import { copyObjectText, type TextRules } from './copy-text.js';
 import type { PdfWriter } from './pdf-writer.js';
 import { type AssembleInputError, damaged } from './read-part.js';
 import { hexString, nameKey } from './trees.js';
@@ -38,13 +39,27 @@ export class PartCopier {
   private readonly map = new Map<number, PdfRef>();
   private readonly overrides = new Map<number, PdfDict>();
   private readonly queue: number[] = [];
+  private readonly textRules: TextRules;
 
   constructor(
     readonly file: PdfFile,
     private readonly out: PdfWriter,
     private readonly label: string,
     readonly rules: CopyRules,
-  ) {}
+  ) {
+    this.textRules = {
+      ref: (num, gen) => {
+        const ref = this.ref(new PdfRef(num, gen));
+        return ref instanceof PdfRef ? `${ref.num} 0 R` : 'null';
+      },
+      structParentOffset: rules.structParentOffset,
+      renameId: (token) => {
+        if (rules.ids.size === 0) return undefined;
+        const renamed = rules.ids.get(stringBytes(token).toString('latin1'));
+        return renamed === undefined ? undefined : hexString(renamed).text;
+      },
+    };
+  }
 
   /** Makes references to `num` point at `ref` without copying `num` (a part's catalog, page tree nodes, roots). */
   redirect(num: number, ref: PdfRef): void {
@@ -92,6 +107,7 @@ export class PartCopier {
   /** Copies every queued object (and what they reach) into the writer. */
   drain(): void {
     for (let num = this.queue.pop(); num !== undefined; num = this.queue.pop()) {
+      if (!this.overrides.has(num) && this.copyText(num)) continue;
       const object = this.file.get(num);
       if (!object) throw this.damaged(`object ${num} is not where its cross-reference table says`);
       const value = this.value(this.overrides.get(num) ?? object.value);
@@ -105,6 +121,18 @@ export class PartCopier {
       if (!/^\s*endstream/.test(after)) throw this.damaged(`stream ${num} does not end where its /Length says`);
       this.out.set(ref, value, this.file.bytes.subarray(start, start + length));
     }
+  }
+
+  /** Copies object `num` by its text (copy-text.ts), when it is not one that needs parsing. */
+  private copyText(num: number): boolean {
+    const at = this.file.offset(num);
+    if (at === undefined) return false;
+    const head = /^(\d+)\s+\d+\s+obj/.exec(this.file.text.slice(at, at + 40));
+    if (!head || Number(head[1]) !== num) return false;
+    const body = copyObjectText(this.file.text, at + head[0].length, this.textRules);
+    if (body === undefined) return false;
+    this.out.setText(this.map.get(num) as PdfRef, body);
+    return true;
   }
 
   private shiftKey(dict: PdfDict, key: string): void {

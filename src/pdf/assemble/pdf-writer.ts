@@ -6,10 +6,8 @@
 import { createHash } from 'node:crypto';
 import { type PdfDict, PdfRef, type PdfValue, raw, serialize } from '../profiles/pdf-objects.js';
 
-interface Slot {
-  value: PdfValue;
-  data?: Buffer;
-}
+/** An object to write: a value (with stream data), or the text of a copied object's body. */
+type Slot = { value: PdfValue; data?: Buffer; text?: undefined } | { text: string };
 
 /** Objects of a new file, then its bytes. */
 export class PdfWriter {
@@ -26,6 +24,11 @@ export class PdfWriter {
     this.slots[ref.num] = { value, data };
   }
 
+  /** Sets an allocated object to a body already written (what sits between `obj` and `endobj`). */
+  setText(ref: PdfRef, text: string): void {
+    this.slots[ref.num] = { text };
+  }
+
   /** Allocates and sets in one step. */
   add(value: PdfValue, data?: Buffer): PdfRef {
     const ref = this.allocate();
@@ -35,20 +38,24 @@ export class PdfWriter {
 
   /** The file: header for `version`, every object (an allocated one never set is written as null), xref, trailer. */
   finish(version: string, trailer: PdfDict): Buffer {
-    const chunks: Buffer[] = [];
+    // Text stays text (one latin1 character per byte) until the one buffer the file is written into.
+    const chunks: Array<Buffer | string> = [];
     let offset = 0;
     const push = (chunk: Buffer | string): void => {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
-      chunks.push(buffer);
-      offset += buffer.length;
+      chunks.push(chunk);
+      offset += chunk.length;
     };
     push(`%PDF-${version}\n%\xe2\xe3\xcf\xd3\n`);
     const offsets: number[] = [0];
     const hash = createHash('md5');
     for (let num = 1; num < this.slots.length; num++) {
       offsets.push(offset);
-      const slot = this.slots[num] ?? { value: raw('null') };
-      if (slot.data) {
+      const slot: Slot = this.slots[num] ?? { value: raw('null') };
+      if (slot.text !== undefined) {
+        const text = `${num} 0 obj\n${slot.text.trim()}\nendobj\n`;
+        push(text);
+        if (num % 16 === 0) hash.update(text);
+      } else if (slot.data) {
         const value = new Map(slot.value as PdfDict);
         value.set('Length', raw(slot.data.length));
         push(`${num} 0 obj\n${serialize(value)}\nstream\n`);
@@ -70,6 +77,9 @@ export class PdfWriter {
     out.set('Size', raw(this.slots.length));
     out.set('ID', [raw(`<${id}>`), raw(`<${id}>`)]);
     push(`trailer\n${serialize(out)}\nstartxref\n${xref}\n%%EOF\n`);
-    return Buffer.concat(chunks);
+    const file = Buffer.allocUnsafe(offset);
+    let at = 0;
+    for (const chunk of chunks) at += typeof chunk === 'string' ? file.write(chunk, at, 'latin1') : chunk.copy(file, at);
+    return file;
   }
 }

@@ -83,6 +83,11 @@ export class PdfFile {
     return this.offsets.has(num);
   }
 
+  /** Where object `num`'s newest version starts (`N G obj`), or undefined when no section lists it. */
+  offset(num: number): number | undefined {
+    return this.offsets.get(num);
+  }
+
   /** Whether any section points at a cross-reference stream too (a hybrid file: some objects only it lists). */
   get hybrid(): boolean {
     return this.trailer.has('XRefStm');

@@ -1,23 +1,21 @@
 /**
- * Protects a PDF with AES-256 (ISO 32000-2 security handler revision 6, crypt filter AESV3) through qpdf:
- * a user password to open it (or none), an owner password, and what a reader may do without the owner
- * password. Extraction for accessibility (P bit 10) is always allowed: screen readers must read the text.
- * PDF/A forbids encryption (6.1.3 of parts 2 and 3), so a PDF/A claim (and Factur-X, which builds on it)
- * is taken out of the XMP before encrypting; `protectionClaims` tells the caller what remains claimed.
+ * Protects a PDF with AES-256 (ISO 32000-2 security handler revision 6, crypt filter AESV3): a user password
+ * to open it (or none), an owner password, and what a reader may do without the owner password. Extraction
+ * for accessibility (P bit 10) is always allowed: screen readers must read the text. PDF/A forbids
+ * encryption (6.1.3 of parts 2 and 3), so a PDF/A claim (and Factur-X, which builds on it) is taken out of
+ * the XMP while encrypting; `protectionClaims` tells the caller what remains claimed. The file is encrypted
+ * here, in one pass over its objects (write-encrypted.ts); qpdf only normalises a layout the reader cannot
+ * take (readPart).
  */
-
-import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { xmpClaims, xmpText, xmpWithClaims } from '../assemble/assembly-claims.js';
 import { readPart } from '../assemble/read-part.js';
-import { dict, name } from '../profiles/pdf-objects.js';
+import type { PdfFile } from '../profiles/pdf-file.js';
+import { dict, isDict, name, type PdfDict, PdfRef, raw } from '../profiles/pdf-objects.js';
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
-import { QpdfMissing } from '../qpdf.js';
+import { newSecurityHandler, type Permission, permissionBits } from './aes-256.js';
+import { type Replacement, writeEncrypted } from './write-encrypted.js';
 
-/** What a reader without the owner password may do. */
-export type Permission = 'print' | 'copy' | 'modify' | 'annotate' | 'fill-forms' | 'assemble';
+export type { Permission } from './aes-256.js';
 
 /** Every permission, in the order the docs list them. */
 export const PERMISSIONS: readonly Permission[] = ['print', 'copy', 'modify', 'annotate', 'fill-forms', 'assemble'];
@@ -28,20 +26,6 @@ export interface ProtectOptions {
   userPassword?: string;
   ownerPassword: string;
   allow?: readonly Permission[];
-}
-
-/** qpdf's --encrypt options for the granted permissions (accessibility always on). */
-function permissionArgs(allow: readonly Permission[]): string[] {
-  const yn = (p: Permission): string => (allow.includes(p) ? 'y' : 'n');
-  return [
-    `--print=${allow.includes('print') ? 'full' : 'none'}`,
-    `--extract=${yn('copy')}`,
-    `--modify-other=${yn('modify')}`,
-    `--annotate=${yn('annotate')}`,
-    `--form=${yn('fill-forms')}`,
-    `--assemble=${yn('assemble')}`,
-    '--accessibility=y',
-  ];
 }
 
 /** The claims a protected PDF keeps (no PDF/A, no Factur-X) and an issue for each it loses. */
@@ -58,54 +42,48 @@ export function protectionClaims(claims: readonly Claim[]): { claims: Claim[]; i
   };
 }
 
-/** The PDF with any PDF/A or Factur-X claim taken out of its XMP (unchanged when it has none). */
-async function withoutArchivalClaims(pdf: Uint8Array): Promise<Uint8Array> {
-  const file = await readPart(pdf, 'pdf');
+/**
+ * The catalog and XMP the protected file has: any PDF/A or Factur-X claim taken out of the XMP (the XMP left
+ * out when a claim cannot be removed with certainty), and, below PDF 2.0, the Adobe extension level 8 that
+ * brings AES-256 to PDF 1.7 (as qpdf declares it).
+ */
+function protectedCatalog(file: PdfFile): Map<number, Replacement | null> {
+  const replaced = new Map<number, Replacement | null>();
+  const catalog = file.catalog();
+  const value = new Map(catalog.value);
   const xmp = xmpText(file);
   const claims = xmpClaims(xmp);
   const kept = protectionClaims(claims).claims;
-  if (kept.length === claims.length) return pdf;
-  const edited = xmpWithClaims(xmp, kept);
-  const catalog = file.catalog();
-  const value = new Map(catalog.value);
-  if (edited) value.set('Metadata', file.add(dict({ Type: name('Metadata'), Subtype: name('XML') }), edited));
-  else value.delete('Metadata');
-  file.set(catalog.num, value);
-  return file.finish(new Map());
+  const metadata = value.get('Metadata');
+  if (kept.length !== claims.length && metadata instanceof PdfRef) {
+    const edited = xmpWithClaims(xmp, kept);
+    if (edited) replaced.set(metadata.num, { value: dict({ Type: name('Metadata'), Subtype: name('XML') }), data: edited });
+    else {
+      value.delete('Metadata');
+      replaced.set(metadata.num, null);
+    }
+  }
+  if (!file.text.startsWith('%PDF-2')) {
+    const extensions = file.dict(value.get('Extensions'));
+    const withAdbe: PdfDict = new Map(extensions ?? []);
+    if (!isDict(withAdbe.get('ADBE'))) withAdbe.set('ADBE', dict({ BaseVersion: name('1.7'), ExtensionLevel: raw(8) }));
+    value.set('Extensions', withAdbe);
+  }
+  replaced.set(catalog.num, { value });
+  return replaced;
 }
 
-/** The PDF encrypted with AES-256 (R6); throws RangeError for a password qpdf cannot take. */
+/** The PDF encrypted with AES-256 (R6); throws RangeError for a password that cannot be used. */
 export async function protectPdf(pdf: Uint8Array, opts: ProtectOptions): Promise<Uint8Array> {
+  return (await protectPdfWithKey(pdf, opts)).pdf;
+}
+
+/** protectPdf, with the file key, which lets a signature of the same request skip the password hashes. */
+export async function protectPdfWithKey(pdf: Uint8Array, opts: ProtectOptions): Promise<{ pdf: Buffer; fileKey: Buffer }> {
   const user = opts.userPassword ?? '';
   if (!opts.ownerPassword) throw new RangeError('an owner password is required');
   if (/[\r\n\0]/.test(user + opts.ownerPassword)) throw new RangeError('a password must not contain line breaks or NUL');
-  const input = await withoutArchivalClaims(pdf);
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pageworks-protect-'));
-  try {
-    const [inFile, outFile, argsFile] = ['in.pdf', 'out.pdf', 'args'].map((f) => path.join(dir, f));
-    await fs.writeFile(inFile, input);
-    // The passwords go through an argument file (mode 0600), never the command line other users can list.
-    const args = [
-      '--stream-data=preserve',
-      '--encrypt',
-      user,
-      opts.ownerPassword,
-      '256',
-      ...permissionArgs(opts.allow ?? []),
-      '--',
-      inFile,
-      outFile,
-    ];
-    await fs.writeFile(argsFile, `${args.join('\n')}\n`, { mode: 0o600 });
-    await new Promise<void>((resolve, reject) =>
-      execFile('qpdf', [`@${argsFile}`], (error, _o, stderr) => {
-        if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') reject(new QpdfMissing());
-        else if (error && error.code !== 3) reject(new Error(`qpdf could not encrypt the PDF: ${stderr.trim().slice(0, 300)}`));
-        else resolve();
-      }),
-    );
-    return await fs.readFile(outFile);
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+  const file = await readPart(pdf, 'pdf');
+  const handler = newSecurityHandler(user, opts.ownerPassword, permissionBits(opts.allow ?? []));
+  return { pdf: writeEncrypted(file, { replaced: protectedCatalog(file), ...handler }), fileKey: handler.key };
 }

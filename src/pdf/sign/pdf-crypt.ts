@@ -6,6 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { isDict, nameOf, type PdfDict, PdfRaw, type PdfValue, stringBytes } from '../profiles/pdf-objects.js';
+import { aesNoIv, hash2B as hash, passwordBytes } from '../protect/aes-256.js';
 import { SignInputError } from './pdf-reader.js';
 
 /** What a protected file's new objects are encrypted with. */
@@ -23,29 +24,6 @@ export class PdfPasswordError extends SignInputError {
   override name = 'PdfPasswordError';
 }
 
-/** Algorithm 2.B: the hash revision 6 iterates (revision 5 is one SHA-256). */
-function hash(password: Buffer, salt: Buffer, userKey: Buffer, revision: number): Buffer {
-  let k = crypto.createHash('sha256').update(password).update(salt).update(userKey).digest();
-  if (revision === 5) return k;
-  for (let round = 0; ; round++) {
-    const k1 = Buffer.concat([password, k, userKey]);
-    const repeated = Buffer.concat(Array(64).fill(k1));
-    const cipher = crypto.createCipheriv('aes-128-cbc', k.subarray(0, 16), k.subarray(16, 32)).setAutoPadding(false);
-    const e = Buffer.concat([cipher.update(repeated), cipher.final()]);
-    let mod = 0;
-    for (let i = 0; i < 16; i++) mod += e[i];
-    const algorithm = ['sha256', 'sha384', 'sha512'][mod % 3];
-    k = crypto.createHash(algorithm).update(e).digest();
-    if (round >= 63 && e[e.length - 1] <= round - 31) break;
-  }
-  return k.subarray(0, 32);
-}
-
-function aesDecryptNoIv(key: Buffer, data: Buffer): Buffer {
-  const decipher = crypto.createDecipheriv('aes-256-cbc', key, Buffer.alloc(16)).setAutoPadding(false);
-  return Buffer.concat([decipher.update(data), decipher.final()]);
-}
-
 function aesEncrypt(key: Buffer, data: Buffer): Buffer {
   const iv = crypto.randomBytes(16);
   const cipher = crypto.createCipheriv('aes-256-cbc', key, iv);
@@ -56,11 +34,6 @@ function aesDecrypt(key: Buffer, data: Buffer): Buffer {
   if (data.length < 32) return Buffer.alloc(0);
   const decipher = crypto.createDecipheriv('aes-256-cbc', key, data.subarray(0, 16));
   return Buffer.concat([decipher.update(data.subarray(16)), decipher.final()]);
-}
-
-/** The password's bytes: SASLprep'd UTF-8, at most 127 bytes (NFKC stands in for SASLprep here). */
-function passwordBytes(password: string): Buffer {
-  return Buffer.from(password.normalize('NFKC'), 'utf8').subarray(0, 127);
 }
 
 const bytesOf = (value: PdfValue | undefined): Buffer | undefined =>
@@ -74,10 +47,10 @@ export function fileKey(encrypt: PdfDict, password: string): Buffer | undefined 
   const pw = passwordBytes(password);
   const u48 = u.subarray(0, 48);
   if (hash(pw, o.subarray(32, 40), u48, revision).equals(o.subarray(0, 32))) {
-    return aesDecryptNoIv(hash(pw, o.subarray(40, 48), u48, revision), oe.subarray(0, 32));
+    return aesNoIv(hash(pw, o.subarray(40, 48), u48, revision), oe.subarray(0, 32), 'decrypt');
   }
   if (hash(pw, u.subarray(32, 40), Buffer.alloc(0), revision).equals(u.subarray(0, 32))) {
-    return aesDecryptNoIv(hash(pw, u.subarray(40, 48), Buffer.alloc(0), revision), ue.subarray(0, 32));
+    return aesNoIv(hash(pw, u.subarray(40, 48), Buffer.alloc(0), revision), ue.subarray(0, 32), 'decrypt');
   }
   return undefined;
 }
@@ -91,18 +64,28 @@ function method(encrypt: PdfDict, key: 'StmF' | 'StrF'): string {
   return (isDict(filter) && nameOf(filter.get('CFM'))) || 'None';
 }
 
+/** Whether `key` is the file key: /Perms decrypts with it to its fixed `adb` marker (Algorithm 13). */
+function opensPerms(encrypt: PdfDict, key: Buffer): boolean {
+  const perms = bytesOf(encrypt.get('Perms'));
+  if (!perms || perms.length < 16 || key.length !== 32) return false;
+  const ecb = crypto.createDecipheriv('aes-256-ecb', key, null).setAutoPadding(false);
+  return ecb.update(perms.subarray(0, 16)).toString('latin1', 9, 12) === 'adb';
+}
+
 /**
  * Opens the standard security handler of a protected file with `password` (owner or user; none tries
- * the empty user password). Refuses anything but AES-256 (V 5, R 5 or 6), naming what it found.
+ * the empty user password), or with the file key itself when the caller made the file (`knownKey`: the
+ * password hashes, most of a signature's cost on a protected file, are then skipped). Refuses anything
+ * but AES-256 (V 5, R 5 or 6), naming what it found.
  */
-export function openCrypt(encrypt: PdfDict, password: string | undefined): PdfCrypt {
+export function openCrypt(encrypt: PdfDict, password: string | undefined, knownKey?: Buffer): PdfCrypt {
   const filter = nameOf(encrypt.get('Filter'));
   const v = (encrypt.get('V') as PdfRaw | undefined)?.text;
   const r = (encrypt.get('R') as PdfRaw | undefined)?.text;
   if (filter !== 'Standard' || v !== '5' || (r !== '5' && r !== '6')) {
     throw new SignInputError(`cannot sign a PDF protected other than with AES-256 (found ${filter} V ${v} R ${r})`);
   }
-  const key = fileKey(encrypt, password ?? '');
+  const key = knownKey && opensPerms(encrypt, knownKey) ? knownKey : fileKey(encrypt, password ?? '');
   if (!key) {
     throw new PdfPasswordError(
       password === undefined ? 'the PDF is protected: give its password to sign it' : 'the password does not open the PDF',

@@ -20,6 +20,8 @@ export interface SignOptions {
   contact?: string;
   /** The owner or user password when the PDF is protected (none: the empty user password is tried). */
   password?: string;
+  /** The file key of a protected PDF the caller has just encrypted (protectPdfWithKey); checked, then used. */
+  fileKey?: Buffer;
   /** Adds an RFC 3161 timestamp on the signature (PAdES B-T). */
   timestamp?: Timestamper;
   /** The claimed signing time (/M); now by default. */
@@ -88,7 +90,7 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
   const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
   const reader = new PdfReader(bytes);
   const encryptDict = reader.dict(reader.trailer.get('Encrypt'));
-  const crypt = encryptDict ? openCrypt(encryptDict, opts.password) : undefined;
+  const crypt = encryptDict ? openCrypt(encryptDict, opts.password, opts.fileKey) : undefined;
   if (crypt) reader.decryptStream = crypt.decryptStream;
   const root = reader.trailer.get('Root');
   const catalog = reader.dict(root);

@@ -1,0 +1,161 @@
+/**
+ * The quick way to copy a part's object: its source text with each reference renumbered, the parent tree
+ * keys shifted and renamed structure IDs replaced, and nothing else touched or parsed. It serves every
+ * object but streams and the rare destination written as a name or a string, which the copier's parsed
+ * path handles (part-copier.ts `value`, whose rules this follows).
+ */
+
+/** What a copy changes besides references. */
+export interface TextRules {
+  /** The assembly's reference text for a part's `num gen R` (`null` for an object the part lacks). */
+  ref: (num: number, gen: number) => string;
+  /** Added to /StructParents and /StructParent. */
+  structParentOffset: number;
+  /** A structure ID's new string (a hex string), given the string token; undefined keeps it. */
+  renameId: (token: string) => string | undefined;
+}
+
+/** Per character code: 1 white space, 2 delimiter, 0 regular. */
+const CLASS = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
+for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
+
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+/** What the token after a key is done with. */
+enum Next {
+  Copy,
+  Shift,
+  Rename,
+  RenameEach,
+  /** A destination: kept when an array, else the object goes the parsed way. */
+  Dest,
+}
+
+const KEYS = new Map<string, Next>([
+  ['StructParents', Next.Shift],
+  ['StructParent', Next.Shift],
+  // An /ID string is a structure element's: no other dictionary of a printed PDF carries one.
+  ['ID', Next.Rename],
+  ['Headers', Next.RenameEach],
+  ['Dest', Next.Dest],
+  ['D', Next.Dest],
+]);
+
+/**
+ * The body of the object whose text starts at `from` (just after `N G obj`), up to its `endobj`, copied as
+ * `rules` say; undefined for a stream or a destination that is not an array.
+ */
+export function copyObjectText(text: string, from: number, rules: TextRules): string | undefined {
+  const pieces: string[] = [];
+  let copied = from;
+  let pos = from;
+  let next = Next.Copy;
+  /** Depth of the /Headers array being renamed, 0 outside one. */
+  let headers = 0;
+  let depth = 0;
+  const n = text.length;
+  const replace = (start: number, end: number, by: string): void => {
+    pieces.push(text.slice(copied, start), by);
+    copied = end;
+  };
+  while (pos < n) {
+    const c = text.charCodeAt(pos);
+    const kind = CLASS[c & 0xff];
+    if (kind === 1) {
+      pos++;
+      continue;
+    }
+    const key: Next = next;
+    next = Next.Copy;
+    if (key === Next.Dest && c !== 0x5b) return undefined;
+    if (c === 0x25) {
+      next = key;
+      while (pos < n && text[pos] !== '\n' && text[pos] !== '\r') pos++;
+    } else if (c === 0x28 || (c === 0x3c && text.charCodeAt(pos + 1) !== 0x3c)) {
+      const start = pos;
+      pos = c === 0x28 ? literalEnd(text, pos) : text.indexOf('>', pos) + 1;
+      if (pos <= 0) return undefined;
+      if (key === Next.Rename || (headers > 0 && depth === headers)) {
+        const renamed = rules.renameId(text.slice(start, pos));
+        if (renamed !== undefined) replace(start, pos, renamed);
+      }
+    } else if (c === 0x3c || c === 0x3e) {
+      pos += text.charCodeAt(pos + 1) === c ? 2 : 1;
+    } else if (c === 0x5b) {
+      depth++;
+      if (key === Next.RenameEach) headers = depth;
+      pos++;
+    } else if (c === 0x5d) {
+      if (headers === depth) headers = 0;
+      depth--;
+      pos++;
+    } else if (c === 0x2f) {
+      const start = ++pos;
+      while (pos < n && CLASS[text.charCodeAt(pos) & 0xff] === 0) pos++;
+      next = KEYS.get(text.slice(start, pos)) ?? Next.Copy;
+    } else if (kind === 2) {
+      pos++;
+    } else {
+      const start = pos;
+      while (pos < n && CLASS[text.charCodeAt(pos) & 0xff] === 0) pos++;
+      if (!isDigit(c)) {
+        if (pos - start === 6 && text.startsWith('endobj', start)) {
+          pieces.push(text.slice(copied, start));
+          return pieces.join('');
+        }
+        if (pos - start === 6 && text.startsWith('stream', start)) return undefined;
+        continue;
+      }
+      const end = referenceEnd(text, start, pos);
+      if (end > 0) {
+        replace(start, end, rules.ref(Number(text.slice(start, pos)), generation(text, pos)));
+        pos = end;
+      } else if (key === Next.Shift && rules.structParentOffset !== 0 && allDigits(text, start, pos)) {
+        replace(start, pos, String(Number(text.slice(start, pos)) + rules.structParentOffset));
+      }
+    }
+  }
+  return undefined;
+}
+
+function allDigits(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (!isDigit(text.charCodeAt(i))) return false;
+  return end > start;
+}
+
+/** After an integer at `start..pos`: where `gen R` ends when both follow, else 0. */
+function referenceEnd(text: string, start: number, pos: number): number {
+  if (!allDigits(text, start, pos)) return 0;
+  let i = pos;
+  if (CLASS[text.charCodeAt(i) & 0xff] !== 1) return 0;
+  while (CLASS[text.charCodeAt(i) & 0xff] === 1) i++;
+  const genStart = i;
+  while (isDigit(text.charCodeAt(i))) i++;
+  if (i === genStart || CLASS[text.charCodeAt(i) & 0xff] !== 1) return 0;
+  while (CLASS[text.charCodeAt(i) & 0xff] === 1) i++;
+  if (text[i] !== 'R') return 0;
+  // Past the end of the text charCodeAt is NaN, which the table reads as white space.
+  return CLASS[text.charCodeAt(i + 1) & 0xff] !== 0 ? i + 1 : 0;
+}
+
+/** The generation number after the object number ending at `pos` (referenceEnd has checked it is there). */
+function generation(text: string, pos: number): number {
+  let i = pos;
+  while (CLASS[text.charCodeAt(i) & 0xff] === 1) i++;
+  const start = i;
+  while (isDigit(text.charCodeAt(i))) i++;
+  return Number(text.slice(start, i));
+}
+
+/** Where a literal string starting at `pos` ends (after its closing parenthesis), or 0. */
+function literalEnd(text: string, pos: number): number {
+  let depth = 0;
+  for (let i = pos; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x28) depth++;
+    else if (c === 0x29 && --depth === 0) return i + 1;
+  }
+  return 0;
+}

@@ -1,0 +1,51 @@
+/**
+ * The assembler's quick copy of an object's text: references renumbered wherever they stand, nothing
+ * inside strings, names or comments taken for one, and the objects it must leave to the parsed copy.
+ */
+import { describe, expect, it } from 'vitest';
+import { copyObjectText } from '../../src/pdf/assemble/copy-text.js';
+
+const renumber = (num: number, gen: number): string => `${num + 100} ${gen} R`;
+const copy = (body: string, rules: { offset?: number; ids?: Record<string, string> } = {}): string | undefined =>
+  copyObjectText(`7 0 obj\n${body}\nendobj\n`, 'obj'.length + 4, {
+    ref: renumber,
+    structParentOffset: rules.offset ?? 0,
+    renameId: (token) => rules.ids?.[token],
+  });
+
+describe('copyObjectText', () => {
+  it('renumbers references in dictionaries and arrays, keeping everything else as written', () => {
+    expect(copy('<</Type /StructElem /S /P /P 12 0 R /K [3 0 R <</Type /MCR /Pg 4 0 R /MCID 0>>]>>')).toBe(
+      '\n<</Type /StructElem /S /P /P 112 0 R /K [103 0 R <</Type /MCR /Pg 104 0 R /MCID 0>>]>>\n',
+    );
+    expect(copy('[1 0 R 2 0 R]')).toBe('\n[101 0 R 102 0 R]\n');
+    expect(copy('<</A 5\n0\nR/B 6 1 R>>')).toBe('\n<</A 105 0 R/B 106 1 R>>\n');
+  });
+
+  it('takes nothing inside a string, a hex string, a name or a comment for a reference or the end', () => {
+    expect(copy('<</T (see 1 0 R \\) and (endobj) 2 0 R) /U <31 30 52> /N /R1 0 R>>')).toBe(
+      '\n<</T (see 1 0 R \\) and (endobj) 2 0 R) /U <31 30 52> /N /R1 0 R>>\n',
+    );
+    expect(copy('<</A 1 0 R % 2 0 R endobj (\n/B 3 0 R>>')).toBe('\n<</A 101 0 R % 2 0 R endobj (\n/B 103 0 R>>\n');
+    // Numbers that are not references stay: a real, a lone integer, `R` glued to more letters.
+    expect(copy('[1.5 0 R 2 3 4 0 RG]')).toBe('\n[1.5 0 R 2 3 4 0 RG]\n');
+  });
+
+  it('shifts parent tree keys and renames structure IDs, in an element and in a cell’s /Headers', () => {
+    const ids = { '(node1)': '<6e6f6465312d32>' };
+    expect(copy('<</S /TH /ID (node1) /K [0 1 0 R]>>', { ids })).toBe('\n<</S /TH /ID <6e6f6465312d32> /K [0 101 0 R]>>\n');
+    expect(copy('<</A [<</O /Table /Headers [(node1) (node2)]>>] /T (node1)>>', { ids })).toBe(
+      '\n<</A [<</O /Table /Headers [<6e6f6465312d32> (node2)]>>] /T (node1)>>\n',
+    );
+    expect(copy('<</Type /Page /StructParents 4 /Annots [<</StructParent 5>>]>>', { offset: 10 })).toBe(
+      '\n<</Type /Page /StructParents 14 /Annots [<</StructParent 15>>]>>\n',
+    );
+    expect(copy('<</Dest [3 0 R /Fit]>>')).toBe('\n<</Dest [103 0 R /Fit]>>\n');
+  });
+
+  it('leaves streams and destinations written as names or strings to the parsed copy', () => {
+    expect(copy('<</Length 3>>\nstream\nabc\nendstream')).toBeUndefined();
+    expect(copy('<</Dest /chapter-1>>')).toBeUndefined();
+    expect(copy('<</A <</S /GoTo /D (chapter-1)>>>>')).toBeUndefined();
+  });
+});
