@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { RenderError } from '../errors.js';
+import { ownValidator } from '../own-validator.js';
 import {
   incompleteError,
   PreferHeaders,
@@ -43,17 +44,7 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
         done(null, payload);
       },
       bodyLimit: MAX_ASSEMBLE_BODY_BYTES,
-      // As POST /v1/render: our own strict validator (Fastify's Ajv would coerce and drop unknown fields).
-      validatorCompiler:
-        ({ httpPart }) =>
-        (data: unknown) => {
-          if (httpPart !== 'body') return { value: data };
-          try {
-            return { value: validateAssembleRequest(data, deps.maxParts) };
-          } catch (error) {
-            return { error: error as Error };
-          }
-        },
+      validatorCompiler: ownValidator('body', (data) => validateAssembleRequest(data, deps.maxParts)),
       schema: {
         summary: 'Assemble rendered HTML and existing PDFs into one PDF, optionally protected and signed',
         description:

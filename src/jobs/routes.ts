@@ -13,6 +13,7 @@ import {
 } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
+import { ownValidator } from '../own-validator.js';
 import {
   CLAIMS_HEADER,
   ClaimsHeaderDoc,
@@ -158,24 +159,12 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
     reply.code(status).header('X-Render-ID', row.id).header('Cache-Control', 'no-store').send(toJobObject(row, publicUrl));
   // Our own validator for one part: Fastify's default Ajv would coerce types and silently drop unknown
   // fields. The other parts (headers, params) are only documented by their schemas and checked in the handler.
-  const own =
-    (part: 'body' | 'querystring', validate: (value: unknown) => unknown) =>
-    ({ httpPart }: { httpPart?: string }) =>
-    (value: unknown) => {
-      if (httpPart !== part) return { value };
-      try {
-        return { value: validate(value) };
-      } catch (error) {
-        return { error: error as Error };
-      }
-    };
-
   app.post(
     '/v1/jobs',
     {
       onRequest: app.authenticate,
       bodyLimit: MAX_BODY_BYTES + 8 * 1024,
-      validatorCompiler: own('body', validateJobRequest),
+      validatorCompiler: ownValidator('body', validateJobRequest),
       schema: {
         summary: 'Queue an HTML document for rendering to PDF, or parts for assembling into one',
         description:
@@ -245,7 +234,7 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
     '/v1/jobs',
     {
       onRequest: app.authenticateKey,
-      validatorCompiler: own('querystring', validateListQuery),
+      validatorCompiler: ownValidator('querystring', validateListQuery),
       schema: {
         summary: 'List jobs, newest first',
         tags: ['jobs'],

@@ -4,6 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RenderError } from '../errors.js';
+import { ownValidator } from '../own-validator.js';
 import type { ServiceApp } from '../service-app-type.js';
 import { recordRender } from './log/render-record.js';
 import type { BrowserPool } from './pool/browser-pool.js';
@@ -48,18 +49,8 @@ export function registerRenderRoutes(
         done(null, payload);
       },
       bodyLimit: MAX_BODY_BYTES,
-      // Our own strict validator: Fastify's default Ajv would coerce types and silently drop unknown fields.
-      validatorCompiler:
-        ({ httpPart }) =>
-        (data: unknown) => {
-          // The Prefer header is documented, not validated: a preference a server does not know is ignored (RFC 7240).
-          if (httpPart !== 'body') return { value: data };
-          try {
-            return { value: validateRenderRequest(data) };
-          } catch (error) {
-            return { error: error as Error };
-          }
-        },
+      // The Prefer header is documented, not validated: a preference a server does not know is ignored (RFC 7240).
+      validatorCompiler: ownValidator('body', validateRenderRequest),
       schema: {
         summary: 'Render an HTML document to PDF',
         description:
