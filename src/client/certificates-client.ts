@@ -1,6 +1,5 @@
-/** The signing certificates client: upload a PKCS#12 file, list and delete the account's certificates. */
-import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
-import { type CallOptions, type ClientOptions, endpoint, exchange, jsonOf } from './transport.js';
+import { renderServiceExchange } from './render-exchange.js';
+import { type CallOptions, type ClientOptions, jsonOf } from './transport.js';
 
 /** A signing certificate as the API shows it (never its private key). */
 export interface Certificate {
@@ -60,24 +59,7 @@ export class CertificatesClient {
   }
 
   private exchange(method: string, path: string, call: CallOptions, init: RequestInit) {
-    return exchange({
-      url: endpoint(this.options.baseUrl, path),
-      init: {
-        ...init,
-        method,
-        headers: {
-          accept: 'application/json',
-          ...(init.headers as Record<string, string>),
-          authorization: `Bearer ${this.options.apiKey}`,
-        },
-      },
-      timeoutMs: call.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      signal: call.signal,
-      options: this.options,
-      idHeader: 'x-render-id',
-      serviceError: renderApiErrorOf,
-      clientError: (code: ClientErrorCode, message: string, cause?: unknown) =>
-        new RenderApiError(code, message, undefined, undefined, undefined, { cause }),
-    });
+    const headers = { accept: 'application/json', ...(init.headers as Record<string, string>) };
+    return renderServiceExchange(this.options, path, { ...init, method, headers }, call, DEFAULT_TIMEOUT_MS);
   }
 }

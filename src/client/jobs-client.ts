@@ -1,9 +1,10 @@
 /** The render jobs client: submit, look up, wait for, list and cancel jobs, and download their PDFs. */
-import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
+import { RenderApiError } from './errors.js';
 import type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
 import { pdfStreamOf, type RenderStream } from './render-client.js';
+import { renderServiceExchange } from './render-exchange.js';
 import { sleep } from './retry.js';
-import { type CallOptions, type ClientOptions, endpoint, exchange, jsonOf } from './transport.js';
+import { type CallOptions, type ClientOptions, jsonOf } from './transport.js';
 
 /** Options of submit. */
 export interface SubmitOptions extends CallOptions {
@@ -99,24 +100,7 @@ export class JobsClient {
   }
 
   private exchange(method: string, path: string, call: CallOptions, init: RequestInit) {
-    return exchange({
-      url: endpoint(this.options.baseUrl, path),
-      init: {
-        ...init,
-        method,
-        headers: {
-          accept: 'application/json',
-          ...(init.headers as Record<string, string>),
-          authorization: `Bearer ${this.options.apiKey}`,
-        },
-      },
-      timeoutMs: call.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      signal: call.signal,
-      options: this.options,
-      idHeader: 'x-render-id',
-      serviceError: renderApiErrorOf,
-      clientError: (code: ClientErrorCode, message: string, cause?: unknown) =>
-        new RenderApiError(code, message, undefined, undefined, undefined, { cause }),
-    });
+    const headers = { accept: 'application/json', ...(init.headers as Record<string, string>) };
+    return renderServiceExchange(this.options, path, { ...init, method, headers }, call, DEFAULT_TIMEOUT_MS);
   }
 }

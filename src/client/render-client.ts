@@ -4,9 +4,10 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from '@sinclair/typebox';
 import type { AssembleRequestSchema } from '../assemble/schema.js';
 import type { RenderOptionsSchema, RenderRequestSchema } from '../render/index.js';
-import { type ClientErrorCode, RenderApiError, renderApiErrorOf } from './errors.js';
+import { RenderApiError } from './errors.js';
+import { renderServiceExchange } from './render-exchange.js';
 import type { RenderReport } from './render-report.js';
-import { type Answer, type CallOptions, type ClientOptions, endpoint, exchange, jsonOf } from './transport.js';
+import { type Answer, type CallOptions, type ClientOptions, jsonOf } from './transport.js';
 
 /** The rendering options, as the service's schema defines them (format, landscape, margin, …). */
 export type RenderOptions = Static<typeof RenderOptionsSchema>;
@@ -145,16 +146,6 @@ export class RenderClient {
   }
 
   private call(path: string, init: RequestInit, call: CallOptions) {
-    return exchange({
-      url: endpoint(this.options.baseUrl, path),
-      init: { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.options.apiKey}` } },
-      timeoutMs: call.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      signal: call.signal,
-      options: this.options,
-      idHeader: 'x-render-id',
-      serviceError: renderApiErrorOf,
-      clientError: (code: ClientErrorCode, message: string, cause?: unknown) =>
-        new RenderApiError(code, message, undefined, undefined, undefined, { cause }),
-    });
+    return renderServiceExchange(this.options, path, init, call, DEFAULT_TIMEOUT_MS);
   }
 }
