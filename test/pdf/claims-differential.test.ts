@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { awkwardDocument } from './claims/awkward-documents.js';
+import { ALL_CONSTRUCTS, awkwardDocument, TITLE_KINDS } from './claims/awkward-documents.js';
 import { type ClaimsDocument, DECLARATIONS, fixtureDocuments, runClaims } from './claims/claims-runner.js';
 import { type ClaimsService, startClaimsService } from './claims/claims-service.js';
 import { VERAPDF, VERAPDF_SKIPPED } from './verapdf.js';
@@ -55,7 +55,11 @@ describe('a claim is a promise, on generated awkward documents', () => {
     );
     expect(summary.failedRenders).toEqual([]);
     expect(summary.falseClaims).toEqual([]);
-    // Not vacuous: every profile is claimed, and checked, on a good share of the documents. PDF/UA-1 less often:
+    // Not vacuous: every construct and every kind of title is in some document of the seed,
+    const used = new Set(documents.flatMap((doc) => doc.constructs));
+    for (const construct of [...ALL_CONSTRUCTS, ...TITLE_KINDS.map((kind) => `title:${kind}`)])
+      if (!NOT_YET.includes(construct)) expect(used.has(construct), construct).toBe(true);
+    // and every profile is claimed, and checked, on a good share of the documents. PDF/UA-1 less often:
     // most awkward documents hold something it cannot have (no alt, a bad lang), and then it is rightly withheld.
     for (const profile of ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/UA-1']) {
       expect(summary.claims[profile] ?? 0, profile).toBeGreaterThanOrEqual(profile === 'PDF/UA-1' ? 5 : DOCUMENTS / 4);
