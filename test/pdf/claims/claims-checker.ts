@@ -1,8 +1,8 @@
 /**
- * veraPDF for the claims runner, fed while the renders go on: claimed PDFs queue by flavour, a queue of
- * `batch` files goes to its own JVM (one JVM per flavour per batch, at most `jvms` at once), and `drain`
- * sends what is left, all flavours at once. A JVM costs about 2 s of CPU to start and then ~50 ms a file, so
- * batches are large, and the JVMs overlap the renders instead of following them.
+ * veraPDF for the claims runner, fed while the renders go on: claimed PDFs queue by flavour, and a queue
+ * goes to its own JVM when it is full (`batch`) or when a JVM is free and it holds `minBatch` files; `drain`
+ * sends what is left, several JVMs at once. A JVM costs about 2 s of CPU to start and then ~50 ms a file:
+ * batches are large, and the JVMs keep pace with the renders so that little is left when the last one ends.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +13,8 @@ export interface CheckerOptions {
   /** Where the batches' folders are made (the caller removes it). */
   dir: string;
   batch: number;
+  /** Files a queue needs before a free JVM takes it while renders still come (fewer wait for more). */
+  minBatch: number;
   /** JVMs at once while renders still come (they share the cores with Chromium). */
   jvmsWhileRendering: number;
   /** JVMs at once once every render is in: the cores are theirs. */
@@ -80,10 +82,15 @@ export class ClaimsChecker {
     this.waiting.push({ flavour, ...batch });
   }
 
-  /** Starts waiting batches while there is room for another JVM. */
+  /** Starts waiting batches while there is room for another JVM; a free JVM takes the largest queue worth one. */
   private start(): void {
     const limit = this.ending ? this.opts.jvmsAtEnd : this.opts.jvmsWhileRendering;
-    while (this.running.size < limit && this.waiting.length > 0) {
+    while (this.running.size < limit) {
+      if (this.waiting.length === 0) {
+        const [largest] = [...this.open.entries()].sort((x, y) => y[1].keys.length - x[1].keys.length);
+        if (!largest || largest[1].keys.length < this.opts.minBatch) return;
+        this.send(largest[0]);
+      }
       const { flavour, folder, keys } = this.waiting.shift() as Batch;
       const started = performance.now();
       this.figures.jvms += 1;

@@ -127,6 +127,7 @@ export async function runClaims(documents: Iterable<ClaimsDocument>, opts: Claim
   const checker = new ClaimsChecker({
     dir,
     batch: opts.batchSize,
+    minBatch: Math.ceil(opts.batchSize / 4),
     // While renders come, one JVM leaves Chromium most of a 2-core machine; at the end every core is veraPDF's.
     jvmsWhileRendering: 1,
     jvmsAtEnd: os.availableParallelism(),
