@@ -1,8 +1,8 @@
 /**
  * The claims differential run (`npm run bench -- claims-fuzz`, opt-in): CLAIMS_FUZZ_N awkward documents
  * (default 3000) from seed CLAIMS_FUZZ_SEED (default: the clock), each rendered with every declaration,
- * every claim checked by veraPDF (VERAPDF) in batches of CLAIMS_FUZZ_BATCH documents, one JVM per flavour
- * per batch. Prints documents, claims per profile, and every false claim with its rules; the documents of
+ * every claim checked by veraPDF (VERAPDF) while the renders go on, one JVM per CLAIMS_FUZZ_BATCH PDFs of a
+ * flavour. Prints documents, claims per profile, and every false claim with its rules; the documents of
  * false claims are written to CLAIMS_FUZZ_OUT (default a temp folder) to become fixtures.
  */
 import fs from 'node:fs';
@@ -36,7 +36,10 @@ export async function runClaimsFuzzBench(): Promise<void> {
       check: Boolean(VERAPDF),
       log: (line) => process.stdout.write(`  ${line}\n`),
     });
-    process.stdout.write(`documents ${summary.documents}, renders ${summary.renders}, ${(summary.ms / 1000).toFixed(0)} s\n`);
+    process.stdout.write(
+      `documents ${summary.documents}, renders ${summary.renders}, ${(summary.ms / 1000).toFixed(0)} s ` +
+        `(renders done at ${(summary.renderMs / 1000).toFixed(0)} s; ${summary.jvms} veraPDF JVMs, ${(summary.jvmMs / 1000).toFixed(0)} s summed)\n`,
+    );
     for (const profile of Object.keys(summary.claims).sort())
       process.stdout.write(
         `  ${profile.padEnd(10)} claimed ${String(summary.claims[profile]).padStart(6)}  checked ${String(summary.checked[profile] ?? 0).padStart(6)}\n`,

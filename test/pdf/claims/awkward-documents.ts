@@ -225,7 +225,8 @@ const TITLES: Array<(d: Dice) => string | undefined> = [
   (d) => `${text(d, 2)} \u202e RTL override`,
   (d) => `${text(d, 2)} \uFFFE\uFFFF nonchar`,
 ];
-const TITLE_KINDS = ['plain', 'missing', 'empty', 'long', 'control', 'markup', 'bidi', 'nonchar'];
+/** The kinds of `<title>` a document may have (a construct named `title:<kind>`). */
+export const TITLE_KINDS = ['plain', 'missing', 'empty', 'long', 'control', 'markup', 'bidi', 'nonchar'];
 
 /**
  * What a run leaves out: construct names (`irregular-table`), title kinds (`title:nonchar`) and `bad-lang`

@@ -1,14 +1,14 @@
 /**
  * The claims differential runner, behind the suite's fixed-seed test and `npm run bench -- claims-fuzz`:
  * renders each document with every declaration through POST /v1/render, reads what each PDF claims from
- * its XMP (`pdfaid`, `pdfuaid`), and checks every claim with veraPDF, one JVM per flavour per batch. A
- * false claim is a profile the PDF claims and veraPDF fails; it is returned with its rules, and its
- * document is written out so that it can become a fixture.
+ * its XMP (`pdfaid`, `pdfuaid`), and checks every claim with veraPDF (claims-checker.ts: one JVM per
+ * flavour per batch, alongside the renders). A false claim is a profile the PDF claims and veraPDF fails;
+ * it is returned with its rules, and its document is written out so that it can become a fixture.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { verapdfFolder } from '../verapdf.js';
+import { ClaimsChecker } from './claims-checker.js';
 
 /** Every declaration the runner renders a document with. */
 export const DECLARATIONS = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/UA-1', 'PDF/A-3b, PDF/UA-1'] as const;
@@ -59,13 +59,19 @@ export interface ClaimsSummary {
   falseClaims: FalseClaim[];
   /** Renders that did not answer 200 (a document name, its declaration, the status and the start of the body). */
   failedRenders: Array<{ document: string; declaration: string; status: number; body: string }>;
+  /** Wall time of the whole run, and until the last render answered (veraPDF runs alongside, then finishes). */
   ms: number;
+  renderMs: number;
+  /** veraPDF JVMs started, and their wall times summed (they overlap the renders and each other). */
+  jvms: number;
+  jvmMs: number;
 }
 
-/** How to run: the render call, how many renders at once, documents per veraPDF batch, and where to write failing documents. */
+/** How to run: the render call, how many renders at once, claimed PDFs per veraPDF JVM, and where to write failing documents. */
 export interface ClaimsRunOptions {
   render(html: string): Promise<RenderAnswer>;
   concurrency: number;
+  /** PDFs of one flavour a veraPDF JVM validates at most (a JVM takes ~2 s to start). */
   batchSize: number;
   outDir?: string;
   /** Without veraPDF the claims are counted but not checked. */
@@ -91,47 +97,59 @@ function slug(declaration: string): string {
   return declaration.replace(/[^A-Za-z0-9]+/g, '').toLowerCase();
 }
 
-/** Runs `work` over `items`, `limit` at a time. */
-async function pooled<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, limit) }, lane));
+/** Every document with every declaration, taken from `documents` only as the renders need them. */
+function* renderJobs(documents: Iterable<ClaimsDocument>): Generator<{ doc: ClaimsDocument; declaration: string }> {
+  for (const doc of documents) for (const declaration of DECLARATIONS) yield { doc, declaration };
 }
 
-/** Renders `documents` with every declaration and checks every claim; documents come lazily, a batch at a time. */
+/**
+ * Renders `documents` with every declaration and checks every claim. Documents are taken lazily; each
+ * claimed PDF goes to veraPDF's queue for its flavour as it comes, so validation overlaps rendering.
+ */
 export async function runClaims(documents: Iterable<ClaimsDocument>, opts: ClaimsRunOptions): Promise<ClaimsSummary> {
   const started = performance.now();
-  const summary: ClaimsSummary = { documents: 0, renders: 0, claims: {}, checked: {}, falseClaims: [], failedRenders: [], ms: 0 };
-  let batch: ClaimsDocument[] = [];
-  const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    await runBatch(batch, opts, summary);
-    batch = [];
-    opts.log?.(
-      `${summary.documents} documents, ${summary.renders} renders, claims ${JSON.stringify(summary.claims)}, ` +
-        `${summary.falseClaims.length} false, ${summary.failedRenders.length} renders failed, ${((performance.now() - started) / 1000).toFixed(0)} s`,
-    );
+  const seconds = (): string => ((performance.now() - started) / 1000).toFixed(0);
+  const summary: ClaimsSummary = {
+    documents: 0,
+    renders: 0,
+    claims: {},
+    checked: {},
+    falseClaims: [],
+    failedRenders: [],
+    ms: 0,
+    renderMs: 0,
+    jvms: 0,
+    jvmMs: 0,
   };
-  for (const doc of documents) {
-    batch.push(doc);
-    if (batch.length >= opts.batchSize) await flush();
-  }
-  await flush();
-  summary.ms = performance.now() - started;
-  return summary;
-}
-
-async function runBatch(docs: ClaimsDocument[], opts: ClaimsRunOptions, summary: ClaimsSummary): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-claims-'));
-  /** Who each PDF file is, by flavour and file name. */
+  /** Who each queued PDF is, by flavour and file name. */
   const made = new Map<string, { doc: ClaimsDocument; declaration: string; profile: string }>();
-  try {
-    const jobs = docs.flatMap((doc) => DECLARATIONS.map((declaration) => ({ doc, declaration })));
-    await pooled(jobs, opts.concurrency, async ({ doc, declaration }) => {
+  const checker = new ClaimsChecker({
+    dir,
+    batch: opts.batchSize,
+    minBatch: Math.ceil(opts.batchSize / 4),
+    // While renders come, one JVM leaves Chromium most of a 2-core machine; at the end every core is veraPDF's.
+    jvmsWhileRendering: 1,
+    jvmsAtEnd: os.availableParallelism(),
+    onResult(flavour, name, rules) {
+      const who = made.get(`${flavour}/${name}`) as { doc: ClaimsDocument; declaration: string; profile: string };
+      made.delete(`${flavour}/${name}`);
+      summary.checked[who.profile] = (summary.checked[who.profile] ?? 0) + 1;
+      if (rules.length > 0) fail(summary, opts, { ...who, rules: [...new Set(rules)] });
+    },
+  });
+  const jobs = renderJobs(documents);
+  let rendered = 0;
+  const lane = async (): Promise<void> => {
+    for (let job = jobs.next(); !job.done; job = jobs.next()) {
+      const { doc, declaration } = job.value;
       const answer = await opts.render(doc.html(declaration));
       summary.renders += 1;
+      if (++rendered % (100 * DECLARATIONS.length) === 0)
+        opts.log?.(
+          `${rendered / DECLARATIONS.length} documents rendered, claims ${JSON.stringify(summary.claims)}, ` +
+            `${summary.falseClaims.length} false, ${summary.failedRenders.length} renders failed, ${seconds()} s`,
+        );
       if (answer.status !== 200) {
         summary.failedRenders.push({
           document: doc.name,
@@ -139,7 +157,7 @@ async function runBatch(docs: ClaimsDocument[], opts: ClaimsRunOptions, summary:
           status: answer.status,
           body: answer.body.toString('utf8', 0, 300),
         });
-        return;
+        continue;
       }
       const declared = declaration.split(', ');
       for (const profile of claimsOf(answer.body)) {
@@ -148,27 +166,28 @@ async function runBatch(docs: ClaimsDocument[], opts: ClaimsRunOptions, summary:
           fail(summary, opts, { doc, declaration, profile, rules: ['undeclared'] });
           continue;
         }
+        if (!opts.check) continue;
         const flavour = FLAVOUR[profile] as string;
-        fs.mkdirSync(path.join(dir, flavour), { recursive: true });
         const name = `${doc.name}--${slug(declaration)}`;
-        fs.writeFileSync(path.join(dir, flavour, `${name}.pdf`), answer.body);
         made.set(`${flavour}/${name}`, { doc, declaration, profile });
-      }
-    });
-    summary.documents += docs.length;
-    if (!opts.check) return;
-    for (const flavour of fs.readdirSync(dir).sort()) {
-      const results = verapdfFolder(path.join(dir, flavour), flavour);
-      for (const [name, rules] of Object.entries(results)) {
-        const who = made.get(`${flavour}/${name}`);
-        if (!who) continue;
-        summary.checked[who.profile] = (summary.checked[who.profile] ?? 0) + 1;
-        if (rules.length > 0) fail(summary, opts, { ...who, rules: [...new Set(rules)] });
+        checker.add(flavour, name, answer.body);
       }
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, lane));
+    summary.documents = rendered / DECLARATIONS.length;
+    summary.renderMs = performance.now() - started;
+    if (opts.check) Object.assign(summary, await checker.drain());
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  summary.ms = performance.now() - started;
+  opts.log?.(
+    `${summary.documents} documents, ${summary.renders} renders, claims ${JSON.stringify(summary.claims)}, ${summary.falseClaims.length} false, ` +
+      `${summary.failedRenders.length} renders failed, ${seconds()} s (renders ${(summary.renderMs / 1000).toFixed(0)} s, ${summary.jvms} veraPDF JVMs)`,
+  );
+  return summary;
 }
 
 function fail(
