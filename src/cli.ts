@@ -9,7 +9,6 @@ import { CLI_COMMANDS, cliCommand, parseArgsOptions, synopsis, unknownOptionMess
 import { reportCliError, UsageError } from './cli-errors.js';
 import { type ApiService, type Config, loadConfig, parseServices } from './config.js';
 import { deleteJobsWithAccount } from './jobs/account-deletion.js';
-import { openResultStore } from './jobs/results/open-result-store.js';
 import { rotationDetail, WebhookSecrets } from './jobs/webhook-secrets.js';
 import { windowUnit } from './ratelimit/window.js';
 import { describeStore, openStore, storeExists } from './store/open-store.js';
@@ -122,7 +121,9 @@ async function accountsCommand(args: string[], config: Config): Promise<number> 
     if (sub === 'delete') {
       const account = await accountByEmail(opened, email);
       const tombstone = new ActivityLog(store, config.activityRetentionDays).entry(account.id, 'account_deleted', 'cli');
-      // The account's job PDFs go too, wherever RESULT_STORE keeps them.
+      // The account's job PDFs go too, wherever RESULT_STORE keeps them. Imported here, as the verbs
+      // below are: the S3 client it may open costs every other command's start.
+      const { openResultStore } = await import('./jobs/results/open-result-store.js');
       const results = openResultStore(config);
       try {
         deleteJobsWithAccount(accounts, { store, results });

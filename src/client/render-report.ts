@@ -1,5 +1,5 @@
 /** The render report as GET /v1/renders/{id} answers it (docs/api.md#get-v1rendersid). */
-import type { ReportEntry } from '../render/index.js';
+import type { ReportEntry } from '../report/report.js';
 
 export type { ReportEntry };
 

@@ -1,8 +1,21 @@
 /**
  * The render service as the rest of `src/` sees it: the request (schema, options, strict handling),
  * the browser pool, the report and the render log, the HTTP routes, metrics and the command line.
- * Modules outside `src/render/` import from here, never from a file inside it.
+ * Modules outside `src/render/` import from here, never from a file inside it. The report's entries,
+ * record and stored form live in `src/report/` (below the store, which reads them too) and are re-exported.
  */
+
+export {
+  DISCARD_RECORDS,
+  type RecordAssembly,
+  type RecordPart,
+  type RenderRecord,
+  type RenderRecorder,
+  type ReportEntry,
+  warningCount,
+} from '../report/report.js';
+export { ReportEntrySchema, storedEntries } from '../report/report-schema.js';
+export { type RecordFacts, recordText, reportJson, storedFacts, storedReport } from '../report/stored-report.js';
 export { certificateJson, registerCertificateRoutes } from './certificate-routes.js';
 export { runRenderCli } from './cli.js';
 export { checkFontCoverage, describeCoverage, fcListRunner } from './document/font-coverage.js';
@@ -13,17 +26,6 @@ export { createRenderMetrics } from './metrics.js';
 export { BrowserPool } from './pool/browser-pool.js';
 export type { RenderResult } from './pool/render-attempt.js';
 export { CLAIMS_HEADER, ClaimsHeaderDoc, ClaimsSchema, claimsHeaderValue } from './report/claims-header.js';
-export {
-  DISCARD_RECORDS,
-  type RecordAssembly,
-  type RecordPart,
-  type RenderRecord,
-  type RenderRecorder,
-  type ReportEntry,
-  warningCount,
-} from './report/report.js';
-export { ReportEntrySchema, storedEntries } from './report/report-schema.js';
-export { type RecordFacts, recordText, reportJson, storedFacts, storedReport } from './report/stored-report.js';
 export { toPrintParams } from './request/options.js';
 export {
   MAX_BODY_BYTES,

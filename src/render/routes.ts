@@ -5,12 +5,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RenderError } from '../errors.js';
 import { ownValidator } from '../own-validator.js';
+import { DISCARD_RECORDS, type RenderRecorder, warningCount } from '../report/report.js';
 import type { ServiceApp } from '../service-app-type.js';
 import { recordRender } from './log/render-record.js';
 import type { BrowserPool } from './pool/browser-pool.js';
 import type { RenderResult } from './pool/render-attempt.js';
 import { CLAIMS_HEADER, ClaimsHeaderDoc, claimsHeaderValue } from './report/claims-header.js';
-import { DISCARD_RECORDS, type RenderRecorder, warningCount } from './report/report.js';
 import { toPrintParams } from './request/options.js';
 import {
   MAX_BODY_BYTES,

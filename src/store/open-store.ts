@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { openPostgresStore } from './postgres.js';
-import { openSqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
 
 /** The embedded store's file name inside PAGEWORKS_DATA_DIR. */
@@ -10,7 +8,10 @@ export const SQLITE_FILE = 'pageworks.sqlite';
 
 /** Opens the store the configuration asks for: PostgreSQL with DATABASE_URL, else embedded SQLite. */
 export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Store> {
-  return config.databaseUrl ? openPostgresStore(config.databaseUrl) : openSqliteStore(config.dataDir, SQLITE_FILE);
+  // Each backend is loaded when opened: a command that opens no store (`--help`, a usage error) does not
+  // load Kysely, pg and every query file, and a SQLite deployment never loads pg.
+  if (config.databaseUrl) return (await import('./postgres.js')).openPostgresStore(config.databaseUrl);
+  return (await import('./sqlite.js')).openSqliteStore(config.dataDir, SQLITE_FILE);
 }
 
 /**

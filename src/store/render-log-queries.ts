@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-// The record is the render report's own shape (render/report/report.ts), stored as it is.
-import { type RenderRecord, reportJson, storedFacts, storedReport, warningCount } from '../render/index.js';
+// The record is the render report's own shape (report/report.ts), stored as it is.
+import { type RenderRecord, warningCount } from '../report/report.js';
+import { reportJson, storedFacts, storedReport } from '../report/stored-report.js';
 import { CLAIMED_RENDERS, MAX_SEARCH, titleOrReference } from './render-log-search.js';
 import type { RenderLogTable } from './schema.js';
 import { bindQueries, type StoreContext } from './store-context.js';
@@ -76,7 +77,7 @@ function toRow(r: RenderRecord): RenderLogTable {
     bytes: r.bytes,
     // The count X-Render-Warnings gives: a `truncated` entry stands for the entries it left out.
     warning_count: warningCount(r.warnings),
-    // The entries, and the PDF's claims when it has any (render/report/stored-report.ts).
+    // The entries, and the PDF's claims when it has any (report/stored-report.ts).
     warnings: reportJson(r.warnings, r.claims, r.assembly, { title: r.title, reference: r.reference }),
   };
 }

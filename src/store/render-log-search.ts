@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 
 /**
- * The Renders list's filters over the render log's stored report (render/report/stored-report.ts), a JSON text
+ * The Renders list's filters over the render log's stored report (report/stored-report.ts), a JSON text
  * column: no column of their own, so no migration and nothing to keep in step. Each is a LIKE over the text of
  * one account's rows (the query is bounded by account_id, its index and the account's 64 MiB budget).
  *

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { RenderLog } from '../../src/render/log/render-log.js';
-import type { RenderRecord, ReportEntry } from '../../src/render/report/report.js';
+import type { RenderRecord, ReportEntry } from '../../src/report/report.js';
 import { launchTestBrowser, signUpInBrowser } from '../helpers/browser.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 

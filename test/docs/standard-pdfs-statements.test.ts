@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAIMS_HEADER, claimsHeaderValue } from '../../src/render/report/claims-header.js';
-import { warningCount } from '../../src/render/report/report.js';
+import { warningCount } from '../../src/report/report.js';
 import { ROOT, readDoc, withoutFences } from './markdown.js';
 
 /** The section of a markdown file under `heading`, up to the next heading of its level or higher. */

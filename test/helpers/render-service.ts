@@ -7,9 +7,9 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { setRenderErrorHandler } from '../../src/app/render-app.js';
 import { createServiceApp } from '../../src/app/service-app.js';
 import { BrowserPool, type BrowserPoolOptions } from '../../src/render/pool/browser-pool.js';
-import type { RenderRecorder } from '../../src/render/report/report.js';
 import { MAX_BODY_BYTES } from '../../src/render/request/schema.js';
 import { registerRenderRoutes, sendRenderError } from '../../src/render/routes.js';
+import type { RenderRecorder } from '../../src/report/report.js';
 
 /** Starts the service (not listening: use `inject`, or `listen` on it); closing it closes the pool. */
 export async function startRenderService(

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { WebhookSecrets } from '../../src/jobs/webhook-secrets.js';
-import type { RenderRecord } from '../../src/render/report/report.js';
+import type { RenderRecord } from '../../src/report/report.js';
 import { mixedDocument, mixedLookup, startAssetServer } from '../fixtures/render/mixed-document.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { type Delivery, startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';

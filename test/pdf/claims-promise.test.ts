@@ -7,7 +7,7 @@
  */
 import * as libxml from 'libxml2-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReportEntry } from '../../src/render/report/report.js';
+import type { ReportEntry } from '../../src/report/report.js';
 import { postRender } from '../helpers/render.js';
 import { type DeclarationsApp, startDeclarationsApp } from './declarations-app.js';
 import { VERAPDF, VERAPDF_SKIPPED, verapdf } from './verapdf.js';

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { isLanguageTag } from '../../src/pdf/profiles/language-tag.js';
 import { xmpPacket } from '../../src/pdf/profiles/xmp.js';
 import { checkedDeclarations } from '../../src/render/document/declarations.js';
-import type { ReportEntry } from '../../src/render/report/report.js';
 import { fitEntries, keepEntries } from '../../src/render/report/report-size.js';
+import type { ReportEntry } from '../../src/report/report.js';
 
 describe('the XMP packet', () => {
   it('is well-formed XML whatever the title, author and keywords hold', () => {

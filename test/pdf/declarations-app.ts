@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildRenderApp } from '../../src/app/render-app.js';
-import type { RenderRecord } from '../../src/render/report/report.js';
+import type { RenderRecord } from '../../src/report/report.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReportEntry } from '../../src/render/report/report.js';
+import type { ReportEntry } from '../../src/report/report.js';
 import { VERSION } from '../../src/version.js';
 import { postRender } from '../helpers/render.js';
 import { pdfProperties } from '../render/pdf-tools.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RenderLog } from '../../src/render/log/render-log.js';
-import type { RenderRecord } from '../../src/render/report/report.js';
+import type { RenderRecord } from '../../src/report/report.js';
 import type { ServiceLog } from '../../src/service-log.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';

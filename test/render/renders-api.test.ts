@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
-import type { RenderRecord } from '../../src/render/report/report.js';
+import type { RenderRecord } from '../../src/report/report.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
 

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { createEgressPolicy } from '../../src/net/policy.js';
-import type { RenderRecord } from '../../src/render/report/report.js';
+import type { RenderRecord } from '../../src/report/report.js';
 import { mixedDocument, mixedLookup, startAssetServer, THROWN } from '../fixtures/render/mixed-document.js';
 import { TAMPER_SCRIPT } from '../fixtures/render/tampered-builtins.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';

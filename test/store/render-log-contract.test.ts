@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderRecord } from '../../src/render/report/report.js';
+import type { RenderRecord } from '../../src/report/report.js';
 import type { Store } from '../../src/store/store.js';
 import { storeBackends } from '../helpers/store-backends.js';
 

@@ -3,16 +3,11 @@
  * PDF/UA, associated files, XMP extension schemas) and what the engine answers (the bytes, what they claim,
  * and what the document could not meet). docs/standards.md explains the claim rule.
  */
+import type { Claim, PdfProfile } from '../../report/claims.js';
 import type { PdfProperties } from '../pdf-info.js';
 
-/** A conformance level a document may declare with `<meta name="pdf-profile">`. */
-export type PdfProfile = 'PDF/A-2b' | 'PDF/A-2u' | 'PDF/A-3b' | 'PDF/A-3u' | 'PDF/UA-1';
-
-/** Every profile the engine knows, in the order the docs list them. */
-export const PDF_PROFILES: readonly PdfProfile[] = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/A-3u', 'PDF/UA-1'];
-
-/** What a PDF may claim: a profile, or Factur-X (which builds on PDF/A-3). */
-export type Claim = PdfProfile | 'Factur-X';
+// The profiles and claims themselves sit below pdf/ and render/, where a stored report reads them too.
+export { type Claim, PDF_PROFILES, type PdfProfile } from '../../report/claims.js';
 
 /** How an associated file relates to the PDF (PDF 2.0 / PDF/A-3 `AFRelationship`). */
 export type AfRelationship = 'Source' | 'Data' | 'Alternative' | 'Supplement' | 'Unspecified';

@@ -6,8 +6,8 @@
  */
 import type { CDPSession } from 'puppeteer-core';
 import type { RenderEgress } from '../../net/render-egress.js';
+import type { ReportEntry } from '../../report/report.js';
 import { withTimeout } from '../../with-timeout.js';
-import type { ReportEntry } from '../report/report.js';
 import { blockedEntry, failedEntry } from '../report/report-words.js';
 import { MAX_ATTACHMENT_BYTES } from './declarations.js';
 

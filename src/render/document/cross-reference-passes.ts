@@ -6,11 +6,11 @@
  * MAX_PASSES, then the last pass prints as it is.
  */
 import { readDestinationPages } from '../../pdf/index.js';
+import type { ReportEntry } from '../../report/report.js';
+import { reportText } from '../../report/report-text.js';
 import { callExpression, evaluate } from '../browser/cdp.js';
 import type { RenderSlot } from '../browser/slot.js';
-import type { ReportEntry } from '../report/report.js';
 import { MAX_ENTRIES } from '../report/report-collector.js';
-import { reportText } from '../report/report-words.js';
 import { type CrossReferenceTargets, fillCrossReferences } from './cross-reference-fill.js';
 import {
   type CrossReferenceBinding,

@@ -5,7 +5,7 @@
  */
 import { type FacturXLevel, parseFacturXLevel } from '../../pdf/factur-x/levels.js';
 import { PDF_PROFILES, type PdfProfile } from '../../pdf/profiles/types.js';
-import type { ReportEntry } from '../report/report.js';
+import type { ReportEntry } from '../../report/report.js';
 import { conformanceEntry } from '../report/report-words.js';
 import type { DeclarationCaps, PageDeclarations } from './declarations-page.js';
 

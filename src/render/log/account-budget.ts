@@ -5,7 +5,7 @@
  * Each process counts what it writes on top of what the store held when the account was first seen;
  * the count is read again after every sweep of old records.
  */
-import type { RenderRecord } from '../report/report.js';
+import type { RenderRecord } from '../../report/report.js';
 import { fitEntries, jsonBytes } from '../report/report-size.js';
 
 /** The store's count of an account's stored entry bytes. */

@@ -4,9 +4,9 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { RenderError } from '../../errors.js';
+import type { RenderRecord } from '../../report/report.js';
 import type { ServiceApp } from '../../service-app-type.js';
 import { ClaimsSchema } from '../report/claims-header.js';
-import type { RenderRecord } from '../report/report.js';
 import { RenderErrorSchema } from '../request/schema.js';
 import type { RenderLog } from './render-log.js';
 

@@ -5,9 +5,9 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { BatchedWrites } from '../../batched-writes.js';
+import type { RecordAssembly, RecordPart, RenderRecord, RenderRecorder } from '../../report/report.js';
+import { storedEntries } from '../../report/report-schema.js';
 import type { ServiceLog } from '../../service-log.js';
-import type { RecordAssembly, RecordPart, RenderRecord, RenderRecorder } from '../report/report.js';
-import { storedEntries } from '../report/report-schema.js';
 import { fitEntries, jsonBytes, MAX_RECORD_BYTES } from '../report/report-size.js';
 import { AccountBudget } from './account-budget.js';
 

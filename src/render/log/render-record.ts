@@ -3,8 +3,8 @@
  * authentication every render is recorded, the ones refused or failed too (with their error code).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RecordAssembly, RenderRecorder } from '../../report/report.js';
 import type { RenderResult } from '../pool/render-attempt.js';
-import type { RecordAssembly, RenderRecorder } from '../report/report.js';
 
 /** The code and message of a render error answer `{"error":{"code","message"}}`, if the payload is one. */
 function errorOf(payload: unknown): { code: string; message: string } {

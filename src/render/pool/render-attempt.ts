@@ -7,12 +7,12 @@
 import { RenderError } from '../../errors.js';
 import { countPdfPages } from '../../pdf/index.js';
 import type { Claim } from '../../pdf/profiles/types.js';
+import type { ReportEntry } from '../../report/report.js';
 import type { ServiceLog } from '../../service-log.js';
 import { withAbort, withTimeout } from '../../with-timeout.js';
 import { BrowserCrashed, type Instance, InstanceGone } from '../browser/browser-instance.js';
 import type { RenderSlot } from '../browser/slot.js';
 import { type RenderWarningLog, renderInSlot } from '../document/renderer.js';
-import type { ReportEntry } from '../report/report.js';
 import { ReportCollector } from '../report/report-collector.js';
 import type { PrintParams } from '../request/options.js';
 import { type ChromiumSupervisor, noSlot } from './chromium-supervisor.js';

@@ -6,7 +6,7 @@
  */
 import type { CDPSession, Protocol } from 'puppeteer-core';
 import type { EgressRefusal, RefusalReason } from '../../net/render-egress.js';
-import type { BlockReason, NetworkFailure, ReportEntry } from './report.js';
+import type { BlockReason, NetworkFailure, ReportEntry } from '../../report/report.js';
 import { PAGE_LIMITS } from './report-page.js';
 import { fitEntries, keepEntries, MAX_ENTRIES_BYTES } from './report-size.js';
 import {

@@ -2,7 +2,7 @@
  * How much of a report is kept: a stored record is at most 32 KiB of JSON, and its entries leave room
  * for the rest of it. Entries past the room are counted in one `truncated`, not kept.
  */
-import { type ReportEntry, warningCount } from './report.js';
+import { type ReportEntry, warningCount } from '../../report/report.js';
 import { truncatedEntry } from './report-words.js';
 
 /** The most bytes of JSON one stored render record takes. */

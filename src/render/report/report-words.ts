@@ -5,20 +5,13 @@
 
 import { addressClass, parseIp } from '../../net/policy.js';
 import { redactUrl } from '../../redact-url.js';
-import type { BlockReason, NetworkFailure, ReportEntry } from './report.js';
+import type { BlockReason, NetworkFailure, ReportEntry } from '../../report/report.js';
+import { reportText } from '../../report/report-text.js';
 
 /** URLs in a report are cut to this many characters. */
 const MAX_URL = 500;
 /** File names quoted in a message are cut to this many characters. */
 const MAX_NAME = 80;
-
-/** Control characters (C0 but tab and line feed, DEL, C1): in stored JSON each is 6 bytes, on a terminal a command. */
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]+/g;
-
-/** Text from the document as a report keeps it: each run of control characters is one U+FFFD, then cut to `max`. */
-export function reportText(text: string, max: number): string {
-  return text.replace(CONTROLS, '\ufffd').slice(0, max);
-}
 
 /**
  * A URL as a report shows it: a `data:` URL by its media type only (never its payload), any other without

@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { RenderError } from '../../errors.js';
-import { type ReportEntry, warningCount } from '../report/report.js';
+import { type ReportEntry, warningCount } from '../../report/report.js';
 
 /** The answer's header that says the preference was honoured (RFC 7240 §3). */
 export const STRICT_APPLIED = 'handling=strict';

@@ -1,9 +1,9 @@
 /**
  * The render report: what a document could not get while it rendered (docs/rendering.md#when-a-document-cannot-get-everything),
  * and the record of one render that `GET /v1/renders/{id}` and the dashboard's Renders page show.
- * The renderer collects the entries; the render log (log/render-log.ts) keeps the records.
+ * The renderer collects the entries; the render log (render/log/render-log.ts) keeps the records.
  */
-import type { Claim } from '../../pdf/profiles/types.js';
+import type { Claim } from './claims.js';
 
 /** Why the egress policy refused a request the document made. */
 export type BlockReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_large';

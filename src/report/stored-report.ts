@@ -7,10 +7,10 @@
  */
 
 import { Value } from '@sinclair/typebox/value';
-import { type Claim, PDF_PROFILES } from '../../pdf/profiles/types.js';
+import { type Claim, PDF_PROFILES } from './claims.js';
 import type { RecordAssembly, RecordPart, ReportEntry } from './report.js';
 import { ReportEntrySchema } from './report-schema.js';
-import { reportText } from './report-words.js';
+import { reportText } from './report-text.js';
 
 const CLAIMS: readonly string[] = [...PDF_PROFILES, 'Factur-X'];
 const PART_KINDS: readonly string[] = ['html', 'pdf', 'url'];
