@@ -74,10 +74,22 @@ export function held(ok: boolean, values: () => string): Verdict {
   return ok || values();
 }
 
+/** Where a rule applies: the elements of the invoice its Schematron rule's context names. */
+export type Context = (inv: Invoice) => El[];
+
+/** A rule's test, on one element of its context. */
+export type Check = (el: El, inv: Invoice) => Verdict;
+
 /** One EN 16931 business rule: its id, its words as published, the elements it applies to and its check. */
 export interface Rule {
   id: string;
   words: string;
-  context: (inv: Invoice) => El[];
-  check: (el: El, inv: Invoice) => Verdict;
+  context: Context;
+  check: Check;
 }
+
+/** The root element: the context of the rules on the invoice as a whole. */
+export const wholeInvoice: Context = (inv) => [inv.root];
+
+/** A test the Schematron publishes as `true()` (no machine check can tell what it asks). */
+export const alwaysHolds: Check = () => true;
