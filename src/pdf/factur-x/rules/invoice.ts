@@ -87,9 +87,3 @@ export interface Rule {
   context: Context;
   check: Check;
 }
-
-/** The root element: the context of the rules on the invoice as a whole. */
-export const wholeInvoice: Context = (inv) => [inv.root];
-
-/** A test the Schematron publishes as `true()` (no machine check can tell what it asks). */
-export const alwaysHolds: Check = () => true;

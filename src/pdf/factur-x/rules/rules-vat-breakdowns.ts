@@ -5,8 +5,9 @@
  * published, the elements it applies to (the Schematron rule's context) and the check (its test).
  */
 import { has } from './cii-tree.js';
-import { alwaysHolds, type Rule } from './invoice.js';
+import type { Rule } from './invoice.js';
 import { basisExact, vatWithinOne } from './rule-checks.js';
+import { alwaysHolds } from './selectors.js';
 import { basisPerRate, basisWithinOne } from './vat-categories.js';
 import {
   breakdownCodesOf,

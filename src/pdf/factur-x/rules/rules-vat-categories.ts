@@ -6,11 +6,12 @@
  * published, the elements it applies to (the Schematron rule's context) and the check (its test).
  */
 import { str } from './cii-tree.js';
-import { type Rule, wholeInvoice } from './invoice.js';
+import type { Rule } from './invoice.js';
 import { atLeastTwo, categoryUsed, oneBreakdown } from './rule-checks.js';
 import { ALLOWANCE_RULES, CHARGE_RULES } from './rules-vat-allowances-charges.js';
 import { OTHER_BREAKDOWN_RULES, ZERO_AND_STANDARD_BREAKDOWN_RULES } from './rules-vat-breakdowns.js';
 import { LINE_RULES } from './rules-vat-lines.js';
+import { wholeInvoice } from './selectors.js';
 
 /** The rules on the categories the whole invoice uses. */
 const INVOICE_CATEGORY_RULES: readonly Rule[] = [
