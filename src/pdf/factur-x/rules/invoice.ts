@@ -74,10 +74,16 @@ export function held(ok: boolean, values: () => string): Verdict {
   return ok || values();
 }
 
+/** Where a rule applies: the elements of the invoice its Schematron rule's context names. */
+export type Context = (inv: Invoice) => El[];
+
+/** A rule's test, on one element of its context. */
+export type Check = (el: El, inv: Invoice) => Verdict;
+
 /** One EN 16931 business rule: its id, its words as published, the elements it applies to and its check. */
 export interface Rule {
   id: string;
   words: string;
-  context: (inv: Invoice) => El[];
-  check: (el: El, inv: Invoice) => Verdict;
+  context: Context;
+  check: Check;
 }
