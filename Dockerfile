@@ -22,8 +22,8 @@ FROM node:24-trixie-slim
 # binary): it lets Chromium keep its sandbox as a non-root user without user namespaces (which
 # Docker's default seccomp profile refuses).
 # Fonts: Latin metric-compatible (Liberation), CJK, colour emoji, so documents print as written.
-# icc-profiles-free: the sRGB profile a PDF/A file's OutputIntent embeds. qpdf: assembling PDFs of every
-# layout and protecting them (AES-256).
+# icc-profiles-free: the sRGB profile a PDF/A file's OutputIntent embeds. qpdf: reading existing PDFs of every
+# layout into an assembly (protection is done in process).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       chromium-headless-shell chromium-sandbox \

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Brings a fresh checkout to a runnable state: dependencies, build, Chromium and the fonts documents
-// print with, qpdf (assembling, protecting), and for tests poppler-utils. Uses only Node built-ins, so it runs before `npm install` ever did.
+// print with, qpdf (reading PDFs into an assembly), and for tests poppler-utils. Uses only Node built-ins, so it runs before `npm install` ever did.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -92,7 +92,7 @@ if (!fs.existsSync(builtStamp) || newestIn(path.join(root, 'src')) > mtime(built
   fs.utimesSync(builtStamp, new Date(), new Date());
 }
 
-// 3. System packages: Chromium for rendering, qpdf for assembling and protecting; poppler-utils for the tests that read PDFs back, curl for the docs' examples.
+// 3. System packages: Chromium for rendering, qpdf for reading PDFs into an assembly; poppler-utils for the tests that read PDFs back, curl for the docs' examples.
 // The server's own detection (src/render/browser/chromium-executable.ts), built in step 2.
 const { browserBuild, chromiumExecutable } = await import(
   pathToFileURL(path.join(root, 'dist', 'render', 'browser', 'chromium-executable.js')).href
@@ -119,7 +119,7 @@ if (wantsRender && !findChromium() && !needed.includes('chromium-headless-shell'
 if (forTests && !fs.existsSync('/usr/bin/chromium') && !needed.includes('chromium')) needed.push('chromium');
 // A browser without a Latin font prints boxes.
 if (needed.length > 0) needed.push('fonts-liberation');
-// qpdf: the render service reads PDFs of every layout and encrypts with it (assembling, `protect`); the
+// qpdf: the render service reads existing PDFs of every layout into an assembly with it; the
 // tests read PDFs back with it too (test/render/pdf-tools.ts).
 if (wantsRender && spawnSync('sh', ['-c', 'command -v qpdf']).status !== 0) needed.push('qpdf');
 if (forTests) {
