@@ -136,9 +136,9 @@ describe('forgot-password timing', () => {
     // 0.7 bound in one CI run of this code.)
     expect(knownSlower).toBeGreaterThanOrEqual(11);
     expect(knownSlower).toBeLessThanOrEqual(39);
-    // Medians of 50 move by milliseconds when other work shares the two cores; the leak moved them by
-    // ten (mail sent right behind the answer: 11.6 ms against 1.1 ms).
-    expect(Math.abs(medians.known - medians.unknown)).toBeLessThan(Math.max(2, 0.5 * Math.max(medians.known, medians.unknown)));
+    // Medians of 50 move by milliseconds when other work shares the two cores (3.6 ms apart at 5.7 ms, at
+    // load 12); the old leak moved them by ten (mail sent right behind the answer: 11.6 ms against 1.1 ms).
+    expect(Math.abs(medians.known - medians.unknown)).toBeLessThan(Math.max(5, 0.75 * Math.max(medians.known, medians.unknown)));
 
     // The mails did go out: the work was moved, not skipped. And moved well past the next request: the
     // median mail is begun (its SMTP connection opened) 1.6 s or so after its answer, the jitter's

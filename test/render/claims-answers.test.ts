@@ -148,10 +148,11 @@ describe('the render log of a titled PDF/A-3b document', () => {
     expect(submitted.statusCode, submitted.body).toBe(202);
     const job = await waitForJob(app, key, submitted.json().id);
     expect(job.status).toBe('succeeded');
-    // The sync render's record reaches the store with the render log's next batch (every second).
+    // Both records reach the store with the render log's next batches (every second).
     const until = Date.now() + 20_000;
     const search = (text: string) => core.store.listRenderRecords(accountId, { limit: 50, search: text });
-    while (!(await search('invoice 2026')).rows.some((r) => r.id === syncId) && Date.now() < until)
+    const stored = async (id: string, text: string) => (await search(text)).rows.some((r) => r.id === id);
+    while (!((await stored(syncId, 'invoice 2026')) && (await stored(job.id, 'po-7731'))) && Date.now() < until)
       await new Promise((r) => setTimeout(r, 100));
     const byTitle = (await search('invoice 2026')).rows;
     expect(byTitle.find((r) => r.id === syncId)).toMatchObject({ title: 'Invoice 2026-0042', claims: ['PDF/A-3b', 'PDF/UA-1'] });
