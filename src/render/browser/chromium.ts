@@ -78,6 +78,10 @@ export function chromiumArgs(build: BrowserBuild = 'chromium'): string[] {
   // The headless shell reads no profile preferences (writeProfile's WebRTC policy is the full browser's);
   // it takes the same policy from this switch, which the full browser ignores.
   args.push('--force-webrtc-ip-handling-policy=disable_non_proxied_udp');
+  // A document's window.print() opens the full browser's print preview, which holds the page's print
+  // manager: Page.printToPDF then failed with "Page is already being printed" (a 500). Without the preview,
+  // window.print() returns and prints nothing, as it does on the headless shell.
+  args.push('--disable-print-preview');
   // The shell hints glyph outlines fully unless told otherwise; the full browser follows fontconfig, which
   // asks for slight hinting on Debian. Full hinting rounds some fonts' advances (Arabic, Hebrew, Devanagari
   // in DejaVu and Noto), so the same paragraph broke its lines elsewhere on the shell.
