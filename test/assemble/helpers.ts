@@ -101,7 +101,12 @@ export function tinyPdf(text: string): Buffer {
     `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
     `<< /Title (${text.replace(/[()\\]/g, '\\$&')}) >>`,
   ];
-  let out = '%PDF-1.4\n';
+  return pdfOfObjects('1.4', objects, '/Root 1 0 R /Info 6 0 R');
+}
+
+/** A PDF of `objects` (object n is objects[n - 1]) with exact xref offsets; `trailer` is the trailer's entries besides /Size. */
+export function pdfOfObjects(version: string, objects: readonly string[], trailer: string): Buffer {
+  let out = `%PDF-${version}\n`;
   const offsets: number[] = [];
   objects.forEach((body, i) => {
     offsets.push(out.length);
@@ -110,6 +115,6 @@ export function tinyPdf(text: string): Buffer {
   const xref = out.length;
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
   for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  out += `trailer\n<< /Size ${objects.length + 1} ${trailer} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parsePkcs12 } from '../../src/accounts/pkcs12.js';
 import { PdfPasswordError, type Permission, protectPdf, protectPdfWithKey, signPdf } from '../../src/pdf/index.js';
 import { AesCbc } from '../../src/pdf/protect/aes-256.js';
+import { pdfOfObjects } from '../assemble/helpers.js';
 import { makeTestCertificates } from '../helpers/certificates.js';
 import { withObjectStreams } from './assemble-tools.js';
 
@@ -48,17 +49,7 @@ function stringsPdf(): Buffer {
     '<< /Type /Sig /Filter /Adobe.PPKLite /ByteRange [0 10 20 30] /Contents <3082abcdef> /Reason (because) >>',
     '[(an array) <00ff> 12 /Name#20x (endobj) ]',
   ];
-  let out = '%PDF-1.7\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R /ID [<0123> <0123>] >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
+  return pdfOfObjects('1.7', objects, '/Root 1 0 R /Info 6 0 R /ID [<0123> <0123>]');
 }
 
 describe('protectPdf', () => {
