@@ -94,12 +94,14 @@ export class AccountService {
 
   /** Checks email and password; undefined when either is wrong (no hint which). */
   async authenticate(email: string, password: string): Promise<Account | undefined> {
+    // Made at the first log-in whatever its email, so that one is no slower for an unknown address.
+    this.dummyHash ??= hashPassword(crypto.randomBytes(18).toString('base64'), this.passwordHashCost);
+    const dummy = await this.dummyHash;
     const account = await this.store.findAccountByEmail(email);
     if (!account?.passwordHash) {
       // Spend the same time as a real check (same parameters as the hashes this service writes) so
       // response time does not reveal which emails exist.
-      this.dummyHash ??= hashPassword(crypto.randomBytes(18).toString('base64'), this.passwordHashCost);
-      await verifyPassword(password, await this.dummyHash);
+      await verifyPassword(password, dummy);
       return undefined;
     }
     return (await verifyPassword(password, account.passwordHash)) ? account : undefined;
