@@ -179,7 +179,9 @@ describe('pageworks serve', () => {
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
     const started = Date.now();
-    while (!/metadata\s+listening on/.test(out) && Date.now() - started < 60_000 && child.exitCode === null) {
+    // The listening lines and the start-up log are two streams: wait for both ends.
+    const ready = () => /metadata\s+listening on/.test(out) && out.includes('"msg":"EGRESS_ALLOW opens');
+    while (!ready() && Date.now() - started < 60_000 && child.exitCode === null) {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(out).toMatch(/render key\s+: pwr_live_[0-9a-f]{32}/);
