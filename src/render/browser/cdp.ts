@@ -32,14 +32,15 @@ export async function evaluateIn(session: CDPSession, contextId: number, express
 }
 
 /**
- * Calls `declaration` (a function's source) with `this` bound to the remote object `objectId`, awaits a
- * returned promise, and returns its value: what a page's scripts cannot reach (no global leads to the
- * object) stays between the calls of one render.
+ * Calls `declaration` (a function's source) with `this` bound to the remote object `objectId` and the
+ * JSON values `args` as its arguments, awaits a returned promise, and returns its value: what a page's
+ * scripts cannot reach (no global leads to the object) stays between the calls of one render.
  */
-export async function callOn(session: CDPSession, objectId: string, declaration: string): Promise<unknown> {
+export async function callOn(session: CDPSession, objectId: string, declaration: string, args: unknown[] = []): Promise<unknown> {
   const { result, exceptionDetails } = await session.send('Runtime.callFunctionOn', {
     functionDeclaration: declaration,
     objectId,
+    arguments: args.map((value) => ({ value })),
     awaitPromise: true,
     returnByValue: true,
   });

@@ -62,20 +62,27 @@ interface DocumentRead {
 }
 
 /**
- * The function (called on the slot's holder) that runs preparePage: with `html`, writing the document,
- * and with `report`, watching its script errors from its start (the take function stays on the holder).
- * Before it writes the document it also leaves on the holder the read that preparePage ends with
- * (document-read-page.ts), with the built-ins of the window as nothing has touched it yet.
+ * The function (called on the slot's holder, with the HTML and the page CSS as its arguments) that runs
+ * preparePage: with HTML, writing the document, and with `report`, watching its script errors from its
+ * start (the take function stays on the holder). Before it writes the document it also leaves on the
+ * holder the read that preparePage ends with (document-read-page.ts), with the built-ins of the window as
+ * nothing has touched it yet. The document is an argument, not part of the source: the source is then the
+ * same for every render, so the renderer compiles it once rather than parsing each document as a string
+ * literal of a new function.
  */
-function prepareDeclaration(html: string | null, pageCss: string, report: boolean): string {
+function prepareDeclaration(writes: boolean, report: boolean): string {
   const watch = report ? watchErrors.toString() : 'null';
-  const args = `${JSON.stringify(html)}, ${JSON.stringify(pageCss)}, ${ANIMATION_ROUNDS}, ${watch}, ${JSON.stringify(PAGE_LIMITS)}, this`;
-  const keepRead =
-    html === null
-      ? ''
-      : `const kit = (${takeReadKit.toString()})(); this.read = () => (${readWithKit.toString()})(kit, ${JSON.stringify(READ_LIMITS)});`;
-  return `function () { return ((__name) => { ${keepRead} return (${preparePage.toString()})(${args}); })((f) => f); }`;
+  const args = `html, pageCss, ${ANIMATION_ROUNDS}, ${watch}, ${JSON.stringify(PAGE_LIMITS)}, this`;
+  const keepRead = writes
+    ? `const kit = (${takeReadKit.toString()})(); this.read = () => (${readWithKit.toString()})(kit, ${JSON.stringify(READ_LIMITS)});`
+    : '';
+  return `function (html, pageCss) { return ((__name) => { ${keepRead} return (${preparePage.toString()})(${args}); })((f) => f); }`;
 }
+
+/** The four declarations prepare calls (whether it writes the document, whether it watches errors), made once. */
+const DECLARATIONS = new Map(
+  [false, true].flatMap((writes) => [false, true].map((report) => [`${writes}:${report}`, prepareDeclaration(writes, report)])),
+);
 
 /** The expression that reads the document in the isolated world (fonts only when a report is collected). */
 function readExpression(report: boolean): string {
@@ -109,7 +116,8 @@ async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknow
 /** Calls preparePage on the slot's holder (see RenderSlot.holder). */
 async function prepare(slot: RenderSlot, html: string | null, pageCss: string, report: boolean): Promise<Prepared> {
   if (slot.holder === null) throw new RenderError('RENDER_FAILED', 'the page has no fresh document to render in');
-  const value = await callOn(slot.session, slot.holder, prepareDeclaration(html, pageCss, report));
+  const declaration = DECLARATIONS.get(`${html !== null}:${report}`) as string;
+  const value = await callOn(slot.session, slot.holder, declaration, [html, pageCss]);
   if (value === null || typeof value !== 'object') return {};
   // What crossed from the page: a rejection reason is text, cut as the page cut it.
   const { rejected, page, read } = value as Prepared;
