@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|metadata|scale|soak|fuzz|jobs|claims-fuzz|assemble|factur-x-rules …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|render-tuning|metadata|scale|soak|fuzz|jobs|claims-fuzz|assemble|factur-x-rules …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -16,6 +16,7 @@ const sections: Record<string, () => Promise<void>> = {
   },
   'render-cross-references': async () => (await import('./render-cross-references.js')).runRenderCrossReferencesBench(),
   'render-browsers': async () => (await import('./render-browsers.js')).runRenderBrowsersBench(),
+  'render-tuning': async () => (await import('./render-tuning.js')).runRenderTuningBench(),
   'render-unreachable': async () => (await import('./render-unreachable.js')).runRenderUnreachableBench(),
   'render-report': async () => (await import('./render.js')).runRenderReportBench(),
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
@@ -42,7 +43,7 @@ const sections: Record<string, () => Promise<void>> = {
   sign: async () => (await import('./sign.js')).runSignBench(),
 };
 /** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N, 150-page reports, CLAIMS_FUZZ_N): only when named. */
-const OPT_IN = new Set(['soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles', 'claims-fuzz', 'assemble', 'sign']);
+const OPT_IN = new Set(['render-tuning', 'soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles', 'claims-fuzz', 'assemble', 'sign']);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of chosen) {

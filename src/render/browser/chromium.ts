@@ -35,8 +35,12 @@ export interface LaunchedChromium {
   version: string;
 }
 
-/** Chromium switches: quiet, headless, and no way to reach the network except the per-context proxy. */
-export function chromiumArgs(build: BrowserBuild = 'chromium'): string[] {
+/**
+ * Chromium switches: quiet, headless, and no way to reach the network except the per-context proxy.
+ * Features named in `enabled` are left out of the disabled list (puppeteer merges every
+ * `--disable-features` into one list, and Chromium lets a disabled feature win over an enabled one).
+ */
+export function chromiumArgs(build: BrowserBuild = 'chromium', enabled: readonly string[] = []): string[] {
   const args = [
     '--disable-gpu',
     '--disable-background-networking',
@@ -73,7 +77,9 @@ export function chromiumArgs(build: BrowserBuild = 'chromium'): string[] {
       'WebUIOmniboxAimPopup',
       'RenderDocument',
       'SpareRendererForSitePerProcess',
-    ].join(',')}`,
+    ]
+      .filter((feature) => !enabled.includes(feature))
+      .join(',')}`,
   ];
   // The headless shell reads no profile preferences (writeProfile's WebRTC policy is the full browser's);
   // it takes the same policy from this switch, which the full browser ignores.
@@ -134,7 +140,7 @@ export async function launchChromium(
       // The shell only has the old headless mode (`--headless`); `true` asks the full browser for `--headless=new`.
       headless: build === 'chromium-headless-shell' ? 'shell' : true,
       userDataDir,
-      args: [...chromiumArgs(build), ...extraArgs],
+      args: [...chromiumArgs(build, enabledFeatures(extraArgs)), ...extraArgs],
       // The pool decides when Chromium goes away; signals reach the whole app, which closes it in order.
       handleSIGINT: false,
       handleSIGTERM: false,
@@ -152,6 +158,11 @@ export async function launchChromium(
     fs.rmSync(userDataDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** The features an `--enable-features=` switch among `args` names. */
+function enabledFeatures(args: readonly string[]): string[] {
+  return args.flatMap((arg) => (arg.startsWith('--enable-features=') ? arg.slice('--enable-features='.length).split(',') : []));
 }
 
 /** Ids of the live processes whose process group is `pgid` (Linux /proc). */

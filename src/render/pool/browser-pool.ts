@@ -40,6 +40,8 @@ export interface BrowserPoolOptions {
   maxBytesPerRender?: number;
   /** JavaScript heap cap of each renderer, in MiB (0: Chromium's default): a runaway document crashes its own renderer (422). */
   jsHeapMb?: number;
+  /** Chromium switches after the service's own (a feature named in `--enable-features` is no longer disabled): bench/render-tuning.ts compares switches with it. */
+  extraArgs?: string[];
   log?: ServiceLog;
   events?: PoolEvents;
   /** Collect each render's report (default true); off only to measure what collecting costs (bench/render.ts). */
@@ -117,6 +119,7 @@ export class BrowserPool {
       maxRequestsPerRender: 300,
       maxBytesPerRender: 64 * 1024 * 1024,
       jsHeapMb: 1024,
+      extraArgs: [],
       idleMaxMs: DEFAULT_IDLE_MAX_MS,
       report: true,
       ...options,

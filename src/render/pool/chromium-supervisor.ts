@@ -37,6 +37,8 @@ export interface SupervisorOptions {
   /** The render timeout: also Chromium's launch timeout. */
   timeoutMs: number;
   jsHeapMb: number;
+  /** Chromium switches after the service's own. */
+  extraArgs: string[];
   maxRendersPerBrowser: number;
   maxRendersPerSlot: number;
   memoryLimitBytes: number;
@@ -157,7 +159,7 @@ export class ChromiumSupervisor {
 
   private async launchInstance(): Promise<Instance> {
     const heapFlag = this.opts.jsHeapMb > 0 ? [`--js-flags=--max-old-space-size=${this.opts.jsHeapMb}`] : [];
-    const launched = await launchChromium(this.opts.executablePath, heapFlag, this.opts.timeoutMs);
+    const launched = await launchChromium(this.opts.executablePath, [...heapFlag, ...this.opts.extraArgs], this.opts.timeoutMs);
     const instance = new Instance(launched, {
       egress: { policy: this.opts.policy, maxRequests: this.opts.maxRequestsPerRender, maxBytes: this.opts.maxBytesPerRender },
       maxRendersPerSlot: this.opts.maxRendersPerSlot,
