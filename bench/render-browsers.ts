@@ -22,7 +22,12 @@ import { fmt, heading, median, quantile, verdict } from './stats.js';
 
 const SHELL = '/usr/lib/chromium/chromium-headless-shell';
 const FULL = '/usr/bin/chromium';
-const PAIRS = Number(process.env.BENCH_PAIRS ?? 10);
+/**
+ * Rounds of one chunk per loop. The same loop's rate moved between 13 and 27 PDF/s from chunk to chunk on
+ * the 2-core development machine (the host's load, not the loop): ten rounds gave medians of 0.87–1.02×
+ * for the same code, twenty keep the median's quartiles within about ±0.07.
+ */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 20);
 const PER_CHUNK = 10;
 const CHUNK_MAX_MS = 10_000;
 /** Renders before the memory is read (the recycle threshold is far above). */
