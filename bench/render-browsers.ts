@@ -24,8 +24,8 @@ const SHELL = '/usr/lib/chromium/chromium-headless-shell';
 const FULL = '/usr/bin/chromium';
 /**
  * Rounds of one chunk per loop. The same loop's rate moved between 13 and 27 PDF/s from chunk to chunk on
- * the 2-core development machine (the host's load, not the loop): ten rounds gave medians of 0.87–1.02×
- * for the same code, twenty keep the median's quartiles within about ±0.07.
+ * the 2-core development machine (the host's load, not the loop): ten rounds gave medians of 0.87× and
+ * 0.89× for code that read 1.02× over twenty. Even twenty leave quartiles about ±0.1 wide: compare runs.
  */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 20);
 const PER_CHUNK = 10;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/render/browser/chromium.js';
+import { findChromium, launchChromium, shutdownChromium } from '../../src/render/browser/chromium.js';
 import { browserBuild, chromiumExecutable } from '../../src/render/browser/chromium-executable.js';
 
 describe('finding Chromium', () => {
@@ -46,5 +46,26 @@ describe('finding Chromium', () => {
   it('is the detection scripts/setup.mjs runs (the built chromium-executable.js)', () => {
     const setup = fs.readFileSync('scripts/setup.mjs', 'utf8');
     expect(setup).toContain("path.join(root, 'dist', 'render', 'browser', 'chromium-executable.js')");
+  });
+
+  it('starts with a feature the service disables when the caller enables it (puppeteer merges every --disable-features)', async () => {
+    const features = (pid: number) =>
+      Object.fromEntries(
+        fs
+          .readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+          .split('\0')
+          .filter((arg) => /^--(en|dis)able-features=/.test(arg))
+          .map((arg) => [arg.slice(2, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1).split(',')]),
+      );
+    const shipped = await launchChromium(findChromium());
+    const enabled = await launchChromium(findChromium(), ['--enable-features=RenderDocument']);
+    try {
+      expect(features(shipped.pid)['disable-features']).toContain('RenderDocument');
+      expect(features(enabled.pid)['disable-features']).not.toContain('RenderDocument');
+      expect(features(enabled.pid)['disable-features']).toContain('SpareRendererForSitePerProcess');
+      expect(features(enabled.pid)['enable-features']).toContain('RenderDocument');
+    } finally {
+      await Promise.all([shutdownChromium(shipped), shutdownChromium(enabled)]);
+    }
   });
 });

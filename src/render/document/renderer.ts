@@ -67,8 +67,8 @@ interface DocumentRead {
  * start (the take function stays on the holder). Before it writes the document it also leaves on the
  * holder the read that preparePage ends with (document-read-page.ts), with the built-ins of the window as
  * nothing has touched it yet. The document is an argument, not part of the source: the source is then the
- * same for every render, so the renderer compiles it once rather than parsing each document as a string
- * literal of a new function.
+ * same for every render (a renderer may keep what it compiled), and the document is not escaped twice on
+ * its way, once into a string literal and again into the protocol message.
  */
 function prepareDeclaration(writes: boolean, report: boolean): string {
   const watch = report ? watchErrors.toString() : 'null';
