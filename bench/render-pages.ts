@@ -25,7 +25,7 @@ const MIB = 1024 * 1024;
  * split between the processes sharing them, where summed RSS counts them once per process. Reading
  * smaps_rollup costs up to ~100 ms per process, so it is read once, not sampled.
  */
-function groupPss(groups: number[]): number {
+export function groupPss(groups: number[]): number {
   let kib = 0;
   for (const pid of groups.flatMap((g) => processGroupMembers(g))) {
     try {

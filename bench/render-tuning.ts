@@ -9,33 +9,19 @@
  * 3. what recycling guards against: the Chromium tree's proportional memory after 0 to 1,500 renders with
  *    recycling off, and what one relaunch costs (RENDER_RECYCLE_AFTER relaunches every 500 renders).
  */
-import fs from 'node:fs';
 import { createEgressPolicy } from '../src/net/policy.js';
 import { findChromium, processGroupMembers } from '../src/render/browser/chromium.js';
 import { BrowserPool } from '../src/render/pool/browser-pool.js';
 import { toPrintParams } from '../src/render/request/options.js';
 import { invoiceDocument } from '../test/fixtures/corpus/documents.js';
 import { drive, emptyResult, rate } from './render-loops.js';
+import { groupPss } from './render-pages.js';
 import { fmt, heading, median } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const CHUNK_MAX_MS = 10_000;
 /** Memory is read after each of these render counts (recycling off). */
 const MEMORY_MARKS = [0, 250, 500, 1000, 1500];
-
-/** The summed proportional set size of a process group, in MiB (shared pages split between their users). */
-function groupPssMb(pgid: number): number {
-  let kb = 0;
-  for (const pid of processGroupMembers(pgid)) {
-    try {
-      const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-      kb += m ? Number(m[1]) : 0;
-    } catch {
-      // The process ended between listing and reading.
-    }
-  }
-  return kb / 1024;
-}
 
 function startPool(concurrency: number, executablePath: string, recycle = true, extraArgs: string[] = []): Promise<BrowserPool> {
   return BrowserPool.start({
@@ -143,7 +129,7 @@ export async function runRenderTuningBench(): Promise<void> {
       for (; done < mark; done += 2) {
         await Promise.all([pool.render('bench', html, params), pool.render('bench', html, params)]);
       }
-      process.stdout.write(`${String(mark).padStart(23)}  ${fmt(groupPssMb(pool.browserPid ?? 0), 0, 21)}\n`);
+      process.stdout.write(`${String(mark).padStart(23)}  ${fmt(groupPss([pool.browserPid ?? 0]) / 2 ** 20, 0, 21)}\n`);
     }
   } finally {
     await pool.close();
