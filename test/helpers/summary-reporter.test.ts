@@ -1,7 +1,8 @@
 /**
  * `npm test` prints progress a person can follow: vitest run with the suite's reporters on two small
  * test files (one passes, one fails) prints a `[n/2]` line for each file as it ends, with its tests and
- * the failures so far, then the closing count, and exits 1.
+ * the failures so far, then each failed test by name with its error's first line, the closing count, and
+ * exits 1.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,7 +15,7 @@ fs.mkdirSync(path.join(ROOT, 'test-artifacts'), { recursive: true });
 const work = fs.mkdtempSync(path.join(ROOT, 'test-artifacts', 'reporter-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-it('prints a [done/all] line per file as it finishes, then the totals', async () => {
+it('prints a [done/all] line per file as it finishes, then each failed test, then the totals', async () => {
   fs.writeFileSync(
     path.join(work, 'a.test.ts'),
     "import { it, expect } from 'vitest';\nit('one', () => expect(1).toBe(1));\nit('two', () => expect(2).toBe(2));\n",
@@ -43,6 +44,8 @@ it('prints a [done/all] line per file as it finishes, then the totals', async ()
   expect(a).toMatch(/^\[[12]\/2\] ✓ a\.test\.ts · 2 tests · \d+\.\d s · \d+ min in/);
   expect(b).toMatch(/^\[[12]\/2\] ✗ 1 failed · b\.test\.ts · 2 tests · \d+\.\d s · \d+ min in · 1 failed so far$/);
   expect(lines.map((l) => l.slice(0, 5)).sort()).toEqual(['[1/2]', '[2/2]']);
-  expect(result.stdout.trim().split('\n').at(-1)).toBe('2 passed, 1 failed, 1 skipped');
+  const tail = result.stdout.trim().split('\n').slice(-2);
+  expect(tail[0]).toMatch(/^✗ b\.test\.ts > fails: expected 1 to be 2/);
+  expect(tail[1]).toBe('2 passed, 1 failed, 1 skipped');
   expect(result.code).toBe(1);
 }, 120_000);

@@ -13,10 +13,18 @@ function countsOf(mod: TestModule): { passed: number; failed: number; skipped: n
   return counts;
 }
 
+/** The first line of the first error, cut to one screen line: enough to tell two failures apart. */
+function firstLine(errors: ReadonlyArray<{ message?: string }> | undefined): string {
+  const line = (errors?.[0]?.message ?? 'failed').split('\n')[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
 /**
  * Progress a person can follow in any log: one plain line per test file as it finishes,
  * `[12/190] ✓ test/render/report.test.ts · 14 tests · 3.2 s` (failures so far at the end of the line),
- * and a closing `N passed, N failed, N skipped` that any CI log reader understands.
+ * then every failed test again on a line of its own (`✗ file > test: the error's first line`), since a
+ * long run's failures scroll far out of a log's tail, and a closing `N passed, N failed, N skipped` that any
+ * CI log reader understands.
  */
 export default class SummaryReporter implements Reporter {
   private total = 0;
@@ -50,12 +58,21 @@ export default class SummaryReporter implements Reporter {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
+    const failures: string[] = [];
     for (const mod of testModules) {
       const counts = countsOf(mod);
       passed += counts.passed;
       failed += counts.failed;
       skipped += counts.skipped;
+      for (const test of mod.children.allTests()) {
+        const result = test.result();
+        if (result.state === 'failed') failures.push(`${mod.relativeModuleId} > ${test.fullName}: ${firstLine(result.errors)}`);
+      }
+      if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) {
+        failures.push(`${mod.relativeModuleId}: ${firstLine(mod.errors())}`);
+      }
     }
-    this.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    const list = failures.map((f) => `✗ ${f}\n`).join('');
+    this.write(`\n${list}${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }
