@@ -58,6 +58,9 @@ type BetterSqlite = new (
 
 let builtIn: NodeSqlite | null | undefined;
 
+/** Prepared statements one open file keeps for reuse. */
+const STATEMENTS_KEPT = 256;
+
 /** node:sqlite when this runtime has it with `columns()` (22.16+, 23.11+), else null. */
 function nodeSqlite(): NodeSqlite | null {
   if (builtIn !== undefined) return builtIn;
@@ -87,20 +90,34 @@ function wrap<S extends SpreadStatement>(
   db: { prepare(sql: string): S; exec(sql: string): void; close(): void },
   returnsRows: (statement: S) => boolean,
 ): SqliteFile {
+  // Kysely prepares every query it runs; compiling the same SQL again each time cost about half a
+  // millisecond of the event loop per render request (auth, usage, the render log, the job poll).
+  // Statements are kept by their text, the oldest dropped past the bound (the store's queries are a few
+  // dozen texts; IN-lists of varying length make more). Nothing here iterates a statement while another
+  // call runs it, which is the one way a shared statement could be busy.
+  const statements = new Map<string, SqliteStatement>();
   return {
     driver,
     prepare(sql) {
+      const kept = statements.get(sql);
+      if (kept) return kept;
       const s = db.prepare(sql);
-      return {
+      const statement: SqliteStatement = {
         reader: returnsRows(s),
         all: (p) => s.all(...p),
         get: (p) => s.get(...p),
         run: (p) => s.run(...p),
         iterate: (p) => s.iterate(...p),
       };
+      if (statements.size >= STATEMENTS_KEPT) statements.delete(statements.keys().next().value as string);
+      statements.set(sql, statement);
+      return statement;
     },
     exec: (sql) => db.exec(sql),
-    close: () => db.close(),
+    close: () => {
+      statements.clear();
+      db.close();
+    },
   };
 }
 
