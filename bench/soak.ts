@@ -40,6 +40,8 @@ interface Outcome {
 
 interface Row extends ProcessSample, MetricsSample {
   t: number;
+  /** Seconds this sample covers: SAMPLE_S, less for the one the run's end cuts short. */
+  spanS: number;
   renders: number;
   fetches: number;
   errors: number;
@@ -162,7 +164,7 @@ function mb(v: number, width = 7): string {
 }
 
 function printRow(r: Row): void {
-  const s = (n: number) => n / SAMPLE_S;
+  const s = (n: number) => n / r.spanS;
   process.stdout.write(
     `${String(r.t).padStart(5)} ${fmt(s(r.renders), 2, 7)} ${fmt(quantile(r.renderMs, 0.5), 0, 6)} ${fmt(quantile(r.renderMs, 0.99), 0, 6)}` +
       ` ${fmt(s(r.fetches), 0, 7)} ${fmt(quantile(r.fetchMs, 0.5), 1, 6)} ${fmt(quantile(r.fetchMs, 0.99), 1, 6)} ${String(r.errors).padStart(4)}` +
@@ -178,7 +180,8 @@ function span(
   to: number,
 ): { renderRate: number; renderP99: number; fetchRate: number; fetchP99: number } {
   const inSpan = rows.filter((r) => r.t > from && r.t <= to);
-  const seconds = inSpan.length * SAMPLE_S;
+  // The run's end cuts its last sample short: rates divide by the time each sample really covered.
+  const seconds = inSpan.reduce((n, r) => n + r.spanS, 0);
   return {
     renderRate: inSpan.reduce((n, r) => n + r.renders, 0) / seconds,
     renderP99: quantile(
@@ -363,6 +366,7 @@ export async function runSoakBench(): Promise<void> {
     };
     const rows: Row[] = [];
     const start = Date.now();
+    let windowStart = start;
     const sampler = (async () => {
       process.stdout.write(
         '    t  rend/s  r p50  r p99  meta/s  m p50  m p99  err  nodeMB heapMB chrRSS chrPSS procs rend   fds recy jobs/s\n',
@@ -371,6 +375,9 @@ export async function runSoakBench(): Promise<void> {
         await new Promise((r) => setTimeout(r, Math.min(SAMPLE_S * 1000, deadline - Date.now() + 50)));
         const taken = window;
         window = [];
+        const swappedAt = Date.now();
+        const spanS = (swappedAt - windowStart) / 1000;
+        windowStart = swappedAt;
         jobLoad.prune();
         const totalJobs = jobLoad.tally.succeeded;
         const metrics = await sampleMetrics(renderBase).catch(() => ({
@@ -382,6 +389,7 @@ export async function runSoakBench(): Promise<void> {
         }));
         const row: Row = {
           t: Math.round((Date.now() - start) / 1000),
+          spanS,
           renders: taken.filter((o) => o.kind === 'render' && o.ok).length,
           fetches: taken.filter((o) => o.kind === 'metadata' && o.ok).length,
           errors: taken.filter((o) => !o.ok).length,
