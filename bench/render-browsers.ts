@@ -28,7 +28,14 @@ const FULL = '/usr/bin/chromium';
  * 0.89× for code that read 1.02× over twenty. Even twenty leave quartiles about ±0.1 wide: compare runs.
  */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 20);
-const PER_CHUNK = 10;
+/**
+ * Renders per loop in a round. At 40–50 PDF/s a 10-render chunk lasts about 0.2 s, and one loop's
+ * start and end (its last render alone on a core, its garbage collected in the next loop's time) weigh on
+ * it: on one quiet afternoon 10-render chunks read the service at 0.90× the bare shell loop (quartiles
+ * 0.81–0.97) and 40-render chunks 0.88× (0.85–0.93), and before the bench's client was node:http, 0.93×
+ * (0.85–1.02) and 0.84× (0.81–0.86). The longer chunk is the steadier reading.
+ */
+const PER_CHUNK = Number(process.env.BENCH_CHUNK ?? 40);
 const CHUNK_MAX_MS = 10_000;
 /** Renders before the memory is read (the recycle threshold is far above). */
 const MEMORY_RENDERS = Number(process.env.BENCH_MEMORY_RENDERS ?? 100);
