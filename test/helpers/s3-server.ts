@@ -65,11 +65,13 @@ export async function startS3Server(bucket = 'pageworks-test'): Promise<S3Server
 /**
  * The same server in a child process, as a real S3 is: its request handling does not share the event
  * loop of the process that drives a bench (a bench's figures with S3 then measure the service, not s3rver
- * on the driver's loop). `close()` stops the child.
+ * on the driver's loop). `close()` stops the child, and so does the end of this process (a killed test
+ * worker leaves no server behind).
  */
 export async function startS3ServerProcess(bucket = 'pageworks-test'): Promise<S3Server> {
   const main = path.join(path.dirname(fileURLToPath(import.meta.url)), 's3-server-main.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', main, bucket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Its stdin is a pipe from this process: when this process dies, however, the pipe closes and the child stops.
+  const child = spawn(process.execPath, ['--import', 'tsx', main, bucket], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const first = await new Promise<string>((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });
