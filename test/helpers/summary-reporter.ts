@@ -9,8 +9,13 @@ function countsOf(mod: TestModule): { passed: number; failed: number; skipped: n
     else if (state === 'failed') counts.failed++;
     else counts.skipped++;
   }
-  if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) counts.failed++;
+  if (failedToLoad(mod)) counts.failed++;
   return counts;
+}
+
+/** A module that failed before any of its tests existed (an import or a syntax error). */
+function failedToLoad(mod: TestModule): boolean {
+  return mod.state() === 'failed' && [...mod.children.allTests()].length === 0;
 }
 
 /** The first line of the first error, cut to one screen line: enough to tell two failures apart. */
@@ -68,9 +73,7 @@ export default class SummaryReporter implements Reporter {
         const result = test.result();
         if (result.state === 'failed') failures.push(`${mod.relativeModuleId} > ${test.fullName}: ${firstLine(result.errors)}`);
       }
-      if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) {
-        failures.push(`${mod.relativeModuleId}: ${firstLine(mod.errors())}`);
-      }
+      if (failedToLoad(mod)) failures.push(`${mod.relativeModuleId}: ${firstLine(mod.errors())}`);
     }
     const list = failures.map((f) => `✗ ${f}\n`).join('');
     this.write(`\n${list}${passed} passed, ${failed} failed, ${skipped} skipped\n`);
