@@ -12,7 +12,7 @@ import { openSqliteFile } from '../../src/store/sqlite-driver.js';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-sqlite-statements-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-it('compiles a text once, and a kept statement reads a column added after it was compiled', () => {
+it('compiles a text once, a kept statement reads a column added after it was compiled, and the bound holds', () => {
   const db = openSqliteFile(path.join(dir, 'store.sqlite'));
   try {
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)');
@@ -33,6 +33,13 @@ it('compiles a text once, and a kept statement reads a column added after it was
     expect(db.prepare('SELECT name FROM t WHERE id = ?').get([2])).toEqual({ name: 'b' });
     expect(insert.reader).toBe(false);
     expect(select.reader).toBe(true);
+
+    // Past the bound the oldest texts are compiled again when asked for, and answer the same.
+    for (let i = 0; i < 300; i++) db.prepare(`SELECT ${i} AS n`).get([]);
+    const again = db.prepare('SELECT * FROM t ORDER BY id');
+    expect(again).not.toBe(select);
+    expect(again.all([])).toEqual(select.all([]));
+    expect(db.prepare('SELECT 299 AS n').get([])).toEqual({ n: 299 });
   } finally {
     db.close();
   }
