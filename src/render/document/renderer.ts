@@ -20,6 +20,7 @@ import { cleanInfoText, type DocumentInfo, readDocumentInfo } from './document-i
 import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
 import { checkedRead, READ_LIMITS } from './document-read.js';
 import { readWithKit, takeReadKit } from './document-read-page.js';
+import { networkIdle, settleNavigation, waitUntilLoaded } from './navigation-wait.js';
 import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
@@ -29,18 +30,10 @@ const PRINT_RESERVE_MAX_MS = 5000;
  * within it prints, a request that never settles (a beacon, a long poll) does not hold the print longer.
  */
 export const DEFAULT_IDLE_MAX_MS = 2000;
-/** Once a document that loads things went quiet, it must stay quiet this long (a fetch chained on a fetch). */
-const QUIET_MS = 50;
-/** A navigation asked for by the document has this long to show up as a request before it is given up on. */
-const NAVIGATION_START_MS = 100;
 /** How a call into the page fails when the document navigated away under it. */
 const NAVIGATED = /context was destroyed|navigat/i;
 /** Creator and Producer of every PDF: the service that made it, not the browser engine it used. */
 const PRODUCER = `Pageworks ${VERSION}`;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /**
  * What preparing a document reports: why `pageworksReady` rejected, (with a report) its script errors,
@@ -79,10 +72,8 @@ function prepareDeclaration(writes: boolean, report: boolean): string {
   return `function (html, pageCss) { return ((__name) => { ${keepRead} return (${preparePage.toString()})(${args}); })((f) => f); }`;
 }
 
-/** The four declarations prepare calls (whether it writes the document, whether it watches errors), made once. */
-const DECLARATIONS = new Map(
-  [false, true].flatMap((writes) => [false, true].map((report) => [`${writes}:${report}`, prepareDeclaration(writes, report)])),
-);
+/** The four declarations prepare calls, made once: indexed by whether it writes the document, then whether it watches errors. */
+const DECLARATIONS = [false, true].map((writes) => [false, true].map((report) => prepareDeclaration(writes, report)));
 
 /** The expression that reads the document in the isolated world (fonts only when a report is collected). */
 function readExpression(report: boolean): string {
@@ -116,7 +107,7 @@ async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknow
 /** Calls preparePage on the slot's holder (see RenderSlot.holder). */
 async function prepare(slot: RenderSlot, html: string | null, pageCss: string, report: boolean): Promise<Prepared> {
   if (slot.holder === null) throw new RenderError('RENDER_FAILED', 'the page has no fresh document to render in');
-  const declaration = DECLARATIONS.get(`${html !== null}:${report}`) as string;
+  const declaration = DECLARATIONS[Number(html !== null)][Number(report)];
   const value = await callOn(slot.session, slot.holder, declaration, [html, pageCss]);
   if (value === null || typeof value !== 'object') return {};
   // What crossed from the page: a rejection reason is text, cut as the page cut it.
@@ -139,63 +130,6 @@ async function loadDocument(slot: RenderSlot, html: string, pageCss: string, unt
     await waitUntilLoaded(slot, until);
     return {};
   }
-}
-
-/**
- * Polls until the current document (the one a navigation brought) has loaded, then waits for its fonts.
- * A poll that meets a navigation in progress fails and is simply repeated; `until` is epoch ms.
- */
-async function waitUntilLoaded(slot: RenderSlot, until: number): Promise<void> {
-  for (;;) {
-    if (slot.session.detached) throw new RenderError('RENDER_FAILED', 'the page went away while it loaded');
-    const complete = await evaluate(slot.session, 'document.readyState').then(
-      (state) => state === 'complete',
-      () => false,
-    );
-    if (complete) break;
-    if (Date.now() >= until) throw new RenderError('RENDER_TIMEOUT', 'the document did not finish loading in time');
-    await sleep(20);
-  }
-  await evaluate(slot.session, 'document.fonts.ready.then(() => undefined)');
-}
-
-/** Whether the document is loading or about to navigate (a request it asked for may not be reported yet). */
-function busy(slot: RenderSlot): boolean {
-  return (
-    slot.requests.size > 0 ||
-    slot.egress.pending > 0 ||
-    slot.navigating ||
-    (slot.navigationRequestedAt > 0 && Date.now() - slot.navigationRequestedAt < NAVIGATION_START_MS)
-  );
-}
-
-/**
- * Waits until nothing is pending, or until `until` (epoch ms). A document that reached the network or
- * asked to navigate must then stay quiet for QUIET_MS (a fetch chained on a fetch); one that only loaded
- * its own markup (data: and blob: resources included) prints as soon as nothing is pending.
- */
-async function networkIdle(slot: RenderSlot, until: number): Promise<void> {
-  let quietSince = 0;
-  while (Date.now() < until) {
-    const active = slot.egress.requests > 0 || slot.navigationRequestedAt > 0;
-    if (busy(slot)) quietSince = 0;
-    else if (!active) return;
-    else if (quietSince === 0) quietSince = Date.now();
-    else if (Date.now() - quietSince >= QUIET_MS) return;
-    await sleep(10);
-  }
-}
-
-/**
- * When the document navigated itself (location=…, meta refresh), waits for the new document to commit,
- * load and get its fonts, so printing never races a navigation; then for its pending requests, at most
- * `idleMaxMs` after its load.
- */
-async function settleNavigation(slot: RenderSlot, until: number, idleMaxMs: number): Promise<void> {
-  while (slot.navigating && Date.now() < until) await sleep(10);
-  if (slot.navigations === 0) return;
-  await waitUntilLoaded(slot, until);
-  await networkIdle(slot, Math.min(until, Date.now() + idleMaxMs));
 }
 
 /** Where a render's own warnings go. */
