@@ -64,6 +64,7 @@ const lines = {
 let printed = 'returned';
 try { window.print(); } catch (e) { printed = 'threw'; }
 lines.print = printed;
+lines.popup = window.open('about:blank') === null ? 'blocked' : 'opened';
 window.pageworksReady = new Promise((resolve) => {
   let frames = 0;
   const tick = () => {
@@ -85,7 +86,7 @@ function probed(text: string): Record<string, string> {
 }
 
 describe('what a document sees of the browser', () => {
-  it('the same media queries, frames, window, time zone and window.print() on both builds', async () => {
+  it('the same media queries, frames, window, time zone, window.print() and window.open() on both builds', async () => {
     const seen = probed(pdfText(await print(PROBE)));
     expect(seen).toMatchObject({
       inner: '800x600',
@@ -102,6 +103,7 @@ describe('what a document sees of the browser', () => {
       tz: 'UTC',
       locale: 'en-US',
       print: 'returned',
+      popup: 'blocked',
       frames: '10',
     });
   });

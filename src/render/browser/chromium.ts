@@ -96,6 +96,13 @@ export function chromiumArgs(build: BrowserBuild = 'chromium', enabled: readonly
   // keeps the last 1,000 lines of it in this process: a document logging 100 KB messages held 250 MB of the
   // server's heap. Only fatal lines (why the browser died) are written now.
   if (build === 'chromium-headless-shell') args.push('--enable-logging=stderr', '--log-level=3');
+  // A print has no use for new windows, and a window a document opened hurt the render it came from: on
+  // the shell it opened in the document's own renderer, and about one render in twenty of a document that
+  // opened one (two cores under load) never finished loading two of its cross-site frames (their 403
+  // committed, its body never read), so its load event never came; on full Chromium the opener stopped
+  // getting animation frames. The shell refuses new windows with this switch; full Chromium ignores it and
+  // keeps its popup blocker instead (launchChromium). Either way window.open() returns null.
+  if (build === 'chromium-headless-shell') args.push('--block-new-web-contents');
   // The sandbox needs user namespaces that root does not get; only then go without it.
   if (typeof process.getuid === 'function' && process.getuid() === 0) args.push('--no-sandbox');
   return args;
@@ -149,6 +156,9 @@ export async function launchChromium(
       // Over a pipe, Chromium shuts down by itself when this process dies (even by SIGKILL), so a crashed
       // server or test runner leaves no orphan browser behind; a WebSocket connection would not.
       pipe: true,
+      // Puppeteer turns full Chromium's popup blocker off; on, it refuses every window a document opens
+      // (renders have no user gesture), as --block-new-web-contents does on the shell (chromiumArgs).
+      ignoreDefaultArgs: ['--disable-popup-blocking'],
     });
     const pid = browser.process()?.pid;
     if (pid === undefined) throw new Error('Chromium started without a process id');
