@@ -6,8 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressPolicy } from '../../src/net/policy.js';
+import { turnsAfterLoad } from '../../src/render/document/page-script.js';
 import { BrowserPool } from '../../src/render/pool/browser-pool.js';
 import { toPrintParams } from '../../src/render/request/options.js';
+import { invoiceDocument } from '../fixtures/corpus/documents.js';
 import { noDns } from '../helpers/render.js';
 import { CANARY_TEXT, type Canary, startCanary } from './canary.js';
 import { pdfText } from './pdf-tools.js';
@@ -42,6 +44,10 @@ describe('a navigation the document asks for at load is followed', () => {
     ['a zero-delay timer', () => `<p>before</p><script>setTimeout(() => { location.href = '${base}/timer'; }, 0)</script>`],
     ['an inline script', () => `<p>before</p><script>location.href = '${base}/inline'</script>`],
     ['a form submitted at once', () => `<form action="${base}/form"></form><script>document.forms[0].submit()</script>`],
+    [
+      'a handler attribute after a slash, no script element',
+      () => `<p>before</p><img/src="data:,"/onerror="setTimeout(() => { location.href = '${base}/handler'; }, 0)">`,
+    ],
   ])('%s', async (_how, html) => {
     const text = await render(html());
     expect(text).toContain(CANARY_TEXT);
@@ -100,4 +106,27 @@ it('a document lays out in an 800×600 window before it prints, render after ren
   const measure = `<p id="out"></p><script>out.textContent = 'window ' + innerWidth + 'x' + innerHeight + ' dpr ' + devicePixelRatio;</script>`;
   expect(await render(measure)).toContain('window 800x600 dpr 1');
   expect(await render(measure)).toContain('window 800x600 dpr 1');
+});
+
+describe('the task turns after load: only for HTML that could start something then', () => {
+  it.each([
+    ['<p>x</p><script>setTimeout(f, 0)</script>', 2],
+    ['<P>x</P><SCRIPT SRC="a.js"></SCRIPT>', 2],
+    ['<body onload="f()">', 2],
+    ['<img src="x"onerror="f()">', 2],
+    ['<img/src="x"/onerror = f()>', 2],
+    ['<svg><animate onbegin="f()"/></svg>', 2],
+    ['<meta http-equiv="refresh" content="0;url=/next">', 2],
+    ['<iframe srcdoc="&lt;p&gt;x"></iframe>', 2],
+    ['<object data="a.svg"></object><embed src="b.svg">', 2],
+    ['<a href="javascript:f()">x</a>', 2],
+    ['<meta charset="utf-8"><style>p { color: red }</style><p>one</p>', 0],
+  ])('%s → %i', (html, turns) => {
+    expect(turnsAfterLoad(html)).toBe(turns);
+  });
+
+  it('none for the invoice of the bench; two for a document that navigated (no HTML to read)', () => {
+    expect(turnsAfterLoad(invoiceDocument(40))).toBe(0);
+    expect(turnsAfterLoad(null)).toBe(2);
+  });
 });

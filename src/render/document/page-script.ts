@@ -8,13 +8,26 @@
 export const ANIMATION_ROUNDS = 10;
 
 /**
+ * What in a document's HTML could start something at its load that printing should let run first (a
+ * zero-delay timer, a meta refresh): script (elements, event-handler attributes, javascript: URLs), a meta
+ * refresh (`http-equiv`), or a frame of its own that could hold either. Matched on the HTML as sent and on
+ * the safe side: a mere mention keeps the task turns, which cost the renderer about 2.5 ms of CPU a render.
+ */
+const MAY_START_AT_LOAD = /<(script|iframe|frame|object|embed|fencedframe)\b|http-equiv|javascript:|\bon[a-z]+\s*=/i;
+
+/** The task turns preparePage lets pass after the load event: none for a document that can start nothing. */
+export function turnsAfterLoad(html: string | null): number {
+  return html === null || MAY_START_AT_LOAD.test(html) ? 2 : 0;
+}
+
+/**
  * Runs in the page. With `source`, first writes it into the fresh document: a navigation-free
  * document.write keeps the opaque about:blank origin. Beforehand, `window.pageworksReady` is made an
  * accessor, so that a document setting it to true wakes the wait below at once instead of being polled,
  * and requestAnimationFrame counts the frames the document asks for.
  * Then, on the document as it is now:
- * 1. waits for its load event and fonts, and lets two task turns pass so what it starts at load (a meta
- *    refresh, a zero-delay timer) has started;
+ * 1. waits for its load event and fonts, and lets `turns` task turns pass so what it starts at load (a meta
+ *    refresh, a zero-delay timer) has started (turnsAfterLoad);
  * 2. late content: a thenable `pageworksReady` is awaited; `false` is waited on until it turns truthy
  *    (woken by the accessor, or polled every 50 ms in a document that navigated away from it). A rejected
  *    promise does not stop printing: its reason is returned for the log. The caller's deadline bounds it;
@@ -34,6 +47,7 @@ export async function preparePage(
   source: string | null,
   pageCss: string,
   rounds: number,
+  turns: number,
   watch: ((limits: { errors: number; text: number }) => () => unknown) | null,
   limits: { errors: number; text: number },
   keep: { take?: () => unknown; read?: () => unknown } | null,
@@ -88,7 +102,7 @@ export async function preparePage(
   }
   if (readyState?.() !== 'complete') await new PromiseCtor((resolve) => listen('load', resolve, { once: true }));
   await fontsReady?.();
-  for (let turn = 0; turn < 2; turn++) await new PromiseCtor((resolve) => wait(resolve, 0));
+  for (let turn = 0; turn < turns; turn++) await new PromiseCtor((resolve) => wait(resolve, 0));
 
   let rejected: string | undefined;
   for (;;) {

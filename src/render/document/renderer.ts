@@ -21,7 +21,7 @@ import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
 import { checkedRead, READ_LIMITS } from './document-read.js';
 import { readWithKit, takeReadKit } from './document-read-page.js';
 import { networkIdle, settleNavigation, waitUntilLoaded } from './navigation-wait.js';
-import { ANIMATION_ROUNDS, preparePage } from './page-script.js';
+import { ANIMATION_ROUNDS, preparePage, turnsAfterLoad } from './page-script.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
 const PRINT_RESERVE_MAX_MS = 5000;
@@ -55,21 +55,21 @@ interface DocumentRead {
 }
 
 /**
- * The function (called on the slot's holder, with the HTML and the page CSS as its arguments) that runs
- * preparePage: with HTML, writing the document, and with `report`, watching its script errors from its
- * start (the take function stays on the holder). Before it writes the document it also leaves on the
- * holder the read that preparePage ends with (document-read-page.ts), with the built-ins of the window as
- * nothing has touched it yet. The document is an argument, not part of the source: the source is then the
- * same for every render (a renderer may keep what it compiled), and the document is not escaped twice on
- * its way, once into a string literal and again into the protocol message.
+ * The function (called on the slot's holder, with the HTML, the page CSS and the task turns after load as
+ * its arguments) that runs preparePage: with HTML, writing the document, and with `report`, watching its
+ * script errors from its start (the take function stays on the holder). Before it writes the document it
+ * also leaves on the holder the read that preparePage ends with (document-read-page.ts), with the
+ * built-ins of the window as nothing has touched it yet. The document is an argument, not part of the
+ * source: the source is then the same for every render (a renderer may keep what it compiled), and the
+ * document is not escaped twice on its way, once into a string literal and again into the protocol message.
  */
 function prepareDeclaration(writes: boolean, report: boolean): string {
   const watch = report ? watchErrors.toString() : 'null';
-  const args = `html, pageCss, ${ANIMATION_ROUNDS}, ${watch}, ${JSON.stringify(PAGE_LIMITS)}, this`;
+  const args = `html, pageCss, ${ANIMATION_ROUNDS}, turns, ${watch}, ${JSON.stringify(PAGE_LIMITS)}, this`;
   const keepRead = writes
     ? `const kit = (${takeReadKit.toString()})(); this.read = () => (${readWithKit.toString()})(kit, ${JSON.stringify(READ_LIMITS)});`
     : '';
-  return `function (html, pageCss) { return ((__name) => { ${keepRead} return (${preparePage.toString()})(${args}); })((f) => f); }`;
+  return `function (html, pageCss, turns) { return ((__name) => { ${keepRead} return (${preparePage.toString()})(${args}); })((f) => f); }`;
 }
 
 /** The four declarations prepare calls, made once: indexed by whether it writes the document, then whether it watches errors. */
@@ -108,7 +108,7 @@ async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknow
 async function prepare(slot: RenderSlot, html: string | null, pageCss: string, report: boolean): Promise<Prepared> {
   if (slot.holder === null) throw new RenderError('RENDER_FAILED', 'the page has no fresh document to render in');
   const declaration = DECLARATIONS[Number(html !== null)][Number(report)];
-  const value = await callOn(slot.session, slot.holder, declaration, [html, pageCss]);
+  const value = await callOn(slot.session, slot.holder, declaration, [html, pageCss, turnsAfterLoad(html)]);
   if (value === null || typeof value !== 'object') return {};
   // What crossed from the page: a rejection reason is text, cut as the page cut it.
   const { rejected, page, read } = value as Prepared;
@@ -220,7 +220,7 @@ export async function renderInSlot(
 async function prepareAgain(slot: RenderSlot, pageCss: string, report: boolean): Promise<Prepared> {
   try {
     if (slot.navigations === 0) return await prepare(slot, null, pageCss, report);
-    await evaluate(slot.session, callExpression(preparePage, null, pageCss, ANIMATION_ROUNDS, null, PAGE_LIMITS, null));
+    await evaluate(slot.session, callExpression(preparePage, null, pageCss, ANIMATION_ROUNDS, turnsAfterLoad(null), PAGE_LIMITS, null));
     return {};
   } catch (err) {
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
