@@ -220,7 +220,10 @@ export async function renderInSlot(
 async function prepareAgain(slot: RenderSlot, pageCss: string, report: boolean): Promise<Prepared> {
   try {
     if (slot.navigations === 0) return await prepare(slot, null, pageCss, report);
-    await evaluate(slot.session, callExpression(preparePage, null, pageCss, ANIMATION_ROUNDS, turnsAfterLoad(null), PAGE_LIMITS, null));
+    await evaluate(
+      slot.session,
+      callExpression(preparePage, null, pageCss, ANIMATION_ROUNDS, turnsAfterLoad(null), PAGE_LIMITS, null),
+    );
     return {};
   } catch (err) {
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
