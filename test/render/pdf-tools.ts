@@ -47,10 +47,10 @@ export function firstWordBox(pdf: Buffer): { xMin: number; yMin: number; word: s
   return { xMin: Number(m[1]), yMin: Number(m[2]), word: m[3] };
 }
 
-/** RGB of the pixel at (x, y) of page 1 rasterised at `dpi`. */
-export function pixel(pdf: Buffer, x: number, y: number, dpi = 20): [number, number, number] {
+/** RGB of the pixel at (x, y) of page `page` (1 by default) rasterised at `dpi`. */
+export function pixel(pdf: Buffer, x: number, y: number, dpi = 20, page = 1): [number, number, number] {
   const ppm = withFile(pdf, (file) =>
-    execFileSync('pdftoppm', ['-r', String(dpi), '-f', '1', '-l', '1', file], { maxBuffer: 64 << 20 }),
+    execFileSync('pdftoppm', ['-r', String(dpi), '-f', String(page), '-l', String(page), file], { maxBuffer: 64 << 20 }),
   );
   // Binary PPM (P6): magic, width, height, maxval separated by whitespace, then RGB bytes.
   const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(ppm.subarray(0, 64).toString('latin1'));

@@ -12,7 +12,7 @@ import { toPrintParams } from '../../src/render/request/options.js';
 import { invoiceDocument } from '../fixtures/corpus/documents.js';
 import { noDns } from '../helpers/render.js';
 import { CANARY_TEXT, type Canary, startCanary } from './canary.js';
-import { pdfText } from './pdf-tools.js';
+import { pdfText, pixel } from './pdf-tools.js';
 
 const A4 = toPrintParams({});
 let canary: Canary;
@@ -106,6 +106,19 @@ it('a document lays out in an 800×600 window before it prints, render after ren
   const measure = `<p id="out"></p><script>out.textContent = 'window ' + innerWidth + 'x' + innerHeight + ' dpr ' + devicePixelRatio;</script>`;
   expect(await render(measure)).toContain('window 800x600 dpr 1');
   expect(await render(measure)).toContain('window 800x600 dpr 1');
+});
+
+it('lazy images print, on the first screen and below it (each render of several)', async () => {
+  const image = (n: number) => `<img loading="lazy" style="display:block;width:100%;height:200px" src="${base}/red.svg?${n}">`;
+  for (let n = 0; n < 4; n++) {
+    const pdf = (
+      await pool.render('a', `<body style="margin:0">${image(n)}<div style="height:1200px"></div>${image(n + 10)}</body>`, A4)
+    ).pdf;
+    // The first image is the top 200 px of page 1 (42 px at 20 dpi); the second, 1,400 px from the top
+    // (14.6 in), prints on page 2 from 2.9 in to 5 in (58 to 100 px at 20 dpi).
+    expect(pixel(pdf, 60, 20)).toEqual([255, 0, 0]);
+    expect(pixel(pdf, 60, 80, 20, 2)).toEqual([255, 0, 0]);
+  }
 });
 
 describe('the task turns after load: only for HTML that could start something then', () => {

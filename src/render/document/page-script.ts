@@ -64,6 +64,8 @@ export async function preparePage(
   const readyState = Object.getOwnPropertyDescriptor(Document.prototype, 'readyState')?.get?.bind(document);
   const fonts = document.fonts;
   const fontsReady = Object.getOwnPropertyDescriptor(FontFaceSet.prototype, 'ready')?.get?.bind(fonts);
+  const selectAll = Document.prototype.querySelectorAll;
+  const setAttribute = Element.prototype.setAttribute;
   let wake: () => void = () => undefined;
   // requestAnimationFrame callbacks not run yet, as far as this call saw them being asked for.
   const framesAsked = new Set<number>();
@@ -98,6 +100,11 @@ export async function preparePage(
     // document.open() erases the window's listeners.
     if (watch && keep) keep.take = watch(limits);
     document.write(source);
+    // A lazy image in the first screen starts loading at a frame, which may come after printing started
+    // (it then printed blank; those further down the print loads itself); on paper every one is seen.
+    // Made eager before the document closes, each (that the parser reached) delays the load event.
+    const lazy = apply(selectAll, document, ['img[loading="lazy" i]']) as NodeListOf<Element>;
+    for (let i = 0; i < lazy.length; i++) apply(setAttribute, lazy[i], ['loading', 'eager']);
     document.close();
   }
   if (readyState?.() !== 'complete') await new PromiseCtor((resolve) => listen('load', resolve, { once: true }));
