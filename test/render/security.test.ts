@@ -135,6 +135,19 @@ describe('egress with EGRESS_ALLOW unset', () => {
     expect(lookups).toContain('rebind.test');
   });
 
+  it('refused frames of other sites: one warning each, none saying a frame was still loading, on both builds', async () => {
+    // Full Chromium moves a cross-site frame's document to a renderer of its own, where the page's protocol
+    // session does not hear its request end: that request waited out RENDER_IDLE_MAX_MS and came back as a
+    // fifth warning, "still loading". The shell keeps such frames in the page's renderer.
+    const frames = ['127.0.0.1', 'localhost', '[::ffff:127.0.0.1]', 'rebind.test'].map(
+      (host) => `<iframe src="http://${host}:${canary.port}/frame"></iframe>`,
+    );
+    const res = await render(closed, `<p>outer</p>${frames.join('')}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-render-warnings']).toBe('4');
+    expect(canary.connections).toBe(0);
+  });
+
   it('a top-level navigation to loopback or file: does not leave the document', async () => {
     for (const html of [
       `<p>stay</p><script>location.href = 'http://127.0.0.1:${canary.port}/top'</script>`,

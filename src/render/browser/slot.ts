@@ -137,6 +137,18 @@ async function watchPage(slot: RenderSlot, onCrash: (err: unknown) => void): Pro
   // The main frame keeps its id across navigations.
   const mainFrameId = (await session.send('Page.getFrameTree')).frameTree.frame.id;
   slot.frameId = mainFrameId;
+  // The document request of each frame inside the page, by frame id. Where Chromium isolates sites (full
+  // Chromium; the shell keeps frames in the page's renderer), a cross-site frame's document moves to a
+  // renderer of its own: this session hears the frame detach ("swap") and never hears its request finish,
+  // which then counted as pending until RENDER_IDLE_MAX_MS ran out and was reported as still loading. So
+  // the request is let go with the frame: the document's load event waits for a frame it had by then; one
+  // a script adds later is not waited for on full Chromium (its requests are not heard at all).
+  const frameDocuments = new Map<string, string>();
+  session.on('Page.frameDetached', (event) => {
+    const requestId = frameDocuments.get(event.frameId);
+    frameDocuments.delete(event.frameId);
+    if (requestId !== undefined) requests.delete(requestId);
+  });
   session.on('Network.requestWillBeSent', (event) => {
     // A redirect keeps the request id: the same request, still pending.
     const mainNavigation = event.requestId === event.loaderId && event.type === 'Document' && event.frameId === mainFrameId;
@@ -144,6 +156,9 @@ async function watchPage(slot: RenderSlot, onCrash: (err: unknown) => void): Pro
     // blob: script is even reported finished to the worker's target only, so it would seem pending forever.
     if (!mainNavigation && /^(blob|data):/i.test(event.request.url)) return;
     requests.set(event.requestId, mainNavigation);
+    if (event.type === 'Document' && event.frameId !== undefined && event.frameId !== mainFrameId) {
+      frameDocuments.set(event.frameId, event.requestId);
+    }
     if (event.type === 'Stylesheet') slot.stylesheets.set(event.request.url, event.requestId);
     if (mainNavigation) slot.navigating = true;
   });
