@@ -97,10 +97,10 @@ export function chromiumArgs(build: BrowserBuild = 'chromium', enabled: readonly
   // server's heap. Only fatal lines (why the browser died) are written now.
   if (build === 'chromium-headless-shell') args.push('--enable-logging=stderr', '--log-level=3');
   // A print has no use for new windows, and a window a document opened hurt the render it came from: on
-  // the shell it opened in the document's own renderer, and about one render in twenty of a document that
-  // opened one (two cores under load) never finished loading two of its cross-site frames (their 403
-  // committed, its body never read), so its load event never came; on full Chromium the opener stopped
-  // getting animation frames. The shell refuses new windows with this switch; full Chromium ignores it and
+  // the shell it opened in the document's own renderer, and 19 of 540 renders of a document that opened
+  // one (two cores under load) never finished loading two of its cross-site frames (their 403 committed,
+  // the body never read), so its load event never came; on full Chromium the opener stopped getting
+  // animation frames. The shell refuses new windows with this switch; full Chromium ignores it and
   // keeps its popup blocker instead (launchChromium). Either way window.open() returns null.
   if (build === 'chromium-headless-shell') args.push('--block-new-web-contents');
   // The sandbox needs user namespaces that root does not get; only then go without it.
