@@ -75,8 +75,10 @@ it('a scripted document that loads nothing prints what its scripts wrote by load
   expect(text).toContain('written during parse and at load and in the next task');
 });
 
-it('a document that replaces the globals the wait uses (setTimeout, addEventListener, Promise, readyState) still prints', async () => {
-  const text = await render(`<p>shimmed</p><script>
+it('a document that replaces the globals the wait uses (setTimeout, addEventListener, Promise, readyState, NodeList) still prints', async () => {
+  const text = await render(`<p>shimmed</p><img loading="lazy" src="data:,"><script>
+  Object.defineProperty(NodeList.prototype, 'length', { get: () => 1e9 });
+  NodeList.prototype.item = () => null;
   window.setTimeout = () => 0;
   window.addEventListener = () => undefined;
   window.Promise = function Broken() {};

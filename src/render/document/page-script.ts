@@ -65,7 +65,18 @@ export async function preparePage(
   const fonts = document.fonts;
   const fontsReady = Object.getOwnPropertyDescriptor(FontFaceSet.prototype, 'ready')?.get?.bind(fonts);
   const selectAll = Document.prototype.querySelectorAll;
+  const listLength = Object.getOwnPropertyDescriptor(NodeList.prototype, 'length')?.get;
+  const listItem = NodeList.prototype.item;
   const setAttribute = Element.prototype.setAttribute;
+  // The elements of `root` that match `selector`, read with the built-ins above (a document that redefined
+  // NodeList's length would otherwise send a loop over them to the deadline).
+  const select = (root: Document, selector: string): Element[] => {
+    const list = apply(selectAll, root, [selector]);
+    const count = listLength ? (apply(listLength, list, []) as number) : 0;
+    const found: Element[] = [];
+    for (let i = 0; i < count; i++) found[i] = apply(listItem, list, [i]) as Element;
+    return found;
+  };
   let wake: () => void = () => undefined;
   // requestAnimationFrame callbacks not run yet, as far as this call saw them being asked for.
   const framesAsked = new Set<number>();
@@ -103,7 +114,7 @@ export async function preparePage(
     // A lazy image in the first screen starts loading at a frame, which may come after printing started
     // (it then printed blank; those further down the print loads itself); on paper every one is seen.
     // Made eager before the document closes, each (that the parser reached) delays the load event.
-    const lazy = apply(selectAll, document, ['img[loading="lazy" i]']) as NodeListOf<Element>;
+    const lazy = select(document, 'img[loading="lazy" i]');
     for (let i = 0; i < lazy.length; i++) apply(setAttribute, lazy[i], ['loading', 'eager']);
     document.close();
   }
@@ -138,7 +149,9 @@ export async function preparePage(
   const documents = (): Document[] => {
     const found = [document];
     for (let i = 0; i < found.length; i++) {
-      for (const frame of Array.from(found[i].querySelectorAll('iframe, frame'))) {
+      const frames = select(found[i], 'iframe, frame');
+      for (let k = 0; k < frames.length; k++) {
+        const frame = frames[k];
         try {
           const inner = (frame as HTMLIFrameElement).contentDocument;
           if (inner) found.push(inner);
