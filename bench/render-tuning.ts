@@ -3,7 +3,8 @@
  * settings were first chosen on full Chromium. On the browser the service picks (the shell where installed),
  * with the 40-row invoice, in alternating chunks (ratios per round, median):
  * 1. render slots per instance (RENDER_CONCURRENCY, default the CPU count), each pool driven by as many
- *    callers as it has slots: throughput and p50 latency;
+ *    callers as it has slots: throughput and p50 latency; then, at 2 slots, a render waiting for a slot
+ *    being reset against one taking the spare slot at once;
  * 2. the feature switches chromium.ts turns off, each turned back on in a pool of 2 slots, against the
  *    switches as shipped;
  * 3. what recycling guards against: the Chromium tree's proportional memory after 0 to 1,500 renders with
@@ -11,7 +12,7 @@
  */
 import { createEgressPolicy } from '../src/net/policy.js';
 import { findChromium, processGroupMembers } from '../src/render/browser/chromium.js';
-import { BrowserPool } from '../src/render/pool/browser-pool.js';
+import { BrowserPool, type BrowserPoolOptions } from '../src/render/pool/browser-pool.js';
 import { toPrintParams } from '../src/render/request/options.js';
 import { invoiceDocument } from '../test/fixtures/corpus/documents.js';
 import { drive, emptyResult, rate } from './render-loops.js';
@@ -23,8 +24,15 @@ const CHUNK_MAX_MS = 10_000;
 /** Memory is read after each of these render counts (recycling off). */
 const MEMORY_MARKS = [0, 250, 500, 1000, 1500];
 
-function startPool(concurrency: number, executablePath: string, recycle = true, extraArgs: string[] = []): Promise<BrowserPool> {
+function startPool(
+  concurrency: number,
+  executablePath: string,
+  recycle = true,
+  extraArgs: string[] = [],
+  more: Partial<BrowserPoolOptions> = {},
+): Promise<BrowserPool> {
   return BrowserPool.start({
+    ...more,
     extraArgs,
     policy: createEgressPolicy({ allow: [] }),
     concurrency,
@@ -89,6 +97,32 @@ export async function runRenderTuningBench(): Promise<void> {
     }
   } finally {
     await Promise.all(pools.map((p) => p.close()));
+  }
+
+  // 1b. The spare slot: a render waits for a slot being reset (as shipped) or takes the spare one at once,
+  // which spreads two renders at a time over three renderer processes.
+  const spare = await Promise.all([startPool(2, executablePath), startPool(2, executablePath, true, [], { resetWaitMs: 0 })]);
+  const spareNames = ['waits for a reset (as shipped)', 'takes the spare at once'];
+  try {
+    const results = await alternate(
+      spareNames.map((name, i) => ({
+        name,
+        callers: 2,
+        perChunk: 40,
+        one: async () => {
+          await spare[i].render('bench', html, params);
+        },
+      })),
+    );
+    process.stdout.write('\nspare slot (pool of 2 slots, c=2)    PDF/s (median)  ÷ as shipped  p50 ms\n');
+    for (const name of spareNames) {
+      const r = results.get(name);
+      process.stdout.write(
+        `${name.padEnd(36)}  ${fmt(median(r?.rates ?? []), 2, 14)}  ${fmt(ratioTo(results, name, spareNames[0]), 2, 11)}×  ${fmt(median(r?.latencies ?? []), 0, 6)}\n`,
+      );
+    }
+  } finally {
+    await Promise.all(spare.map((p) => p.close()));
   }
 
   // 2. The switches: each feature chromium.ts disables, enabled again, in a pool as the service runs it

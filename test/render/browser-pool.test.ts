@@ -39,6 +39,10 @@ async function waitFor(check: () => boolean, ms: number): Promise<void> {
   while (!check() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
 }
 
+/** A document that blocks for 1.5 s as it is left: its slot's reset to about:blank lasts as long. */
+const slowToLeave = (text: string) =>
+  `<p>${text}</p><script>addEventListener('pagehide', () => { const end = Date.now() + 1500; while (Date.now() < end); });</script>`;
+
 describe('BrowserPool', () => {
   it('recycles Chromium after N renders; renders go on and the old processes are gone', async () => {
     await withPool({ maxRendersPerBrowser: 3 }, async (pool) => {
@@ -81,6 +85,32 @@ describe('BrowserPool', () => {
       await waitFor(() => pool.browserPid !== first, 15_000);
       expect(pool.browserPid).not.toBe(first);
       expect(pdfText((await pool.render('a', '<p>still rendering</p>', A4)).pdf)).toContain('still rendering');
+    });
+  });
+
+  it('a slot slow to reset does not hold up the next render: it takes the spare slot', async () => {
+    await withPool({}, async (pool) => {
+      expect(pdfText((await pool.render('a', slowToLeave('first'), A4)).pdf)).toContain('first');
+      const started = Date.now();
+      expect(pdfText((await pool.render('a', '<p>next</p>', A4)).pdf)).toContain('next');
+      expect(Date.now() - started).toBeLessThan(1000);
+    });
+  });
+
+  it('a render that gives up waiting for a slot leaves no slot behind: the next render gets one at once', async () => {
+    await withPool({}, async (pool) => {
+      // Both slots (one for the concurrency, one spare) are being reset when the next renders come.
+      expect(pdfText((await pool.render('a', slowToLeave('first'), A4)).pdf)).toContain('first');
+      expect(pdfText((await pool.render('a', slowToLeave('second'), A4)).pdf)).toContain('second');
+      // Two renders give up while they wait for a slot (their clients left).
+      for (const ms of [100, 150]) {
+        await expect(pool.render('a', '<p>gone</p>', A4, { signal: AbortSignal.timeout(ms) })).rejects.toThrow();
+      }
+      // The slots reset later go to renders still waiting, not to those that gave up.
+      const started = Date.now();
+      const next = await pool.render('a', '<p>next</p>', A4, { signal: AbortSignal.timeout(8000) });
+      expect(pdfText(next.pdf)).toContain('next');
+      expect(Date.now() - started).toBeLessThan(5000);
     });
   });
 

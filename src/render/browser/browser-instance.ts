@@ -28,6 +28,8 @@ export interface SlotSettings {
   egress: RenderEgressOptions;
   /** Replace a slot's context after this many renders even if it stayed clean. */
   maxRendersPerSlot: number;
+  /** At most this long a render waits for a slot being reset while another is idle (0: it takes the idle one). */
+  resetWaitMs: number;
   /** True once the pool shuts down: slots given back are closed, not offered. */
   closing: () => boolean;
   /** A retiring instance has no render left and may be shut down. */
@@ -38,12 +40,26 @@ export interface SlotSettings {
 
 const RESET_TIMEOUT_MS = 5000;
 const RETRY_SLOT_MS = 250;
+/**
+ * How long a render waits for a slot being reset (about 8 ms on the 2-core development machine) before it
+ * takes a slot that no render has used lately (Instance.take says why it waits at all).
+ */
+export const RESET_WAIT_MS = 50;
+
+/** A render waiting for a slot: `resolve` hands it one. */
+export interface SlotWaiter {
+  resolve: (slot: RenderSlot) => void;
+  reject: (err: unknown) => void;
+}
 
 /** One launched Chromium with its render slots and the renders running on it. */
 export class Instance {
-  readonly idle: RenderSlot[] = [];
-  readonly waiters: Array<{ resolve: (slot: RenderSlot) => void; reject: (err: unknown) => void }> = [];
+  private readonly idle: RenderSlot[] = [];
+  private readonly waiters: SlotWaiter[] = [];
   readonly all = new Set<RenderSlot>();
+  /** Slots given back clean and being reset: each is offered again within milliseconds. */
+  private resetting = 0;
+  private resetWaitTimer?: NodeJS.Timeout;
   busy = 0;
   renders = 0;
   dead = false;
@@ -72,6 +88,42 @@ export class Instance {
     this.dead = true;
     this.death.abort(new BrowserCrashed());
     for (const w of this.waiters.splice(0)) w.reject(new InstanceGone());
+  }
+
+  /**
+   * A clean slot for a render, or undefined when the render should wait for one (wait). The slots beyond
+   * the concurrency are there for a slot being replaced (a new context costs a renderer process), not for
+   * one being reset: every render that took a slot unused since would spread the renders over one
+   * renderer process more than the concurrency, and at 2 renders on 2 cores that cost the renderers
+   * 1.6–4 ms of CPU a render and 3–4.5 % of the throughput (docs/deploy.md, "Sizing"). So while slots
+   * are being reset, one of them is waited for (at most `resetWaitMs`); idle slots beyond them are taken
+   * at once.
+   */
+  take(): RenderSlot | undefined {
+    const { resetWaitMs } = this.settings;
+    if (this.idle.length > (resetWaitMs > 0 ? this.resetting : 0)) return this.idle.pop();
+    if (this.idle.length > 0 && this.resetWaitTimer === undefined) {
+      this.resetWaitTimer = setTimeout(() => {
+        this.resetWaitTimer = undefined;
+        this.serveWaiters(true);
+      }, resetWaitMs).unref();
+    }
+    return undefined;
+  }
+
+  /** Waits for the next slot offered; `withdraw` takes the wait back (a render that gave up). */
+  wait(waiter: SlotWaiter): void {
+    this.waiters.push(waiter);
+  }
+
+  /**
+   * Takes back the wait of a render that no longer needs a slot (its deadline passed, its client left):
+   * a slot offered later goes to the next render instead of to nobody.
+   */
+  withdraw(waiter: SlotWaiter): void {
+    const at = this.waiters.indexOf(waiter);
+    if (at >= 0) this.waiters.splice(at, 1);
+    this.stopResetWait();
   }
 
   /** Opens one more slot and offers it. */
@@ -105,9 +157,15 @@ export class Instance {
       discard('worn');
       return;
     }
+    this.resetting += 1;
+    const settle = (then: () => void): void => {
+      this.resetting -= 1;
+      then();
+      this.serveWaiters(false);
+    };
     resetSlot(slot, RESET_TIMEOUT_MS).then(
-      (ok) => (ok ? this.offer(slot) : discard('state')),
-      () => discard('failure'),
+      (ok) => settle(() => (ok ? this.offer(slot) : discard('state'))),
+      () => settle(() => discard('failure')),
     );
   }
 
@@ -140,6 +198,25 @@ export class Instance {
     const waiter = this.waiters.shift();
     if (waiter) waiter.resolve(slot);
     else this.idle.push(slot);
+    this.stopResetWait();
+  }
+
+  /**
+   * Hands idle slots to waiting renders: those beyond the slots being reset, or (`all`, once a render
+   * waited `resetWaitMs`) every one.
+   */
+  private serveWaiters(all: boolean): void {
+    while (this.waiters.length > 0 && this.idle.length > (all ? 0 : this.resetting)) {
+      this.waiters.shift()?.resolve(this.idle.pop() as RenderSlot);
+    }
+    this.stopResetWait();
+  }
+
+  /** With no render waiting, no wait is to be cut short. */
+  private stopResetWait(): void {
+    if (this.waiters.length > 0 || this.resetWaitTimer === undefined) return;
+    clearTimeout(this.resetWaitTimer);
+    this.resetWaitTimer = undefined;
   }
 
   /** Replaces a slot in the background; a failure is retried once Chromium is known to be alive. */

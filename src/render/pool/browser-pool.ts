@@ -8,6 +8,7 @@
 import { RenderError } from '../../errors.js';
 import type { EgressPolicy } from '../../net/policy.js';
 import type { ServiceLog } from '../../service-log.js';
+import { RESET_WAIT_MS } from '../browser/browser-instance.js';
 import { DEFAULT_IDLE_MAX_MS, type RenderWarningLog } from '../document/renderer.js';
 import type { PrintParams } from '../request/options.js';
 import { type BrowserIdentity, ChromiumSupervisor, type SupervisionEvents, shuttingDown } from './chromium-supervisor.js';
@@ -33,6 +34,11 @@ export interface BrowserPoolOptions {
   maxRendersPerBrowser?: number;
   /** Replace a slot's context after this many renders even if it stayed clean. */
   maxRendersPerSlot?: number;
+  /**
+   * At most this long a render waits for a slot being reset rather than take the spare one (default
+   * RESET_WAIT_MS; 0 takes the spare at once, which bench/render-tuning.ts compares).
+   */
+  resetWaitMs?: number;
   /** Relaunch Chromium when its process group holds more resident memory than this; 0: never. */
   memoryLimitBytes?: number;
   memoryCheckMs?: number;
@@ -58,7 +64,10 @@ export interface PoolRenderOptions {
   priority?: RenderPriority;
 }
 
-/** Clean slots beyond the concurrency: a render never waits for the previous one's reset or replacement. */
+/**
+ * Clean slots beyond the concurrency: a render never waits for a slot's replacement (a new context), and
+ * for a slot's reset at most RESET_WAIT_MS.
+ */
 const SPARE_SLOTS = 1;
 /**
  * An interactive render that ended this recently still means interactive traffic (its client's next request
@@ -114,6 +123,7 @@ export class BrowserPool {
     this.opts = {
       maxRendersPerBrowser: 2000,
       maxRendersPerSlot: 250,
+      resetWaitMs: RESET_WAIT_MS,
       memoryLimitBytes: 2 * 1024 ** 3,
       memoryCheckMs: 15_000,
       maxRequestsPerRender: 300,

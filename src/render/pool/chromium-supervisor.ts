@@ -41,6 +41,7 @@ export interface SupervisorOptions {
   extraArgs: string[];
   maxRendersPerBrowser: number;
   maxRendersPerSlot: number;
+  resetWaitMs: number;
   memoryLimitBytes: number;
   memoryCheckMs: number;
   maxRequestsPerRender: number;
@@ -163,6 +164,7 @@ export class ChromiumSupervisor {
     const instance = new Instance(launched, {
       egress: { policy: this.opts.policy, maxRequests: this.opts.maxRequestsPerRender, maxBytes: this.opts.maxBytesPerRender },
       maxRendersPerSlot: this.opts.maxRendersPerSlot,
+      resetWaitMs: this.opts.resetWaitMs,
       closing: () => this.closingNow,
       onRetiredIdle: (retired) => void this.shutdown(retired),
       onDiscard: (reason) => this.opts.events?.slotDiscarded(reason),

@@ -10,7 +10,7 @@ import type { Claim } from '../../pdf/profiles/types.js';
 import type { ReportEntry } from '../../report/report.js';
 import type { ServiceLog } from '../../service-log.js';
 import { withAbort, withTimeout } from '../../with-timeout.js';
-import { BrowserCrashed, type Instance, InstanceGone } from '../browser/browser-instance.js';
+import { BrowserCrashed, type Instance, InstanceGone, type SlotWaiter } from '../browser/browser-instance.js';
 import type { RenderSlot } from '../browser/slot.js';
 import { type RenderWarningLog, renderInSlot } from '../document/renderer.js';
 import { ReportCollector } from '../report/report-collector.js';
@@ -75,17 +75,31 @@ export class RenderAttempts {
   private async takeSlot(deadline: number, stop: AbortSignal): Promise<[Instance, RenderSlot]> {
     for (;;) {
       const instance = await this.supervisor.instanceBy(deadline, stop);
-      const ready = instance.idle.pop();
+      const ready = instance.take();
       if (ready) return [instance, ready];
+      let waiter: SlotWaiter | undefined;
+      let handed: RenderSlot | undefined;
       try {
         const slot = await this.withDeadline(
-          new Promise<RenderSlot>((resolve, reject) => instance.waiters.push({ resolve, reject })),
+          new Promise<RenderSlot>((resolve, reject) => {
+            waiter = {
+              resolve: (slot) => {
+                handed = slot;
+                resolve(slot);
+              },
+              reject,
+            };
+            instance.wait(waiter);
+          }),
           deadline,
           stop,
           noSlot,
         );
         return [instance, slot];
       } catch (err) {
+        if (waiter) instance.withdraw(waiter);
+        // Handed a slot in the same turn as the render gave up: it is clean, the next render takes it.
+        if (handed) instance.giveBack(handed, true);
         if (!(err instanceof InstanceGone)) throw err;
       }
     }
