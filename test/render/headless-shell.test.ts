@@ -108,6 +108,26 @@ describe('what a document sees of the browser', () => {
     });
   });
 
+  it("frames come at about a display's pace while the document gets ready, and are painted (on the shell, sent by the render)", async () => {
+    // Frames counted over half a second: 30 at 60 Hz; a loaded machine drops some, and none may flood.
+    const text = pdfText(
+      await print(`<!doctype html><h1>Heading</h1><p id="out"></p><script>
+        let frames = 0;
+        const tick = () => { frames += 1; requestAnimationFrame(tick); };
+        requestAnimationFrame(tick);
+        window.pageworksReady = new Promise((resolve) => setTimeout(() => {
+          const paints = performance.getEntriesByType('paint').map((entry) => entry.name).join('+');
+          document.getElementById('out').innerHTML = 'frames=' + frames + '<br>paints=' + paints;
+          resolve();
+        }, 500));
+      </script>`),
+    );
+    const seen = probed(text);
+    expect(Number(seen.frames)).toBeGreaterThanOrEqual(8);
+    expect(Number(seen.frames)).toBeLessThanOrEqual(40);
+    expect(seen.paints).toBe('first-paint+first-contentful-paint');
+  });
+
   it('the documented differences: user agent version, languages, PDF plugins, window.chrome, outer size', async () => {
     const seen = probed(pdfText(await print(PROBE)));
     if (build === 'chromium-headless-shell') {

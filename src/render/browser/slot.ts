@@ -61,6 +61,11 @@ export interface RenderSlot {
   holder: string | null;
   /** The isolated world a render read the document in (isolatedWorld), and the navigation count it was made at. */
   world: { contextId: Promise<number>; navigations: number } | null;
+  /**
+   * The page gets frames only when the render sends them (frames.ts): on the headless shell. On full
+   * Chromium, which has no such control, the compositor sends them at its own pace.
+   */
+  readonly framesSent: boolean;
 }
 
 /** Opens a context routed through a new egress proxy, with one page ready on about:blank. */
@@ -74,7 +79,8 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       proxyBypassList: ['<-loopback>'],
       downloadBehavior: { policy: 'deny' },
     });
-    const target = await openPage(launched.client, context);
+    const framesSent = launched.build === 'chromium-headless-shell';
+    const target = await openPage(launched.client, context, framesSent);
     const crash = new AbortController();
     const onCrash = (err: unknown) => crash.abort(err);
     const slot: RenderSlot = {
@@ -94,6 +100,7 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       frameId: '',
       holder: null,
       world: null,
+      framesSent,
     };
     await watchPage(slot, onCrash);
     // Documents lay out in a window of this size before they print (scripts that measure it at load see
@@ -121,9 +128,13 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
   }
 }
 
-/** Creates the context's page target, without a puppeteer Page around it. */
-async function openPage(client: CDPSession, context: BrowserContext): Promise<Target> {
-  await client.send('Target.createTarget', { url: 'about:blank', browserContextId: context.id });
+/** Creates the context's page target, without a puppeteer Page around it; `framesSent`: see RenderSlot. */
+async function openPage(client: CDPSession, context: BrowserContext, framesSent: boolean): Promise<Target> {
+  await client.send('Target.createTarget', {
+    url: 'about:blank',
+    browserContextId: context.id,
+    ...(framesSent ? { enableBeginFrameControl: true } : {}),
+  });
   // The context is new: its only page is the one just created.
   return context.waitForTarget((t) => t.type() === 'page', { timeout: 10_000 });
 }

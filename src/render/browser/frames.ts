@@ -1,0 +1,46 @@
+/**
+ * Frames on the headless shell come from the service, not from the compositor's clock.
+ *
+ * A print needs no frame: Chromium lays the document out and paints it for paper by itself. Left to its
+ * clock, the shell's compositor still draws every screen the document passes through while it loads,
+ * pictures nobody sees. On the bench's invoice they cost about 9 ms of the browser's CPU a render out of
+ * 46: screen paint, compositing, raster and display threads, read from a Chromium trace of 60 renders.
+ * So slots on the shell are created under frame control (slot.ts), and a document gets frames only
+ * while it is prepared, and only when it may run script (page-script.ts: mayStartAtLoad). A document
+ * without script cannot tell: nothing of it runs at a frame. One with script gets them at a display's
+ * pace, drawn as a screen's would be: requestAnimationFrame, ResizeObserver, IntersectionObserver and
+ * paint timing work for it as on full Chromium.
+ */
+import type { CDPSession } from 'puppeteer-core';
+
+/** A frame every 1/60 s, as a screen would ask for them. */
+export const FRAME_INTERVAL_MS = 1000 / 60;
+
+/**
+ * Sends the page a frame every FRAME_INTERVAL_MS until the returned function is called (one frame at a
+ * time: the next is asked for once the last is done). A frame that fails (the document is navigating)
+ * is followed by the next; a session that closed ends the frames.
+ */
+export function pumpFrames(session: CDPSession): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const next = () => {
+    if (stopped) return;
+    const started = performance.now();
+    session
+      .send('HeadlessExperimental.beginFrame', { interval: FRAME_INTERVAL_MS })
+      .then(
+        () => true,
+        () => !session.detached,
+      )
+      .then((goOn) => {
+        if (!goOn || stopped) return;
+        timer = setTimeout(next, Math.max(0, FRAME_INTERVAL_MS - (performance.now() - started)));
+      });
+  };
+  next();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
