@@ -11,36 +11,60 @@
  * pace, drawn as a screen's would be: requestAnimationFrame, ResizeObserver, IntersectionObserver and
  * paint timing work for it as on full Chromium.
  */
-import type { CDPSession } from 'puppeteer-core';
+import type { Browser, CDPSession } from 'puppeteer-core';
 
 /** A frame every 1/60 s, as a screen would ask for them. */
 export const FRAME_INTERVAL_MS = 1000 / 60;
 
 /**
- * Sends the page a frame every FRAME_INTERVAL_MS until the returned function is called (one frame at a
- * time: the next is asked for once the last is done). A frame that fails (the document is navigating)
- * is followed by the next; a session that closed ends the frames.
+ * Sends frames to the pages of one browser, one frame at a time across all of them: the shell's display
+ * compositor takes one outside frame at a time, and two pages' frames that overlap end the GPU process
+ * ("Got overlapping IssueExternalBeginFrame"), and the browser after six such ends. A page whose script
+ * holds its main thread does not hold the others' frames: its frame completes without a main-thread
+ * update (three pages, one in a 3 s busy loop: the others still got 62 frames a second).
  */
-export function pumpFrames(session: CDPSession): () => void {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const next = () => {
-    if (stopped) return;
-    const started = performance.now();
-    session
-      .send('HeadlessExperimental.beginFrame', { interval: FRAME_INTERVAL_MS })
-      .then(
-        () => true,
-        () => !session.detached,
-      )
-      .then((goOn) => {
+export class FrameSender {
+  private last: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Sends the page a frame every FRAME_INTERVAL_MS until the returned function is called (the next once
+   * the last is done). A frame that fails (the document is navigating) is followed by the next; a
+   * session that closed ends the frames.
+   */
+  pump(session: CDPSession): () => void {
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    const next = () => {
+      if (stopped) return;
+      const started = performance.now();
+      const sent = this.last
+        .then(() => session.send('HeadlessExperimental.beginFrame', { interval: FRAME_INTERVAL_MS }))
+        .then(
+          () => true,
+          () => !session.detached,
+        );
+      this.last = sent;
+      void sent.then((goOn) => {
         if (!goOn || stopped) return;
         timer = setTimeout(next, Math.max(0, FRAME_INTERVAL_MS - (performance.now() - started)));
       });
-  };
-  next();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+    };
+    next();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }
+}
+
+const senders = new WeakMap<Browser, FrameSender>();
+
+/** The frame sender of a browser's pages (one per browser: see FrameSender). */
+export function frameSender(browser: Browser): FrameSender {
+  let sender = senders.get(browser);
+  if (!sender) {
+    sender = new FrameSender();
+    senders.set(browser, sender);
+  }
+  return sender;
 }

@@ -15,6 +15,7 @@ import { RenderError } from '../../errors.js';
 import { type RenderEgress, type RenderEgressOptions, startRenderEgress } from '../../net/render-egress.js';
 import { withTimeout } from '../../with-timeout.js';
 import type { LaunchedChromium } from './chromium.js';
+import { type FrameSender, frameSender } from './frames.js';
 
 /** One isolated place to render, used by one render at a time. */
 export interface RenderSlot {
@@ -62,10 +63,10 @@ export interface RenderSlot {
   /** The isolated world a render read the document in (isolatedWorld), and the navigation count it was made at. */
   world: { contextId: Promise<number>; navigations: number } | null;
   /**
-   * The page gets frames only when the render sends them (frames.ts): on the headless shell. On full
-   * Chromium, which has no such control, the compositor sends them at its own pace.
+   * On the headless shell, what sends the page its frames: it gets them only when a render asks
+   * (frames.ts). Null on full Chromium, which has no such control: its compositor sends them at its own pace.
    */
-  readonly framesSent: boolean;
+  readonly frames: FrameSender | null;
 }
 
 /** Opens a context routed through a new egress proxy, with one page ready on about:blank. */
@@ -100,7 +101,7 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       frameId: '',
       holder: null,
       world: null,
-      framesSent,
+      frames: framesSent ? frameSender(launched.browser) : null,
     };
     await watchPage(slot, onCrash);
     // Documents lay out in a window of this size before they print (scripts that measure it at load see

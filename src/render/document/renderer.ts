@@ -9,7 +9,6 @@ import { withPdfProperties } from '../../pdf/index.js';
 import type { ServiceLog } from '../../service-log.js';
 import { VERSION } from '../../version.js';
 import { callExpression, callOn, evaluate, evaluateIn, readStream } from '../browser/cdp.js';
-import { pumpFrames } from '../browser/frames.js';
 import { isolatedWorld, type RenderSlot } from '../browser/slot.js';
 import type { ReportCollector } from '../report/report-collector.js';
 import { failedFonts, PAGE_LIMITS, watchErrors } from '../report/report-page.js';
@@ -168,8 +167,8 @@ export async function renderInSlot(
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
   const collect = report !== undefined;
   // A document that runs no script has no use for frames, where the render sends them (browser/frames.ts).
-  const how = { pageCss: params.pageCss, frames: !slot.framesSent || mayStartAtLoad(html), report: collect };
-  const stopFrames = slot.framesSent && how.frames ? pumpFrames(slot.session) : undefined;
+  const how = { pageCss: params.pageCss, frames: slot.frames === null || mayStartAtLoad(html), report: collect };
+  const stopFrames = how.frames ? slot.frames?.pump(slot.session) : undefined;
   let rejected: string | undefined;
   let pageRead: unknown;
   try {
