@@ -3,9 +3,10 @@
  *
  * A print needs no frame: Chromium lays the document out and paints it for paper by itself. Left to its
  * clock, the shell's compositor still draws every screen the document passes through while it loads,
- * pictures nobody sees. On the bench's invoice they cost about 9 ms of the browser's CPU a render out of
- * 46: screen paint, compositing, raster and display threads, read from a Chromium trace of 60 renders.
- * So slots on the shell are created under frame control (slot.ts), and a document gets frames only
+ * pictures nobody sees. Without them the bench's invoice takes the shell 36 ms of CPU a render where a
+ * bare puppeteer loop takes 48: the compositor and display threads and the raster workers go nearly
+ * idle, and the renderer paints twice a render (for paper) instead of about four times (a Chromium
+ * trace of 60 renders each, `npm run bench -- render-frames`). So slots on the shell are created under frame control (slot.ts), and a document gets frames only
  * while it is prepared, and only when it may run script (page-script.ts: mayStartAtLoad). A document
  * without script cannot tell: nothing of it runs at a frame. One with script gets them at a display's
  * pace, drawn as a screen's would be: requestAnimationFrame, ResizeObserver, IntersectionObserver and
