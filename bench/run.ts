@@ -16,6 +16,7 @@ const sections: Record<string, () => Promise<void>> = {
   },
   'render-cross-references': async () => (await import('./render-cross-references.js')).runRenderCrossReferencesBench(),
   'render-browsers': async () => (await import('./render-browsers.js')).runRenderBrowsersBench(),
+  'render-frames': async () => (await import('./render-frames.js')).runRenderFramesBench(),
   'render-tuning': async () => (await import('./render-tuning.js')).runRenderTuningBench(),
   'render-unreachable': async () => (await import('./render-unreachable.js')).runRenderUnreachableBench(),
   'render-report': async () => (await import('./render.js')).runRenderReportBench(),

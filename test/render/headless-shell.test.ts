@@ -108,6 +108,31 @@ describe('what a document sees of the browser', () => {
     });
   });
 
+  // Frames counted over half a second (30 at 60 Hz; a loaded machine drops some, and none may flood), and
+  // the paints the page was told of.
+  const COUNT_FRAMES = `<!doctype html><h1>Heading</h1><p id="out"></p><script>
+    let frames = 0;
+    const tick = () => { frames += 1; requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    window.pageworksReady = new Promise((resolve) => setTimeout(() => {
+      const paints = performance.getEntriesByType('paint').map((entry) => entry.name).join('+');
+      document.getElementById('out').innerHTML = 'frames=' + frames + '<br>paints=' + paints;
+      resolve();
+    }, 500));
+  </script>`;
+
+  it("frames come at about a display's pace while the document gets ready, and are painted (on the shell, sent by the render)", async () => {
+    const seen = probed(pdfText(await print(COUNT_FRAMES)));
+    expect(Number(seen.frames)).toBeGreaterThanOrEqual(8);
+    expect(Number(seen.frames)).toBeLessThanOrEqual(40);
+    expect(seen.paints).toBe('first-paint+first-contentful-paint');
+  });
+
+  it('documents that ask for frames at the same time all get them, and the browser stays up', async () => {
+    const pdfs = await Promise.all([print(COUNT_FRAMES), print(COUNT_FRAMES), print(COUNT_FRAMES)]);
+    for (const pdf of pdfs) expect(Number(probed(pdfText(pdf)).frames)).toBeGreaterThanOrEqual(8);
+  });
+
   it('the documented differences: user agent version, languages, PDF plugins, window.chrome, outer size', async () => {
     const seen = probed(pdfText(await print(PROBE)));
     if (build === 'chromium-headless-shell') {

@@ -67,6 +67,22 @@ describe('animations and transitions print at their end state', () => {
     expect(pixel(pdf, 36, 180, 72)).toEqual([200, 120, 0]);
   });
 
+  it('without any script (no frames on the headless shell), a delayed slide-in and a colour animation print finished', async () => {
+    const pdf = await renderPdf(
+      `<body style="margin:0">
+      <style>
+        @keyframes in{from{transform:translateX(2000px)}to{transform:none}}
+        @keyframes blue{from{background:rgb(255,0,0)}to{background:rgb(0,0,255)}}
+        #slide{animation:in 3s 10s both;width:96px;height:96px;background:rgb(0,160,0)}
+        #paint{animation:blue 20s linear both;width:96px;height:96px}
+      </style>
+      <div id="slide"></div><div id="paint"></div></body>`,
+      { printBackground: true },
+    );
+    expect(pixel(pdf, 36, 36, 72)).toEqual([0, 160, 0]);
+    expect(pixel(pdf, 36, 108, 72)).toEqual([0, 0, 255]);
+  });
+
   it('a transition a script starts two frames after load prints finished (the frames it asked for ran first)', async () => {
     const pdf = await renderPdf(
       `<body style="margin:0">

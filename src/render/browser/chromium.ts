@@ -103,6 +103,9 @@ export function chromiumArgs(build: BrowserBuild = 'chromium', enabled: readonly
   // animation frames. The shell refuses new windows with this switch; full Chromium ignores it and
   // keeps its popup blocker instead (launchChromium). Either way window.open() returns null.
   if (build === 'chromium-headless-shell') args.push('--block-new-web-contents');
+  // Render slots on the shell get frames only when a render sends them (browser/frames.ts); Chromium takes
+  // frames from the client only in this compositor mode.
+  if (build === 'chromium-headless-shell') args.push('--run-all-compositor-stages-before-draw');
   // The sandbox needs user namespaces that root does not get; only then go without it.
   if (typeof process.getuid === 'function' && process.getuid() === 0) args.push('--no-sandbox');
   return args;

@@ -15,6 +15,7 @@ import { RenderError } from '../../errors.js';
 import { type RenderEgress, type RenderEgressOptions, startRenderEgress } from '../../net/render-egress.js';
 import { withTimeout } from '../../with-timeout.js';
 import type { LaunchedChromium } from './chromium.js';
+import { type FrameSender, frameSender } from './frames.js';
 
 /** One isolated place to render, used by one render at a time. */
 export interface RenderSlot {
@@ -61,6 +62,11 @@ export interface RenderSlot {
   holder: string | null;
   /** The isolated world a render read the document in (isolatedWorld), and the navigation count it was made at. */
   world: { contextId: Promise<number>; navigations: number } | null;
+  /**
+   * On the headless shell, what sends the page its frames: it gets them only when a render asks
+   * (frames.ts). Null on full Chromium, which has no such control: its compositor sends them at its own pace.
+   */
+  readonly frames: FrameSender | null;
 }
 
 /** Opens a context routed through a new egress proxy, with one page ready on about:blank. */
@@ -74,7 +80,8 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       proxyBypassList: ['<-loopback>'],
       downloadBehavior: { policy: 'deny' },
     });
-    const target = await openPage(launched.client, context);
+    const framesSent = launched.build === 'chromium-headless-shell';
+    const target = await openPage(launched.client, context, framesSent);
     const crash = new AbortController();
     const onCrash = (err: unknown) => crash.abort(err);
     const slot: RenderSlot = {
@@ -94,6 +101,7 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
       frameId: '',
       holder: null,
       world: null,
+      frames: framesSent ? frameSender(launched.browser) : null,
     };
     await watchPage(slot, onCrash);
     // Documents lay out in a window of this size before they print (scripts that measure it at load see
@@ -121,9 +129,13 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
   }
 }
 
-/** Creates the context's page target, without a puppeteer Page around it. */
-async function openPage(client: CDPSession, context: BrowserContext): Promise<Target> {
-  await client.send('Target.createTarget', { url: 'about:blank', browserContextId: context.id });
+/** Creates the context's page target, without a puppeteer Page around it; `framesSent`: see RenderSlot. */
+async function openPage(client: CDPSession, context: BrowserContext, framesSent: boolean): Promise<Target> {
+  await client.send('Target.createTarget', {
+    url: 'about:blank',
+    browserContextId: context.id,
+    ...(framesSent ? { enableBeginFrameControl: true } : {}),
+  });
   // The context is new: its only page is the one just created.
   return context.waitForTarget((t) => t.type() === 'page', { timeout: 10_000 });
 }

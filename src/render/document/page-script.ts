@@ -15,9 +15,14 @@ export const ANIMATION_ROUNDS = 10;
  */
 const MAY_START_AT_LOAD = /<(script|iframe|frame|object|embed|fencedframe)\b|http-equiv|javascript:|\bon[a-z]+\s*=/i;
 
+/** Whether the HTML may run script, or start anything at its load (null: a document no longer known by its HTML). */
+export function mayStartAtLoad(html: string | null): boolean {
+  return html === null || MAY_START_AT_LOAD.test(html);
+}
+
 /** The task turns preparePage lets pass after the load event: none for a document that can start nothing. */
 export function turnsAfterLoad(html: string | null): number {
-  return html === null || MAY_START_AT_LOAD.test(html) ? 2 : 0;
+  return mayStartAtLoad(html) ? 2 : 0;
 }
 
 /**
@@ -34,7 +39,9 @@ export function turnsAfterLoad(html: string | null): number {
  * 3. fonts again (late content may use new ones), then every CSS animation, CSS transition and Web
  *    Animation is brought to its end state: a finite one is finished, an infinite one (which has no end)
  *    is cancelled, so its element shows its own style. Frames the document asked for are let run first,
- *    and it may start new animations as old ones end, so this repeats, at most `rounds` frames;
+ *    and it may start new animations as old ones end, so this repeats, at most `rounds` frames. Without
+ *    `frames` the page gets none (a document that runs no script, on the headless shell: browser/frames.ts)
+ *    and a task turn stands in for each;
  * 4. adds `pageCss` (the request's page box, see pageBoxCss) ahead of the document's own styles.
  * The document's scripts run inside document.write and may replace globals: the waits use built-ins taken
  * from the fresh window before it runs anything, and what is returned is built with them.
@@ -48,6 +55,7 @@ export async function preparePage(
   pageCss: string,
   rounds: number,
   turns: number,
+  frames: boolean,
   watch: ((limits: { errors: number; text: number }) => () => unknown) | null,
   limits: { errors: number; text: number },
   keep: { take?: () => unknown; read?: () => unknown } | null,
@@ -164,8 +172,8 @@ export async function preparePage(
   };
   const frame = (): Promise<unknown> =>
     new PromiseCtor((resolve) => {
-      nextFrame(resolve);
-      wait(resolve, 50);
+      if (frames) nextFrame(resolve);
+      wait(resolve, frames ? 50 : 0);
     });
   // What a script does in its next frames (add a class that starts a transition, draw a chart) has to
   // have happened before animations are looked for, and what ends an animation may start another: each

@@ -21,7 +21,7 @@ import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
 import { checkedRead, READ_LIMITS } from './document-read.js';
 import { readWithKit, takeReadKit } from './document-read-page.js';
 import { networkIdle, settleNavigation, waitUntilLoaded } from './navigation-wait.js';
-import { ANIMATION_ROUNDS, preparePage, turnsAfterLoad } from './page-script.js';
+import { ANIMATION_ROUNDS, mayStartAtLoad, preparePage, turnsAfterLoad } from './page-script.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
 const PRINT_RESERVE_MAX_MS = 5000;
@@ -55,8 +55,8 @@ interface DocumentRead {
 }
 
 /**
- * The function (called on the slot's holder, with the HTML, the page CSS and the task turns after load as
- * its arguments) that runs preparePage: with HTML, writing the document, and with `report`, watching its
+ * The function (called on the slot's holder, with the HTML, the page CSS, the task turns after load and
+ * whether frames come as its arguments) that runs preparePage: with HTML, writing the document, and with `report`, watching its
  * script errors from its start (the take function stays on the holder). Before it writes the document it
  * also leaves on the holder the read that preparePage ends with (document-read-page.ts), with the
  * built-ins of the window as nothing has touched it yet. The document is an argument, not part of the
@@ -65,11 +65,11 @@ interface DocumentRead {
  */
 function prepareDeclaration(writes: boolean, report: boolean): string {
   const watch = report ? watchErrors.toString() : 'null';
-  const args = `html, pageCss, ${ANIMATION_ROUNDS}, turns, ${watch}, ${JSON.stringify(PAGE_LIMITS)}, this`;
+  const args = `html, pageCss, ${ANIMATION_ROUNDS}, turns, frames, ${watch}, ${JSON.stringify(PAGE_LIMITS)}, this`;
   const keepRead = writes
     ? `const kit = (${takeReadKit.toString()})(); this.read = () => (${readWithKit.toString()})(kit, ${JSON.stringify(READ_LIMITS)});`
     : '';
-  return `function (html, pageCss, turns) { return ((__name) => { ${keepRead} return (${preparePage.toString()})(${args}); })((f) => f); }`;
+  return `function (html, pageCss, turns, frames) { return ((__name) => { ${keepRead} return (${preparePage.toString()})(${args}); })((f) => f); }`;
 }
 
 /** The four declarations prepare calls, made once: indexed by whether it writes the document, then whether it watches errors. */
@@ -105,10 +105,10 @@ async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknow
 }
 
 /** Calls preparePage on the slot's holder (see RenderSlot.holder). */
-async function prepare(slot: RenderSlot, html: string | null, pageCss: string, report: boolean): Promise<Prepared> {
+async function prepare(slot: RenderSlot, html: string | null, how: Preparing): Promise<Prepared> {
   if (slot.holder === null) throw new RenderError('RENDER_FAILED', 'the page has no fresh document to render in');
-  const declaration = DECLARATIONS[Number(html !== null)][Number(report)];
-  const value = await callOn(slot.session, slot.holder, declaration, [html, pageCss, turnsAfterLoad(html)]);
+  const declaration = DECLARATIONS[Number(html !== null)][Number(how.report)];
+  const value = await callOn(slot.session, slot.holder, declaration, [html, how.pageCss, turnsAfterLoad(html), how.frames]);
   if (value === null || typeof value !== 'object') return {};
   // What crossed from the page: a rejection reason is text, cut as the page cut it.
   const { rejected, page, read } = value as Prepared;
@@ -121,15 +121,22 @@ async function prepare(slot: RenderSlot, html: string | null, pageCss: string, r
  * requests) is known when it arrives. Returns the reason a `pageworksReady` promise rejected, if it did,
  * and (with a report) the script errors so far.
  */
-async function loadDocument(slot: RenderSlot, html: string, pageCss: string, until: number, report: boolean): Promise<Prepared> {
+async function loadDocument(slot: RenderSlot, html: string, how: Preparing, until: number): Promise<Prepared> {
   try {
-    return await prepare(slot, html, pageCss, report);
+    return await prepare(slot, html, how);
   } catch (err) {
     // The document navigated itself (meta refresh, location=…): print wherever it ended up, once loaded.
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
     await waitUntilLoaded(slot, until);
     return {};
   }
+}
+
+/** How a render prepares its document: the page CSS, whether the page gets frames, whether a report is collected. */
+interface Preparing {
+  pageCss: string;
+  frames: boolean;
+  report: boolean;
 }
 
 /** Where a render's own warnings go. */
@@ -159,18 +166,27 @@ export async function renderInSlot(
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
   const collect = report !== undefined;
-  const first = await loadDocument(slot, html, params.pageCss, deadline - reserve, collect);
-  let { rejected, read: pageRead } = first;
-  report?.addPage(first.page);
-  await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
-  await settleNavigation(slot, deadline - reserve, idleMaxMs);
-  // What the document loaded or navigated to since it was prepared may animate, or wait to be ready, too.
-  if (slot.egress.requests > 0 || slot.navigations > 0) {
-    const again = await prepareAgain(slot, params.pageCss, collect);
-    rejected ??= again.rejected;
-    report?.addPage(again.page);
-    // What the document says now; nothing from a document that navigated (the isolated world reads it).
-    pageRead = again.read;
+  // A document that runs no script has no use for frames, where the render sends them (browser/frames.ts).
+  const how = { pageCss: params.pageCss, frames: slot.frames === null || mayStartAtLoad(html), report: collect };
+  const stopFrames = how.frames ? slot.frames?.pump(slot.session) : undefined;
+  let rejected: string | undefined;
+  let pageRead: unknown;
+  try {
+    const first = await loadDocument(slot, html, how, deadline - reserve);
+    ({ rejected, read: pageRead } = first);
+    report?.addPage(first.page);
+    await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
+    await settleNavigation(slot, deadline - reserve, idleMaxMs);
+    // What the document loaded or navigated to since it was prepared may animate, or wait to be ready, too.
+    if (slot.egress.requests > 0 || slot.navigations > 0) {
+      const again = await prepareAgain(slot, how);
+      rejected ??= again.rejected;
+      report?.addPage(again.page);
+      // What the document says now; nothing from a document that navigated (the isolated world reads it).
+      pageRead = again.read;
+    }
+  } finally {
+    stopFrames?.();
   }
   if (rejected !== undefined) {
     log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
@@ -217,12 +233,12 @@ export async function renderInSlot(
  * first take; a document that navigated has a new window, so neither holder nor errors: it runs there
  * on its own. A navigation racing it is left to the print's retry.
  */
-async function prepareAgain(slot: RenderSlot, pageCss: string, report: boolean): Promise<Prepared> {
+async function prepareAgain(slot: RenderSlot, how: Preparing): Promise<Prepared> {
   try {
-    if (slot.navigations === 0) return await prepare(slot, null, pageCss, report);
+    if (slot.navigations === 0) return await prepare(slot, null, how);
     await evaluate(
       slot.session,
-      callExpression(preparePage, null, pageCss, ANIMATION_ROUNDS, turnsAfterLoad(null), PAGE_LIMITS, null),
+      callExpression(preparePage, null, how.pageCss, ANIMATION_ROUNDS, turnsAfterLoad(null), how.frames, null, PAGE_LIMITS, null),
     );
     return {};
   } catch (err) {
