@@ -22,7 +22,7 @@ export const FRAME_INTERVAL_MS = 1000 / 60;
  * compositor takes one outside frame at a time, and two pages' frames that overlap end the GPU process
  * ("Got overlapping IssueExternalBeginFrame"), and the browser after six such ends. A page whose script
  * holds its main thread does not hold the others' frames: its frame completes without a main-thread
- * update (three pages, one in a 3 s busy loop: the others still got 62 frames a second).
+ * update (two pages, one in a 3 s busy loop: the other still got 62 frames a second).
  */
 export class FrameSender {
   private last: Promise<unknown> = Promise.resolve();
