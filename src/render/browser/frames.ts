@@ -7,7 +7,7 @@
  * bare puppeteer loop takes 48: the compositor and display threads and the raster workers go nearly
  * idle, and the renderer paints twice a render (for paper) instead of about four times (a Chromium
  * trace of 60 renders each, `npm run bench -- render-frames`). So slots on the shell are created under frame control (slot.ts), and a document gets frames only
- * while it is prepared, and only when it may run script (page-script.ts: mayStartAtLoad). A document
+ * while it is prepared, and only when it may run script (page-script.ts: turnsAfterLoad). A document
  * without script cannot tell: nothing of it runs at a frame. One with script gets them at a display's
  * pace, drawn as a screen's would be: requestAnimationFrame, ResizeObserver, IntersectionObserver and
  * paint timing work for it as on full Chromium.

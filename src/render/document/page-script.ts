@@ -15,14 +15,9 @@ export const ANIMATION_ROUNDS = 10;
  */
 const MAY_START_AT_LOAD = /<(script|iframe|frame|object|embed|fencedframe)\b|http-equiv|javascript:|\bon[a-z]+\s*=/i;
 
-/** Whether the HTML may run script, or start anything at its load (null: a document no longer known by its HTML). */
-export function mayStartAtLoad(html: string | null): boolean {
-  return html === null || MAY_START_AT_LOAD.test(html);
-}
-
 /** The task turns preparePage lets pass after the load event: none for a document that can start nothing. */
 export function turnsAfterLoad(html: string | null): number {
-  return mayStartAtLoad(html) ? 2 : 0;
+  return html === null || MAY_START_AT_LOAD.test(html) ? 2 : 0;
 }
 
 /**

@@ -21,7 +21,7 @@ import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
 import { checkedRead, READ_LIMITS } from './document-read.js';
 import { readWithKit, takeReadKit } from './document-read-page.js';
 import { networkIdle, settleNavigation, waitUntilLoaded } from './navigation-wait.js';
-import { ANIMATION_ROUNDS, mayStartAtLoad, preparePage, turnsAfterLoad } from './page-script.js';
+import { ANIMATION_ROUNDS, preparePage, turnsAfterLoad } from './page-script.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
 const PRINT_RESERVE_MAX_MS = 5000;
@@ -56,8 +56,8 @@ interface DocumentRead {
 
 /**
  * The function (called on the slot's holder, with the HTML, the page CSS, the task turns after load and
- * whether frames come as its arguments) that runs preparePage: with HTML, writing the document, and with `report`, watching its
- * script errors from its start (the take function stays on the holder). Before it writes the document it
+ * whether frames come as its arguments) that runs preparePage: with HTML, writing the document, and with
+ * `report`, watching its script errors from its start (the take function stays on the holder). Before it writes the document it
  * also leaves on the holder the read that preparePage ends with (document-read-page.ts), with the
  * built-ins of the window as nothing has touched it yet. The document is an argument, not part of the
  * source: the source is then the same for every render (a renderer may keep what it compiled), and the
@@ -108,7 +108,8 @@ async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknow
 async function prepare(slot: RenderSlot, html: string | null, how: Preparing): Promise<Prepared> {
   if (slot.holder === null) throw new RenderError('RENDER_FAILED', 'the page has no fresh document to render in');
   const declaration = DECLARATIONS[Number(html !== null)][Number(how.report)];
-  const value = await callOn(slot.session, slot.holder, declaration, [html, how.pageCss, turnsAfterLoad(html), how.frames]);
+  const turns = html === null ? turnsAfterLoad(null) : how.turns;
+  const value = await callOn(slot.session, slot.holder, declaration, [html, how.pageCss, turns, how.frames]);
   if (value === null || typeof value !== 'object') return {};
   // What crossed from the page: a rejection reason is text, cut as the page cut it.
   const { rejected, page, read } = value as Prepared;
@@ -132,9 +133,14 @@ async function loadDocument(slot: RenderSlot, html: string, how: Preparing, unti
   }
 }
 
-/** How a render prepares its document: the page CSS, whether the page gets frames, whether a report is collected. */
+/**
+ * How a render prepares its document: the page CSS, the task turns after its load (turnsAfterLoad of its
+ * HTML, read once: a body of 10 MiB takes the pattern about 12 ms), whether the page gets frames, whether
+ * a report is collected.
+ */
 interface Preparing {
   pageCss: string;
+  turns: number;
   frames: boolean;
   report: boolean;
 }
@@ -166,8 +172,10 @@ export async function renderInSlot(
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
   const collect = report !== undefined;
-  // A document that runs no script has no use for frames, where the render sends them (browser/frames.ts).
-  const how = { pageCss: params.pageCss, frames: slot.frames === null || mayStartAtLoad(html), report: collect };
+  // A document that can start nothing at its load (no turns) runs no script: it has no use for frames,
+  // where the render sends them (browser/frames.ts).
+  const turns = turnsAfterLoad(html);
+  const how = { pageCss: params.pageCss, turns, frames: slot.frames === null || turns > 0, report: collect };
   const stopFrames = how.frames ? slot.frames?.pump(slot.session) : undefined;
   let rejected: string | undefined;
   let pageRead: unknown;
