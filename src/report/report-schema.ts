@@ -47,6 +47,11 @@ export const ReportEntrySchema = Type.Union([
     { count: Type.Integer({ minimum: 1 }), urls: Type.Array(Url, { maxItems: 10 }) },
     'RENDER_IDLE_MAX_MS ran out with requests pending.',
   ),
+  entry(
+    'frames_missed',
+    { count: Type.Integer({ minimum: 1, description: 'The requestAnimationFrame callbacks still waiting.' }) },
+    'The document waited for an animation frame that did not come within a second; it printed without it.',
+  ),
   entry('unresolved_reference', { target: Type.String() }, 'A cross-reference whose target is not in the document.'),
   entry(
     'conformance',

@@ -26,6 +26,7 @@ export type ReportEntry = (
   | { kind: 'script_error'; text: string; message: string }
   | { kind: 'not_ready'; text: string; message: string }
   | { kind: 'printed_while_pending'; count: number; urls: string[]; message: string }
+  | { kind: 'frames_missed'; count: number; message: string }
   | { kind: 'unresolved_reference'; target: string; message: string }
   | { kind: 'conformance'; profile: string; clause: string; element: string; message: string }
   | { kind: 'truncated'; dropped: number; message: string }

@@ -171,6 +171,13 @@ export function adviceFor(entry: ReportEntry, delivered = true): WarningAdvice {
         advice:
           'RENDER_IDLE_MAX_MS ran out while these were loading, so what they bring may be missing. Serve them faster, or set window.pageworksReady to a promise that resolves when the document is complete.',
       };
+    case 'frames_missed':
+      return {
+        title: 'Printed without a frame the document waited for',
+        facts: [['Callbacks waiting', String(entry.count)]],
+        advice:
+          'Another document held the browser’s animation frames, so what this one draws in requestAnimationFrame may be missing. Set window.pageworksReady to a promise that resolves once the drawing is done, and printing waits for it.',
+      };
     case 'unresolved_reference':
       return {
         title: 'A cross-reference points at nothing',

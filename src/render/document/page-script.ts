@@ -36,7 +36,8 @@ export function turnsAfterLoad(html: string | null): number {
  *    is cancelled, so its element shows its own style. Frames the document asked for are let run first,
  *    and it may start new animations as old ones end, so this repeats, at most `rounds` frames. Without
  *    `frames` the page gets none (a document that runs no script, on the headless shell: browser/frames.ts)
- *    and a task turn stands in for each;
+ *    and a task turn stands in for each. A frame that does not come within a second ends the rounds, and
+ *    the callbacks the document still waits for are returned as `missed` (the render warns of them);
  * 4. adds `pageCss` (the request's page box, see pageBoxCss) ahead of the document's own styles.
  * The document's scripts run inside document.write and may replace globals: the waits use built-ins taken
  * from the fresh window before it runs anything, and what is returned is built with them.
@@ -53,8 +54,8 @@ export async function preparePage(
   frames: boolean,
   watch: ((limits: { errors: number; text: number }) => () => unknown) | null,
   limits: { errors: number; text: number },
-  keep: { take?: () => unknown; read?: () => unknown } | null,
-): Promise<{ rejected?: string; page?: unknown; read?: unknown }> {
+  keep: { take?: () => unknown; read?: () => unknown; asked?: Set<number> } | null,
+): Promise<{ rejected?: string; missed?: number; page?: unknown; read?: unknown }> {
   const apply = Reflect.apply;
   const slice = String.prototype.slice;
   const toText = String;
@@ -81,8 +82,10 @@ export async function preparePage(
     return found;
   };
   let wake: () => void = () => undefined;
-  // requestAnimationFrame callbacks not run yet, as far as this call saw them being asked for.
-  const framesAsked = new Set<number>();
+  // requestAnimationFrame callbacks not run yet, as far as the call that wrote the document saw them being
+  // asked for: kept on `keep` for a later call on the same document (one that navigated has neither).
+  const framesAsked: Set<number> = (source === null ? keep?.asked : undefined) ?? new Set<number>();
+  if (source !== null && keep) keep.asked = framesAsked;
   if (source !== null) {
     const request = window.requestAnimationFrame.bind(window);
     const cancel = window.cancelAnimationFrame.bind(window);
@@ -165,17 +168,22 @@ export async function preparePage(
     }
     return found;
   };
-  const frame = (): Promise<unknown> =>
+  // Resolves true at the next frame, false when none came within frameWaitMs (a frame another document's
+  // script holds on the headless shell: browser/frames.ts), or at once without frames.
+  const frameWaitMs = 1000;
+  const frame = (): Promise<boolean> =>
     new PromiseCtor((resolve) => {
-      if (frames) nextFrame(resolve);
-      wait(resolve, frames ? 50 : 0);
+      if (frames) nextFrame(() => resolve(true));
+      wait(() => resolve(false), frames ? frameWaitMs : 0);
     });
   // What a script does in its next frames (add a class that starts a transition, draw a chart) has to
   // have happened before animations are looked for, and what ends an animation may start another: each
   // round finishes what runs and lets a frame pass, until nothing runs and no frame is asked for (in a
   // document that navigated away from the counting above: one frame if it has scripts).
+  // The document's frame callbacks still waiting when a frame did not come: it prints without them.
+  let missed = 0;
   for (let round = 0; round < rounds; round++) {
-    const framePending = source === null ? round === 0 && document.scripts.length > 0 : framesAsked.size > 0;
+    const framePending = framesAsked.size > 0 || (source === null && round === 0 && document.scripts.length > 0);
     const running = documents()
       .flatMap((doc) => doc.getAnimations())
       .filter((animation) => animation.playState === 'running');
@@ -189,7 +197,10 @@ export async function preparePage(
       }
     }
     // animationend/transitionend handlers and requestAnimationFrame callbacks run with the next frame.
-    await frame();
+    if (!(await frame()) && frames) {
+      missed = framesAsked.size;
+      break;
+    }
   }
 
   if (pageCss !== '') {
@@ -205,8 +216,9 @@ export async function preparePage(
     }
   }
   // No prototype: a getter or setter the document put on Object.prototype never sees the answer.
-  const answer: { rejected?: string; page?: unknown; read?: unknown } = create(null);
+  const answer: { rejected?: string; missed?: number; page?: unknown; read?: unknown } = create(null);
   if (rejected !== undefined) answer.rejected = rejected;
+  if (missed > 0) answer.missed = missed;
   if (keep?.take) answer.page = keep.take();
   try {
     if (keep?.read) answer.read = keep.read();

@@ -36,11 +36,13 @@ const NAVIGATED = /context was destroyed|navigat/i;
 const PRODUCER = `Pageworks ${VERSION}`;
 
 /**
- * What preparing a document reports: why `pageworksReady` rejected, (with a report) its script errors,
- * and the main-world read of the document once it is ready (document-read-page.ts), unchecked.
+ * What preparing a document reports: why `pageworksReady` rejected, how many of its requestAnimationFrame
+ * callbacks still waited for a frame that did not come, (with a report) its script errors, and the
+ * main-world read of the document once it is ready (document-read-page.ts), unchecked.
  */
 interface Prepared {
   rejected?: string;
+  missed?: number;
   page?: unknown;
   read?: unknown;
 }
@@ -112,8 +114,14 @@ async function prepare(slot: RenderSlot, html: string | null, how: Preparing): P
   const value = await callOn(slot.session, slot.holder, declaration, [html, how.pageCss, turns, how.frames]);
   if (value === null || typeof value !== 'object') return {};
   // What crossed from the page: a rejection reason is text, cut as the page cut it.
-  const { rejected, page, read } = value as Prepared;
-  return { rejected: typeof rejected === 'string' ? rejected.slice(0, PAGE_LIMITS.text) : undefined, page, read };
+  const { rejected, missed, page, read } = value as Prepared;
+  return {
+    rejected: typeof rejected === 'string' ? rejected.slice(0, PAGE_LIMITS.text) : undefined,
+    // What crossed from the page is the document's to forge: a count, or nothing.
+    missed: Number.isSafeInteger(missed) && (missed as number) > 0 ? missed : undefined,
+    page,
+    read,
+  };
 }
 
 /**
@@ -178,10 +186,11 @@ export async function renderInSlot(
   const how = { pageCss: params.pageCss, turns, frames: slot.frames === null || turns > 0, report: collect };
   const stopFrames = how.frames ? slot.frames?.pump(slot.session) : undefined;
   let rejected: string | undefined;
+  let missed: number | undefined;
   let pageRead: unknown;
   try {
     const first = await loadDocument(slot, html, how, deadline - reserve);
-    ({ rejected, read: pageRead } = first);
+    ({ rejected, missed, read: pageRead } = first);
     report?.addPage(first.page);
     await networkIdle(slot, Math.min(deadline - reserve, Date.now() + idleMaxMs));
     await settleNavigation(slot, deadline - reserve, idleMaxMs);
@@ -189,6 +198,8 @@ export async function renderInSlot(
     if (slot.egress.requests > 0 || slot.navigations > 0) {
       const again = await prepareAgain(slot, how);
       rejected ??= again.rejected;
+      // The frames the document waits for now (a later frame may have run what the first wait missed).
+      missed = again.missed;
       report?.addPage(again.page);
       // What the document says now; nothing from a document that navigated (the isolated world reads it).
       pageRead = again.read;
@@ -199,6 +210,10 @@ export async function renderInSlot(
   if (rejected !== undefined) {
     log?.warn({ reason: rejected }, 'window.pageworksReady rejected; printed anyway');
     report?.notReady(rejected);
+  }
+  if (missed !== undefined) {
+    log?.warn({ callbacks: missed }, 'an animation frame the document waited for did not come; printed without it');
+    report?.framesMissed(missed);
   }
   report?.printing(slot.requests.keys());
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');

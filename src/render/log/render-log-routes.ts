@@ -36,7 +36,7 @@ export const RenderObjectSchema = Type.Object(
         {
           kind: Type.String({
             description:
-              'resource_blocked, resource_failed, font_failed, script_error, not_ready, printed_while_pending, truncated, …',
+              'resource_blocked, resource_failed, font_failed, script_error, not_ready, printed_while_pending, frames_missed, truncated, …',
           }),
           message: Type.String({ description: 'What happened, in plain words.' }),
         },

@@ -14,6 +14,7 @@ import {
   causeOf,
   failedEntry,
   fontEntry,
+  framesMissedEntry,
   notReadyEntry,
   pendingEntry,
   scriptEntry,
@@ -142,6 +143,11 @@ export class ReportCollector {
   /** Notes that `window.pageworksReady` rejected with `text`. */
   notReady(text: string): void {
     this.extra.push({ at: Date.now(), entry: notReadyEntry(text) });
+  }
+
+  /** Notes that the document printed with `count` requestAnimationFrame callbacks whose frame did not come. */
+  framesMissed(count: number): void {
+    this.extra.push({ at: Date.now(), entry: framesMissedEntry(count) });
   }
 
   /** Notes cross-references whose target ids the printed document lacks. */

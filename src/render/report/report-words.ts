@@ -172,6 +172,18 @@ export function pendingEntry(urls: string[]): ReportEntry {
   };
 }
 
+/** An entry for a document that printed with `count` requestAnimationFrame callbacks whose frame did not come. */
+export function framesMissedEntry(count: number): ReportEntry {
+  return {
+    kind: 'frames_missed',
+    count,
+    message:
+      `The document waited for an animation frame that did not come within a second (another document's script held ` +
+      `the browser's frames), and printed without what ${count === 1 ? 'its requestAnimationFrame callback' : `its ${count} requestAnimationFrame callbacks`} ` +
+      'would have drawn (window.pageworksReady lets a document say when its drawing is done)',
+  };
+}
+
 /**
  * An entry for a declared profile the document cannot meet (docs/standards.md): which profile, the
  * clause, the element, and the message that says why and what to do. Each field is cut to 200
