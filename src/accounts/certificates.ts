@@ -9,6 +9,7 @@ import { RenderError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CertificateStore, SigningCertificateRecord } from '../store/certificate-queries.js';
 import type { ClientInfo } from './activity.js';
+import { CertificateRefused, checkSigningCertificate } from './certificate-checks.js';
 import { Pkcs12Error, parsePkcs12 } from './pkcs12.js';
 
 /** A certificate as the API and the dashboard show it. */
@@ -114,7 +115,8 @@ export class CertificateService {
 
   /**
    * Reads a PKCS#12 upload and stores it; 400 INVALID_REQUEST for a wrong password, no private key or not
-   * a PKCS#12 file, 422 CERTIFICATE_EXPIRED when it is past its not-after date, 503 without CERTIFICATE_KEY.
+   * a PKCS#12 file, for one that asks too many iterations, and for a certificate that cannot sign
+   * (certificate-checks.ts: not yet valid, a key usage without signing, a weak key or curve), 422 CERTIFICATE_EXPIRED when it is past its not-after date, 503 without CERTIFICATE_KEY.
    */
   async upload(
     accountId: string,
@@ -138,6 +140,12 @@ export class CertificateService {
     const at = this.now();
     if (parsed.notAfter.getTime() <= at) {
       throw new RenderError('CERTIFICATE_EXPIRED', `pkcs12: the certificate expired on ${parsed.notAfter.toISOString()}`);
+    }
+    try {
+      checkSigningCertificate(parsed.chain[0], at);
+    } catch (error) {
+      if (error instanceof CertificateRefused) throw new RenderError('INVALID_REQUEST', error.message);
+      throw error;
     }
     const id = newId('crt');
     const record: SigningCertificateRecord = {

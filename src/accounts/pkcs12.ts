@@ -2,10 +2,14 @@
  * Reads a PKCS#12 file (what `openssl pkcs12 -export`, browsers and key stores write) into a signing
  * certificate: the certificate chain (DER, the key's own certificate first), the private key (PKCS#8 DER,
  * RSA or EC) and the facts the API shows. node-forge decrypts the bags (legacy 3DES/RC2 and OpenSSL 3's
- * PBES2/AES alike); node:crypto reads the certificates and keys it hands back.
+ * PBES2/AES alike); node:crypto reads the certificates and keys it hands back. The iteration counts the file
+ * asks for are bounded before forge derives any key (certificate-checks.ts).
  */
 import crypto, { X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
+import { boundBagIterations, CertificateRefused, checkMacIterations } from './certificate-checks.js';
+
+boundBagIterations();
 
 /** A PKCS#12 file that cannot give a signing certificate; the message is for the person who uploaded it. */
 export class Pkcs12Error extends Error {
@@ -61,8 +65,10 @@ export function parsePkcs12(data: Buffer, password: string): ParsedPkcs12 {
   let p12: forge.pkcs12.Pkcs12Pfx;
   try {
     const asn1 = forge.asn1.fromDer(forge.util.createBuffer(data.toString('binary')));
+    checkMacIterations(asn1);
     p12 = forge.pkcs12.pkcs12FromAsn1(asn1, false, password);
   } catch (error) {
+    if (error instanceof CertificateRefused) throw new Pkcs12Error(error.message);
     const message = (error as Error).message ?? '';
     if (/password|MAC|decrypt/i.test(message)) throw new Pkcs12Error('pkcs12: wrong password (the file does not open with it)');
     throw new Pkcs12Error('pkcs12: not a PKCS#12 file (give the .p12/.pfx file, base64-encoded)');

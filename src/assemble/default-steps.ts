@@ -14,6 +14,7 @@ import {
   type Timestamper,
 } from '../pdf/index.js';
 import type { ReportEntry } from '../render/index.js';
+import { contentWarnings } from './content-warnings.js';
 import type { PdfSteps } from './pdf-steps.js';
 
 /** The assembly's PDF steps; `timestamp` adds a timestamp to each signature (PAdES B-T). */
@@ -26,7 +27,10 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         inputs.push({ pdf: await load(part), label: part.label, ...(part.kind === 'html' ? { claims: part.claims } : {}) });
       try {
         const merged = await assemblePdfs(inputs);
-        const warnings: ReportEntry[] = merged.issues.map((issue) => ({ kind: 'conformance', ...issue }));
+        const warnings: ReportEntry[] = [
+          ...contentWarnings(merged.content),
+          ...merged.issues.map((issue): ReportEntry => ({ kind: 'conformance', ...issue })),
+        ];
         return {
           pdf: Buffer.from(merged.pdf),
           pages: merged.pages,

@@ -4,6 +4,7 @@
  * a PDF protected with a password. The rest of `src/` imports this index.
  */
 
+export type { ActiveContentFinding } from './assemble/active-content.js';
 export { type AssemblePart, type AssembleResult, assemblePdfs } from './assemble/assemble-pdfs.js';
 export { AssembleInputError, type PartProblem } from './assemble/read-part.js';
 export { type DestinationPages, readDestinationPages } from './pdf-destinations.js';

@@ -63,6 +63,19 @@ export const ReportEntrySchema = Type.Union([
     'The document declared a profile it cannot meet; the PDF does not claim it.',
   ),
   entry(
+    'active_content',
+    {
+      content: Type.Union(
+        ['javascript', 'launch', 'submit_form', 'import_data', 'javascript_link', 'signature_field', 'attachment'].map((c) =>
+          Type.Literal(c),
+        ),
+      ),
+      count: Type.Integer({ minimum: 1, description: 'How many the part carried.' }),
+      removed: Type.Boolean({ description: 'Taken out of the assembly; false for an attachment, which is kept.' }),
+    },
+    'An existing PDF part carried something that acts on its reader (taken out), or an attachment (kept).',
+  ),
+  entry(
     'truncated',
     { dropped: Type.Integer({ minimum: 1 }) },
     'More entries than a report keeps (100); how many were left out.',

@@ -15,6 +15,19 @@ export type BlockReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_l
 export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'tls' | 'cors';
 
 /**
+ * What an existing PDF part carried that acts on its reader, taken out of an assembly; `attachment` is
+ * kept (named so the reader knows it is there).
+ */
+export type PartContent =
+  | 'javascript'
+  | 'launch'
+  | 'submit_form'
+  | 'import_data'
+  | 'javascript_link'
+  | 'signature_field'
+  | 'attachment';
+
+/**
  * One thing the document could not get, in the order it was met. Every entry has `kind` and a
  * plain-words `message` a customer can act on; URLs are cut to 500 characters and `data:` URLs are
  * shown by their media type only.
@@ -29,6 +42,7 @@ export type ReportEntry = (
   | { kind: 'frames_missed'; count: number; message: string }
   | { kind: 'unresolved_reference'; target: string; message: string }
   | { kind: 'conformance'; profile: string; clause: string; element: string; message: string }
+  | { kind: 'active_content'; content: PartContent; count: number; removed: boolean; message: string }
   | { kind: 'truncated'; dropped: number; message: string }
 ) & {
   /** In an assembly: the part whose render met it (`parts[2]`). */

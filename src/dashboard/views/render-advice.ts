@@ -29,6 +29,16 @@ function hostOf(url: string): string | undefined {
   }
 }
 
+const CONTENT: Record<Extract<ReportEntry, { kind: 'active_content' }>['content'], string> = {
+  javascript: 'JavaScript',
+  launch: 'an action that starts a program',
+  submit_form: 'a form that sends its data away',
+  import_data: 'an action that imports form data',
+  javascript_link: 'a javascript: link',
+  signature_field: 'another signer’s signature field',
+  attachment: 'an attachment',
+};
+
 const NETWORK: Record<string, [title: string, advice: string]> = {
   refused: [
     'The server refused the connection',
@@ -199,6 +209,22 @@ export function adviceFor(entry: ReportEntry, delivered = true): WarningAdvice {
         }`,
         link: { href: STANDARDS_DOCS_HREF, text: `What ${entry.profile} needs, and how to check a PDF` },
       };
+    case 'active_content':
+      return entry.removed
+        ? {
+            title: `Taken out of ${entry.part ?? 'a part'}: ${CONTENT[entry.content]}`,
+            facts: [
+              ['Part', entry.part ?? ''],
+              ['Found', String(entry.count)],
+            ],
+            advice: `${entry.message}. The assembly keeps the part's pages; nothing in it acts on its reader, so a signature never vouches for such content.`,
+            link: { href: '/docs#docs-assembling', text: 'What an assembly takes out of an existing PDF' },
+          }
+        : {
+            title: `Kept in ${entry.part ?? 'a part'}: ${entry.count === 1 ? 'an attachment' : `${entry.count} attachments`}`,
+            facts: [['Part', entry.part ?? '']],
+            advice: `${entry.message}. Attached files travel with the assembly; check them before you send it on.`,
+          };
     case 'truncated':
       return {
         title: `${entry.dropped} more ${entry.dropped === 1 ? 'warning was' : 'warnings were'} not kept`,

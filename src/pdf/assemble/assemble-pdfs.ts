@@ -3,7 +3,7 @@
  * part and the part's own outline beneath it, one structure tree holding every part's (parent tree keys
  * shifted, IDs and named destinations renamed where parts collide), attachments and associated files kept,
  * the first part's Info, language, viewer preferences and output intent, and an XMP that claims only what
- * assembly-claims.ts allows.
+ * assembly-claims.ts allows. What a part carries that acts on its reader is left out (active-content.ts).
  */
 import type { PdfFile } from '../profiles/pdf-file.js';
 import {
@@ -19,6 +19,7 @@ import {
   raw,
 } from '../profiles/pdf-objects.js';
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
+import { type ActiveContentFinding, findActiveContent } from './active-content.js';
 import { decideClaims, xmpText, xmpWithClaims } from './assembly-claims.js';
 import { mergeInto, outlineItem, pagesOf, renames, titleOf } from './pages-and-outline.js';
 import { PartCopier } from './part-copier.js';
@@ -48,6 +49,8 @@ export interface AssembleResult {
   pages: number;
   /** Each part's page count, in order. */
   partPages: number[];
+  /** What parts carried that acts on the reader (removed) and their attachments (kept), naming the part. */
+  content: Array<ActiveContentFinding & { label: string }>;
 }
 
 /** Assembles the parts in order into one PDF; a part that cannot be read throws AssembleInputError. */
@@ -86,6 +89,7 @@ export async function assemblePdfs(parts: readonly AssemblePart[]): Promise<Asse
   const catalogExtras: PdfDict = new Map();
   let info: PdfValue | undefined;
   let structOffset = 0;
+  const content: AssembleResult['content'] = [];
 
   for (let k = 0; k < parts.length; k++) {
     // Anything unreadable past the checks at opening (a malformed object) is the part's damage, named.
@@ -98,10 +102,13 @@ export async function assemblePdfs(parts: readonly AssemblePart[]): Promise<Asse
       if (oldDests) for (const [key, v] of oldDests) partDests.push([nameKey(new PdfName(key)), v]);
       const struct = file.dict(catalog.get('StructTreeRoot'));
       const partIds = nameTreeEntries(file, struct?.get('IDTree'));
+      const active = findActiveContent(file);
+      for (const finding of active.findings()) content.push({ ...finding, label: parts[k].label });
       const copier = new PartCopier(file, out, parts[k].label, {
         structParentOffset: structOffset,
         dests: renames(partDests, taken.dests, k + 1),
         ids: renames(partIds, taken.ids, k + 1),
+        ...(active.removesAnything ? { active } : {}),
       });
       const root = file.trailer.get('Root');
       if (root instanceof PdfRef) copier.redirect(root.num, catalogRef);
@@ -214,5 +221,5 @@ export async function assemblePdfs(parts: readonly AssemblePart[]): Promise<Asse
   if (info) trailer.set('Info', info);
   const version = files.some((f) => f.text.startsWith('%PDF-2')) ? '2.0' : '1.7';
   const pdf = out.finish(version, trailer);
-  return { pdf, claims: decision.claims, issues: decision.issues, pages: pageRefs.length, partPages };
+  return { pdf, claims: decision.claims, issues: decision.issues, pages: pageRefs.length, partPages, content };
 }

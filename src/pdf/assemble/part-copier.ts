@@ -3,7 +3,8 @@
  * objects are copied once, the first time they are reached, and stream data byte for byte. While copying,
  * what would collide with another part is renamed or shifted: named destinations (/Dest, GoTo /D),
  * structure element IDs (and table cells' /Headers naming them), and the keys pages, annotations and
- * forms hold into the parent tree (/StructParents, /StructParent).
+ * forms hold into the parent tree (/StructParents, /StructParent). What acts on the reader is left out as
+ * active-content.ts found it.
  */
 import type { PdfFile } from '../profiles/pdf-file.js';
 import {
@@ -17,6 +18,7 @@ import {
   raw,
   stringBytes,
 } from '../profiles/pdf-objects.js';
+import type { ActiveContent } from './active-content.js';
 import { copyObjectText, type TextRules } from './copy-text.js';
 import type { PdfWriter } from './pdf-writer.js';
 import { type AssembleInputError, damaged } from './read-part.js';
@@ -30,6 +32,8 @@ export interface CopyRules {
   dests: Map<string, string>;
   /** A structure element ID's new value; IDs not listed keep theirs. */
   ids: Map<string, string>;
+  /** What the part carries that acts on its reader, left out of the copy. */
+  active?: ActiveContent;
 }
 
 const NULL = raw('null');
@@ -73,6 +77,7 @@ export class PartCopier {
 
   /** The assembly's reference for a part's object (null for an object the part does not have). */
   ref(old: PdfRef): PdfValue {
+    if (this.rules.active?.drops.has(old.num)) return NULL;
     const known = this.map.get(old.num);
     if (known) return known;
     if (!this.file.listed(old.num)) return NULL;
@@ -89,7 +94,8 @@ export class PartCopier {
     if (Array.isArray(value)) return value.map((v) => this.value(v));
     if (!isDict(value)) return value;
     const out: PdfDict = new Map();
-    for (const [key, v] of value) out.set(key, this.value(v));
+    const source = this.rules.active ? this.rules.active.clean(value) : value;
+    for (const [key, v] of source) out.set(key, this.value(v));
     this.shiftKey(out, 'StructParents');
     this.shiftKey(out, 'StructParent');
     if (out.has('Dest')) out.set('Dest', this.dest(out.get('Dest') as PdfValue));
@@ -107,7 +113,7 @@ export class PartCopier {
   /** Copies every queued object (and what they reach) into the writer. */
   drain(): void {
     for (let num = this.queue.pop(); num !== undefined; num = this.queue.pop()) {
-      if (!this.overrides.has(num) && this.copyText(num)) continue;
+      if (!this.overrides.has(num) && !this.rules.active?.touched.has(num) && this.copyText(num)) continue;
       const object = this.file.get(num);
       if (!object) throw this.damaged(`object ${num} is not where its cross-reference table says`);
       const value = this.value(this.overrides.get(num) ?? object.value);
