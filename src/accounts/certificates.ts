@@ -7,10 +7,10 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import { RenderError } from '../errors.js';
 import { newId } from '../ids.js';
+import { type OpResult, PdfWorkError, PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
 import type { CertificateStore, SigningCertificateRecord } from '../store/certificate-queries.js';
 import type { ClientInfo } from './activity.js';
 import { CertificateRefused, checkSigningCertificate } from './certificate-checks.js';
-import { Pkcs12Error, parsePkcs12 } from './pkcs12.js';
 
 /** A certificate as the API and the dashboard show it. */
 export interface CertificateView {
@@ -130,11 +130,13 @@ export class CertificateService {
     if (input.pkcs12.length > MAX_PKCS12_BYTES) {
       throw new RenderError('INVALID_REQUEST', `pkcs12: larger than ${MAX_PKCS12_BYTES / 1024} KiB`);
     }
-    let parsed: ReturnType<typeof parsePkcs12>;
+    let parsed: OpResult<'read-pkcs12'>;
     try {
-      parsed = parsePkcs12(input.pkcs12, input.password);
+      // In a PDF worker: a file whose MAC asks for billions of iterations ends at the deadline, not the service.
+      parsed = await pdfEngine().run('read-pkcs12', { data: input.pkcs12, password: input.password }, { label: 'pkcs12' });
     } catch (error) {
-      if (error instanceof Pkcs12Error) throw new RenderError('INVALID_REQUEST', error.message);
+      if (error instanceof PdfWorkLimitError || (error instanceof PdfWorkError && error.kind === 'Pkcs12Error'))
+        throw new RenderError('INVALID_REQUEST', error.message);
       throw error;
     }
     const at = this.now();

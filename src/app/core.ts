@@ -11,6 +11,7 @@ import type { DashboardCore } from '../dashboard/context.js';
 import { deleteJobsWithAccount } from '../jobs/account-deletion.js';
 import { openResultStore } from '../jobs/results/open-result-store.js';
 import type { JobsCore } from '../jobs/runtime.js';
+import { configurePdfEngine, stopPdfEngine } from '../pdf/engine.js';
 import { FallbackRateLimiter } from '../ratelimit/fallback.js';
 import { MemoryRateLimiter } from '../ratelimit/memory.js';
 import { RedisRateLimiter } from '../ratelimit/redis.js';
@@ -97,6 +98,12 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
   const accounts = new AccountService(store, { passwordHashCost: config.passwordHashCost });
   deleteJobsWithAccount(accounts, { store, results });
   const activity = new ActivityLog(store, config.activityRetentionDays);
+  // Customers' PDFs, PKCS#12 files and XML are worked on in these limits, off the event loop (pdf/engine.ts).
+  configurePdfEngine({
+    workers: config.pdfWorkers,
+    timeoutMs: config.pdfWorkTimeoutMs,
+    maxHeapMb: config.pdfWorkMaxHeapMb,
+  });
   return {
     config,
     log,
@@ -117,6 +124,8 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
 
 /** Flushes batched writes and closes everything createCore opened, in order. */
 export async function closeCore(core: CoreDeps): Promise<void> {
+  // The services have drained: no request waits on a PDF worker any more.
+  await stopPdfEngine();
   await core.usage.close();
   await core.lastUsed.close();
   await core.limiter.close();

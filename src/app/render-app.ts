@@ -11,6 +11,7 @@ import { registerJobRoutes } from '../jobs/routes.js';
 import { type JobAssemblyDeps, JobsRuntime } from '../jobs/runtime.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import { createEgressPolicy, type EgressPolicy, type LookupFn } from '../net/policy.js';
+import { pdfEngine } from '../pdf/engine.js';
 import { qpdfAvailable, rfc3161Timestamper } from '../pdf/index.js';
 import {
   BrowserPool,
@@ -114,6 +115,8 @@ export async function startRenderEngine(
     events: renderMetrics,
   });
   renderMetrics.watch(pool);
+  // Assemblies and certificate uploads find their PDF workers started.
+  pdfEngine().warm();
   const renderLog = new RenderLog({
     store: core.store,
     retentionDays: config.renderLogRetentionDays,

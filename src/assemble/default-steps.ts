@@ -1,21 +1,29 @@
 /**
- * The PDF work of an assembly as `src/pdf/` does it: the merge (assemblePdfs), AES-256 (protectPdf) and the
- * PAdES signature (signPdf, with an RFC 3161 timestamp when SIGN_TSA_URL names an authority).
+ * The PDF work of an assembly as `src/pdf/` does it, in its workers (pdf/engine.ts): the merge, AES-256 and
+ * the PAdES signature (with an RFC 3161 timestamp when SIGN_TSA_URL names an authority: the worker asks the
+ * service for it, since only the service reaches out through the egress policy). A part that overruns the
+ * work's limits fails the request as a part it cannot read does: 422 PART_FAILED naming it and the limit.
  */
 import { RenderError } from '../errors.js';
-import {
-  AssembleInputError,
-  assemblePdfs,
-  PdfPasswordError,
-  protectionClaims,
-  protectPdfWithKey,
-  SignInputError,
-  signPdf,
-  type Timestamper,
-} from '../pdf/index.js';
+import { PdfWorkError, PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
+import { protectionClaims, type Timestamper } from '../pdf/index.js';
 import type { ReportEntry } from '../render/index.js';
 import { contentWarnings } from './content-warnings.js';
 import type { PdfSteps } from './pdf-steps.js';
+
+/** The bytes as a Buffer, without a copy (what comes back from a worker is a Buffer already). */
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** Parts whose merge shares one PDF_WORK_TIMEOUT_MS (a 5,000-part job gets 50 of them). */
+const PARTS_PER_DEADLINE = 100;
+
+/** An error of the PDF work as the render service answers it; `refused` names the kinds that are the input's fault. */
+function answered(err: unknown, refused: Record<string, (err: PdfWorkError) => RenderError>): unknown {
+  if (err instanceof PdfWorkLimitError) return new RenderError('PART_FAILED', err.message, undefined, { cause: err });
+  if (err instanceof PdfWorkError) return refused[err.kind]?.(err) ?? err;
+  return err;
+}
 
 /** The assembly's PDF steps; `timestamp` adds a timestamp to each signature (PAdES B-T). */
 export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
@@ -26,21 +34,26 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
       for (const part of parts)
         inputs.push({ pdf: await load(part), label: part.label, ...(part.kind === 'html' ? { claims: part.claims } : {}) });
       try {
-        const merged = await assemblePdfs(inputs);
+        const merged = await pdfEngine().run(
+          'assemble',
+          { parts: inputs },
+          { label: 'parts', scale: { times: Math.ceil(parts.length / PARTS_PER_DEADLINE), per: 'per 100 parts' } },
+        );
         const warnings: ReportEntry[] = [
           ...contentWarnings(merged.content),
           ...merged.issues.map((issue): ReportEntry => ({ kind: 'conformance', ...issue })),
         ];
         return {
-          pdf: Buffer.from(merged.pdf),
+          pdf: asBuffer(merged.pdf),
           pages: merged.pages,
           claims: merged.claims,
           warnings,
           partPages: merged.partPages,
         };
       } catch (err) {
-        if (err instanceof AssembleInputError) throw new RenderError('PART_FAILED', err.message, undefined, { cause: err });
-        throw err;
+        throw answered(err, {
+          AssembleInputError: (e) => new RenderError('PART_FAILED', e.message, undefined, { cause: e }),
+        });
       }
     },
     protectionClaims(claims) {
@@ -48,15 +61,25 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
       return { claims: kept.claims, warnings: kept.issues.map((issue) => ({ kind: 'conformance', ...issue })) };
     },
     async protect(pdf, protect) {
-      return protectPdfWithKey(pdf, protect);
+      try {
+        return await pdfEngine().run('protect', { pdf, opts: protect }, { label: 'protect' });
+      } catch (err) {
+        throw answered(err, {});
+      }
     },
     async sign(pdf, sign) {
+      const timestamp = opts.timestamp;
       try {
-        return Buffer.from(await signPdf(pdf, { ...sign, ...(opts.timestamp ? { timestamp: opts.timestamp } : {}) }));
+        const signed = await pdfEngine().run(
+          'sign',
+          { pdf, opts: sign, timestamp: timestamp !== undefined },
+          { label: 'sign', ...(timestamp ? { calls: { timestamp } } : {}) },
+        );
+        return asBuffer(signed);
       } catch (err) {
-        if (err instanceof SignInputError || err instanceof PdfPasswordError)
-          throw new RenderError('INTERNAL_ERROR', 'the assembled PDF could not be signed', undefined, { cause: err });
-        throw err;
+        const unsignable = (e: PdfWorkError) =>
+          new RenderError('INTERNAL_ERROR', 'the assembled PDF could not be signed', undefined, { cause: e });
+        throw answered(err, { SignInputError: unsignable, PdfPasswordError: unsignable });
       }
     },
   };

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
-import { countPdfPages } from '../pdf/index.js';
+import { PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
 import type { Claim } from '../pdf/profiles/types.js';
 import { type BrowserPool, type ReportEntry, toPrintParams } from '../render/index.js';
 import { fetchPdfPart } from './fetch-part.js';
@@ -72,6 +72,16 @@ function named(err: unknown, label: string): unknown {
   return new RenderError(err.code, `${label}: ${err.message}`, err.retryAfterS, { cause: err.cause });
 }
 
+/** A customer's PDF's page count, read in a PDF worker; past its limits the part fails naming the limit. */
+async function countPages(pdf: Buffer, label: string): Promise<number> {
+  try {
+    return await pdfEngine().run('count-pages', { pdf }, { label });
+  } catch (err) {
+    if (err instanceof PdfWorkLimitError) throw new RenderError('PART_FAILED', err.message, undefined, { cause: err });
+    throw err;
+  }
+}
+
 async function obtainOne(
   part: AssemblePart,
   index: number,
@@ -104,7 +114,7 @@ async function obtainOne(
     result = { ...result, url: part.url };
   }
   // A PDF whose page tree is written plainly says its count (a compressed one does not: null, filled in later).
-  if (result.pages === null) result = { ...result, pages: countPdfPages(pdf) || null };
+  if (result.pages === null) result = { ...result, pages: (await countPages(pdf, label)) || null };
   if (!opts.spillDir) return { ...result, bytes: pdf.length, pdf };
   const file = path.join(opts.spillDir, `part-${index}.pdf`);
   await fs.writeFile(file, pdf);

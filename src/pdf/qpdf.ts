@@ -21,6 +21,14 @@ export class QpdfMissing extends Error {
   }
 }
 
+/** How long one qpdf run may take before it is killed (a PDF worker sets its deadline: qpdf outlives a terminated thread). */
+let runLimitMs = 60_000;
+
+/** Sets how long one qpdf run may take (ms) before it is killed. */
+export function limitQpdfRuns(ms: number): void {
+  runLimitMs = ms;
+}
+
 /**
  * Runs `qpdf ARGS… in.pdf out.pdf` on `input`; `args` come before the file names. A qpdf that cannot be
  * started is QpdfMissing; any exit status is returned, with the output when qpdf wrote one.
@@ -32,11 +40,16 @@ export async function runQpdf(input: Uint8Array, args: string[], after: string[]
     const outFile = path.join(dir, 'out.pdf');
     await fs.writeFile(inFile, input);
     const { status, stderr } = await new Promise<{ status: number; stderr: string }>((resolve, reject) => {
-      execFile('qpdf', [...args, inFile, ...after, outFile], { maxBuffer: 16 << 20 }, (error, _stdout, stderrText) => {
-        if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') return reject(new QpdfMissing());
-        const code: unknown = error?.code;
-        resolve({ status: error ? (typeof code === 'number' ? code : 2) : 0, stderr: stderrText });
-      });
+      execFile(
+        'qpdf',
+        [...args, inFile, ...after, outFile],
+        { maxBuffer: 16 << 20, timeout: runLimitMs, killSignal: 'SIGKILL' },
+        (error, _stdout, stderrText) => {
+          if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') return reject(new QpdfMissing());
+          const code: unknown = error?.code;
+          resolve({ status: error ? (typeof code === 'number' ? code : 2) : 0, stderr: stderrText });
+        },
+      );
     });
     const output = await fs.readFile(outFile).catch(() => undefined);
     return { status, stderr, output };

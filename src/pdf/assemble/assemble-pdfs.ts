@@ -53,11 +53,21 @@ export interface AssembleResult {
   content: Array<ActiveContentFinding & { label: string }>;
 }
 
-/** Assembles the parts in order into one PDF; a part that cannot be read throws AssembleInputError. */
-export async function assemblePdfs(parts: readonly AssemblePart[]): Promise<AssembleResult> {
+/**
+ * Assembles the parts in order into one PDF; a part that cannot be read throws AssembleInputError.
+ * `reading` hears each part's label as it is read, then null (a deadline can say where the time went).
+ */
+export async function assemblePdfs(
+  parts: readonly AssemblePart[],
+  hooks: { reading?: (label: string | null) => void } = {},
+): Promise<AssembleResult> {
   if (parts.length === 0) throw new RangeError('assemblePdfs needs at least one part');
   const files: PdfFile[] = [];
-  for (const part of parts) files.push(await readPart(part.pdf, part.label));
+  for (const part of parts) {
+    hooks.reading?.(part.label);
+    files.push(await readPart(part.pdf, part.label));
+  }
+  hooks.reading?.(null);
   const decision = decideClaims(parts.map((p, i) => ({ label: p.label, file: files[i], known: p.claims })));
   const ua = decision.claims.includes('PDF/UA-1');
 

@@ -6,7 +6,8 @@
  */
 import type { CDPSession } from 'puppeteer-core';
 import type { RenderEgress } from '../../net/render-egress.js';
-import { planFacturX } from '../../pdf/factur-x/factur-x.js';
+import { PdfWorkLimitError, pdfEngine } from '../../pdf/engine.js';
+import type { FacturXDeclaration, FacturXPlan } from '../../pdf/factur-x/factur-x.js';
 import { FACTUR_X_FILE_NAME } from '../../pdf/factur-x/levels.js';
 import { applyProfiles } from '../../pdf/profiles/apply-profiles.js';
 import type { Claim, ConformanceIssue, EmbeddedFile, ExtraClaim, PdfProfile, ProfileRequest } from '../../pdf/profiles/types.js';
@@ -147,7 +148,7 @@ export async function planDocumentProfiles(source: ProfileSource): Promise<Profi
     const element = `link[rel="attachment"][title="${FACTUR_X_FILE_NAME}"]`;
     const linked = attachments.some((a) => a.name === FACTUR_X_FILE_NAME);
     const shownText = invoice ? await readShownText(source.session, source.contextId) : '';
-    const plan = await planFacturX({ level: facturX, xml: invoice, element, linked, shownText }, profiles);
+    const plan = await checkedInvoice({ level: facturX, xml: invoice, element, linked, shownText }, profiles);
     profiles = plan.profiles;
     issues.push(...plan.issues);
     if (plan.extraClaim) extraClaims.push(plan.extraClaim);
@@ -159,6 +160,31 @@ export async function planDocumentProfiles(source: ProfileSource): Promise<Profi
     }
   }
   return { profiles, files, extraClaims, issues, entries };
+}
+
+/**
+ * The invoice's plan, made in a PDF worker (the XML is the document's, so the customer's); an XML that
+ * overruns the work's limits is a conformance issue naming the limit, and the PDF claims no Factur-X.
+ */
+async function checkedInvoice(declaration: FacturXDeclaration, declared: PdfProfile[]): Promise<FacturXPlan> {
+  try {
+    return await pdfEngine().run('plan-factur-x', { declaration, declared }, { label: FACTUR_X_FILE_NAME });
+  } catch (err) {
+    if (!(err instanceof PdfWorkLimitError)) throw err;
+    return {
+      profiles: [...declared],
+      relationship: 'Unspecified',
+      extraClaim: null,
+      issues: [
+        {
+          profile: 'Factur-X',
+          clause: FACTUR_X_FILE_NAME,
+          element: declaration.element,
+          message: `${err.message}, so the PDF does not claim Factur-X`,
+        },
+      ],
+    };
+  }
 }
 
 /** What the PDF's Info dictionary and XMP say besides the profiles: the document's properties, who made it, when. */

@@ -1,0 +1,62 @@
+/**
+ * The operations a PDF worker runs, by name: each a function of plain arguments (bytes as Uint8Arrays) to
+ * a plain result. Only the worker imports this file; the service sees its types. A new operation is one
+ * more entry here, a pure function of `src/pdf/` wrapped so its arguments cross as plain values.
+ */
+import { parsePkcs12 } from '../../accounts/pkcs12.js';
+import { type AssemblePart, assemblePdfs } from '../assemble/assemble-pdfs.js';
+import { type FacturXDeclaration, planFacturX } from '../factur-x/factur-x.js';
+import { countPdfPages } from '../pdf-pages.js';
+import type { PdfProfile } from '../profiles/types.js';
+import { type ProtectOptions, protectPdfWithKey } from '../protect/protect-pdf.js';
+import { type SignOptions, signPdf } from '../sign/sign-pdf.js';
+
+/** What an operation may do besides computing: say which part it reads, ask the service for something. */
+export interface OpContext {
+  /** The part being read now (a deadline names it), or null once the parts are read. */
+  progress(label: string | null): void;
+  /** Asks the service to run its handler `name` (the operation's deadline waits meanwhile). */
+  call(name: string, arg: unknown): Promise<unknown>;
+}
+
+const buffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** Every operation a worker runs. */
+export const OPS = {
+  /** Merges the parts into one PDF (assemble-pdfs.ts). */
+  assemble: (args: { parts: AssemblePart[] }, ctx: OpContext) =>
+    assemblePdfs(args.parts, { reading: (label) => ctx.progress(label) }),
+
+  /** AES-256 encryption, with the file key for a signature that follows. */
+  protect: (args: { pdf: Uint8Array; opts: ProtectOptions }) => protectPdfWithKey(args.pdf, args.opts),
+
+  /** A PAdES signature; with `timestamp`, the service's timestamp authority is asked through `call`. */
+  sign: (args: { pdf: Uint8Array; opts: Omit<SignOptions, 'timestamp'>; timestamp: boolean }, ctx: OpContext) => {
+    const signer = { ...args.opts.signer, certificateChain: args.opts.signer.certificateChain.map(buffer) };
+    return signPdf(args.pdf, {
+      ...args.opts,
+      signer,
+      ...(args.opts.fileKey ? { fileKey: buffer(args.opts.fileKey) } : {}),
+      ...(args.timestamp
+        ? { timestamp: async (signature: Buffer) => buffer((await ctx.call('timestamp', signature)) as Uint8Array) }
+        : {}),
+    });
+  },
+
+  /** A PKCS#12 upload read with its password (its refusals cross as Pkcs12Error). */
+  'read-pkcs12': (args: { data: Uint8Array; password: string }) => parsePkcs12(buffer(args.data), args.password),
+
+  /** A Factur-X declaration's XML checked against its level (factur-x.ts). */
+  'plan-factur-x': (args: { declaration: FacturXDeclaration; declared: PdfProfile[] }) =>
+    planFacturX(args.declaration, args.declared),
+
+  /** A PDF's page count as its page tree states it (0 when it does not say). */
+  'count-pages': (args: { pdf: Uint8Array }) => countPdfPages(buffer(args.pdf)),
+} satisfies Record<string, (args: never, ctx: OpContext) => unknown>;
+
+/** The operations' names. */
+export type OpName = keyof typeof OPS;
+/** An operation's arguments. */
+export type OpArgs<K extends OpName> = Parameters<(typeof OPS)[K]>[0];
+/** An operation's result, as the service receives it. */
+export type OpResult<K extends OpName> = Awaited<ReturnType<(typeof OPS)[K]>>;
