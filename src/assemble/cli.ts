@@ -1,7 +1,8 @@
 /**
  * `pageworks assemble BODY.json|- [-o OUT.pdf] [--strict]`: a one-off local assembly, no server, of the
  * body POST /v1/assemble takes (read from a file, or stdin for `-`), through the same validation, pool
- * and PDF steps as the API. Warnings go to stderr, one a line; `--strict` makes any a failure (exit 1).
+ * and PDF steps as the API. Warnings go to stderr, one a line, then what the PDF claims; `--strict` makes any
+ * warning a failure (exit 1).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import type { Config } from '../config.js';
 import { RenderError } from '../errors.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import { createEgressPolicy } from '../net/policy.js';
-import { BrowserPool, incompleteError, type ReportEntry } from '../render/index.js';
+import { BrowserPool, claimsHeaderValue, incompleteError, type ReportEntry } from '../render/index.js';
 import { runAssembly } from './assembly.js';
 import { PDF_STEPS } from './default-steps.js';
 import { ASSEMBLE_JOB_MAX_PARTS, validateAssembleRequest } from './schema.js';
@@ -97,7 +98,7 @@ export async function runAssembleCli(args: string[], config: Config): Promise<nu
       idleMaxMs: config.renderIdleMaxMs,
       executablePath: config.chromiumPath,
     });
-    const { pdf, warnings } = await runAssembly(
+    const { pdf, warnings, claims } = await runAssembly(
       body,
       { pool, policy, agent, fetchTimeoutMs: config.renderTimeoutMs, steps: PDF_STEPS },
       { accountId: 'cli', width: 1 },
@@ -107,6 +108,9 @@ export async function runAssembleCli(args: string[], config: Config): Promise<nu
     if (request.output === '-')
       await new Promise<void>((resolve, reject) => process.stdout.write(pdf, (e) => (e ? reject(e) : resolve())));
     else fs.writeFileSync(request.output, pdf);
+    // The standards the PDF claims, as POST /v1/assemble's X-Render-Claims names them; no line when it claims none.
+    const claimed = claimsHeaderValue(claims);
+    if (claimed !== undefined) process.stderr.write(`pageworks assemble: claims ${claimed}\n`);
     process.stderr.write(`wrote ${request.output === '-' ? 'the PDF to stdout' : request.output} (${pdf.length} bytes)\n`);
     return 0;
   } catch (err) {

@@ -1,11 +1,14 @@
 /**
  * POST /v1/assemble: thin — authenticate (before the body is read), validate, count the parts against
- * the rate limit, run the assembly, send the PDF with the headers of POST /v1/render.
+ * the rate limit, run the assembly, send the PDF with the headers of POST /v1/render (X-Render-Claims included).
  */
 import type { FastifyRequest } from 'fastify';
 import { RenderError } from '../errors.js';
 import { ownValidator } from '../own-validator.js';
 import {
+  CLAIMS_HEADER,
+  ClaimsHeaderDoc,
+  claimsHeaderValue,
   incompleteError,
   PreferHeaders,
   prefersStrict,
@@ -50,7 +53,7 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
         description:
           'Parts in order: {"html", "options"} rendered exactly as POST /v1/render, {"pdf": base64} or {"url"} (fetched ' +
           'through the egress policy). One PDF with one outline (an entry per part); then `protect` (AES-256) and `sign` ' +
-          '(PAdES, a certificate of POST /v1/certificates). Answers like POST /v1/render: X-Render-ID, X-Render-Warnings, ' +
+          '(PAdES, a certificate of POST /v1/certificates). Answers like POST /v1/render: X-Render-ID, X-Render-Warnings, X-Render-Claims, ' +
           'Prefer: handling=strict. A part that cannot be had or read fails the request, its message naming it (parts[2]: …). ' +
           'Each part counts as one render against the rate limit.',
         tags: ['render'],
@@ -67,6 +70,7 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
                 description:
                   'What the parts could not get and what the assembly could not claim; GET /v1/renders/{id} lists it by part.',
               },
+              [CLAIMS_HEADER]: ClaimsHeaderDoc,
               'Preference-Applied': {
                 type: 'string',
                 enum: [STRICT_APPLIED],
@@ -120,6 +124,8 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
       );
       if (strict) reply.header('Preference-Applied', STRICT_APPLIED);
       if (strict && warnings.length > 0) throw incompleteError(warnings, `GET /v1/renders/${request.id} lists them all`);
+      const claimed = claimsHeaderValue(result.claims);
+      if (claimed !== undefined) reply.header(CLAIMS_HEADER, claimed);
       return reply
         .code(200)
         .header('Content-Type', 'application/pdf')

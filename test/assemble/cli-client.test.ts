@@ -1,7 +1,8 @@
 /**
  * Assembling from the command line (`pageworks assemble`, a real process with its own Chromium) and from
  * the client (`RenderClient.assemble` against the render service on a port): the PDF as the API makes
- * it, and the same errors, naming the part.
+ * it, the same claims (X-Render-Claims, the client's `claims`, the CLI's claims line) and the same errors,
+ * naming the part.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,6 +22,24 @@ import { page, pageCount, pageTexts, tinyPdf } from './helpers.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-assemble-cli-'));
 const body = { parts: [{ html: page('Cover letter', 'Dear customer') }, { pdf: tinyPdf('Statement March').toString('base64') }] };
+const INVOICE_XML = fs.readFileSync(path.join(ROOT, 'test/fixtures/factur-x/en16931-invoice.xml'));
+/** A Factur-X EN 16931 invoice (its XML as a data: attachment, so no network) and an archival annex: PDF/A-3b both. */
+const facturX = {
+  parts: [
+    {
+      html: `<!doctype html><html lang="fr"><head><meta charset="utf-8"><title>Facture PW-2026-0142</title>
+<meta name="factur-x" content="EN 16931">
+<link rel="attachment" href="data:application/xml;base64,${INVOICE_XML.toString('base64')}" title="factur-x.xml">
+</head><body><h1>Facture PW-2026-0142</h1><p>Boulangerie Martin, 4 avenue Parmentier, 75011 Paris</p>
+<table><tr><th>Article</th><th>Qté</th><th>Montant</th></tr><tr><td>Logo design</td><td>1</td><td>450,00 €</td></tr>
+<tr><td>Business cards, box of 250</td><td>2</td><td>75,00 €</td></tr></table>
+<p>Total TTC : 630,00 € (TVA 20 % : 105,00 €)</p></body></html>`,
+    },
+    {
+      html: '<!doctype html><html lang="fr"><head><meta charset="utf-8"><title>Annexe</title><meta name="pdf-profile" content="PDF/A-3b"></head><body><p>Conditions générales</p></body></html>',
+    },
+  ],
+};
 
 function cli(args: string[], input?: string) {
   return spawnSync(process.execPath, [...PAGEWORKS, 'assemble', ...args], {
@@ -50,6 +69,16 @@ describe('pageworks assemble', () => {
     expect(pageCount(piped.stdout)).toBe(2);
   }, 180_000);
 
+  it('says what the assembly claims on a line of its own, as X-Render-Claims does (the run above claims none: no line)', () => {
+    fs.writeFileSync(path.join(work, 'invoice.json'), JSON.stringify(facturX));
+    const out = path.join(work, 'invoice.pdf');
+    const run = cli([path.join(work, 'invoice.json'), '-o', out]);
+    expect(run.status, run.stderr.toString()).toBe(0);
+    expect(run.stderr.toString()).toBe(
+      `pageworks assemble: claims PDF/A-3b, Factur-X\nwrote ${out} (${fs.statSync(out).size} bytes)\n`,
+    );
+  }, 180_000);
+
   it('--help says what it takes; a bad part exits 2 naming it; no input exits 2', () => {
     const help = cli(['--help']);
     expect(help.status).toBe(0);
@@ -70,15 +99,14 @@ describe('RenderClient.assemble', () => {
   let core: CoreDeps;
   let app: FastifyInstance;
   let client: RenderClient;
+  let key: string;
 
   beforeAll(async () => {
     core = await createTestCore({ RENDER_CONCURRENCY: '1' });
     app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
     await app.listen({ host: '127.0.0.1', port: 0 });
-    client = new RenderClient({
-      baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
-      apiKey: (await createKey(core, 'render')).key,
-    });
+    key = (await createKey(core, 'render')).key;
+    client = new RenderClient({ baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, apiKey: key });
   }, 60_000);
   afterAll(async () => {
     await app?.close();
@@ -93,9 +121,34 @@ describe('RenderClient.assemble', () => {
     const report = await client.getRender(pdf.renderId);
     expect(report.part_count).toBe(2);
 
+    expect(pdf.claims).toEqual([]);
+
     const failure = await client.assemble({ parts: [{ pdf: tinyPdf('x').toString('base64').slice(0, 40) }] }).catch((e) => e);
     expect(failure).toBeInstanceOf(RenderApiError);
     expect((failure as RenderApiError).code).toBe('PART_FAILED');
     expect((failure as RenderApiError).message).toMatch(/^parts\[0\]: /);
   }, 60_000);
+
+  it("says what the assembly claims: X-Render-Claims, the client's claims and the render record agree", async () => {
+    const invoice = await client.assemble(facturX);
+    expect(invoice.warnings).toBe(0);
+    expect(invoice.claims).toEqual(['PDF/A-3b', 'Factur-X']);
+    expect((await client.getRender(invoice.renderId)).claims).toEqual(['PDF/A-3b', 'Factur-X']);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/assemble',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(facturX),
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(res.headers['x-render-claims']).toBe('PDF/A-3b, Factur-X');
+    const plain = await app.inject({
+      method: 'POST',
+      url: '/v1/assemble',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['x-render-claims']).toBeUndefined();
+  }, 120_000);
 });

@@ -1,7 +1,8 @@
 /**
  * A claim is a promise on any input: documents that once got a false PDF/A or PDF/UA claim (odd
  * characters in the title, a language that is no language tag, characters no font has, a 40,000-character
- * link, an irregular table, a list holding a <div>) either get a PDF veraPDF passes for what it claims,
+ * link, an irregular table, a list holding a <div>, a page wider than PDF/A allows, a list item outside a
+ * list, a figure without alternative text, a cell outside a row, a heading without a level) either get a PDF veraPDF passes for what it claims,
  * or the claim is withheld with a `conformance` warning naming veraPDF's rule, and veraPDF fails that PDF
  * on that rule. Beside each, the same document fixed claims what it declares.
  */
@@ -42,6 +43,8 @@ function claimsOf(pdf: Buffer): string[] {
 
 const FLAVOUR: Record<string, string> = { 'PDF/A-2b': '2b', 'PDF/UA-1': 'ua1' };
 const PUA = '\ue000\ue001 \u{10fffd} \u0378';
+const DOT =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const row = (n: number, cell = 'td') => `<tr>${Array.from({ length: n }, (_, i) => `<${cell}>${i + 1}</${cell}>`).join('')}</tr>`;
 
 interface Case {
@@ -127,6 +130,65 @@ const CASES: Case[] = [
     html: page('PDF/UA-1', '<ul><div>Opening balance</div><li>Deposit</li><p>Fees</p><li>Withdrawal</li></ul>'),
     claims: ['PDF/UA-1'],
     withheld: [],
+  },
+  {
+    name: 'page-too-large',
+    html: page('PDF/A-2b', '<p>Wide</p>', { head: '<style>@page { size: 250in 11in }</style>' }),
+    claims: [],
+    withheld: ['PDF/A-2b 6.1.13-11'],
+  },
+  {
+    name: 'page-large-fixed',
+    html: page('PDF/A-2b', '<p>Wide</p>', { head: '<style>@page { size: 150in 11in }</style>' }),
+    claims: ['PDF/A-2b'],
+    withheld: [],
+  },
+  {
+    name: 'list-item-outside-list',
+    html: page('PDF/UA-1', '<article><p>Opening balance</p><li>Deposit</li><li>Withdrawal</li></article>'),
+    claims: [],
+    withheld: ['PDF/UA-1 7.2-17'],
+  },
+  {
+    name: 'figure-around-decoration',
+    html: page('PDF/UA-1', `<figure><img src="${DOT}" width="40" alt=""><figcaption>The branch</figcaption></figure>`),
+    claims: [],
+    withheld: ['PDF/UA-1 7.3-1'],
+  },
+  {
+    name: 'figure-of-text',
+    html: page('PDF/UA-1', '<div role="figure">Balance over time</div>'),
+    claims: [],
+    withheld: ['PDF/UA-1 7.3-1'],
+  },
+  {
+    name: 'figure-with-alternatives',
+    html: page(
+      'PDF/UA-1',
+      `<figure><img src="${DOT}" width="40" alt="The branch"><figcaption>Our branch</figcaption></figure>` +
+        '<svg role="img" aria-label="A bar" width="60" height="20"><rect width="50" height="10"/></svg>' +
+        `<div role="img" aria-label="Logo" style="width:20px;height:20px;background:url(${DOT})"></div>`,
+    ),
+    claims: ['PDF/UA-1'],
+    withheld: [],
+  },
+  {
+    name: 'cell-outside-row',
+    html: page('PDF/UA-1', '<div role="cell">1,250.00</div>'),
+    claims: [],
+    withheld: ['PDF/UA-1 7.2-9'],
+  },
+  {
+    name: 'row-outside-table',
+    html: page('PDF/UA-1', '<div role="row"><div role="cell">1,250.00</div></div>'),
+    claims: [],
+    withheld: ['PDF/UA-1 7.2-4'],
+  },
+  {
+    name: 'heading-without-level',
+    html: page('PDF/UA-1', '<div role="heading" aria-level="9">Fees</div>'),
+    claims: [],
+    withheld: ['PDF/UA-1 7.4.4-2'],
   },
 ];
 

@@ -7,8 +7,9 @@
 import { describeLinks, findLinks } from './link-annotations.js';
 import { pagePass } from './page-pass.js';
 import type { PdfFile } from './pdf-file.js';
-import { type OverLimit, overLimit } from './pdf-limits.js';
+import { MAX_PAGE_SIDE, MIN_PAGE_SIDE, type OverLimit, overLimit, pageOutOfRange } from './pdf-limits.js';
 import { fixStructure } from './structure-fixes.js';
+import { structureBreaks } from './structure-rules.js';
 import type { Claim, ConformanceIssue, PdfProfile, ProfileRequest } from './types.js';
 
 const PDFA = /^PDF\/A-([23])([bu])$/;
@@ -59,6 +60,38 @@ function limitIssues(file: PdfFile, profiles: PdfProfile[], tooLong: number | un
   });
 }
 
+/** Units (1/72 in) as inches, for a customer who wrote the page size in CSS. */
+function inches(units: number): string {
+  return `${Number((units / 72).toFixed(2))} in`;
+}
+
+/** What stands against PDF/A for the size of a page: the first page with a box PDF/A does not allow. */
+export function pageSizeIssues(file: PdfFile, profiles: PdfProfile[]): ConformanceIssue[] {
+  if (profiles.length === 0) return [];
+  let found: ReturnType<typeof pageOutOfRange>;
+  try {
+    found = pageOutOfRange(file);
+  } catch {
+    return profiles.map((p) =>
+      issue(p, '6.1.13', 'PDF file', 'A page of the printed PDF could not be read, so its size could not be checked'),
+    );
+  }
+  if (!found) return [];
+  const { page, box, width, height } = found;
+  const size = `${Math.round(width).toLocaleString('en')} × ${Math.round(height).toLocaleString('en')} units (${inches(width)} × ${inches(height)})`;
+  const small = Math.min(width, height) < MIN_PAGE_SIDE;
+  return profiles.map((p) =>
+    issue(
+      p,
+      '6.1.13-11',
+      `page ${page}`,
+      `Page ${page} is ${size}${box === 'MediaBox' ? '' : ` (its ${box})`}, and PDF/A allows pages of ` +
+        `${small ? `at least ${MIN_PAGE_SIDE} units (1/24 in)` : `at most ${MAX_PAGE_SIDE.toLocaleString('en')} units (200 in, 5.08 m)`} on a side: ` +
+        `give it a ${small ? 'larger' : 'smaller'} size (CSS @page size, or the render's width and height)`,
+    ),
+  );
+}
+
 /**
  * Reads the pages (page-pass.ts) for what the declared profiles need, fixes what PDF/UA lets Pageworks fix
  * (artifacts, structure, link texts) and returns what stands against each profile. Throws
@@ -98,6 +131,7 @@ export function readPages(
         ),
       );
   if (pdfaDeclared.length > 0) issues.push(...limitIssues(file, pdfaDeclared, pass?.longStringPage));
+  issues.push(...pageSizeIssues(file, pdfaDeclared));
   for (const p of unicodeFor)
     for (const font of pass?.fontsWithoutUnicode ?? [])
       issues.push(
@@ -130,6 +164,15 @@ export function readPages(
           '<ul>/<ol>',
           'A list holds text outside any list item (text directly in <ul> or <ol>), which a screen reader cannot place in ' +
             'the list: put it in an <li>, or move it out of the list',
+        ),
+      );
+    for (const found of structureBreaks(file))
+      issues.push(
+        issue(
+          'PDF/UA-1',
+          found.clause,
+          found.element,
+          found.count > 1 ? `${found.message} (${found.count} elements like it)` : found.message,
         ),
       );
     const untagged = describeLinks(file, links, pass.mcidText);

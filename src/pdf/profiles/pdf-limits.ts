@@ -3,10 +3,11 @@
  * veraPDF 6.1.13-3 and -4). A document can make Chromium write longer ones (a link to a 40,000-character
  * address is a /URI string that long), so the objects of the printed file are read for them. Strings
  * shown in content streams are the page pass's (page-pass.ts); what Pageworks writes itself stays short.
+ * PDF/A also bounds every page box to 3–14,400 units a side (6.1.13-11), which a CSS page size can pass.
  */
 import { MAX_STRING_BYTES } from './page-pass.js';
 import type { PdfFile } from './pdf-file.js';
-import { isDict, PdfName, PdfRaw, type PdfValue, stringBytes } from './pdf-objects.js';
+import { isDict, PdfName, PdfRaw, PdfRef, type PdfValue, stringBytes } from './pdf-objects.js';
 
 /** The longest name PDF/A allows, in bytes (after `#xx` escapes are read). */
 const MAX_NAME_BYTES = 127;
@@ -58,6 +59,56 @@ export function overLimit(file: PdfFile): OverLimit | undefined {
     const object = file.get(num);
     const found = object ? over(object.value, undefined, 0) : undefined;
     if (found) return { ...found, object: num };
+  }
+  return undefined;
+}
+
+/** The page boxes PDF/A bounds (ISO 32000-1 14.11.2); MediaBox and CropBox may be inherited from the page tree. */
+const PAGE_BOXES = ['MediaBox', 'CropBox', 'BleedBox', 'TrimBox', 'ArtBox'] as const;
+const INHERITED = new Set<string>(['MediaBox', 'CropBox']);
+/** The smallest and largest side PDF/A allows a page box, in default units (1/72 in). */
+export const MIN_PAGE_SIDE = 3;
+export const MAX_PAGE_SIDE = 14_400;
+/** Parents followed for an inherited box (a page tree deeper than this is not one Chromium or a writer makes). */
+const MAX_PARENTS = 32;
+
+/** A page whose box is outside PDF/A's limits: its number (from 1), which box, and its size in default units. */
+export interface PageOutOfRange {
+  page: number;
+  box: string;
+  width: number;
+  height: number;
+}
+
+function boxSize(file: PdfFile, value: PdfValue | undefined): { width: number; height: number } | undefined {
+  const box = file.resolve(value);
+  if (!Array.isArray(box) || box.length !== 4) return undefined;
+  const [x0, y0, x1, y1] = box.map((v) => {
+    const n = file.resolve(v);
+    return n instanceof PdfRaw ? Number(n.text) : Number.NaN;
+  });
+  if (![x0, y0, x1, y1].every(Number.isFinite)) return undefined;
+  return { width: Math.abs(x1 - x0), height: Math.abs(y1 - y0) };
+}
+
+/**
+ * The first page with a box (its own, or MediaBox/CropBox from its parents) under 3 or over 14,400 units on a
+ * side, which PDF/A does not allow (veraPDF 6.1.13-11): `@page { size: 250in 11in }` prints an 18,000-unit page.
+ */
+export function pageOutOfRange(file: PdfFile): PageOutOfRange | undefined {
+  const pages = file.pages();
+  for (let i = 0; i < pages.length; i++) {
+    let node = file.dict(new PdfRef(pages[i], 0));
+    for (let depth = 0; node && depth <= MAX_PARENTS; depth++) {
+      for (const box of PAGE_BOXES) {
+        if (depth > 0 && !INHERITED.has(box)) continue;
+        const size = boxSize(file, node.get(box));
+        if (!size) continue;
+        const sides = [size.width, size.height];
+        if (sides.some((s) => s < MIN_PAGE_SIDE || s > MAX_PAGE_SIDE)) return { page: i + 1, box, ...size };
+      }
+      node = file.dict(node.get('Parent'));
+    }
   }
   return undefined;
 }
