@@ -18,7 +18,7 @@ const DOING: Record<OpName, string> = {
   protect: 'encrypting the PDF',
   sign: 'signing the PDF',
   'read-pkcs12': 'reading the PKCS#12 file',
-  'plan-factur-x': 'checking the XML',
+  'examine-invoice': 'checking the XML',
   'count-pages': 'reading the PDF',
 };
 

@@ -8,6 +8,8 @@ const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtur
 const element = 'link[rel="attachment"][title="factur-x.xml"]';
 /** The text of the PDF the fixtures' invoices are shown in (number and amount due of both). */
 const SHOWN = 'Facture PW-2026-0142 / PW-2026-0143\nTotal TTC : 630,00 €';
+/** A page that shows `text` to a reader, in French, marking nothing. */
+const shownAs = (text: string) => async () => ({ text, lang: 'fr', marked: [] });
 
 describe('Factur-X levels', () => {
   it('reads the level names people write', () => {
@@ -81,7 +83,7 @@ describe('a Factur-X invoice XML', () => {
 describe('planning a Factur-X PDF', () => {
   it('makes PDF/A-3b and claims Factur-X with its XMP schema for a valid invoice', async () => {
     const plan = await planFacturX(
-      { level: 'EN 16931', xml: fixture('en16931-invoice.xml'), element, linked: true, shownText: SHOWN },
+      { level: 'EN 16931', xml: fixture('en16931-invoice.xml'), element, linked: true, readShown: shownAs(SHOWN) },
       ['PDF/UA-1'],
     );
     expect(plan.profiles).toEqual(['PDF/A-3b', 'PDF/UA-1']);
@@ -99,7 +101,7 @@ describe('planning a Factur-X PDF', () => {
 
   it('gives a valid MINIMUM invoice the Data relationship and its level in the XMP', async () => {
     const plan = await planFacturX(
-      { level: 'MINIMUM', xml: fixture('minimum-invoice.xml'), element, linked: true, shownText: SHOWN },
+      { level: 'MINIMUM', xml: fixture('minimum-invoice.xml'), element, linked: true, readShown: shownAs(SHOWN) },
       [],
     );
     expect(plan.issues).toEqual([]);
@@ -109,7 +111,7 @@ describe('planning a Factur-X PDF', () => {
 
   it('turns a declared PDF/A-2u into PDF/A-3u, and says so', async () => {
     const plan = await planFacturX(
-      { level: 'EN 16931', xml: fixture('en16931-invoice.xml'), element, linked: true, shownText: SHOWN },
+      { level: 'EN 16931', xml: fixture('en16931-invoice.xml'), element, linked: true, readShown: shownAs(SHOWN) },
       ['PDF/A-2u'],
     );
     expect(plan.profiles).toEqual(['PDF/A-3u']);
@@ -120,7 +122,7 @@ describe('planning a Factur-X PDF', () => {
 
   it('claims nothing for an XML that is not an invoice, and names the attachment', async () => {
     const plan = await planFacturX(
-      { level: 'EN 16931', xml: fixture('not-cii.xml'), element, linked: true, shownText: SHOWN },
+      { level: 'EN 16931', xml: fixture('not-cii.xml'), element, linked: true, readShown: shownAs(SHOWN) },
       [],
     );
     expect(plan.extraClaim).toBeNull();

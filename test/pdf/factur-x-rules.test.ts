@@ -9,13 +9,17 @@ import { checkInvoice, examineInvoice } from '../../src/pdf/factur-x/check-invoi
 import { planFacturX } from '../../src/pdf/factur-x/factur-x.js';
 import { cents, dec, show } from '../../src/pdf/factur-x/rules/decimal.js';
 import { EN16931_RULES } from '../../src/pdf/factur-x/rules/en16931.js';
-import { missingFromText } from '../../src/pdf/factur-x/shown-invoice.js';
+import { notShown, type ShownValues } from '../../src/pdf/factur-x/shown-invoice.js';
 
 const text = (name: string) => readFileSync(new URL(`../fixtures/factur-x/${name}`, import.meta.url), 'utf8');
 const bytes = (s: string) => new TextEncoder().encode(s);
 const SAMPLE = text('en16931-invoice.xml');
 const element = 'link[rel="attachment"][title="factur-x.xml"]';
 const SHOWN = 'Facture PW-2026-0142 … Total TTC : 630,00 €';
+/** A page that shows `text` to a reader, in French, marking nothing. */
+const shownAs = (text: string) => async () => ({ text, lang: 'fr', marked: [] });
+/** What a page showing `text` (in English) lacks of `values`. */
+const missingFromText = (values: ShownValues, text: string) => notShown(values, { text, lang: 'en', marked: [] });
 
 /** The sample with `from` replaced by `to` (exactly once, so a typo in a test cannot pass unnoticed). */
 function variant(from: string, to: string): Uint8Array {
@@ -74,7 +78,7 @@ describe('an XML valid against the XSD that breaks one business rule', () => {
 
   it('claims nothing, and names the rule, when planned for a PDF', async () => {
     const xml = variant('<ram:CalculatedAmount>105.00', '<ram:CalculatedAmount>104.00');
-    const plan = await planFacturX({ level: 'EN 16931', xml, element, linked: true, shownText: SHOWN }, []);
+    const plan = await planFacturX({ level: 'EN 16931', xml, element, linked: true, readShown: shownAs(SHOWN) }, []);
     expect(plan.extraClaim).toBeNull();
     expect(plan.issues.map((i) => [i.profile, i.clause])).toEqual([
       ['Factur-X', 'BR-CO-14'],
@@ -119,18 +123,24 @@ describe('the XML is the invoice the PDF shows', () => {
 
   it("another invoice's XML: no claim, and both values named", async () => {
     const plan = await planFacturX(
-      { level: 'EN 16931', xml: bytes(SAMPLE), element, linked: true, shownText: 'Facture PW-2026-0999\nTotal TTC : 1 234,56 €' },
+      {
+        level: 'EN 16931',
+        xml: bytes(SAMPLE),
+        element,
+        linked: true,
+        readShown: shownAs('Facture PW-2026-0999\nTotal TTC : 1 234,56 €'),
+      },
       [],
     );
     expect(plan.extraClaim).toBeNull();
     expect(plan.issues.map((i) => [i.clause, i.message])).toEqual([
       [
         'BT-1',
-        'factur-x.xml is not the invoice this PDF shows, so the PDF does not claim Factur-X: the PDF does not show its invoice number (BT-1) "PW-2026-0142": it may be another invoice\'s XML',
+        'factur-x.xml is not the invoice this PDF shows, so the PDF does not claim Factur-X: the PDF does not show its invoice number (BT-1) "PW-2026-0142" where a reader sees it: it may be another invoice\'s XML, or the number is hidden, off the page or too small to read',
       ],
       [
         'BT-115',
-        "factur-x.xml is not the invoice this PDF shows, so the PDF does not claim Factur-X: the PDF does not show its amount due (BT-115) 630.00: it may be another invoice's XML, or the PDF shows other totals",
+        "factur-x.xml is not the invoice this PDF shows, so the PDF does not claim Factur-X: the PDF does not show its amount due (BT-115) 630.00 where a reader sees it: it may be another invoice's XML, or the amount is hidden, off the page or too small to read",
       ],
     ]);
   });

@@ -5,9 +5,9 @@
  */
 import { parsePkcs12 } from '../../accounts/pkcs12.js';
 import { type AssemblePart, assemblePdfs } from '../assemble/assemble-pdfs.js';
-import { type FacturXDeclaration, planFacturX } from '../factur-x/factur-x.js';
+import { examineInvoice } from '../factur-x/check-invoice.js';
+import type { FacturXLevel } from '../factur-x/levels.js';
 import { countPdfPages } from '../pdf-pages.js';
-import type { PdfProfile } from '../profiles/types.js';
 import { type ProtectOptions, protectPdfWithKey } from '../protect/protect-pdf.js';
 import { type SignOptions, signPdf } from '../sign/sign-pdf.js';
 
@@ -46,9 +46,8 @@ export const OPS = {
   /** A PKCS#12 upload read with its password (its refusals cross as Pkcs12Error). */
   'read-pkcs12': (args: { data: Uint8Array; password: string }) => parsePkcs12(buffer(args.data), args.password),
 
-  /** A Factur-X declaration's XML checked against its level (factur-x.ts). */
-  'plan-factur-x': (args: { declaration: FacturXDeclaration; declared: PdfProfile[] }) =>
-    planFacturX(args.declaration, args.declared),
+  /** A Factur-X XML checked against its level: XSD, EN 16931 rules, and the values the PDF must show. */
+  'examine-invoice': (args: { xml: Uint8Array; level: FacturXLevel }) => examineInvoice(args.xml, args.level),
 
   /** A PDF's page count as its page tree states it (0 when it does not say). */
   'count-pages': (args: { pdf: Uint8Array }) => countPdfPages(buffer(args.pdf)),

@@ -6,7 +6,7 @@
 import type { AfRelationship, ConformanceIssue, ExtraClaim, PdfProfile } from '../profiles/types.js';
 import { examineInvoice } from './check-invoice.js';
 import { FACTUR_X_FILE_NAME, type FacturXLevel, relationshipOf } from './levels.js';
-import { missingFromText } from './shown-invoice.js';
+import { amountDigits, notShown, type ShownInvoice } from './shown-invoice.js';
 import { facturXSchema } from './xmp-schema.js';
 
 /** What the document declared: the level, and the bytes of its `factur-x.xml` attachment (absent when it has none or it failed). */
@@ -17,8 +17,13 @@ export interface FacturXDeclaration {
   element: string;
   /** The document links a `factur-x.xml` (whose bytes are absent only when it could not be fetched). */
   linked: boolean;
-  /** The document's rendered text (what the PDF shows), to check the XML is the invoice it shows. */
-  shownText: string;
+  /**
+   * What a reader sees of the printed document, to check the XML is the invoice it shows: read once the XML
+   * holds, with the invoice number and the digits of the amount due whose nodes must not be covered.
+   */
+  readShown(looks: { texts: string[]; digits: string[] }): Promise<ShownInvoice>;
+  /** How the XML is checked against its level: in-process by default; the service runs it in a PDF worker. */
+  examine?: typeof examineInvoice;
 }
 
 /** The invoice's part of the PDF: the profiles to make, how the XML relates to the PDF, the claim or why not. */
@@ -73,9 +78,13 @@ export async function planFacturX(declaration: FacturXDeclaration, declared: rea
         `(<link rel="attachment" href="…" title="${FACTUR_X_FILE_NAME}">): the PDF does not claim Factur-X`,
     );
   }
-  const { problems, shown } = await examineInvoice(xml, level);
-  // The XML is the invoice the PDF shows only when the PDF shows its number and amount due.
-  const elsewhere = problems.length === 0 && shown ? missingFromText(shown, declaration.shownText) : [];
+  const { problems, shown } = await (declaration.examine ?? examineInvoice)(xml, level);
+  // The XML is the invoice the PDF shows only when a reader sees its number and amount due, and no other amount due.
+  let elsewhere: Array<{ clause: string; message: string }> = [];
+  if (problems.length === 0 && shown) {
+    const looks = { texts: shown.number ? [shown.number] : [], digits: [amountDigits(shown.due)].filter((d) => d !== '') };
+    elsewhere = notShown(shown, await declaration.readShown(looks));
+  }
   const reasons = [
     ...problems.map((p) => ({ ...p, why: `is not a Factur-X ${level} invoice` })),
     ...elsewhere.map((p) => ({ ...p, why: 'is not the invoice this PDF shows' })),

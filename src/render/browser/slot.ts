@@ -17,6 +17,17 @@ import { withTimeout } from '../../with-timeout.js';
 import type { LaunchedChromium } from './chromium.js';
 import { type FrameSender, frameSender } from './frames.js';
 
+/** The window a document lays out in before it prints (what a read of its print layout puts back afterwards). */
+export const SLOT_WINDOW = {
+  width: 800,
+  height: 600,
+  deviceScaleFactor: 1,
+  mobile: false,
+  screenOrientation: { angle: 0, type: 'portraitPrimary' as const },
+};
+/** The media a document sees before it prints. */
+export const SLOT_MEDIA = { media: '', features: [{ name: 'prefers-reduced-motion', value: 'reduce' }] };
+
 /** One isolated place to render, used by one render at a time. */
 export interface RenderSlot {
   readonly context: BrowserContext;
@@ -106,16 +117,10 @@ export async function createSlot(launched: LaunchedChromium, egressOptions: Rend
     await watchPage(slot, onCrash);
     // Documents lay out in a window of this size before they print (scripts that measure it at load see
     // it): puppeteer's default viewport, which a bare page target does not get by itself.
-    await slot.session.send('Emulation.setDeviceMetricsOverride', {
-      width: 800,
-      height: 600,
-      deviceScaleFactor: 1,
-      mobile: false,
-      screenOrientation: { angle: 0, type: 'portraitPrimary' },
-    });
+    await slot.session.send('Emulation.setDeviceMetricsOverride', SLOT_WINDOW);
     // Paper does not move: documents that offer a still version of their motion get to show it. Most do
     // not, so the renderer also brings every animation to its end before printing (document/page-script.ts).
-    await slot.session.send('Emulation.setEmulatedMedia', { features: [{ name: 'prefers-reduced-motion', value: 'reduce' }] });
+    await slot.session.send('Emulation.setEmulatedMedia', SLOT_MEDIA);
     // The generic `monospace` (and <pre>, <code>) is the full browser's "Monospace" (fontconfig's choice,
     // DejaVu Sans Mono on Debian): the headless shell has no browser preferences and would fall back to
     // Blink's own default (Liberation Mono), so the same document would print in another font there.

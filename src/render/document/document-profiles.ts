@@ -7,7 +7,7 @@
 import type { CDPSession } from 'puppeteer-core';
 import type { RenderEgress } from '../../net/render-egress.js';
 import { PdfWorkLimitError, pdfEngine } from '../../pdf/engine.js';
-import type { FacturXDeclaration, FacturXPlan } from '../../pdf/factur-x/factur-x.js';
+import { type FacturXDeclaration, type FacturXPlan, planFacturX } from '../../pdf/factur-x/factur-x.js';
 import { FACTUR_X_FILE_NAME } from '../../pdf/factur-x/levels.js';
 import { applyProfiles } from '../../pdf/profiles/apply-profiles.js';
 import type { Claim, ConformanceIssue, EmbeddedFile, ExtraClaim, PdfProfile, ProfileRequest } from '../../pdf/profiles/types.js';
@@ -20,6 +20,8 @@ import { findAccessibilityGaps } from './accessibility-page.js';
 import { fetchAttachment } from './attachments.js';
 import { checkedDeclarations, DECLARATION_CAPS, type Declarations } from './declarations.js';
 import { mayDeclareUa, readDeclarations } from './declarations-page.js';
+import type { PrintedView } from './shown-text-page.js';
+import { printedView, readShownInvoice } from './shown-text-read.js';
 
 /** What the engine is asked for (the rest of its request is the document's Info), and what to report. */
 export interface ProfilePlan {
@@ -43,7 +45,12 @@ export interface ProfileSource {
   timeoutMs: number;
   /** The render's whole timeout (RENDER_TIMEOUT_MS); the remaining time when absent. */
   renderTimeoutMs?: number;
+  /** How the document printed (its printable width, …), where Factur-X reads what a reader sees; A4 without margins when absent. */
+  view?: PrintedView;
 }
+
+/** The print a source without a view is taken to have had: A4, no margins, scale 1, no backgrounds. */
+const DEFAULT_VIEW = { widthIn: 8.27, margin: { top: 0, right: 0, bottom: 0, left: 0 }, scale: 1, printBackground: false };
 
 /**
  * An attachment's own deadline: a third of the render's timeout, at most 10 s, so one that drips or hangs is
@@ -73,20 +80,6 @@ async function readPage(session: CDPSession, contextId: number): Promise<{ decla
   const answer = value as { declarations?: unknown; gaps?: unknown };
   const declarations = checkedDeclarations(answer.declarations);
   return declarations ? { declarations, gaps: answer.gaps } : null;
-}
-
-/** How much of a document's text the Factur-X check reads (an invoice of thousands of lines fits). */
-const MAX_SHOWN_TEXT = 4_000_000;
-
-/**
- * The document's rendered text, as a reader sees it (`innerText`: CSS-hidden text left out, text-transform
- * applied), read in the isolated world; the printed PDF shows the same text, so this is what the PDF shows
- * without decoding its fonts. Empty when the page would not answer.
- */
-async function readShownText(session: CDPSession, contextId: number): Promise<string> {
-  const expression = `(() => { const t = document.body ? document.body.innerText : ''; return t.length > ${MAX_SHOWN_TEXT} ? t.slice(0, ${MAX_SHOWN_TEXT}) : t; })()`;
-  const value = await evaluateIn(session, contextId, expression).catch(() => '');
-  return typeof value === 'string' ? value : '';
 }
 
 /** A media type fit for an embedded file's `/Subtype`: the declared one, else the server's, else octet-stream. */
@@ -147,8 +140,10 @@ export async function planDocumentProfiles(source: ProfileSource): Promise<Profi
   if (facturX !== null) {
     const element = `link[rel="attachment"][title="${FACTUR_X_FILE_NAME}"]`;
     const linked = attachments.some((a) => a.name === FACTUR_X_FILE_NAME);
-    const shownText = invoice ? await readShownText(source.session, source.contextId) : '';
-    const plan = await checkedInvoice({ level: facturX, xml: invoice, element, linked, shownText }, profiles);
+    const view = source.view ?? printedView(DEFAULT_VIEW);
+    const readShown = (looks: { texts: string[]; digits: string[] }) =>
+      readShownInvoice(source.session, source.contextId, view, looks);
+    const plan = await checkedInvoice({ level: facturX, xml: invoice, element, linked, readShown, examine }, profiles);
     profiles = plan.profiles;
     issues.push(...plan.issues);
     if (plan.extraClaim) extraClaims.push(plan.extraClaim);
@@ -162,13 +157,17 @@ export async function planDocumentProfiles(source: ProfileSource): Promise<Profi
   return { profiles, files, extraClaims, issues, entries };
 }
 
+/** The XML checked in a PDF worker (it is the document's, so the customer's); what a reader sees is read here, from the page. */
+const examine: FacturXDeclaration['examine'] = (xml, level) =>
+  pdfEngine().run('examine-invoice', { xml, level }, { label: FACTUR_X_FILE_NAME });
+
 /**
- * The invoice's plan, made in a PDF worker (the XML is the document's, so the customer's); an XML that
- * overruns the work's limits is a conformance issue naming the limit, and the PDF claims no Factur-X.
+ * The invoice's plan; an XML that overruns the PDF work's limits is a conformance issue naming the limit,
+ * and the PDF claims no Factur-X.
  */
 async function checkedInvoice(declaration: FacturXDeclaration, declared: PdfProfile[]): Promise<FacturXPlan> {
   try {
-    return await pdfEngine().run('plan-factur-x', { declaration, declared }, { label: FACTUR_X_FILE_NAME });
+    return await planFacturX(declaration, declared);
   } catch (err) {
     if (!(err instanceof PdfWorkLimitError)) throw err;
     return {

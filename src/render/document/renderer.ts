@@ -22,6 +22,7 @@ import { checkedRead, READ_LIMITS } from './document-read.js';
 import { readWithKit, takeReadKit } from './document-read-page.js';
 import { networkIdle, settleNavigation, waitUntilLoaded } from './navigation-wait.js';
 import { ANIMATION_ROUNDS, preparePage, turnsAfterLoad } from './page-script.js';
+import { printedView } from './shown-text-read.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
 const PRINT_RESERVE_MAX_MS = 5000;
@@ -244,6 +245,7 @@ export async function renderInSlot(
       egress: slot.egress,
       timeoutMs: Math.max(0, deadline - Date.now()),
       renderTimeoutMs: timeoutMs,
+      view: printedView(params),
     };
     const made = await withDocumentProfiles(pdf, { ...source, properties, report });
     if (made) return { ...made, title: read.info?.title };
