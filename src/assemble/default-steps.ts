@@ -6,6 +6,8 @@ import { RenderError } from '../errors.js';
 import {
   AssembleInputError,
   assemblePdfs,
+  keepPages,
+  PageSelectionError,
   PdfPasswordError,
   protectionClaims,
   protectPdfWithKey,
@@ -23,7 +25,12 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
       const inputs = [];
       // An HTML part's render says what it meets; an existing PDF's own claim is not proof, so it brings none.
       for (const part of parts)
-        inputs.push({ pdf: await load(part), label: part.label, ...(part.kind === 'html' ? { claims: part.claims } : {}) });
+        inputs.push({
+          pdf: await load(part),
+          label: part.label,
+          ...(part.title === undefined ? {} : { title: part.title }),
+          ...(part.kind === 'html' ? { claims: part.claims } : {}),
+        });
       try {
         const merged = await assemblePdfs(inputs);
         const warnings: ReportEntry[] = merged.issues.map((issue) => ({ kind: 'conformance', ...issue }));
@@ -35,6 +42,15 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
           partPages: merged.partPages,
         };
       } catch (err) {
+        if (err instanceof AssembleInputError) throw new RenderError('PART_FAILED', err.message, undefined, { cause: err });
+        throw err;
+      }
+    },
+    async keepPages(pdf, keep) {
+      try {
+        return await keepPages(pdf, keep);
+      } catch (err) {
+        if (err instanceof PageSelectionError) throw new RenderError('INVALID_REQUEST', err.message, undefined, { cause: err });
         if (err instanceof AssembleInputError) throw new RenderError('PART_FAILED', err.message, undefined, { cause: err });
         throw err;
       }

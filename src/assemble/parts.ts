@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
-import { countPdfPages } from '../pdf/index.js';
+import { countPdfPages, type Rotation } from '../pdf/index.js';
 import type { Claim } from '../pdf/profiles/types.js';
 import { type BrowserPool, type ReportEntry, toPrintParams } from '../render/index.js';
 import { fetchPdfPart } from './fetch-part.js';
@@ -54,6 +54,10 @@ export interface ObtainedPart {
   warnings: ReportEntry[];
   /** What an HTML part's PDF claims. */
   claims: Claim[];
+  /** The part's outline entry, when the request names it. */
+  title?: string;
+  /** The part's pages kept (a selection's text) and their rotation, when the request asks. */
+  select?: { pages?: string; rotate?: Rotation };
   /** The PDF in memory, or the file it was spilled to. */
   pdf?: Buffer;
   file?: string;
@@ -82,7 +86,16 @@ async function obtainOne(
   const label = partLabel(index);
   const kind = partKind(part);
   let pdf: Buffer;
-  let result: Omit<ObtainedPart, 'pdf' | 'file' | 'bytes'> = { index, label, kind, pages: null, warnings: [], claims: [] };
+  let result: Omit<ObtainedPart, 'pdf' | 'file' | 'bytes'> = {
+    index,
+    label,
+    kind,
+    pages: null,
+    warnings: [],
+    claims: [],
+    ...(part.title === undefined ? {} : { title: part.title }),
+    ...(part.pages === undefined && !part.rotate ? {} : { select: { pages: part.pages, rotate: part.rotate } }),
+  };
   if ('html' in part) {
     const rendered = await sources.pool.render(opts.accountId, part.html, toPrintParams(part.options), {
       signal,

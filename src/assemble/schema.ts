@@ -6,6 +6,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { RenderError } from '../errors.js';
+import { MAX_SELECTION_LENGTH, PageSelectionError, parsePageSelection } from '../pdf/index.js';
 import { MAX_BODY_BYTES, RenderOptionsSchema, toPrintParams, validateRenderRequest } from '../render/index.js';
 
 /** Most parts of an assembly job (a sync request: ASSEMBLE_MAX_PARTS, 100 by default). */
@@ -24,6 +25,32 @@ export const PERMISSIONS = ['print', 'copy', 'modify', 'annotate', 'fill-forms',
 /** A permission of `protect.allow`. */
 export type Permission = (typeof PERMISSIONS)[number];
 
+/** Longest part `title`. */
+export const MAX_TITLE = 500;
+/** Quarter turns a part's pages may be given. */
+export const ROTATIONS = [0, 90, 180, 270] as const;
+
+/** What every kind of part may carry besides its source: its outline entry, its pages, their rotation. */
+const PartFinishing = {
+  title: Type.Optional(
+    Type.String({ maxLength: MAX_TITLE, description: 'The part’s outline entry (else its document title, else "Part N").' }),
+  ),
+  pages: Type.Optional(
+    Type.String({
+      maxLength: MAX_SELECTION_LENGTH,
+      description:
+        'The part’s pages kept, in its order: "1-3,5", "2-" (to the end), "-1" (the last), "!1" (all but page 1). Default: all.',
+    }),
+  ),
+  rotate: Type.Optional(
+    Type.Union(
+      ROTATIONS.map((r) => Type.Literal(r)),
+      { description: 'Degrees clockwise each kept page is turned.' },
+    ),
+  ),
+};
+const FINISHING_FIELDS = Object.keys(PartFinishing);
+
 const HtmlPart = Type.Object(
   {
     html: Type.String({
@@ -31,11 +58,15 @@ const HtmlPart = Type.Object(
       description: 'An HTML document rendered exactly as POST /v1/render would (at most 10 MiB).',
     }),
     options: Type.Optional(RenderOptionsSchema),
+    ...PartFinishing,
   },
   { additionalProperties: false, title: 'HTML part' },
 );
 const PdfPart = Type.Object(
-  { pdf: Type.String({ minLength: 1, description: 'An existing PDF, base64 (standard alphabet, padding optional).' }) },
+  {
+    pdf: Type.String({ minLength: 1, description: 'An existing PDF, base64 (standard alphabet, padding optional).' }),
+    ...PartFinishing,
+  },
   { additionalProperties: false, title: 'PDF part' },
 );
 const UrlPart = Type.Object(
@@ -44,6 +75,7 @@ const UrlPart = Type.Object(
       maxLength: MAX_PART_URL_LENGTH,
       description: 'An http(s) address of an existing PDF, fetched through the egress policy (EGRESS_ALLOW).',
     }),
+    ...PartFinishing,
   },
   { additionalProperties: false, title: 'URL part' },
 );
@@ -187,10 +219,36 @@ function checkPart(part: unknown, index: number): void {
     );
   }
   const kind = given[0];
-  unknownField(part, kind === 'html' ? ['html', 'options'] : [kind], `${label}.`);
+  unknownField(part, [...(kind === 'html' ? ['html', 'options'] : [kind]), ...FINISHING_FIELDS], `${label}.`);
   if (kind === 'html') checkHtmlPart(part, label);
   else if (kind === 'pdf') checkPdfData(part.pdf, label);
   else checkUrl(part.url, label);
+  checkPartFinishing(part, label);
+}
+
+function checkPartFinishing(part: Record<string, unknown>, label: string): void {
+  const { title, pages, rotate } = part;
+  if (title !== undefined) {
+    if (typeof title !== 'string') throw invalid(`${label}.title: must be a string, got ${show(title)}`);
+    if (title.length > MAX_TITLE)
+      throw invalid(`${label}.title: ${title.length} characters is more than the limit of ${MAX_TITLE}`);
+  }
+  if (pages !== undefined) {
+    if (typeof pages !== 'string') throw invalid(`${label}.pages: must be a string such as "1-3,5", got ${show(pages)}`);
+    checkSelection(pages, `${label}.pages`);
+  }
+  if (rotate !== undefined && !(ROTATIONS as readonly unknown[]).includes(rotate))
+    throw invalid(`${label}.rotate: ${show(rotate)} is not a rotation (${ROTATIONS.join(', ')} degrees clockwise)`);
+}
+
+/** A page selection's text, checked before any page is known (the pages it names are checked against the part). */
+export function checkSelection(text: string, field: string): void {
+  try {
+    parsePageSelection(text, field);
+  } catch (err) {
+    if (err instanceof PageSelectionError) throw invalid(err.message);
+    throw err;
+  }
 }
 
 function checkProtect(protect: unknown): void {
