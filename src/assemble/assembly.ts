@@ -57,6 +57,7 @@ export async function runAssembly(
     let claims = merged.claims;
     let fileKey: Buffer | undefined;
     const warnings: ReportEntry[] = [...parts.flatMap(labelled), ...merged.warnings];
+    if (request.metadata) pdf = await deps.steps.metadata(pdf, request.metadata, claims);
     if (request.protect) {
       const dropped = deps.steps.protectionClaims(claims);
       claims = dropped.claims;

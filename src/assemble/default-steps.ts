@@ -14,6 +14,7 @@ import {
   SignInputError,
   signPdf,
   type Timestamper,
+  withDocumentMetadata,
 } from '../pdf/index.js';
 import type { ReportEntry } from '../render/index.js';
 import type { PdfSteps } from './pdf-steps.js';
@@ -54,6 +55,9 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         if (err instanceof AssembleInputError) throw new RenderError('PART_FAILED', err.message, undefined, { cause: err });
         throw err;
       }
+    },
+    async metadata(pdf, metadata, claims) {
+      return withDocumentMetadata(pdf, metadata, claims);
     },
     protectionClaims(claims) {
       const kept = protectionClaims(claims);

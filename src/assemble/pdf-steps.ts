@@ -3,7 +3,7 @@
  * so the assembly's order and bookkeeping (assembly.ts) read apart from the byte work.
  */
 import type { KeyObject } from 'node:crypto';
-import type { KeptPages, Rotation } from '../pdf/index.js';
+import type { DocumentMetadata, KeptPages, Rotation } from '../pdf/index.js';
 import type { Claim } from '../pdf/profiles/types.js';
 import type { ReportEntry } from '../render/index.js';
 import type { ObtainedPart } from './parts.js';
@@ -43,6 +43,8 @@ export interface PdfSteps {
     pdf: Buffer,
     opts: { label: string; field?: string; pages?: string | readonly number[]; rotate?: Rotation },
   ): Promise<KeptPages>;
+  /** The assembly's own title, author, subject, keywords and language in its Info and XMP (which identifies `claims`). */
+  metadata(pdf: Buffer, metadata: DocumentMetadata, claims: readonly Claim[]): Promise<Buffer>;
   /** The claims a protected PDF keeps (PDF/A and Factur-X forbid encryption), and a warning for each it loses. */
   protectionClaims(claims: readonly Claim[]): { claims: Claim[]; warnings: ReportEntry[] };
   /** AES-256 (revision 6); the file key comes back for the signature that may follow. */

@@ -6,7 +6,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { RenderError } from '../errors.js';
-import { MAX_SELECTION_LENGTH, PageSelectionError, parsePageSelection } from '../pdf/index.js';
+import { isLanguageTag, MAX_SELECTION_LENGTH, PageSelectionError, parsePageSelection } from '../pdf/index.js';
 import { MAX_BODY_BYTES, RenderOptionsSchema, toPrintParams, validateRenderRequest } from '../render/index.js';
 
 /** Most parts of an assembly job (a sync request: ASSEMBLE_MAX_PARTS, 100 by default). */
@@ -112,6 +112,22 @@ export const SignSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Longest `metadata` value. */
+export const MAX_METADATA_TEXT = 2000;
+const METADATA_FIELDS = ['title', 'author', 'subject', 'keywords', 'lang'] as const;
+
+/** `metadata`: the assembly's own properties (else the first part's). */
+export const MetadataSchema = Type.Object(
+  {
+    title: Type.Optional(Type.String({ maxLength: MAX_METADATA_TEXT, description: 'Also shown as the window title.' })),
+    author: Type.Optional(Type.String({ maxLength: MAX_METADATA_TEXT })),
+    subject: Type.Optional(Type.String({ maxLength: MAX_METADATA_TEXT })),
+    keywords: Type.Optional(Type.String({ maxLength: MAX_METADATA_TEXT })),
+    lang: Type.Optional(Type.String({ maxLength: 64, description: 'A BCP 47 language tag (en, de-CH): the catalog’s /Lang.' })),
+  },
+  { additionalProperties: false, description: 'The assembly’s Info and XMP (a property left out keeps the first part’s).' },
+);
+
 /** The body of POST /v1/assemble. */
 export const AssembleRequestSchema = Type.Object(
   {
@@ -119,6 +135,7 @@ export const AssembleRequestSchema = Type.Object(
       minItems: 1,
       description: 'The parts in order: at least one, at most ASSEMBLE_MAX_PARTS (100) here and 5,000 in a job.',
     }),
+    metadata: Type.Optional(MetadataSchema),
     protect: Type.Optional(ProtectSchema),
     sign: Type.Optional(SignSchema),
   },
@@ -266,6 +283,21 @@ function checkProtect(protect: unknown): void {
   });
 }
 
+function checkMetadata(metadata: unknown): void {
+  if (!isObject(metadata)) throw invalid(`metadata: must be a JSON object, got ${show(metadata)}`);
+  unknownField(metadata, METADATA_FIELDS, 'metadata.');
+  for (const field of METADATA_FIELDS) {
+    const value = metadata[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw invalid(`metadata.${field}: must be a string, got ${show(value)}`);
+    if (value.length > MAX_METADATA_TEXT)
+      throw invalid(`metadata.${field}: ${value.length} characters is more than the limit of ${MAX_METADATA_TEXT}`);
+  }
+  const { lang } = metadata;
+  if (typeof lang === 'string' && (lang.length > 64 || !isLanguageTag(lang)))
+    throw invalid(`metadata.lang: ${JSON.stringify(lang.slice(0, 64))} is not a BCP 47 language tag (en, de-CH, zh-Hant)`);
+}
+
 function checkSign(sign: unknown): void {
   if (!isObject(sign)) throw invalid(`sign: must be a JSON object, got ${show(sign)}`);
   unknownField(sign, ['certificate', 'reason', 'location', 'contact'], 'sign.');
@@ -284,7 +316,7 @@ const compiled = TypeCompiler.Compile(AssembleRequestSchema);
  */
 export function validateAssembleRequest(body: unknown, maxParts: number, limitName = 'ASSEMBLE_MAX_PARTS'): AssembleRequest {
   if (!isObject(body)) throw invalid(`body: must be a JSON object {"parts": [...]}, got ${show(body)}`);
-  unknownField(body, ['parts', 'protect', 'sign'], '');
+  unknownField(body, ['parts', 'metadata', 'protect', 'sign'], '');
   const { parts } = body;
   if (parts === undefined) throw invalid('parts: required, an array of {"html"}, {"pdf"} or {"url"} parts');
   if (!Array.isArray(parts)) throw invalid(`parts: must be an array, got ${show(parts)}`);
@@ -293,6 +325,7 @@ export function validateAssembleRequest(body: unknown, maxParts: number, limitNa
     throw invalid(`parts: ${parts.length} parts is more than the limit of ${maxParts} (${limitName})`);
   }
   parts.forEach(checkPart);
+  if (body.metadata !== undefined) checkMetadata(body.metadata);
   if (body.protect !== undefined) checkProtect(body.protect);
   if (body.sign !== undefined) checkSign(body.sign);
   // The hand-written checks above give the messages; the schema is the contract they must agree with.

@@ -42,3 +42,38 @@ export function pdfInfoFields(pdf: Buffer, password?: string): Record<string, st
     return out;
   });
 }
+
+/** The catalog's entries as qpdf --json=2 writes them (strings as `u:…`, names as `/…`, direct dictionaries inline). */
+export function catalogEntries(pdf: Buffer): Record<string, unknown> {
+  return withFile(pdf, (file) => {
+    const json = JSON.parse(
+      execFileSync('qpdf', ['--json=2', '--json-key=qpdf', file], { encoding: 'utf8', maxBuffer: 256 << 20 }),
+    );
+    const objects = json.qpdf[1] as Record<string, { value: Record<string, unknown> }>;
+    const root = String(objects.trailer.value['/Root']);
+    const catalog = { ...objects[`obj:${root}`].value };
+    for (const [key, value] of Object.entries(catalog))
+      if (typeof value === 'string' && / R$/.test(value) && objects[`obj:${value}`]) {
+        const target = objects[`obj:${value}`].value;
+        if (target && typeof target === 'object' && !('stream' in target)) catalog[key] = target;
+      }
+    return catalog;
+  });
+}
+
+/** What an answer claims, by its X-Render-Claims header when there is one, else by the file's XMP. */
+export function claimsHeader(res: { headers: Record<string, unknown>; rawPayload: Buffer }): string[] {
+  const header = res.headers['x-render-claims'];
+  if (typeof header === 'string')
+    return header
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean);
+  const xmp = res.rawPayload.toString('latin1');
+  const claims: string[] = [];
+  const part = /pdfaid:part>(\d)</.exec(xmp)?.[1];
+  const level = /pdfaid:conformance>([A-Za-z])</.exec(xmp)?.[1];
+  if (part && level) claims.push(`PDF/A-${part}${level.toLowerCase()}`);
+  if (/pdfuaid:part>1</.test(xmp)) claims.push('PDF/UA-1');
+  return claims;
+}

@@ -9,7 +9,8 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
 import { internalLinks } from '../pdf/assemble-tools.js';
-import { pageRotations } from './finishing-tools.js';
+import { VERAPDF, VERAPDF_SKIPPED, verapdf } from '../pdf/verapdf.js';
+import { catalogEntries, claimsHeader, pageRotations, pdfInfoFields } from './finishing-tools.js';
 import { fixture, outline, page, pageCount, pageTexts, postAssemble, qpdfCheck } from './helpers.js';
 
 let core: CoreDeps;
@@ -101,4 +102,47 @@ describe('part title, pages and rotate', () => {
       expect(res.statusCode, res.body).toBe(status);
       expect(res.json().error.message).toContain(message);
     }, 30_000);
+});
+
+describe('metadata', () => {
+  it('gives the assembly its own title, author, subject, keywords and language in the Info and the XMP, the title as the window title', async () => {
+    const declared = (title: string) =>
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="pdf-profile" content="PDF/A-3b, PDF/UA-1"></head><body><h1>${title}</h1><p>Text of ${title}</p></body></html>`;
+    const res = await postAssemble(app, key, {
+      parts: [{ html: declared('First part') }, { html: declared('Second part') }],
+      metadata: {
+        title: 'Statement März 2026',
+        author: 'Northwind Ltd',
+        subject: 'Monthly statement',
+        keywords: 'statement, 2026',
+        lang: 'de-CH',
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const pdf = res.rawPayload;
+    expect(qpdfCheck(pdf).status, qpdfCheck(pdf).output).toBe(0);
+    const info = pdfInfoFields(pdf);
+    expect([info.Title, info.Author, info.Subject, info.Keywords]).toEqual([
+      'Statement März 2026',
+      'Northwind Ltd',
+      'Monthly statement',
+      'statement, 2026',
+    ]);
+    expect(info.xmp).toContain('Statement März 2026');
+    expect(info.xmp).toContain('<pdfuaid:part>1</pdfuaid:part>');
+    expect(catalogEntries(pdf)).toMatchObject({ '/Lang': 'u:de-CH', '/ViewerPreferences': { '/DisplayDocTitle': true } });
+    expect(claimsHeader(res)).toEqual(['PDF/A-3b', 'PDF/UA-1']);
+    if (!VERAPDF) return console.log(VERAPDF_SKIPPED);
+    expect(verapdf({ meta: pdf }, '3b')).toEqual({ meta: [] });
+    expect(verapdf({ meta: pdf }, 'ua1')).toEqual({ meta: [] });
+  }, 120_000);
+
+  it('refuses a language that is not a language tag, and an unknown field, naming them', async () => {
+    const bad = await postAssemble(app, key, { parts: [{ html: page('x') }], metadata: { lang: 'not a tag' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.message).toMatch(/^metadata\.lang: "not a tag" is not a BCP 47 language tag/);
+    const unknown = await postAssemble(app, key, { parts: [{ html: page('x') }], metadata: { creator: 'me' } });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().error.message).toBe('metadata.creator: unknown field');
+  });
 });
