@@ -46,11 +46,18 @@ export async function runAssembly(
     request.parts.length > SPILL_OVER_PARTS ? await fs.mkdtemp(path.join(os.tmpdir(), 'pageworks-assembly-')) : undefined;
   try {
     const parts = await obtainParts(request.parts, deps, { ...opts, spillDir });
-    const merged = await deps.steps.assemble(parts, { load: partPdf, signal: opts.signal });
+    // A part's pages and rotation come first: the merge sees each part as it is to appear.
+    const load = async (part: ObtainedPart): Promise<Buffer> => {
+      const pdf = await partPdf(part);
+      if (!part.select) return pdf;
+      return (await deps.steps.keepPages(pdf, { label: part.label, ...part.select })).pdf;
+    };
+    const merged = await deps.steps.assemble(parts, { load, signal: opts.signal });
     let pdf = merged.pdf;
     let claims = merged.claims;
     let fileKey: Buffer | undefined;
     const warnings: ReportEntry[] = [...parts.flatMap(labelled), ...merged.warnings];
+    if (request.metadata) pdf = await deps.steps.metadata(pdf, request.metadata, claims);
     if (request.protect) {
       const dropped = deps.steps.protectionClaims(claims);
       claims = dropped.claims;

@@ -32,7 +32,12 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
       const inputs = [];
       // An HTML part's render says what it meets; an existing PDF's own claim is not proof, so it brings none.
       for (const part of parts)
-        inputs.push({ pdf: await load(part), label: part.label, ...(part.kind === 'html' ? { claims: part.claims } : {}) });
+        inputs.push({
+          pdf: await load(part),
+          label: part.label,
+          ...(part.title === undefined ? {} : { title: part.title }),
+          ...(part.kind === 'html' ? { claims: part.claims } : {}),
+        });
       try {
         const merged = await pdfEngine().run(
           'assemble',
@@ -54,6 +59,24 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         throw answered(err, {
           AssembleInputError: (e) => new RenderError('PART_FAILED', e.message, undefined, { cause: e }),
         });
+      }
+    },
+    async keepPages(pdf, keep) {
+      try {
+        const kept = await pdfEngine().run('keep-pages', { pdf, opts: keep }, { label: keep.label });
+        return { ...kept, pdf: asBuffer(kept.pdf) };
+      } catch (err) {
+        throw answered(err, {
+          PageSelectionError: (e) => new RenderError('INVALID_REQUEST', e.message, undefined, { cause: e }),
+          AssembleInputError: (e) => new RenderError('PART_FAILED', e.message, undefined, { cause: e }),
+        });
+      }
+    },
+    async metadata(pdf, metadata, claims) {
+      try {
+        return asBuffer(await pdfEngine().run('document-metadata', { pdf, metadata, claims }, { label: 'metadata' }));
+      } catch (err) {
+        throw answered(err, {});
       }
     },
     protectionClaims(claims) {

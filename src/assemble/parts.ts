@@ -10,6 +10,7 @@ import type { Dispatcher } from 'undici';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
 import { PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
+import type { Rotation } from '../pdf/index.js';
 import type { Claim } from '../pdf/profiles/types.js';
 import { type BrowserPool, type ReportEntry, toPrintParams } from '../render/index.js';
 import { fetchPdfPart } from './fetch-part.js';
@@ -54,6 +55,10 @@ export interface ObtainedPart {
   warnings: ReportEntry[];
   /** What an HTML part's PDF claims. */
   claims: Claim[];
+  /** The part's outline entry, when the request names it. */
+  title?: string;
+  /** The part's pages kept (a selection's text) and their rotation, when the request asks. */
+  select?: { pages?: string; rotate?: Rotation };
   /** The PDF in memory, or the file it was spilled to. */
   pdf?: Buffer;
   file?: string;
@@ -92,7 +97,16 @@ async function obtainOne(
   const label = partLabel(index);
   const kind = partKind(part);
   let pdf: Buffer;
-  let result: Omit<ObtainedPart, 'pdf' | 'file' | 'bytes'> = { index, label, kind, pages: null, warnings: [], claims: [] };
+  let result: Omit<ObtainedPart, 'pdf' | 'file' | 'bytes'> = {
+    index,
+    label,
+    kind,
+    pages: null,
+    warnings: [],
+    claims: [],
+    ...(part.title === undefined ? {} : { title: part.title }),
+    ...(part.pages === undefined && !part.rotate ? {} : { select: { pages: part.pages, rotate: part.rotate } }),
+  };
   if ('html' in part) {
     const rendered = await sources.pool.render(opts.accountId, part.html, toPrintParams(part.options), {
       signal,

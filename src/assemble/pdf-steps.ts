@@ -3,6 +3,7 @@
  * so the assembly's order and bookkeeping (assembly.ts) read apart from the byte work.
  */
 import type { KeyObject } from 'node:crypto';
+import type { DocumentMetadata, KeptPages, Rotation } from '../pdf/index.js';
 import type { Claim } from '../pdf/profiles/types.js';
 import type { ReportEntry } from '../render/index.js';
 import type { ObtainedPart } from './parts.js';
@@ -34,6 +35,16 @@ export interface PdfSteps {
     parts: readonly ObtainedPart[],
     opts: { load: (part: ObtainedPart) => Promise<Buffer>; signal?: AbortSignal },
   ): Promise<MergedPdf>;
+  /**
+   * The pages a selection keeps (`"1-3,5"`, or indexes from 0), each turned by `rotate`; what is taken out takes
+   * its outline entries, links and structure elements along. A page past the end is INVALID_REQUEST naming `field`.
+   */
+  keepPages(
+    pdf: Buffer,
+    opts: { label: string; field?: string; pages?: string | readonly number[]; rotate?: Rotation },
+  ): Promise<KeptPages>;
+  /** The assembly's own title, author, subject, keywords and language in its Info and XMP (which identifies `claims`). */
+  metadata(pdf: Buffer, metadata: DocumentMetadata, claims: readonly Claim[]): Promise<Buffer>;
   /** The claims a protected PDF keeps (PDF/A and Factur-X forbid encryption), and a warning for each it loses. */
   protectionClaims(claims: readonly Claim[]): { claims: Claim[]; warnings: ReportEntry[] };
   /** AES-256 (revision 6); the file key comes back for the signature that may follow. */

@@ -6,6 +6,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { RenderError } from '../errors.js';
+import { isLanguageTag, MAX_SELECTION_LENGTH, PageSelectionError, parsePageSelection } from '../pdf/index.js';
 import { MAX_BODY_BYTES, RenderOptionsSchema, toPrintParams, validateRenderRequest } from '../render/index.js';
 
 /** Most parts of an assembly job (a sync request: ASSEMBLE_MAX_PARTS, 100 by default). */
@@ -24,6 +25,32 @@ export const PERMISSIONS = ['print', 'copy', 'modify', 'annotate', 'fill-forms',
 /** A permission of `protect.allow`. */
 export type Permission = (typeof PERMISSIONS)[number];
 
+/** Longest part `title`. */
+export const MAX_TITLE = 500;
+/** Quarter turns a part's pages may be given. */
+export const ROTATIONS = [0, 90, 180, 270] as const;
+
+/** What every kind of part may carry besides its source: its outline entry, its pages, their rotation. */
+const PartFinishing = {
+  title: Type.Optional(
+    Type.String({ maxLength: MAX_TITLE, description: 'The part’s outline entry (else its document title, else "Part N").' }),
+  ),
+  pages: Type.Optional(
+    Type.String({
+      maxLength: MAX_SELECTION_LENGTH,
+      description:
+        'The part’s pages kept, in its order: "1-3,5", "2-" (to the end), "-1" (the last), "!1" (all but page 1). Default: all.',
+    }),
+  ),
+  rotate: Type.Optional(
+    Type.Union(
+      ROTATIONS.map((r) => Type.Literal(r)),
+      { description: 'Degrees clockwise each kept page is turned.' },
+    ),
+  ),
+};
+const FINISHING_FIELDS = Object.keys(PartFinishing);
+
 const HtmlPart = Type.Object(
   {
     html: Type.String({
@@ -31,11 +58,15 @@ const HtmlPart = Type.Object(
       description: 'An HTML document rendered exactly as POST /v1/render would (at most 10 MiB).',
     }),
     options: Type.Optional(RenderOptionsSchema),
+    ...PartFinishing,
   },
   { additionalProperties: false, title: 'HTML part' },
 );
 const PdfPart = Type.Object(
-  { pdf: Type.String({ minLength: 1, description: 'An existing PDF, base64 (standard alphabet, padding optional).' }) },
+  {
+    pdf: Type.String({ minLength: 1, description: 'An existing PDF, base64 (standard alphabet, padding optional).' }),
+    ...PartFinishing,
+  },
   { additionalProperties: false, title: 'PDF part' },
 );
 const UrlPart = Type.Object(
@@ -44,6 +75,7 @@ const UrlPart = Type.Object(
       maxLength: MAX_PART_URL_LENGTH,
       description: 'An http(s) address of an existing PDF, fetched through the egress policy (EGRESS_ALLOW).',
     }),
+    ...PartFinishing,
   },
   { additionalProperties: false, title: 'URL part' },
 );
@@ -80,6 +112,22 @@ export const SignSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Longest `metadata` value. */
+export const MAX_METADATA_TEXT = 2000;
+const METADATA_FIELDS = ['title', 'author', 'subject', 'keywords', 'lang'] as const;
+
+/** `metadata`: the assembly's own properties (else the first part's). */
+export const MetadataSchema = Type.Object(
+  {
+    title: Type.Optional(Type.String({ maxLength: MAX_METADATA_TEXT, description: 'Also shown as the window title.' })),
+    author: Type.Optional(Type.String({ maxLength: MAX_METADATA_TEXT })),
+    subject: Type.Optional(Type.String({ maxLength: MAX_METADATA_TEXT })),
+    keywords: Type.Optional(Type.String({ maxLength: MAX_METADATA_TEXT })),
+    lang: Type.Optional(Type.String({ maxLength: 64, description: 'A BCP 47 language tag (en, de-CH): the catalog’s /Lang.' })),
+  },
+  { additionalProperties: false, description: 'The assembly’s Info and XMP (a property left out keeps the first part’s).' },
+);
+
 /** The body of POST /v1/assemble. */
 export const AssembleRequestSchema = Type.Object(
   {
@@ -87,6 +135,7 @@ export const AssembleRequestSchema = Type.Object(
       minItems: 1,
       description: 'The parts in order: at least one, at most ASSEMBLE_MAX_PARTS (100) here and 5,000 in a job.',
     }),
+    metadata: Type.Optional(MetadataSchema),
     protect: Type.Optional(ProtectSchema),
     sign: Type.Optional(SignSchema),
   },
@@ -187,10 +236,36 @@ function checkPart(part: unknown, index: number): void {
     );
   }
   const kind = given[0];
-  unknownField(part, kind === 'html' ? ['html', 'options'] : [kind], `${label}.`);
+  unknownField(part, [...(kind === 'html' ? ['html', 'options'] : [kind]), ...FINISHING_FIELDS], `${label}.`);
   if (kind === 'html') checkHtmlPart(part, label);
   else if (kind === 'pdf') checkPdfData(part.pdf, label);
   else checkUrl(part.url, label);
+  checkPartFinishing(part, label);
+}
+
+function checkPartFinishing(part: Record<string, unknown>, label: string): void {
+  const { title, pages, rotate } = part;
+  if (title !== undefined) {
+    if (typeof title !== 'string') throw invalid(`${label}.title: must be a string, got ${show(title)}`);
+    if (title.length > MAX_TITLE)
+      throw invalid(`${label}.title: ${title.length} characters is more than the limit of ${MAX_TITLE}`);
+  }
+  if (pages !== undefined) {
+    if (typeof pages !== 'string') throw invalid(`${label}.pages: must be a string such as "1-3,5", got ${show(pages)}`);
+    checkSelection(pages, `${label}.pages`);
+  }
+  if (rotate !== undefined && !(ROTATIONS as readonly unknown[]).includes(rotate))
+    throw invalid(`${label}.rotate: ${show(rotate)} is not a rotation (${ROTATIONS.join(', ')} degrees clockwise)`);
+}
+
+/** A page selection's text, checked before any page is known (the pages it names are checked against the part). */
+export function checkSelection(text: string, field: string): void {
+  try {
+    parsePageSelection(text, field);
+  } catch (err) {
+    if (err instanceof PageSelectionError) throw invalid(err.message);
+    throw err;
+  }
 }
 
 function checkProtect(protect: unknown): void {
@@ -206,6 +281,21 @@ function checkProtect(protect: unknown): void {
       throw invalid(`protect.allow[${i}]: ${show(p)} is not a permission (${PERMISSIONS.join(', ')})`);
     if (allow.indexOf(p) !== i) throw invalid(`protect.allow[${i}]: "${p}" is given twice`);
   });
+}
+
+function checkMetadata(metadata: unknown): void {
+  if (!isObject(metadata)) throw invalid(`metadata: must be a JSON object, got ${show(metadata)}`);
+  unknownField(metadata, METADATA_FIELDS, 'metadata.');
+  for (const field of METADATA_FIELDS) {
+    const value = metadata[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw invalid(`metadata.${field}: must be a string, got ${show(value)}`);
+    if (value.length > MAX_METADATA_TEXT)
+      throw invalid(`metadata.${field}: ${value.length} characters is more than the limit of ${MAX_METADATA_TEXT}`);
+  }
+  const { lang } = metadata;
+  if (typeof lang === 'string' && (lang.length > 64 || !isLanguageTag(lang)))
+    throw invalid(`metadata.lang: ${JSON.stringify(lang.slice(0, 64))} is not a BCP 47 language tag (en, de-CH, zh-Hant)`);
 }
 
 function checkSign(sign: unknown): void {
@@ -226,7 +316,7 @@ const compiled = TypeCompiler.Compile(AssembleRequestSchema);
  */
 export function validateAssembleRequest(body: unknown, maxParts: number, limitName = 'ASSEMBLE_MAX_PARTS'): AssembleRequest {
   if (!isObject(body)) throw invalid(`body: must be a JSON object {"parts": [...]}, got ${show(body)}`);
-  unknownField(body, ['parts', 'protect', 'sign'], '');
+  unknownField(body, ['parts', 'metadata', 'protect', 'sign'], '');
   const { parts } = body;
   if (parts === undefined) throw invalid('parts: required, an array of {"html"}, {"pdf"} or {"url"} parts');
   if (!Array.isArray(parts)) throw invalid(`parts: must be an array, got ${show(parts)}`);
@@ -235,6 +325,7 @@ export function validateAssembleRequest(body: unknown, maxParts: number, limitNa
     throw invalid(`parts: ${parts.length} parts is more than the limit of ${maxParts} (${limitName})`);
   }
   parts.forEach(checkPart);
+  if (body.metadata !== undefined) checkMetadata(body.metadata);
   if (body.protect !== undefined) checkProtect(body.protect);
   if (body.sign !== undefined) checkSign(body.sign);
   // The hand-written checks above give the messages; the schema is the contract they must agree with.

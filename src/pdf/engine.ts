@@ -19,6 +19,8 @@ const DOING: Record<OpName, string> = {
   sign: 'signing the PDF',
   'read-pkcs12': 'reading the PKCS#12 file',
   'examine-invoice': 'checking the XML',
+  'keep-pages': 'selecting the pages',
+  'document-metadata': 'writing the metadata',
   'count-pages': 'reading the PDF',
 };
 

@@ -6,10 +6,14 @@
 
 export type { ActiveContentFinding } from './assemble/active-content.js';
 export { type AssemblePart, type AssembleResult, assemblePdfs } from './assemble/assemble-pdfs.js';
+export { type DocumentMetadata, withDocumentMetadata } from './assemble/document-metadata.js';
+export { type KeepPagesOptions, type KeptPages, keepPages, type Rotation } from './assemble/keep-pages.js';
+export { MAX_SELECTION_LENGTH, PageSelectionError, pageIndexes, parsePageSelection } from './assemble/page-ranges.js';
 export { AssembleInputError, type PartProblem } from './assemble/read-part.js';
 export { type DestinationPages, readDestinationPages } from './pdf-destinations.js';
 export { type PdfProperties, pdfDate, pdfTextString, withPdfProperties } from './pdf-info.js';
 export { countPdfPages } from './pdf-pages.js';
+export { isLanguageTag } from './profiles/language-tag.js';
 export {
   PERMISSIONS,
   type Permission,

@@ -152,10 +152,10 @@ describe('POST /v1/assemble refuses bad input with a 4xx naming the part', () =>
     ],
     [
       'an unknown part field',
-      { parts: [{ html: '<p>x</p>', title: 'x' }] },
+      { parts: [{ html: '<p>x</p>', subtitle: 'x' }] },
       400,
       'INVALID_REQUEST',
-      /^parts\[0\]\.title: unknown field$/,
+      /^parts\[0\]\.subtitle: unknown field$/,
     ],
     [
       'two kinds in a part',

@@ -49,6 +49,7 @@ export function internalLinks(pdf: Buffer): Array<{ on: number; to: number }> {
         if (!annot) continue;
         let dest = annot['/Dest'] ?? (annot['/A'] as Record<string, unknown> | undefined)?.['/D'];
         if (typeof dest === 'string' && dest.startsWith('u:')) dest = dests.get(dest.slice(2)) ?? -1;
+        if (typeof dest === 'string' && dest.startsWith('/')) dest = dests.get(dest.slice(1)) ?? -1;
         if (typeof dest === 'string' && dest.startsWith('b:'))
           dest = dests.get(Buffer.from(dest.slice(2), 'hex').toString('latin1')) ?? -1;
         if (Array.isArray(dest)) dest = pageOf.get(dest[0] as string) ?? -1;

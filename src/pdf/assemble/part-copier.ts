@@ -40,7 +40,7 @@ const NULL = raw('null');
 
 /** One part's objects on their way into the assembly. */
 export class PartCopier {
-  private readonly map = new Map<number, PdfRef>();
+  private readonly map = new Map<number, PdfValue>();
   private readonly overrides = new Map<number, PdfDict>();
   private readonly queue: number[] = [];
   private readonly textRules: TextRules;
@@ -68,6 +68,16 @@ export class PartCopier {
   /** Makes references to `num` point at `ref` without copying `num` (a part's catalog, page tree nodes, roots). */
   redirect(num: number, ref: PdfRef): void {
     this.map.set(num, ref);
+  }
+
+  /** Makes references to `num` null and leaves the object out (a page taken out, and what only it held). */
+  omit(num: number): void {
+    this.map.set(num, NULL);
+  }
+
+  /** What `override` set for `num`, if anything. */
+  overridden(num: number): PdfDict | undefined {
+    return this.overrides.get(num);
   }
 
   /** Copies `value` instead of what the part holds for `num` (a page with its inherited attributes). */

@@ -5,9 +5,12 @@
  */
 import { parsePkcs12 } from '../../accounts/pkcs12.js';
 import { type AssemblePart, assemblePdfs } from '../assemble/assemble-pdfs.js';
+import { type DocumentMetadata, withDocumentMetadata } from '../assemble/document-metadata.js';
+import { type KeepPagesOptions, keepPages } from '../assemble/keep-pages.js';
 import { examineInvoice } from '../factur-x/check-invoice.js';
 import type { FacturXLevel } from '../factur-x/levels.js';
 import { countPdfPages } from '../pdf-pages.js';
+import type { Claim } from '../profiles/types.js';
 import { type ProtectOptions, protectPdfWithKey } from '../protect/protect-pdf.js';
 import { type SignOptions, signPdf } from '../sign/sign-pdf.js';
 
@@ -48,6 +51,13 @@ export const OPS = {
 
   /** A Factur-X XML checked against its level: XSD, EN 16931 rules, and the values the PDF must show. */
   'examine-invoice': (args: { xml: Uint8Array; level: FacturXLevel }) => examineInvoice(args.xml, args.level),
+
+  /** A part's pages kept and turned (keep-pages.ts); a selection past its pages crosses as PageSelectionError. */
+  'keep-pages': (args: { pdf: Uint8Array; opts: KeepPagesOptions }) => keepPages(args.pdf, args.opts),
+
+  /** The assembly's own title, author, subject, keywords and language (document-metadata.ts). */
+  'document-metadata': (args: { pdf: Uint8Array; metadata: DocumentMetadata; claims: readonly Claim[] }) =>
+    withDocumentMetadata(args.pdf, args.metadata, args.claims),
 
   /** A PDF's page count as its page tree states it (0 when it does not say). */
   'count-pages': (args: { pdf: Uint8Array }) => countPdfPages(buffer(args.pdf)),
