@@ -156,9 +156,10 @@ describe('sign', () => {
   });
 
   it('refuses a certificate that expired after its upload', async () => {
-    const soon = shortLivedPkcs12(certs.password, 3_000);
+    // Long enough for the key, the certificate and the upload on a busy machine; the wait outlasts it.
+    const soon = shortLivedPkcs12(certs.password, 8_000);
     const { id } = await upload(alice.key, soon);
-    await new Promise((r) => setTimeout(r, 3_500));
+    await new Promise((r) => setTimeout(r, 8_500));
     const res = await postAssemble(app, alice.key, { ...statement, sign: { certificate: id } });
     expect(res.statusCode).toBe(422);
     expect(res.json().error.code).toBe('CERTIFICATE_EXPIRED');

@@ -113,7 +113,11 @@ export async function assemblePdfs(
       const struct = file.dict(catalog.get('StructTreeRoot'));
       const partIds = nameTreeEntries(file, struct?.get('IDTree'));
       const active = findActiveContent(file);
-      for (const finding of active.findings()) content.push({ ...finding, label: parts[k].label });
+      for (const finding of active.findings()) {
+        // A part rendered in this request embeds only what its document linked, which its own report already names.
+        if (finding.content === 'attachment' && parts[k].claims !== undefined) continue;
+        content.push({ ...finding, label: parts[k].label });
+      }
       const copier = new PartCopier(file, out, parts[k].label, {
         structParentOffset: structOffset,
         dests: renames(partDests, taken.dests, k + 1),
