@@ -9,6 +9,7 @@ import { withPdfProperties } from '../../pdf/index.js';
 import type { ServiceLog } from '../../service-log.js';
 import { VERSION } from '../../version.js';
 import { callExpression, callOn, evaluate, evaluateIn, readStream } from '../browser/cdp.js';
+import { framesWhileLoading } from '../browser/frames.js';
 import { isolatedWorld, type RenderSlot } from '../browser/slot.js';
 import type { ReportCollector } from '../report/report-collector.js';
 import { failedFonts, PAGE_LIMITS, watchErrors } from '../report/report-page.js';
@@ -181,11 +182,15 @@ export async function renderInSlot(
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
   const collect = report !== undefined;
-  // A document that can start nothing at its load (no turns) runs no script: it has no use for frames,
-  // where the render sends them (browser/frames.ts).
+  // A document that can start nothing at its load (no turns) runs no script: it has no use for drawn
+  // frames, where the render sends them (browser/frames.ts), only for layout while it loads.
   const turns = turnsAfterLoad(html);
   const how = { pageCss: params.pageCss, turns, frames: slot.frames === null || turns > 0, report: collect };
-  const stopFrames = how.frames ? slot.frames?.pump(slot.session) : undefined;
+  const stopFrames = !slot.frames
+    ? undefined
+    : how.frames
+      ? slot.frames.pump(slot.session)
+      : framesWhileLoading(slot.frames, slot.session);
   let rejected: string | undefined;
   let missed: number | undefined;
   let pageRead: unknown;
