@@ -1,8 +1,10 @@
 /**
- * The claims differential test, fixed seed: awkward generated documents (test/pdf/claims/awkward-documents.ts)
- * and the documents of past false claims (test/fixtures/claims/), each rendered with every declaration
- * through POST /v1/render; every profile a PDF claims must pass veraPDF (one JVM per flavour). The same
- * runner runs thousands with a fresh seed in `npm run bench -- claims-fuzz`.
+ * The claims differential test, fixed seed: awkward generated documents (test/pdf/claims/awkward-documents.ts),
+ * the documents of past false claims (test/fixtures/claims/) and Factur-X invoices whose amount due is shown,
+ * hidden or printed for something else (test/pdf/claims/invoice-documents.ts), each rendered with every
+ * declaration through POST /v1/render; every profile a PDF claims must pass veraPDF (one JVM per flavour),
+ * and Factur-X only on an invoice whose amount due a reader sees. The same runner runs thousands with a
+ * fresh seed in `npm run bench -- claims-fuzz`.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_CONSTRUCTS, awkwardDocument, TITLE_KINDS } from './claims/awkward-documents.js';
 import { type ClaimsDocument, DECLARATIONS, fixtureDocuments, runClaims } from './claims/claims-runner.js';
 import { type ClaimsService, startClaimsService } from './claims/claims-service.js';
+import { INVOICE_WAYS, type InvoiceDocument, invoiceDocument } from './claims/invoice-documents.js';
 import { VERAPDF, VERAPDF_SKIPPED } from './verapdf.js';
 
 const SEED = 44;
@@ -20,6 +23,14 @@ const DOCUMENTS = 100;
  */
 const NOT_YET: string[] = [];
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/claims');
+/**
+ * Factur-X invoices of the seed: each way of showing (or hiding) the amount due once, and four of them with
+ * the amount more than 200 pages in. A claim on one whose amount a reader does not see is false.
+ */
+const INVOICES: InvoiceDocument[] = [
+  ...INVOICE_WAYS.map((way, i) => invoiceDocument(SEED, i, way, false)),
+  ...['visible', 'visible-marked', 'hidden-white', 'incidental'].map((way, i) => invoiceDocument(SEED, 100 + i, way, true)),
+];
 
 let service: ClaimsService | undefined;
 beforeAll(async () => {
@@ -40,6 +51,7 @@ describe('a claim is a promise, on generated awkward documents', () => {
     const documents: ClaimsDocument[] = [
       ...fixtureDocuments(FIXTURES),
       ...Array.from({ length: DOCUMENTS }, (_, i) => awkwardDocument(SEED, i, { exclude: NOT_YET })),
+      ...INVOICES,
     ];
     const summary = await runClaims(documents, {
       render: service.render,
@@ -55,9 +67,18 @@ describe('a claim is a promise, on generated awkward documents', () => {
     );
     expect(summary.failedRenders).toEqual([]);
     expect(summary.falseClaims).toEqual([]);
+    // Every invoice a reader sees whole is claimed (the check is not merely strict), each with its declarations.
+    expect(summary.missedInvoices).toEqual([]);
+    const shown = INVOICES.filter((doc) => doc.invoice.shown);
+    expect(summary.claims['Factur-X']).toBe(shown.reduce((n, doc) => n + doc.declarations.length, 0));
     // Not vacuous: every construct and every kind of title is in some document of the seed,
     const used = new Set(documents.flatMap((doc) => doc.constructs));
-    for (const construct of [...ALL_CONSTRUCTS, ...TITLE_KINDS.map((kind) => `title:${kind}`)])
+    for (const construct of [
+      ...ALL_CONSTRUCTS,
+      ...TITLE_KINDS.map((kind) => `title:${kind}`),
+      ...INVOICE_WAYS.map((way) => `amount:${way}`),
+      'amount:past-page-200',
+    ])
       if (!NOT_YET.includes(construct)) expect(used.has(construct), construct).toBe(true);
     // and every profile is claimed, and checked, on a good share of the documents. PDF/UA-1 less often:
     // most awkward documents hold something it cannot have (no alt, a bad lang), and then it is rightly withheld.

@@ -83,6 +83,15 @@ describe('the amount due a reader sees', () => {
     const filler = Array.from({ length: 220 }, (_, i) => `<p style="break-after:page">Terms, page ${i + 2}</p>`).join('');
     const shown = await render(invoice(`${filler}<p>Amount due: 630.00 EUR</p>`));
     expect(shown).toEqual({ claimsFacturX: true, warnings: [], header: '0' });
+    // The same in a document that scrolls smoothly, the amount marked: the check still reaches it at once.
+    const smooth = await render(
+      invoice(`<style>html { scroll-behavior: smooth }</style>${filler}<p>Amount due: <b data-bt="BT-115">630.00</b></p>`),
+    );
+    expect(smooth).toEqual({ claimsFacturX: true, warnings: [], header: '0' });
+    // And hidden under an opaque box that far down, it is not shown.
+    const covered = await render(invoice(`${filler}<p>Total: 9,630.00 EUR</p>${HIDING['under an opaque box']}`));
+    expect(covered.claimsFacturX).toBe(false);
+    expect(covered.warnings.map((w) => w[0])).toEqual(['BT-115']);
   }, 120_000);
 
   for (const [how, hidden] of Object.entries(HIDING)) {

@@ -21,6 +21,7 @@ import {
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
 import { type ActiveContentFinding, findActiveContent } from './active-content.js';
 import { decideClaims, xmpText, xmpWithClaims } from './assembly-claims.js';
+import { InvoiceFiles, secondInvoiceIssue } from './invoice-files.js';
 import { mergeInto, outlineItem, pagesOf, renames, titleOf } from './pages-and-outline.js';
 import { PartCopier } from './part-copier.js';
 import { PdfWriter } from './pdf-writer.js';
@@ -100,6 +101,7 @@ export async function assemblePdfs(
   let info: PdfValue | undefined;
   let structOffset = 0;
   const content: AssembleResult['content'] = [];
+  const invoices = new InvoiceFiles();
 
   for (let k = 0; k < parts.length; k++) {
     // Anything unreadable past the checks at opening (a malformed object) is the part's damage, named.
@@ -126,6 +128,8 @@ export async function assemblePdfs(
       });
       const root = file.trailer.get('Root');
       if (root instanceof PdfRef) copier.redirect(root.num, catalogRef);
+      const partFiles = nameTreeEntries(file, names?.get('EmbeddedFiles'));
+      const invoiceRenames = invoices.plan(file, copier, partFiles, catalog.get('AF'), parts[k].label, k + 1, taken.files);
 
       const first = pageRefs.length;
       pageRefs.push(...pagesOf(file, copier, pagesRef));
@@ -163,10 +167,10 @@ export async function assemblePdfs(
       }
       for (const [key, v] of partDests) dests.push([copier.rules.dests.get(key) ?? key, copier.value(v)]);
       for (const [key, v] of partIds) ids.push([copier.rules.ids.get(key) ?? key, copier.value(v)]);
-      for (const [key, v] of nameTreeEntries(file, names?.get('EmbeddedFiles'))) {
-        const unique = uniqueKey(key, taken.files, k + 1);
+      for (const [key, v] of partFiles) {
+        const unique = uniqueKey(invoiceRenames.keys.get(key) ?? key, taken.files, k + 1);
         taken.files.add(unique);
-        embedded.push([unique, copier.value(v)]);
+        embedded.push([unique, copier.value(invoiceRenames.direct.get(v) ?? v)]);
       }
       const partAf = file.resolve(catalog.get('AF'));
       if (Array.isArray(partAf)) af.push(...partAf.map((v) => copier.value(v)));
@@ -227,6 +231,11 @@ export async function assemblePdfs(
     const prefs = isDict(catalog.get('ViewerPreferences')) ? (catalog.get('ViewerPreferences') as PdfDict) : new Map();
     prefs.set('DisplayDocTitle', raw(true));
     catalog.set('ViewerPreferences', prefs);
+  }
+  // A factur-x.xml that kept its name beside the invoice: a receiver may book either, so no Factur-X.
+  if (invoices.unrenamed.length > 0 && decision.claims.includes('Factur-X')) {
+    decision.claims.splice(decision.claims.indexOf('Factur-X'), 1);
+    decision.issues.push(secondInvoiceIssue(invoices.unrenamed));
   }
   const xmp = xmpWithClaims(xmpText(files[0]), decision.claims);
   if (xmp) catalog.set('Metadata', out.add(dict({ Type: name('Metadata'), Subtype: name('XML') }), xmp));

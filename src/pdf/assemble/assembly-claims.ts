@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { PdfFile } from '../profiles/pdf-file.js';
 import { PdfRef } from '../profiles/pdf-objects.js';
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
+import { notFacturXIssue } from './invoice-files.js';
 
 /** A part's side of the decision. */
 export interface PartClaims {
@@ -98,16 +99,7 @@ export function decideClaims(parts: PartClaims[]): ClaimDecision {
   const facturX = parts.filter((_, i) => known[i].has('Factur-X'));
   if (facturX.length > 0) {
     if (facturX.length === 1 && facturX[0] === parts[0] && claims.includes('PDF/A-3b')) claims.push('Factur-X');
-    else
-      issues.push({
-        profile: 'Factur-X',
-        clause: 'Factur-X 1.0',
-        element: facturX.map((p) => p.label).join(', '),
-        message:
-          facturX.length > 1
-            ? 'more than one part is a Factur-X invoice and a file carries one; the assembly is not Factur-X (each XML is kept as an attachment)'
-            : `${facturX[0].label} is a Factur-X invoice but not the first part (or the assembly is not PDF/A-3b); the assembly is not Factur-X (its XML is kept as an attachment)`,
-      });
+    else issues.push(notFacturXIssue(parts, facturX, !issues.some((i) => i.clause === '6.2.3')));
   }
   return { claims: sortClaims(claims), issues };
 }

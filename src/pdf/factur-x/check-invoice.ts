@@ -84,5 +84,13 @@ async function shapeProblem(xml: Uint8Array, level: FacturXLevel): Promise<{ pro
   if (schemaProblem !== null) {
     return { problem: { clause: xsdFileOf(level), message: `it is not valid against the ${level} XSD: ${schemaProblem}` } };
   }
+  if (reading.remote.length > 0) {
+    return {
+      problem: {
+        clause: 'XML',
+        message: `it refers to remote addresses a receiver's XML tool may fetch (${reading.remote.join(', ')}): an invoice stands on its own, so remove them`,
+      },
+    };
+  }
   return { tree: reading.tree };
 }

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FacturXLevel } from './levels.js';
 import { xsdFileOf } from './levels.js';
+import { remoteReferences } from './remote-references.js';
 import { type CiiTree, treeOf } from './rules/cii-tree.js';
 
 type Libxml = typeof import('libxml2-wasm');
@@ -24,6 +25,8 @@ export interface InvoiceReading {
   schemaProblem: string | null;
   /** The XML as a plain tree, for the business rules (read in the same pass). */
   tree: CiiTree;
+  /** Its references to remote addresses (xml-stylesheet, xsi:schemaLocation): remote-references.ts. */
+  remote: string[];
 }
 
 /** Why the XML could not be read at all: libxml2's first error, with its line. */
@@ -126,7 +129,7 @@ export async function readInvoice(xml: Uint8Array, level: FacturXLevel): Promise
     } catch (err) {
       schemaProblem = detailOf(err);
     }
-    return { root, guideline: id ? id.content : null, schemaProblem, tree: treeOf(doc) };
+    return { root, guideline: id ? id.content : null, schemaProblem, tree: treeOf(doc), remote: remoteReferences(doc) };
   } finally {
     doc.dispose();
   }

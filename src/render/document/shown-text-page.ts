@@ -166,10 +166,16 @@ export function readShownText(view: PrintedView, query: ShownTextQuery): ShownTe
     if (count === 0) return true;
     for (let k = 0; k < count; k++) {
       let r = range.getClientRects()[k];
-      if (r.top < 0 || r.bottom > window.innerHeight) {
-        // elementsFromPoint sees only the viewport: the rect is scrolled into it first.
-        window.scrollTo(0, Math.max(0, r.top + window.scrollY - 100));
+      const outside = (box: DOMRect) => box.top < 0 || box.bottom > window.innerHeight;
+      if (outside(r)) {
+        // elementsFromPoint sees only the viewport: the rect is scrolled into it first (at once, whatever
+        // the document's scroll-behavior), by its own scroller when the window does not scroll to it.
+        window.scrollTo({ left: 0, top: Math.max(0, r.top + window.scrollY - 100), behavior: 'instant' });
         r = range.getClientRects()[k];
+        if (outside(r)) {
+          el.scrollIntoView({ block: 'center', behavior: 'instant' });
+          r = range.getClientRects()[k];
+        }
       }
       if (r.width <= 0.5 || r.height <= 0.5) continue;
       for (const f of [0.1, 0.3, 0.5, 0.7, 0.9]) {
@@ -254,7 +260,7 @@ export function readShownText(view: PrintedView, query: ShownTextQuery): ShownTe
     last = { top: end.top + sy, bottom: end.bottom + sy, right: end.right };
     lastBlock = block;
   }
-  window.scrollTo(0, 0);
+  window.scrollTo({ left: 0, top: 0, behavior: 'instant' });
   const marked = Array.from(marks.entries()).map(([el, texts]) => ({
     term: (el.getAttribute('data-bt') ?? '').trim().slice(0, 20),
     text: texts.length > 0 ? texts.join('') : null,

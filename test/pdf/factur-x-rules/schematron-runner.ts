@@ -68,7 +68,7 @@ export function generateCases(seed: number, count: number): Case[] {
  * business rules by their name (`BR-CO-15`); the Schematron's structural asserts (an element's
  * cardinality or code list, unnamed, `FX-SCH-A-…`) as `structure`, which the XSD check covers.
  */
-function failedRules(svrl: string): string[] {
+export function failedRules(svrl: string): string[] {
   const names = new Set<string>();
   for (const m of svrl.matchAll(/<svrl:failed-assert([\s\S]*?)<\/svrl:failed-assert>/g)) {
     const body = m[1] ?? '';
