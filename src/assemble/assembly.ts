@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { RenderError } from '../errors.js';
+import { infoTitle } from '../pdf/info-title.js';
 import { redactUrl } from '../redact-url.js';
 import type { RecordAssembly, RecordPart, RenderResult, ReportEntry } from '../render/index.js';
 import { type ObtainedPart, obtainParts, type PartRequestOptions, type PartSources, partPdf } from './parts.js';
@@ -53,6 +54,9 @@ export async function runAssembly(
       return (await deps.steps.keepPages(pdf, { label: part.label, ...part.select })).pdf;
     };
     const merged = await deps.steps.assemble(parts, { load, signal: opts.signal });
+    // The assembly's title: the one its body gives, else what the merged Info says before encryption hides
+    // it (the first part's, unless the merge wrote another there).
+    const title = request.metadata?.title ?? infoTitle(merged.pdf);
     let pdf = merged.pdf;
     let claims = merged.claims;
     let fileKey: Buffer | undefined;
@@ -92,7 +96,14 @@ export async function runAssembly(
         ...(part.url === undefined ? {} : { url: shownUrl(part.url) }),
       }),
     );
-    return { pdf, pages: merged.pages, warnings, claims, assembly: { partCount: parts.length, parts: summaries } };
+    return {
+      pdf,
+      pages: merged.pages,
+      warnings,
+      claims,
+      ...(title === undefined ? {} : { title }),
+      assembly: { partCount: parts.length, parts: summaries },
+    };
   } finally {
     if (spillDir) await fs.rm(spillDir, { recursive: true, force: true });
   }

@@ -151,4 +151,26 @@ describe('RenderClient.assemble', () => {
     expect(plain.statusCode).toBe(200);
     expect(plain.headers['x-render-claims']).toBeUndefined();
   }, 120_000);
+
+  it('does not claim PDF/A when a part has a page larger than PDF/A allows, and names the part and its page', async () => {
+    const wide = facturX.parts[1].html.replace('</head>', '<style>@page { size: 250in 11in }</style></head>');
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/assemble',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ parts: [facturX.parts[1], { html: wide }] }),
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(res.headers['x-render-claims']).toBeUndefined();
+    const report = await client.getRender(String(res.headers['x-render-id']));
+    expect(report.claims).toEqual([]);
+    expect(report.warnings).toContainEqual(
+      expect.objectContaining({ kind: 'conformance', profile: 'PDF/A-3b', clause: '6.1.13-11', part: 'parts[1]' }),
+    );
+    const size = report.warnings.find((w) => w.kind === 'conformance' && w.clause === '6.1.13-11');
+    expect(size?.message).toBe(
+      'parts[1]: Page 1 is 18,000 × 792 units (250 in × 11 in), and PDF/A allows pages of at most 14,400 units ' +
+        "(200 in, 5.08 m) on a side: give it a smaller size (CSS @page size, or the render's width and height)",
+    );
+  }, 120_000);
 });

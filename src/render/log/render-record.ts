@@ -40,10 +40,12 @@ export function recordRender(
     jobId: null,
     status: succeeded ? 'succeeded' : 'failed',
     error: succeeded ? null : errorOf(payload),
-    pages: result?.pages ?? null,
-    bytes: result?.pdf.length ?? null,
+    // A refused render (strict handling and a warning) delivered no PDF: it has no pages, bytes or claims to show,
+    // only the warnings that refused it.
+    pages: succeeded ? (result?.pages ?? null) : null,
+    bytes: succeeded ? (result?.pdf.length ?? null) : null,
     warnings: result?.warnings ?? [],
-    claims: result?.claims ?? [],
+    claims: succeeded ? (result?.claims ?? []) : [],
     ...(result?.assembly ? { assembly: result.assembly } : {}),
     ...(result?.title ? { title: result.title } : {}),
   });

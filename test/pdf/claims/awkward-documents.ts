@@ -208,12 +208,47 @@ export const CONSTRUCTS: Record<string, (d: Dice) => string> = {
     `<p style="transform:rotate(${d.int(-30, 30)}deg);text-shadow:1px 1px 2px gray;letter-spacing:${d.int(0, 4)}px">${text(d, 4)}</p>`,
   'odd-characters': (d) =>
     `<p>${text(d, 2)} ${d.pick(['\u00ad soft', 'zero\u200bwidth', 'nbsp\u00a0here', 'ｆｕｌｌ', 'ﬀ ﬃ ﬄ', 'Ω≈ç√∫', '½ ⅞ ²', '\u2028line'])} ${text(d, 2)}</p>`,
+  'list-item-outside-list': (d) =>
+    d.pick([
+      `<div><li>${text(d, 2)}</li></div>`,
+      `<article><p>${text(d, 3)}</p><li>${text(d, 2)}</li><li>${text(d, 2)}</li></article>`,
+      `<div role="listitem">${text(d, 2)}</div>`,
+      `<section><li role="listitem">${text(d, 2)}</li></section>`,
+    ]),
+  'figure-without-alt': (d) =>
+    d.pick([
+      `<figure><img src="${RED_PNG}" alt="" width="40"><figcaption>${text(d, 3)}</figcaption></figure>`,
+      `<figure><p>${text(d, 4)}</p><figcaption>${text(d, 2)}</figcaption></figure>`,
+      `<div role="figure">${text(d, 3)}</div>`,
+      '<svg role="img" width="40" height="20"><rect width="30" height="10" fill="teal"/></svg>',
+      `<div role="img" style="width:30px;height:30px;background:url(${RED_PNG})"></div>`,
+      `<div role="img" aria-label="${escapeAttr(text(d, 2))}" style="width:30px;height:30px;background:url(${SVG_IMG})"></div>`,
+      `<svg role="img" aria-label="${escapeAttr(text(d, 2))}" width="40" height="20"><rect width="30" height="10"/></svg>`,
+    ]),
+  'cell-outside-row': (d) =>
+    d.pick([
+      `<div role="cell">${text(d, 1)}</div>`,
+      `<div role="table"><div role="cell">${text(d, 1)}</div><div role="cell">${text(d, 1)}</div></div>`,
+      `<div role="row"><div role="cell">${text(d, 1)}</div></div>`,
+      `<div role="columnheader">${text(d, 1)}</div>`,
+      `<div id="t${d.int(0, 1e6)}"></div><script>document.currentScript.previousElementSibling.append(Object.assign(document.createElement('td'), { textContent: '${words(d, 'latin', 1)}' }))</script>`,
+    ]),
+  'heading-skip': (d) => {
+    const level = d.int(3, 6);
+    return d.pick([
+      `<h1>${text(d, 2)}</h1><h${level}>${text(d, 2)}</h${level}>`,
+      `<div role="heading" aria-level="${d.pick(['9', '0', 'x'])}">${text(d, 2)}</div>`,
+      `<div role="heading">${text(d, 2)}</div><div role="heading">${text(d, 2)}</div>`,
+    ]);
+  },
   'no-glyph-characters': (d) =>
     `<p>${text(d, 2)} ${d.pick(['\ue000\ue001', '\u{10fffd}', '\u0378', '\u{e0001}', '\u{f0000}'])}</p>`,
 };
 
-/** The constructs a document mixes by default: all of them. */
-export const ALL_CONSTRUCTS = Object.keys(CONSTRUCTS);
+/** The constructs a document mixes by default: all of them, and a page size past PDF/A's limits (not a body construct). */
+export const ALL_CONSTRUCTS = [...Object.keys(CONSTRUCTS), 'oversized-page'];
+/** Page sizes PDF/A does not allow (a side over 14,400 units, 200 in), or just within them. */
+const PAGE_SIZES = ['250in 11in', '8.5in 210in', '201in 201in', '199in 11in', '5000mm 297mm'];
 
 const TITLES: Array<(d: Dice) => string | undefined> = [
   (d) => text(d, d.int(1, 6)),
@@ -240,7 +275,7 @@ export interface GenerateOptions {
 export function awkwardDocument(seed: number, index: number, opts: GenerateOptions = {}): AwkwardDocument {
   const d = new Dice(prng((seed * 0x9e3779b1) ^ (index * 0x85ebca6b) ^ 0x5bd1e995));
   const exclude = new Set(opts.exclude ?? []);
-  const allowed = ALL_CONSTRUCTS.filter((c) => !exclude.has(c));
+  const allowed = Object.keys(CONSTRUCTS).filter((c) => !exclude.has(c));
   const titleKinds = TITLE_KINDS.filter((k) => !exclude.has(`title:${k}`));
   const badLangs = exclude.has('bad-lang') ? GOOD_LANGS : BAD_LANGS;
   d.badLangs = badLangs;
@@ -254,12 +289,16 @@ export function awkwardDocument(seed: number, index: number, opts: GenerateOptio
     used.push(name);
     body.push((CONSTRUCTS[name] as (d: Dice) => string)(d));
   }
+  const pageSize = exclude.has('oversized-page') || !d.chance(0.08) ? undefined : d.pick(PAGE_SIZES);
   const constructs = [
     `title:${titleKind}`,
+    ...(pageSize ? ['oversized-page'] : []),
     `html-lang:${htmlLang === undefined ? 'none' : JSON.stringify(htmlLang)}`,
     ...[...new Set(used)].sort(),
   ];
-  const head = `${title === undefined ? '' : `<title>${escapeAttr(title)}</title>`}<style>body{font-family:${d.pick(['serif', 'sans-serif', '"Noto Sans"', 'monospace'])}}</style>`;
+  const head =
+    `${title === undefined ? '' : `<title>${escapeAttr(title)}</title>`}<style>body{font-family:${d.pick(['serif', 'sans-serif', '"Noto Sans"', 'monospace'])}}` +
+    `${pageSize ? `@page{size:${pageSize}}` : ''}</style>`;
   const bodyHtml = body.join('\n');
   return {
     name: `s${seed}-d${index}`,

@@ -32,7 +32,8 @@ export async function startClaimsService(env: Record<string, string> = {}): Prom
         method: 'POST',
         url: '/v1/render',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        payload: JSON.stringify({ html, options: { format: 'A4', printBackground: true } }),
+        // No format: the page is A4 unless the document's @page says otherwise, as a page past PDF/A's limits does.
+        payload: JSON.stringify({ html, options: { printBackground: true } }),
       });
       return { status: res.statusCode, body: res.rawPayload, warnings: String(res.headers['x-render-warnings'] ?? '') };
     },
