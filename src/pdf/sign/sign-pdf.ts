@@ -145,15 +145,17 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
   if (opts.reason) sig.set('Reason', text(opts.reason));
   if (opts.location) sig.set('Location', text(opts.location));
   if (opts.contact) sig.set('ContactInfo', text(opts.contact));
-  sig.set('ByteRange', new PdfRaw(rangeSlot));
-  sig.set('Contents', new PdfRaw(`<${'0'.repeat(placeholderBytes * 2)}>`));
+  // /ByteRange and /Contents close the dictionary, and their places are counted as it is written, never
+  // searched for: a reason or location may hold the very same text.
+  const sigHead = `${serialize(sig).slice(0, -2)}/ByteRange `;
+  const sigBody = `${sigHead}${rangeSlot}/Contents <${'0'.repeat(placeholderBytes * 2)}>>>`;
 
   const apData = crypt ? crypt.stream(Buffer.alloc(0)) : Buffer.alloc(0);
   const fieldName = `Signature${fields.length + 1}`;
   const objects: Array<[number, string | Buffer]> = [
     [root.num, serialize(catalogCopy)],
     [acroNum, serialize(acroCopy)],
-    [sigNum, serialize(sig)],
+    [sigNum, sigBody],
     [
       fieldNum,
       `<</FT/Sig/T ${text(fieldName).text}/V ${sigNum} 0 R/Type/Annot/Subtype/Widget/Rect[0 0 0 0]/F 132/AP<</N ${apNum} 0 R>>>>`,
@@ -179,7 +181,7 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
   let sigAt = 0;
   for (const [num, body] of objects) {
     placed.push([num, offset]);
-    if (num === sigNum) sigAt = offset;
+    if (num === sigNum) sigAt = offset + `${num} 0 obj\n`.length;
     push(
       Buffer.concat([
         Buffer.from(`${num} 0 obj\n`),
@@ -193,11 +195,11 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
   push(Buffer.from(xrefSection(reader, placed, xrefAt, next), 'latin1'));
   const out = Buffer.concat(chunks);
 
-  const contentsAt = out.indexOf('/Contents <', sigAt, 'latin1') + '/Contents '.length;
+  const rangeAt = sigAt + sigHead.length;
+  const contentsAt = rangeAt + rangeSlot.length + '/Contents '.length;
   const contentsEnd = contentsAt + placeholderBytes * 2 + 2;
   const range = [0, contentsAt, contentsEnd, out.length - contentsEnd];
   const rangeText = `[${range.join(' ')}]`.padEnd(rangeSlot.length, ' ');
-  const rangeAt = out.indexOf(rangeSlot, sigAt, 'latin1');
   out.write(rangeText, rangeAt, 'latin1');
   const digest = crypto.createHash('sha256').update(out.subarray(0, contentsAt)).update(out.subarray(contentsEnd)).digest();
   const cms = await cadesDetached(digest, opts.signer, opts.timestamp);
