@@ -10,6 +10,7 @@ import {
   protectionClaims,
   protectPdfWithKey,
   SignInputError,
+  signatureClaims,
   signPdf,
   type Timestamper,
 } from '../pdf/index.js';
@@ -45,6 +46,10 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
     },
     protectionClaims(claims) {
       const kept = protectionClaims(claims);
+      return { claims: kept.claims, warnings: kept.issues.map((issue) => ({ kind: 'conformance', ...issue })) };
+    },
+    signatureClaims(claims, signer) {
+      const kept = signatureClaims(claims, signer, opts.timestamp !== undefined);
       return { claims: kept.claims, warnings: kept.issues.map((issue) => ({ kind: 'conformance', ...issue })) };
     },
     async protect(pdf, protect) {

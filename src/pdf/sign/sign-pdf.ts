@@ -3,14 +3,19 @@
  * incremental update after everything the file already holds, so what was there (a PDF/A or PDF/UA
  * claim, a previous signature) stays byte for byte. /ByteRange covers the whole file but the signature's
  * own /Contents. In a protected file (AES-256) the new objects' strings and streams are encrypted with the
- * file key, except /Contents, which ISO 32000 7.6.2 leaves in the clear.
+ * file key, except /Contents, which ISO 32000 7.6.2 leaves in the clear. /Contents is sized to the CMS it
+ * will hold; one too long for PDF/A (signature-room.ts) takes the file's PDF/A claim out of its XMP in the
+ * same update, so the file never claims what it breaks.
  */
 import crypto from 'node:crypto';
+import { xmpClaims, xmpText, xmpWithClaims } from '../assemble/assembly-claims.js';
 import { pdfDate, pdfTextString } from '../pdf-info.js';
+import { PdfFile } from '../profiles/pdf-file.js';
 import { isDict, type PdfDict, PdfName, PdfRaw, PdfRef, type PdfValue, serialize, stringBytes } from '../profiles/pdf-objects.js';
 import { cadesDetached, type Signer, type Timestamper } from './cms.js';
 import { openCrypt, type PdfCrypt } from './pdf-crypt.js';
 import { PdfReader, SignInputError } from './pdf-reader.js';
+import { PDFA_MAX_STRING_BYTES, signatureRoom } from './signature-room.js';
 
 /** How to sign: who, why, where, the password of a protected file, and a timestamp authority for B-T. */
 export interface SignOptions {
@@ -28,10 +33,6 @@ export interface SignOptions {
   date?: Date;
 }
 
-/** Room left in /Contents beside the certificates: the signature value, attributes and structure. */
-const CMS_OVERHEAD = 4096;
-/** Room for a timestamp token (its own certificate chain included). */
-const TOKEN_ROOM = 16384;
 /** Width of each /ByteRange number, so the range can be written in after the offsets are known. */
 const RANGE_WIDTH = 10;
 
@@ -85,6 +86,27 @@ function xrefSection(reader: PdfReader, placed: Array<[number, number]>, xrefAt:
   return `${size - 1} 0 obj\n${serialize(trailer)}\nstream\n${rows.toString('latin1')}\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`;
 }
 
+/**
+ * The XMP of a file that claims PDF/A, without its PDF/A and Factur-X claims (null when they cannot be taken
+ * out with certainty: the file then loses its XMP); undefined when it claims no PDF/A or is not read here.
+ */
+function xmpWithoutPdfA(bytes: Buffer): Buffer | null | undefined {
+  let xmp: string | undefined;
+  try {
+    xmp = xmpText(new PdfFile(bytes));
+  } catch {
+    return undefined;
+  }
+  const claims = xmpClaims(xmp);
+  if (!claims.some((c) => c.startsWith('PDF/A-'))) return undefined;
+  return (
+    xmpWithClaims(
+      xmp,
+      claims.filter((c) => !c.startsWith('PDF/A-') && c !== 'Factur-X'),
+    ) ?? null
+  );
+}
+
 /** Signs `pdf` (PAdES B-B, or B-T with `timestamp`); the original bytes come back unchanged, followed by the signature. */
 export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8Array> {
   const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
@@ -133,8 +155,15 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
     );
   }
 
-  const placeholderBytes =
-    opts.signer.certificateChain.reduce((n, c) => n + c.length, 0) + CMS_OVERHEAD + (opts.timestamp ? TOKEN_ROOM : 0);
+  const placeholderBytes = signatureRoom(opts.signer, opts.timestamp !== undefined);
+  // An encrypted file claims no PDF/A (PDF/A forbids encryption): only a clear one can lose its claim here.
+  const metadata = !crypt && placeholderBytes > PDFA_MAX_STRING_BYTES ? xmpWithoutPdfA(bytes) : undefined;
+  let metadataNum: number | undefined;
+  if (metadata === null) catalogCopy.delete('Metadata');
+  else if (metadata) {
+    metadataNum = next++;
+    catalogCopy.set('Metadata', new PdfRef(metadataNum, 0));
+  }
   const rangeSlot = `[0 ${'0'.repeat(RANGE_WIDTH)} ${'0'.repeat(RANGE_WIDTH)} ${'0'.repeat(RANGE_WIDTH)}]`;
   const sig = new Map<string, PdfValue>([
     ['Type', new PdfName('Sig')],
@@ -169,6 +198,15 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
       ]),
     ],
   ];
+  if (metadata && metadataNum !== undefined)
+    objects.push([
+      metadataNum,
+      Buffer.concat([
+        Buffer.from(`<</Type/Metadata/Subtype/XML/Length ${metadata.length}>>\nstream\n`, 'latin1'),
+        metadata,
+        Buffer.from('\nendstream', 'latin1'),
+      ]),
+    ]);
 
   const chunks: Buffer[] = [bytes];
   let offset = bytes.length;
