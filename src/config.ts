@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { addressClass, createEgressPolicy, parseIp } from './net/policy.js';
 
 /** The services one process can run; `render-worker` works render jobs with no public API. */
 export const SERVICES = ['dashboard', 'render', 'metadata', 'render-worker'] as const;
@@ -165,6 +166,29 @@ function url(env: Env, name: string, schemes: readonly string[]): string | undef
     throw new ConfigError(
       name,
       `scheme "${parsed.protocol}" is not allowed (allowed: ${schemes.map((s) => `${s}//…`).join(', ')})`,
+    );
+  }
+  return raw;
+}
+
+/**
+ * SIGN_TSA_URL: an http(s) URL the egress policy lets through. An address it refuses (a private or loopback
+ * literal, localhost) is said now, not as a 500 on every signature; it is classified as the policy would,
+ * without a DNS query (a name is checked when a signature asks for its timestamp).
+ */
+function signTsaUrl(env: Env, allow: readonly string[]): string | undefined {
+  const raw = url(env, 'SIGN_TSA_URL', ['http:', 'https:']);
+  if (raw === undefined) return undefined;
+  const host = new URL(raw).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const allowedName = allow.some((entry) => entry.trim().toLowerCase().replace(/\.$/, '') === host);
+  const loopbackName = host === 'localhost' || host.endsWith('.localhost');
+  const address = parseIp(host) ? host : loopbackName && !allowedName ? '127.0.0.1' : undefined;
+  const policy = createEgressPolicy({ allow, lookup: () => Promise.reject(new Error('no DNS query at start-up')) });
+  if (address !== undefined && !policy.allowsAddress(address)) {
+    const parsed = parseIp(address);
+    throw new ConfigError(
+      'SIGN_TSA_URL',
+      `host ${host} is ${parsed ? addressClass(parsed) : 'not reachable'}, which the egress policy refuses (name a public timestamp authority, or add it to EGRESS_ALLOW)`,
     );
   }
   return raw;
@@ -362,7 +386,7 @@ export function loadConfig(env: Env = process.env): Config {
     renderWorkerConcurrency: env.RENDER_WORKER_CONCURRENCY ? int(env, 'RENDER_WORKER_CONCURRENCY', 0, 0, 256) : undefined,
     webhookRetryScale: fraction(env, 'WEBHOOK_RETRY_SCALE', 1),
     certificateKey: certificateKey(env),
-    signTsaUrl: url(env, 'SIGN_TSA_URL', ['http:', 'https:']),
+    signTsaUrl: signTsaUrl(env, egressAllow(env)),
     pdfWorkers: int(env, 'PDF_WORKERS', 2, 1, 64),
     pdfWorkTimeoutMs: int(env, 'PDF_WORK_TIMEOUT_MS', 5000, 100, 600_000),
     pdfWorkMaxHeapMb: int(env, 'PDF_WORK_MAX_HEAP_MB', 1024, 64, 65_536),

@@ -73,6 +73,10 @@ export async function runAssembly(
       }));
     }
     if (request.sign && signer) {
+      // A signature too long for a PDF/A string takes the claim with it (the sign step edits the XMP to match).
+      const kept = deps.steps.signatureClaims(claims, signer);
+      claims = kept.claims;
+      warnings.push(...kept.warnings);
       pdf = await deps.steps.sign(pdf, {
         signer,
         reason: request.sign.reason,

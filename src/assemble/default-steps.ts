@@ -6,7 +6,7 @@
  */
 import { RenderError } from '../errors.js';
 import { PdfWorkError, PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
-import { protectionClaims, type Timestamper } from '../pdf/index.js';
+import { protectionClaims, signatureClaims, type Timestamper } from '../pdf/index.js';
 import type { ReportEntry } from '../render/index.js';
 import { contentWarnings } from './content-warnings.js';
 import type { PdfSteps } from './pdf-steps.js';
@@ -81,6 +81,10 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
     },
     protectionClaims(claims) {
       const kept = protectionClaims(claims);
+      return { claims: kept.claims, warnings: kept.issues.map((issue) => ({ kind: 'conformance', ...issue })) };
+    },
+    signatureClaims(claims, signer) {
+      const kept = signatureClaims(claims, signer, opts.timestamp !== undefined);
       return { claims: kept.claims, warnings: kept.issues.map((issue) => ({ kind: 'conformance', ...issue })) };
     },
     async protect(pdf, protect) {

@@ -47,6 +47,8 @@ export interface PdfSteps {
   metadata(pdf: Buffer, metadata: DocumentMetadata, claims: readonly Claim[]): Promise<Buffer>;
   /** The claims a protected PDF keeps (PDF/A and Factur-X forbid encryption), and a warning for each it loses. */
   protectionClaims(claims: readonly Claim[]): { claims: Claim[]; warnings: ReportEntry[] };
+  /** The claims a PDF signed by `signer` keeps (PDF/A only when the signature fits a PDF/A string), and a warning for each it loses. */
+  signatureClaims(claims: readonly Claim[], signer: Signer): { claims: Claim[]; warnings: ReportEntry[] };
   /** AES-256 (revision 6); the file key comes back for the signature that may follow. */
   protect(
     pdf: Buffer,

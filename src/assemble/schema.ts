@@ -273,6 +273,10 @@ function checkProtect(protect: unknown): void {
   unknownField(protect, ['user_password', 'owner_password', 'allow'], 'protect.');
   optionalText(protect, 'owner_password', 'protect.', true);
   optionalText(protect, 'user_password', 'protect.');
+  // The encryption refuses these (protect-pdf.ts), and only after every part was rendered: say so first.
+  for (const name of ['owner_password', 'user_password'])
+    if (typeof protect[name] === 'string' && /[\r\n\0]/.test(protect[name]))
+      throw invalid(`protect.${name}: must not contain a line break or NUL`);
   const { allow } = protect;
   if (allow === undefined) return;
   if (!Array.isArray(allow)) throw invalid(`protect.allow: must be an array of ${PERMISSIONS.join(', ')}`);

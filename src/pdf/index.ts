@@ -27,4 +27,5 @@ export type { Signer, Timestamper } from './sign/cms.js';
 export { PdfPasswordError } from './sign/pdf-crypt.js';
 export { SignInputError } from './sign/pdf-reader.js';
 export { type SignOptions, signPdf } from './sign/sign-pdf.js';
+export { PDFA_MAX_STRING_BYTES, signatureClaims } from './sign/signature-room.js';
 export { rfc3161Timestamper, TimestampError } from './sign/timestamp.js';

@@ -59,15 +59,14 @@ function signedAttributes(digest: Buffer, certificate: Buffer): Buffer {
   );
 }
 
-/**
- * A DER CMS SignedData (in its ContentInfo) over content whose SHA-256 is `digest`, without the content
- * (detached), signed by `signer`, with a timestamp token when `timestamp` is given.
- */
-export async function cadesDetached(digest: Buffer, signer: Signer, timestamp?: Timestamper): Promise<Buffer> {
+/** The SignerInfo's fields up to the signature value, and the signature value itself. */
+function signerInfo(digest: Buffer, signer: Signer, sizeOnly = false): { parts: Buffer[]; signature: Buffer } {
   const certificate = signer.certificateChain[0];
   if (!certificate) throw new Error('the signer has no certificate');
   const attrs = signedAttributes(digest, certificate);
-  const signature = crypto.sign('sha256', attrs, signer.privateKey);
+  const signature = sizeOnly
+    ? Buffer.alloc(longestSignature(signer.privateKey))
+    : crypto.sign('sha256', attrs, signer.privateKey);
   const { issuer, serial } = issuerAndSerial(certificate);
   const parts = [
     int(1),
@@ -77,18 +76,50 @@ export async function cadesDetached(digest: Buffer, signer: Signer, timestamp?: 
     signatureAlgorithm(signer.privateKey),
     octets(signature),
   ];
-  if (timestamp) {
-    const token = await timestamp(signature);
-    parts.push(der(0xa1, attribute(OID.timeStampToken, token)));
-  }
-  const signedData = seq(
+  return { parts, signature };
+}
+
+/** The ContentInfo around one SignerInfo, with the signer's certificates. */
+function signedData(signer: Signer, parts: Buffer[]): Buffer {
+  const body = seq(
     int(1),
     setOf(algorithm(OID.sha256)),
     seq(oid(OID.data)),
     der(0xa0, ...signer.certificateChain),
     setOf(seq(...parts)),
   );
-  return seq(oid(OID.signedData), explicit(0, signedData));
+  return seq(oid(OID.signedData), explicit(0, body));
+}
+
+/**
+ * A DER CMS SignedData (in its ContentInfo) over content whose SHA-256 is `digest`, without the content
+ * (detached), signed by `signer`, with a timestamp token when `timestamp` is given.
+ */
+export async function cadesDetached(digest: Buffer, signer: Signer, timestamp?: Timestamper): Promise<Buffer> {
+  const { parts, signature } = signerInfo(digest, signer);
+  if (timestamp) {
+    const token = await timestamp(signature);
+    parts.push(der(0xa1, attribute(OID.timeStampToken, token)));
+  }
+  return signedData(signer, parts);
+}
+
+/** The longest signature value the key makes: an RSA modulus, or an ECDSA (r, s) pair with both at full length. */
+function longestSignature(key: KeyObject): number {
+  const details = key.asymmetricKeyDetails ?? {};
+  if (key.asymmetricKeyType === 'rsa') return Math.ceil((details.modulusLength ?? 4096) / 8);
+  const order = { prime256v1: 32, secp384r1: 48, secp521r1: 66 }[details.namedCurve ?? ''] ?? 66;
+  // SEQUENCE { INTEGER r, INTEGER s }, each with a leading zero byte.
+  const body = 2 * (2 + order + 1);
+  return body + (body > 127 ? 3 : 2);
+}
+
+/**
+ * The largest size `signer`'s CMS without a timestamp can have over any digest (the same for every call:
+ * an ECDSA signature value, whose length varies, is counted at its longest).
+ */
+export function cadesSize(signer: Signer): number {
+  return signedData(signer, signerInfo(Buffer.alloc(32), signer, true).parts).length;
 }
 
 /** The TimeStampToken inside an RFC 3161 TimeStampResp, or an error naming the refusal. */

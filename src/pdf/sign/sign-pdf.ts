@@ -3,14 +3,19 @@
  * incremental update after everything the file already holds, so what was there (a PDF/A or PDF/UA
  * claim, a previous signature) stays byte for byte. /ByteRange covers the whole file but the signature's
  * own /Contents. In a protected file (AES-256) the new objects' strings and streams are encrypted with the
- * file key, except /Contents, which ISO 32000 7.6.2 leaves in the clear.
+ * file key, except /Contents, which ISO 32000 7.6.2 leaves in the clear. /Contents is sized to the CMS it
+ * will hold; one too long for PDF/A (signature-room.ts) takes the file's PDF/A claim out of its XMP in the
+ * same update, so the file never claims what it breaks.
  */
 import crypto from 'node:crypto';
+import { xmpClaims, xmpText, xmpWithClaims } from '../assemble/assembly-claims.js';
 import { pdfDate, pdfTextString } from '../pdf-info.js';
+import { PdfFile } from '../profiles/pdf-file.js';
 import { isDict, type PdfDict, PdfName, PdfRaw, PdfRef, type PdfValue, serialize, stringBytes } from '../profiles/pdf-objects.js';
 import { cadesDetached, type Signer, type Timestamper } from './cms.js';
 import { openCrypt, type PdfCrypt } from './pdf-crypt.js';
 import { PdfReader, SignInputError } from './pdf-reader.js';
+import { PDFA_MAX_STRING_BYTES, signatureRoom } from './signature-room.js';
 
 /** How to sign: who, why, where, the password of a protected file, and a timestamp authority for B-T. */
 export interface SignOptions {
@@ -28,10 +33,6 @@ export interface SignOptions {
   date?: Date;
 }
 
-/** Room left in /Contents beside the certificates: the signature value, attributes and structure. */
-const CMS_OVERHEAD = 4096;
-/** Room for a timestamp token (its own certificate chain included). */
-const TOKEN_ROOM = 16384;
 /** Width of each /ByteRange number, so the range can be written in after the offsets are known. */
 const RANGE_WIDTH = 10;
 
@@ -85,6 +86,27 @@ function xrefSection(reader: PdfReader, placed: Array<[number, number]>, xrefAt:
   return `${size - 1} 0 obj\n${serialize(trailer)}\nstream\n${rows.toString('latin1')}\nendstream\nendobj\nstartxref\n${xrefAt}\n%%EOF\n`;
 }
 
+/**
+ * The XMP of a file that claims PDF/A, without its PDF/A and Factur-X claims (null when they cannot be taken
+ * out with certainty: the file then loses its XMP); undefined when it claims no PDF/A or is not read here.
+ */
+function xmpWithoutPdfA(bytes: Buffer): Buffer | null | undefined {
+  let xmp: string | undefined;
+  try {
+    xmp = xmpText(new PdfFile(bytes));
+  } catch {
+    return undefined;
+  }
+  const claims = xmpClaims(xmp);
+  if (!claims.some((c) => c.startsWith('PDF/A-'))) return undefined;
+  return (
+    xmpWithClaims(
+      xmp,
+      claims.filter((c) => !c.startsWith('PDF/A-') && c !== 'Factur-X'),
+    ) ?? null
+  );
+}
+
 /** Signs `pdf` (PAdES B-B, or B-T with `timestamp`); the original bytes come back unchanged, followed by the signature. */
 export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8Array> {
   const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
@@ -133,8 +155,15 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
     );
   }
 
-  const placeholderBytes =
-    opts.signer.certificateChain.reduce((n, c) => n + c.length, 0) + CMS_OVERHEAD + (opts.timestamp ? TOKEN_ROOM : 0);
+  const placeholderBytes = signatureRoom(opts.signer, opts.timestamp !== undefined);
+  // An encrypted file claims no PDF/A (PDF/A forbids encryption): only a clear one can lose its claim here.
+  const metadata = !crypt && placeholderBytes > PDFA_MAX_STRING_BYTES ? xmpWithoutPdfA(bytes) : undefined;
+  let metadataNum: number | undefined;
+  if (metadata === null) catalogCopy.delete('Metadata');
+  else if (metadata) {
+    metadataNum = next++;
+    catalogCopy.set('Metadata', new PdfRef(metadataNum, 0));
+  }
   const rangeSlot = `[0 ${'0'.repeat(RANGE_WIDTH)} ${'0'.repeat(RANGE_WIDTH)} ${'0'.repeat(RANGE_WIDTH)}]`;
   const sig = new Map<string, PdfValue>([
     ['Type', new PdfName('Sig')],
@@ -145,15 +174,17 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
   if (opts.reason) sig.set('Reason', text(opts.reason));
   if (opts.location) sig.set('Location', text(opts.location));
   if (opts.contact) sig.set('ContactInfo', text(opts.contact));
-  sig.set('ByteRange', new PdfRaw(rangeSlot));
-  sig.set('Contents', new PdfRaw(`<${'0'.repeat(placeholderBytes * 2)}>`));
+  // /ByteRange and /Contents close the dictionary, and their places are counted as it is written, never
+  // searched for: a reason or location may hold the very same text.
+  const sigHead = `${serialize(sig).slice(0, -2)}/ByteRange `;
+  const sigBody = `${sigHead}${rangeSlot}/Contents <${'0'.repeat(placeholderBytes * 2)}>>>`;
 
   const apData = crypt ? crypt.stream(Buffer.alloc(0)) : Buffer.alloc(0);
   const fieldName = `Signature${fields.length + 1}`;
   const objects: Array<[number, string | Buffer]> = [
     [root.num, serialize(catalogCopy)],
     [acroNum, serialize(acroCopy)],
-    [sigNum, serialize(sig)],
+    [sigNum, sigBody],
     [
       fieldNum,
       `<</FT/Sig/T ${text(fieldName).text}/V ${sigNum} 0 R/Type/Annot/Subtype/Widget/Rect[0 0 0 0]/F 132/AP<</N ${apNum} 0 R>>>>`,
@@ -167,6 +198,15 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
       ]),
     ],
   ];
+  if (metadata && metadataNum !== undefined)
+    objects.push([
+      metadataNum,
+      Buffer.concat([
+        Buffer.from(`<</Type/Metadata/Subtype/XML/Length ${metadata.length}>>\nstream\n`, 'latin1'),
+        metadata,
+        Buffer.from('\nendstream', 'latin1'),
+      ]),
+    ]);
 
   const chunks: Buffer[] = [bytes];
   let offset = bytes.length;
@@ -179,7 +219,7 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
   let sigAt = 0;
   for (const [num, body] of objects) {
     placed.push([num, offset]);
-    if (num === sigNum) sigAt = offset;
+    if (num === sigNum) sigAt = offset + `${num} 0 obj\n`.length;
     push(
       Buffer.concat([
         Buffer.from(`${num} 0 obj\n`),
@@ -193,11 +233,11 @@ export async function signPdf(pdf: Uint8Array, opts: SignOptions): Promise<Uint8
   push(Buffer.from(xrefSection(reader, placed, xrefAt, next), 'latin1'));
   const out = Buffer.concat(chunks);
 
-  const contentsAt = out.indexOf('/Contents <', sigAt, 'latin1') + '/Contents '.length;
+  const rangeAt = sigAt + sigHead.length;
+  const contentsAt = rangeAt + rangeSlot.length + '/Contents '.length;
   const contentsEnd = contentsAt + placeholderBytes * 2 + 2;
   const range = [0, contentsAt, contentsEnd, out.length - contentsEnd];
   const rangeText = `[${range.join(' ')}]`.padEnd(rangeSlot.length, ' ');
-  const rangeAt = out.indexOf(rangeSlot, sigAt, 'latin1');
   out.write(rangeText, rangeAt, 'latin1');
   const digest = crypto.createHash('sha256').update(out.subarray(0, contentsAt)).update(out.subarray(contentsEnd)).digest();
   const cms = await cadesDetached(digest, opts.signer, opts.timestamp);
