@@ -17,7 +17,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { pageCount, postAssemble, tinyPdf } from './helpers.js';
+import { pageCount, pdfOfObjects, postAssemble, tinyPdf } from './helpers.js';
 import {
   backtrackingXmp,
   claimsUnderOtherPrefixes,
@@ -107,6 +107,20 @@ describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
       /^parts\[0\]: the PDF is damaged \(the page tree reaches object 2 twice\)/,
     ],
     ['a trailer that cannot be parsed', unparsableTrailer(), /^parts\[0\]: the PDF is damaged/],
+    [
+      'a metadata object that cannot be parsed (found by the PDF fuzz)',
+      pdfOfObjects(
+        '1.7',
+        [
+          '<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>',
+          '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+          '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+          '<< /Type /Metadata 7 /Length 3 >>\nstream\nabc\nendstream',
+        ],
+        '/Root 1 0 R',
+      ),
+      /^parts\[0\]: its XMP metadata cannot be read: object 4 cannot be read/,
+    ],
   ];
   for (const [what, pdf, message] of cases) {
     it(`${what} (${pdf.length} bytes)`, async () => {

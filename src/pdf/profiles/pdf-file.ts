@@ -50,6 +50,8 @@ export class PdfFile {
   private readonly offsets = new Map<number, number>();
   private readonly cache = new Map<number, PdfObject>();
   private readonly written = new Map<number, Written>();
+  /** Objects whose stream /Length is being looked up. */
+  private readonly reading = new Set<number>();
   private size: number;
   private readonly lastXref: number;
 
@@ -139,15 +141,28 @@ export class PdfFile {
     const parser = new PdfParser(this.text, offset);
     const head = /^(\d+)\s+(\d+)\s+obj/.exec(this.text.slice(offset, offset + 40));
     if (!head || Number(head[1]) !== num) return undefined;
+    // A stream whose /Length refers back to it would be read again and again.
+    if (this.reading.has(num)) throw new UnreadablePdf(`object ${num} refers to itself for its length`);
     parser.pos += head[0].length;
-    const value = parser.value();
+    let value: PdfValue;
+    try {
+      value = parser.value();
+    } catch (error) {
+      throw new UnreadablePdf(`object ${num} cannot be read (${(error as Error).message})`);
+    }
     parser.skipWhite();
     let object: PdfObject = { value };
     if (isDict(value) && this.text.startsWith('stream', parser.pos)) {
       let start = parser.pos + 6;
       if (this.text[start] === '\r') start++;
       if (this.text[start] === '\n') start++;
-      const length = this.resolve(value.get('Length'));
+      this.reading.add(num);
+      let length: PdfValue | undefined;
+      try {
+        length = this.resolve(value.get('Length'));
+      } finally {
+        this.reading.delete(num);
+      }
       const n = length instanceof PdfRaw ? Number(length.text) : Number.NaN;
       if (!Number.isFinite(n)) throw new UnreadablePdf(`stream ${num} has no length`);
       object = { value, stream: { start, length: n } };
