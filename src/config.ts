@@ -75,6 +75,8 @@ export interface Config {
   readonly renderJobRetentionH: number;
   /** Most parts of one POST /v1/assemble (a job takes up to 5,000, ASSEMBLE_JOB_MAX_PARTS). */
   readonly assembleMaxParts: number;
+  /** Most bytes one assembly's parts may come to, each part counted every time it is named (413 past it). */
+  readonly assembleMaxBytes: number;
   /** Days the render log keeps a render's record (GET /v1/renders/{id}, the Renders page). */
   readonly renderLogRetentionDays: number;
   /** KiB of report entries an account's render log keeps; past it a record keeps its counts, not its entries. */
@@ -378,6 +380,8 @@ export function loadConfig(env: Env = process.env): Config {
     renderJobsMaxQueuedMb: int(env, 'RENDER_JOBS_MAX_QUEUED_MB', 1024, 1, 10_000_000),
     renderJobRetentionH: int(env, 'RENDER_JOB_RETENTION_H', 24, 1, 24 * 366),
     assembleMaxParts: int(env, 'ASSEMBLE_MAX_PARTS', 100, 1, 5_000),
+    // 256 MiB, src/assemble/parts.ts's DEFAULT_ASSEMBLE_MAX_BYTES.
+    assembleMaxBytes: int(env, 'ASSEMBLE_MAX_BYTES', 268_435_456, 1_048_576, 17_179_869_184),
     renderLogRetentionDays: int(env, 'RENDER_LOG_RETENTION_DAYS', 7, 1, 36_500),
     renderLogAccountKib: int(env, 'RENDER_LOG_ACCOUNT_KIB', 65_536, 64, 16_777_216),
     resultStore: resultStore(env),

@@ -133,6 +133,7 @@ export async function startRenderEngine(
     policy,
     agent: partAgent,
     fetchTimeoutMs: config.renderTimeoutMs,
+    maxBytes: config.assembleMaxBytes,
     steps: pdfSteps({ timestamp }),
     signerFor: (accountId, certificateId) => core.certificates.signerFor(accountId, certificateId),
   };

@@ -25,6 +25,8 @@ export interface PartFetchOptions {
   maxBytes?: number;
   /** Aborting it stops the fetch at once (another part failed, the client went away, the job was canceled). */
   signal?: AbortSignal;
+  /** Told of every chunk as it arrives; throwing stops the fetch with that error (the assembly's byte budget). */
+  onBytes?: (bytes: number) => void;
 }
 
 class FetchTimeout extends Error {}
@@ -32,13 +34,14 @@ class FetchTimeout extends Error {}
 const failed = (label: string, why: string, cause?: unknown) =>
   new RenderError('PART_FAILED', `${label}: ${why}`, undefined, { cause });
 
-function readCapped(body: PushBody, maxBytes: number, label: string): Promise<Buffer> {
+function readCapped(body: PushBody, maxBytes: number, label: string, onBytes?: (bytes: number) => void): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   return body
     .read((chunk) => {
       total += chunk.length;
       if (total > maxBytes) throw failed(label, `the PDF at its address is larger than ${maxBytes} bytes`);
+      onBytes?.(chunk.length);
       chunks.push(chunk);
     })
     .then(() => Buffer.concat(chunks, total));
@@ -70,7 +73,7 @@ export async function fetchPdfPart(url: string, label: string, opts: PartFetchOp
     const length = Number(res.headers['content-length']);
     const maxBytes = opts.maxBytes ?? MAX_PART_BYTES;
     if (Number.isFinite(length) && length > maxBytes) throw failed(label, `${shown} is ${length} bytes, more than ${maxBytes}`);
-    return await readCapped(body, maxBytes, label);
+    return await readCapped(body, maxBytes, label, opts.onBytes);
   } catch (err) {
     if (err instanceof RenderError) throw err;
     if (opts.signal?.aborted) throw opts.signal.reason;

@@ -23,6 +23,32 @@ export interface PartSources {
   agent: Dispatcher;
   /** Wall time of a URL part's fetch. */
   fetchTimeoutMs: number;
+  /** ASSEMBLE_MAX_BYTES: most bytes the parts of one assembly may come to (default DEFAULT_ASSEMBLE_MAX_BYTES). */
+  maxBytes?: number;
+}
+
+/** ASSEMBLE_MAX_BYTES's default (src/config.ts says the same): 256 MiB of parts. */
+export const DEFAULT_ASSEMBLE_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The bytes an assembly's parts come to, counted as each part arrives (a URL part chunk by chunk), so an
+ * assembly over the limit stops while it is still small. Every part counts, the same address named twice
+ * twice: the merge copies each part's pages, so that is what the work and the answer grow with.
+ */
+export class ByteBudget {
+  private total = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  /** Counts `bytes` for `label`; throws PAYLOAD_TOO_LARGE naming the part and the limit once the total passes it. */
+  take(label: string, bytes: number): void {
+    this.total += bytes;
+    if (this.total > this.maxBytes)
+      throw new RenderError(
+        'PAYLOAD_TOO_LARGE',
+        `${label}: the assembly's parts come to more than ${this.maxBytes} bytes (ASSEMBLE_MAX_BYTES); every part counts, an address named twice twice`,
+      );
+  }
 }
 
 /** How one assembly asks for its parts. */
@@ -93,6 +119,7 @@ async function obtainOne(
   sources: PartSources,
   opts: PartRequestOptions,
   signal: AbortSignal,
+  budget: ByteBudget,
 ): Promise<ObtainedPart> {
   const label = partLabel(index);
   const kind = partKind(part);
@@ -113,15 +140,18 @@ async function obtainOne(
       priority: opts.priority ?? 'interactive',
     });
     pdf = rendered.pdf;
+    budget.take(label, pdf.length);
     result = { ...result, pages: rendered.pages, warnings: rendered.warnings, claims: rendered.claims };
   } else if ('pdf' in part) {
     pdf = Buffer.from(part.pdf, 'base64');
+    budget.take(label, pdf.length);
   } else {
     pdf = await fetchPdfPart(part.url, label, {
       policy: sources.policy,
       agent: sources.agent,
       timeoutMs: sources.fetchTimeoutMs,
       signal,
+      onBytes: (bytes) => budget.take(label, bytes),
     });
     if (!pdf.subarray(0, 1024).toString('latin1').includes('%PDF-'))
       throw new RenderError('PART_FAILED', `${label}: what ${part.url.slice(0, 200)} answered is not a PDF`);
@@ -150,13 +180,14 @@ export async function obtainParts(
   if (opts.signal?.aborted) fromCaller();
   opts.signal?.addEventListener('abort', fromCaller, { once: true });
   const obtained: ObtainedPart[] = new Array(parts.length);
+  const budget = new ByteBudget(sources.maxBytes ?? DEFAULT_ASSEMBLE_MAX_BYTES);
   let next = 0;
   let failure: { error: unknown } | undefined;
   const worker = async () => {
     while (failure === undefined && !stop.signal.aborted && next < parts.length) {
       const index = next++;
       try {
-        obtained[index] = await obtainOne(parts[index], index, sources, opts, stop.signal);
+        obtained[index] = await obtainOne(parts[index], index, sources, opts, stop.signal, budget);
       } catch (err) {
         // Only the first failure is the answer: the parts it stops fail with the abort's reason.
         if (failure === undefined)

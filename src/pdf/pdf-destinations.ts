@@ -12,7 +12,7 @@ export interface DestinationPages {
   pages: Record<string, number>;
 }
 
-/** Deepest page tree read: Chromium's is two or three levels; a loop in a broken file stops here. */
+/** Deepest page tree read: Chromium's is two or three levels (a loop is stopped by remembering each node). */
 const MAX_TREE_DEPTH = 32;
 
 /** The text of object `num` (between `obj` and `endobj`), or undefined when the table does not place it. */
@@ -34,16 +34,18 @@ function decodeName(raw: string): string {
   return bytes.toString('utf8');
 }
 
-/** Page object numbers in page order, walking the page tree from `num`. */
-function pageObjects(pdf: Buffer, xrefOffset: number, num: number, depth: number, out: number[]): void {
+/** Page object numbers in page order, walking the page tree from `num`, each node once (`seen`). */
+function pageObjects(pdf: Buffer, xrefOffset: number, num: number, depth: number, out: number[], seen: Set<number>): void {
+  if (seen.has(num) || depth > MAX_TREE_DEPTH) return;
+  seen.add(num);
   const text = objectText(pdf, xrefOffset, num);
-  if (text === undefined || depth > MAX_TREE_DEPTH) return;
+  if (text === undefined) return;
   if (!/\/Type\s*\/Pages\b/.test(text)) {
     out.push(num);
     return;
   }
   const kids = /\/Kids\s*\[([^\]]*)\]/.exec(text)?.[1] ?? '';
-  for (const kid of kids.matchAll(/(\d+)\s+\d+\s+R/g)) pageObjects(pdf, xrefOffset, Number(kid[1]), depth + 1, out);
+  for (const kid of kids.matchAll(/(\d+)\s+\d+\s+R/g)) pageObjects(pdf, xrefOffset, Number(kid[1]), depth + 1, out, seen);
 }
 
 /**
@@ -58,7 +60,7 @@ export function readDestinationPages(pdf: Buffer): DestinationPages | undefined 
   const pagesRoot = catalog && /\/Pages\s+(\d+)\s+\d+\s+R/.exec(catalog);
   if (!catalog || !pagesRoot) return undefined;
   const order: number[] = [];
-  pageObjects(pdf, trailer.xrefOffset, Number(pagesRoot[1]), 0, order);
+  pageObjects(pdf, trailer.xrefOffset, Number(pagesRoot[1]), 0, order, new Set());
   const index = new Map(order.map((num, i) => [num, i + 1]));
   const pages: Record<string, number> = {};
   const destsRef = /\/Dests\s+(\d+)\s+\d+\s+R/.exec(catalog);

@@ -7,10 +7,12 @@
  * Factur-X is one invoice per file: it is kept only when the first part is the one Factur-X part.
  */
 import { createHash } from 'node:crypto';
-import type { PdfFile } from '../profiles/pdf-file.js';
+import { type PdfFile, UnreadablePdf } from '../profiles/pdf-file.js';
 import { PdfRef } from '../profiles/pdf-objects.js';
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
+import { cut, readXmpProperties, UnreadableXmp, type XmpProperty } from '../profiles/xmp-read.js';
 import { notFacturXIssue } from './invoice-files.js';
+import { AssembleInputError } from './read-part.js';
 
 /** A part's side of the decision. */
 export interface PartClaims {
@@ -26,22 +28,44 @@ export interface ClaimDecision {
   issues: ConformanceIssue[];
 }
 
-/** The XMP packet of a part as text, or undefined. */
+/** Most bytes a part's XMP packet may inflate to (packets with thumbnails run to a few hundred KiB). */
+export const MAX_XMP_BYTES = 4 * 1024 * 1024;
+/** Most bytes an output intent's ICC profile may inflate to (a large CMYK profile is a few MiB). */
+const MAX_ICC_BYTES = 16 * 1024 * 1024;
+
+const PDFA_ID = 'http://www.aiim.org/pdfa/ns/id/';
+const PDFUA_ID = 'http://www.aiim.org/pdfua/ns/id/';
+const FACTUR_X = 'urn:factur-x:pdfa:CrossIndustryDocument';
+const claimNamespace = (ns: string): boolean => ns === PDFA_ID || ns === PDFUA_ID || ns.startsWith(FACTUR_X);
+
+/** The XMP packet of a part as text, or undefined; UnreadablePdf when it inflates past MAX_XMP_BYTES. */
 export function xmpText(file: PdfFile): string | undefined {
   const ref = file.catalog().value.get('Metadata');
   if (!(ref instanceof PdfRef)) return undefined;
-  return file.streamData(ref.num)?.toString('utf8');
+  return file.streamData(ref.num, MAX_XMP_BYTES)?.toString('utf8');
 }
 
-/** What an XMP packet claims, element or attribute form. */
+/** The claiming properties of a packet, or undefined when it cannot be read as XMP. */
+function claimProperties(xmp: string): XmpProperty[] | undefined {
+  try {
+    return readXmpProperties(xmp, claimNamespace);
+  } catch (error) {
+    if (error instanceof UnreadableXmp) return undefined;
+    throw error;
+  }
+}
+
+/** What an XMP packet claims, element or attribute form, under any prefix; a packet that is not XML claims nothing. */
 export function xmpClaims(xmp: string | undefined): Claim[] {
-  if (!xmp) return [];
+  const properties = xmp ? claimProperties(xmp) : undefined;
+  if (!properties) return [];
+  const value = (ns: string, name: string) => properties.find((p) => p.ns === ns && p.name === name)?.value;
   const claims: Claim[] = [];
-  const part = /pdfaid:part(?:>|=["'])\s*(\d)/.exec(xmp)?.[1];
-  const level = /pdfaid:conformance(?:>|=["'])\s*([A-Za-z])/.exec(xmp)?.[1];
-  if (part && level) claims.push(`PDF/A-${part}${level.toLowerCase()}` as Claim);
-  if (/pdfuaid:part(?:>|=["'])\s*1/.test(xmp)) claims.push('PDF/UA-1');
-  if (xmp.includes('urn:factur-x:pdfa:CrossIndustryDocument')) claims.push('Factur-X');
+  const part = value(PDFA_ID, 'part');
+  const level = value(PDFA_ID, 'conformance');
+  if (part && /^\d$/.test(part) && level && /^[A-Za-z]$/.test(level)) claims.push(`PDF/A-${part}${level.toLowerCase()}` as Claim);
+  if (value(PDFUA_ID, 'part') === '1') claims.push('PDF/UA-1');
+  if (properties.some((p) => p.ns.startsWith(FACTUR_X))) claims.push('Factur-X');
   return claims;
 }
 
@@ -51,15 +75,29 @@ function outputIntentKey(file: PdfFile): string | undefined {
   const first = Array.isArray(intents) ? file.dict(intents[0]) : undefined;
   const profile = first?.get('DestOutputProfile');
   if (!(profile instanceof PdfRef)) return undefined;
-  const data = file.streamData(profile.num);
+  const data = file.streamData(profile.num, MAX_ICC_BYTES);
   return data ? createHash('sha256').update(data).digest('hex') : undefined;
 }
 
-/** Decides the assembly's claims from its parts'. */
+/** What `read` gives, or the part refused, naming what of it could not be read (too large, does not inflate). */
+function partRead<T>(part: PartClaims, what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof UnreadablePdf)) throw error;
+    throw new AssembleInputError(part.label, 'damaged', `its ${what} cannot be read: ${error.message}`);
+  }
+}
+
+function readXmp(part: PartClaims): string | undefined {
+  return partRead(part, 'XMP metadata', () => xmpText(part.file));
+}
+
+/** Decides the assembly's claims from its parts' (a part whose XMP or profile cannot be read is AssembleInputError). */
 export function decideClaims(parts: PartClaims[]): ClaimDecision {
   const issues: ConformanceIssue[] = [];
   const known = parts.map((part) => {
-    const written = xmpClaims(xmpText(part.file));
+    const written = xmpClaims(readXmp(part));
     if (!part.known) {
       for (const claim of written)
         issues.push({
@@ -87,7 +125,7 @@ export function decideClaims(parts: PartClaims[]): ClaimDecision {
     if (missing.length === 0) claims.push(claim);
   }
   const pdfa = claims.find((c) => c.startsWith('PDF/A-'));
-  if (pdfa && new Set(parts.map((p) => outputIntentKey(p.file))).size !== 1) {
+  if (pdfa && new Set(parts.map((p) => partRead(p, 'output intent profile', () => outputIntentKey(p.file)))).size !== 1) {
     claims.splice(claims.indexOf(pdfa), 1);
     issues.push({
       profile: pdfa,
@@ -110,19 +148,25 @@ function sortClaims(claims: Claim[]): Claim[] {
 }
 
 /**
- * The first part's XMP with only `claims` left claimed (the identification schemas of the others removed),
- * or undefined when a claim cannot be removed from it with certainty (then the assembly has no XMP).
+ * The first part's XMP with only `claims` left claimed (the identification properties of the others cut
+ * out, under whatever prefix they were written), or undefined when a claim cannot be removed from it with
+ * certainty (then the assembly has no XMP).
  */
 export function xmpWithClaims(xmp: string | undefined, claims: Claim[]): Buffer | undefined {
   if (!xmp) return undefined;
-  let text = xmp;
-  const drop = (ns: string): void => {
-    text = text.replace(new RegExp(`<rdf:Description[^>]*xmlns:${ns}="[^"]*"[^>]*>[\\s\\S]*?</rdf:Description>\\n?`, 'g'), '');
-  };
-  if (!claims.some((c) => c.startsWith('PDF/A-'))) drop('pdfaid');
-  if (!claims.includes('PDF/UA-1')) drop('pdfuaid');
-  if (!claims.includes('Factur-X')) drop('fx');
-  const left = xmpClaims(text);
-  if (left.some((c) => !claims.includes(c))) return undefined;
+  const properties = claimProperties(xmp);
+  if (!properties) return undefined;
+  const keep = (ns: string): boolean =>
+    ns === PDFA_ID
+      ? claims.some((c) => c.startsWith('PDF/A-'))
+      : ns === PDFUA_ID
+        ? claims.includes('PDF/UA-1')
+        : claims.includes('Factur-X');
+  const text = cut(
+    xmp,
+    properties.filter((p) => !keep(p.ns)),
+  );
+  const left = claimProperties(text);
+  if (!left || xmpClaims(text).some((c) => !claims.includes(c))) return undefined;
   return Buffer.from(text, 'utf8');
 }

@@ -24,8 +24,12 @@ const MAX_DEPTH = 32;
 /** The part's pages in order, as the assembly's references; its page tree nodes become `pagesRef`. */
 export function pagesOf(file: PdfFile, copier: PartCopier, pagesRef: PdfRef): PdfValue[] {
   const out: PdfValue[] = [];
+  const seen = new Set<number>();
   const walk = (ref: PdfValue | undefined, inherited: Map<string, PdfValue>, depth: number): void => {
     if (!(ref instanceof PdfRef) || depth > MAX_DEPTH) return;
+    // Each node once (PdfFile.pages, run when the part was opened, refuses a tree that reaches one twice).
+    if (seen.has(ref.num)) throw new Error(`the page tree reaches object ${ref.num} twice`);
+    seen.add(ref.num);
     const node = file.dict(ref);
     if (!node) return;
     if (nameOf(node.get('Type')) === 'Pages') {
@@ -62,16 +66,22 @@ export function outlineItem(
     entry.set('First', copier.value(root.get('First')));
     entry.set('Last', copier.value(root.get('Last') ?? root.get('First')));
     // Closed: the count is minus what opening it shows (the part's own root count, else its top-level items).
-    const count = Math.abs(Number((file.resolve(root.get('Count')) as PdfRaw | undefined)?.text ?? 0)) || siblings(file, root);
+    // A count is believed only when the file has the bytes for that many items (an item takes more than one).
+    const claimed = Math.abs(Number((file.resolve(root.get('Count')) as PdfRaw | undefined)?.text ?? 0));
+    const count = Number.isSafeInteger(claimed) && claimed > 0 && claimed <= file.bytes.length ? claimed : siblings(file, root);
     entry.set('Count', raw(-count));
   }
   return { ref, entry };
 }
 
+/** The top-level items of a part's outline, counted along /Next until an item comes back (a loop) or the list ends. */
 function siblings(file: PdfFile, root: PdfDict): number {
-  let n = 0;
-  for (let item = file.dict(root.get('First')); item && n < 100_000; item = file.dict(item.get('Next'))) n++;
-  return n;
+  const seen = new Set<number>();
+  for (let ref = root.get('First'); ref instanceof PdfRef && !seen.has(ref.num); ref = file.dict(ref)?.get('Next')) {
+    if (!file.dict(ref)) break;
+    seen.add(ref.num);
+  }
+  return seen.size;
 }
 
 /** The title of a part's outline entry: the caller's, else the part's Info /Title, else `Part N`. */

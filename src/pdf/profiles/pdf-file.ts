@@ -3,6 +3,10 @@
  * objects read on demand, and new or replaced objects appended after the original bytes. Chromium writes
  * every object at top level with a classic table; a file laid out otherwise (object or cross-reference
  * streams, encryption) is refused, and the caller then claims nothing.
+ *
+ * The same reader opens customers' PDFs (assembly parts), so it is linear in the file's size whatever the
+ * file says: a count is believed only when the bytes that would hold it are there, every walk remembers
+ * what it visited, and a stream inflates to a cap the caller chooses, never to what the file claims.
  */
 import zlib from 'node:zlib';
 import { isDict, nameOf, type PdfDict, PdfParser, PdfRaw, PdfRef, type PdfValue, raw, serialize } from './pdf-objects.js';
@@ -13,6 +17,17 @@ export interface PdfObject {
   stream?: { start: number; length: number };
 }
 
+/** `data` inflated, stopping at `maxBytes` of output: the cap is what the caller can hold, not what the file claims. */
+function inflate(data: Buffer, num: number, maxBytes: number): Buffer {
+  try {
+    return zlib.inflateSync(data, { maxOutputLength: maxBytes });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new UnreadablePdf(`stream ${num} inflates to more than ${maxBytes} bytes`);
+    throw new UnreadablePdf(`stream ${num} does not inflate (${(error as Error).message})`);
+  }
+}
+
 /** What a new or replaced object is: a value, with stream data when it is a stream. */
 interface Written {
   value: PdfValue;
@@ -20,6 +35,10 @@ interface Written {
 }
 
 const MAX_SECTIONS = 64;
+/** Bytes of one classic cross-reference entry (ISO 32000 7.5.4). */
+const XREF_ENTRY_BYTES = 20;
+/** Most bytes one stream inflates to unless the caller asks for less (a printed page's content stays far below). */
+export const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
 
 /** A PDF that cannot be read as a classic-table file. */
 export class UnreadablePdf extends Error {}
@@ -31,6 +50,8 @@ export class PdfFile {
   private readonly offsets = new Map<number, number>();
   private readonly cache = new Map<number, PdfObject>();
   private readonly written = new Map<number, Written>();
+  /** Objects whose stream /Length is being looked up. */
+  private readonly reading = new Set<number>();
   private size: number;
   private readonly lastXref: number;
 
@@ -42,7 +63,10 @@ export class PdfFile {
     this.lastXref = Number(m[1]);
     let trailer: PdfDict | undefined;
     let offset: number | undefined = this.lastXref;
+    const seen = new Set<number>();
     for (let n = 0; offset !== undefined && n < MAX_SECTIONS; n++) {
+      if (seen.has(offset)) throw new UnreadablePdf(`the /Prev chain comes back to the section at ${offset}`);
+      seen.add(offset);
       const section = this.readSection(offset);
       trailer ??= section;
       const prev = section.get('Prev');
@@ -51,7 +75,11 @@ export class PdfFile {
     if (!trailer) throw new UnreadablePdf('no trailer');
     if (trailer.has('Encrypt')) throw new UnreadablePdf('encrypted');
     this.trailer = trailer;
-    this.size = Number((trailer.get('Size') as PdfRaw | undefined)?.text ?? 0);
+    const size = Number((trailer.get('Size') as PdfRaw | undefined)?.text ?? 0);
+    // Every object /Size counts has an entry of its own in some section: a file cannot count more than it has bytes.
+    if (!Number.isSafeInteger(size) || size < 0 || size > bytes.length)
+      throw new UnreadablePdf(`the trailer's /Size ${size} is more objects than ${bytes.length} bytes can hold`);
+    this.size = size;
   }
 
   /** Reads one classic section; entries already known (from a newer section) win. */
@@ -64,16 +92,25 @@ export class PdfFile {
       if (!m) break;
       pos += m[0].length;
       const [first, count] = [Number(m[1]), Number(m[2])];
+      // The entries are fixed-width: a subsection cannot list more of them than the rest of the file holds.
+      if (count * XREF_ENTRY_BYTES > this.text.length - pos)
+        throw new UnreadablePdf(
+          `a cross-reference subsection claims ${m[2]} entries; the ${this.text.length - pos} bytes after it hold at most ${Math.floor((this.text.length - pos) / XREF_ENTRY_BYTES)}`,
+        );
       for (let i = 0; i < count; i++) {
-        const entry = this.text.slice(pos + i * 20, pos + i * 20 + 18);
+        const entry = this.text.slice(pos + i * XREF_ENTRY_BYTES, pos + i * XREF_ENTRY_BYTES + 18);
         if (entry[17] === 'n' && !this.offsets.has(first + i)) this.offsets.set(first + i, Number(entry.slice(0, 10)));
       }
-      pos += count * 20;
+      pos += count * XREF_ENTRY_BYTES;
     }
     const at = this.text.indexOf('trailer', pos);
     if (at < 0) throw new UnreadablePdf('no trailer');
-    const parser = new PdfParser(this.text, at + 7);
-    const value = parser.value();
+    let value: PdfValue;
+    try {
+      value = new PdfParser(this.text, at + 7).value();
+    } catch (error) {
+      throw new UnreadablePdf(`the trailer cannot be read (${(error as Error).message})`);
+    }
     if (!isDict(value)) throw new UnreadablePdf('trailer is not a dictionary');
     return value;
   }
@@ -104,15 +141,28 @@ export class PdfFile {
     const parser = new PdfParser(this.text, offset);
     const head = /^(\d+)\s+(\d+)\s+obj/.exec(this.text.slice(offset, offset + 40));
     if (!head || Number(head[1]) !== num) return undefined;
+    // A stream whose /Length refers back to it would be read again and again.
+    if (this.reading.has(num)) throw new UnreadablePdf(`object ${num} refers to itself for its length`);
     parser.pos += head[0].length;
-    const value = parser.value();
+    let value: PdfValue;
+    try {
+      value = parser.value();
+    } catch (error) {
+      throw new UnreadablePdf(`object ${num} cannot be read (${(error as Error).message})`);
+    }
     parser.skipWhite();
     let object: PdfObject = { value };
     if (isDict(value) && this.text.startsWith('stream', parser.pos)) {
       let start = parser.pos + 6;
       if (this.text[start] === '\r') start++;
       if (this.text[start] === '\n') start++;
-      const length = this.resolve(value.get('Length'));
+      this.reading.add(num);
+      let length: PdfValue | undefined;
+      try {
+        length = this.resolve(value.get('Length'));
+      } finally {
+        this.reading.delete(num);
+      }
       const n = length instanceof PdfRaw ? Number(length.text) : Number.NaN;
       if (!Number.isFinite(n)) throw new UnreadablePdf(`stream ${num} has no length`);
       object = { value, stream: { start, length: n } };
@@ -138,8 +188,11 @@ export class PdfFile {
     return isDict(resolved) ? resolved : undefined;
   }
 
-  /** A stream's data, inflated when it is FlateDecode; undefined for other filters. */
-  streamData(num: number): Buffer | undefined {
+  /**
+   * A stream's data, inflated when it is FlateDecode; undefined for other filters. Inflating stops at
+   * `maxBytes` of output (UnreadablePdf past it, or when the data does not inflate).
+   */
+  streamData(num: number, maxBytes = MAX_INFLATED_BYTES): Buffer | undefined {
     const own = this.written.get(num);
     if (own?.data) return own.data;
     const object = this.get(num);
@@ -147,8 +200,12 @@ export class PdfFile {
     const data = this.bytes.subarray(object.stream.start, object.stream.start + object.stream.length);
     const filter = object.value.get('Filter');
     const filters = Array.isArray(filter) ? filter.map(nameOf) : filter ? [nameOf(filter)] : [];
-    if (filters.length === 0) return data;
-    if (filters.length === 1 && filters[0] === 'FlateDecode' && !object.value.has('DecodeParms')) return zlib.inflateSync(data);
+    if (filters.length === 0) {
+      if (data.length > maxBytes) throw new UnreadablePdf(`stream ${num} is more than ${maxBytes} bytes`);
+      return data;
+    }
+    if (filters.length === 1 && filters[0] === 'FlateDecode' && !object.value.has('DecodeParms'))
+      return inflate(data, num, maxBytes);
     return undefined;
   }
 
@@ -173,11 +230,16 @@ export class PdfFile {
     return { num: root.num, value };
   }
 
-  /** Page object numbers in order. */
+  /** Page object numbers in order; a page tree that reaches one of its nodes twice is UnreadablePdf. */
   pages(): number[] {
     const out: number[] = [];
+    const seen = new Set<number>();
     const walk = (ref: PdfValue | undefined, depth: number): void => {
       if (!(ref instanceof PdfRef) || depth > 32) return;
+      // A tree reaches each node once: a second visit is a loop (or a shared subtree), and walking it again
+      // would double the work at every level.
+      if (seen.has(ref.num)) throw new UnreadablePdf(`the page tree reaches object ${ref.num} twice`);
+      seen.add(ref.num);
       const node = this.dict(ref);
       if (!node) return;
       if (nameOf(node.get('Type')) === 'Pages') {

@@ -44,9 +44,13 @@ export function isDelimiter(code: number): boolean {
   return CLASS[code & 0xff] !== 0;
 }
 
+/** Deepest nesting of arrays and dictionaries read: a file's real objects nest a few levels, and the reader recurses. */
+const MAX_NESTING = 256;
+
 /** Reads PDF object syntax from a latin1 string (one char per byte). */
 export class PdfParser {
   pos: number;
+  private nesting = 0;
 
   constructor(
     readonly text: string,
@@ -94,6 +98,15 @@ export class PdfParser {
 
   /** The next value; an integer followed by `gen R` is read as a reference. */
   value(): PdfValue {
+    if (++this.nesting > MAX_NESTING) throw new Error(`objects nested more than ${MAX_NESTING} deep at ${this.pos}`);
+    try {
+      return this.valueHere();
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  private valueHere(): PdfValue {
     this.skipWhite();
     const t = this.text;
     const c = t[this.pos];

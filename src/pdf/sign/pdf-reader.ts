@@ -5,6 +5,7 @@
  * qpdf), so unlike the profiles' reader it cannot assume Chromium's layout.
  */
 import zlib from 'node:zlib';
+import { MAX_INFLATED_BYTES } from '../profiles/pdf-file.js';
 import { isDict, nameOf, type PdfDict, PdfParser, PdfRaw, PdfRef, type PdfValue } from '../profiles/pdf-objects.js';
 
 /** Where an object is: at a byte offset, or the `index`-th object of object stream `stream`. */
@@ -16,6 +17,10 @@ export class SignInputError extends Error {
 }
 
 const MAX_SECTIONS = 256;
+/** Bytes of one classic cross-reference entry. */
+const XREF_ENTRY_BYTES = 20;
+/** Widest field of a cross-reference stream row (an offset wider than 8 bytes is more than any file). */
+const MAX_FIELD_BYTES = 8;
 
 const numberOf = (value: PdfValue | undefined): number | undefined =>
   value instanceof PdfRaw && /^-?\d+$/.test(value.text) ? Number(value.text) : undefined;
@@ -56,8 +61,11 @@ export function decodeStream(dict: PdfDict, raw: Buffer, resolve: (v: PdfValue |
     throw new SignInputError(`unsupported stream filter ${filters.join(', ')}`);
   let data: Buffer;
   try {
-    data = zlib.inflateSync(raw);
-  } catch {
+    // The output is capped, never what the stream claims: a few KiB can inflate to gigabytes.
+    data = zlib.inflateSync(raw, { maxOutputLength: MAX_INFLATED_BYTES });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new SignInputError(`a stream inflates to more than ${MAX_INFLATED_BYTES} bytes`);
     throw new SignInputError('a stream does not inflate');
   }
   const parms = resolve(dict.get('DecodeParms'));
@@ -80,6 +88,8 @@ export class PdfReader {
   readonly xrefStream: boolean;
   private readonly entries = new Map<number, XrefEntry>();
   private readonly packed = new Map<number, Map<number, PdfValue>>();
+  /** Offsets of the streams whose /Length is being looked up. */
+  private readonly reading = new Set<number>();
   /** Decrypts a stream's bytes before they are inflated; set once the file's key is known. */
   decryptStream: ((data: Buffer) => Buffer) | undefined;
 
@@ -123,13 +133,15 @@ export class PdfReader {
       if (!m) break;
       pos += m[0].length;
       const [first, count] = [Number(m[1]), Number(m[2])];
+      if (count * XREF_ENTRY_BYTES > this.text.length - pos)
+        throw new SignInputError(`broken cross-reference table: a subsection claims ${m[2]} entries, more than the file holds`);
       for (let i = 0; i < count; i++) {
-        const entry = this.text.slice(pos + i * 20, pos + i * 20 + 18);
+        const entry = this.text.slice(pos + i * XREF_ENTRY_BYTES, pos + i * XREF_ENTRY_BYTES + 18);
         if (!this.entries.has(first + i)) {
           if (entry[17] === 'n') this.entries.set(first + i, { kind: 'offset', offset: Number(entry.slice(0, 10)) });
         }
       }
-      pos += count * 20;
+      pos += count * XREF_ENTRY_BYTES;
     }
     const at = this.text.indexOf('trailer', pos);
     if (at < 0) throw new SignInputError('broken cross-reference table: no trailer');
@@ -148,7 +160,9 @@ export class PdfReader {
     const data = decodeStream(dict, object.stream, (v) => v);
     const w = dict.get('W');
     const widths = Array.isArray(w) ? w.map((v) => numberOf(v) ?? 0) : [];
-    if (widths.length !== 3) throw new SignInputError('broken cross-reference stream: /W');
+    // A row of no bytes would let /Index claim any number of entries without the data to hold them.
+    if (widths.length !== 3 || widths.some((n) => n < 0 || n > MAX_FIELD_BYTES) || widths[0] + widths[1] + widths[2] === 0)
+      throw new SignInputError('broken cross-reference stream: /W');
     const index = dict.get('Index');
     const ranges = Array.isArray(index) ? index.map((v) => numberOf(v) ?? 0) : [0, numberOf(dict.get('Size')) ?? 0];
     const rowLength = widths[0] + widths[1] + widths[2];
@@ -187,7 +201,15 @@ export class PdfReader {
     if (this.text[start] === '\n') start++;
     let length = numberOf(value.get('Length'));
     const lengthRef = value.get('Length');
-    if (length === undefined && lengthRef instanceof PdfRef) length = numberOf(this.get(lengthRef.num));
+    // A /Length that refers back to a stream being read would recurse without end.
+    if (length === undefined && lengthRef instanceof PdfRef && !this.reading.has(offset)) {
+      this.reading.add(offset);
+      try {
+        length = numberOf(this.get(lengthRef.num));
+      } finally {
+        this.reading.delete(offset);
+      }
+    }
     if (length === undefined) {
       const end = this.text.indexOf('endstream', start);
       if (end < 0) throw new SignInputError('a stream has no end');
@@ -222,6 +244,9 @@ export class PdfReader {
     const text = decodeStream(object.value, raw, (v) => this.resolve(v)).toString('latin1');
     const count = numberOf(object.value.get('N')) ?? 0;
     const first = numberOf(object.value.get('First')) ?? 0;
+    // Each of the /N pairs takes at least four characters (`n o `) before /First.
+    if (count < 0 || first < 0 || first > text.length || count * 4 > first + 1)
+      throw new SignInputError(`object stream ${streamNum} claims ${count} objects in ${first} bytes of header`);
     const header = new PdfParser(text, 0);
     const out = new Map<number, PdfValue>();
     const pairs: Array<[number, number]> = [];

@@ -1,0 +1,179 @@
+/**
+ * POST /v1/assemble with PDF parts written to exhaust the reader (test/assemble/hostile-pdfs.ts), through
+ * the real render app: each answered quickly, with a 4xx naming the part and the problem, or with the
+ * assembly; memory held to the size of the answer, not to what a file claims; an assembly's parts capped at
+ * ASSEMBLE_MAX_BYTES however often one address is named; an existing PDF's claims found under any prefix
+ * and taken out of the assembly's XMP, protected or not.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CoreDeps } from '../../src/app/core.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { noDns } from '../helpers/render.js';
+import { pageCount, pdfOfObjects, postAssemble, tinyPdf } from './helpers.js';
+import {
+  backtrackingXmp,
+  claimsUnderOtherPrefixes,
+  deflatedZeros,
+  paddedPdf,
+  pageTreeContainingItself,
+  pdfWithXmp,
+  unparsableTrailer,
+  xrefClaimingBillion,
+} from './hostile-pdfs.js';
+
+let core: CoreDeps;
+let app: FastifyInstance;
+let key: string;
+let origin: http.Server;
+let base: string;
+let served = 0;
+const big = paddedPdf(8 * 1024 * 1024);
+
+beforeAll(async () => {
+  core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '2' });
+  app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
+  key = (await createKey(core, 'render')).key;
+  origin = http.createServer((req, res) => {
+    served++;
+    if (req.url === '/big.pdf') res.writeHead(200, { 'content-type': 'application/pdf' }).end(big);
+    else res.writeHead(404).end('no');
+  });
+  await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  if (core) await closeTestCore(core);
+  origin?.close();
+});
+
+const b64 = (pdf: Buffer) => pdf.toString('base64');
+
+/** The answer to assembling `parts`, and how long it took. */
+async function assemble(parts: unknown[], extra: Record<string, unknown> = {}) {
+  const started = performance.now();
+  const res = await postAssemble(app, key, { parts, ...extra });
+  return { res, ms: performance.now() - started };
+}
+
+/** The process's peak resident set so far, in MiB (a high-water mark: what a request made it reach stays). */
+const peakRssMib = () => process.resourceUsage().maxRSS / 1024;
+
+/** The XMP packet of a PDF as pdfinfo prints it (`-meta`), opened with `password` when it is protected. */
+function xmpOf(pdf: Buffer, password?: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-xmp-'));
+  try {
+    const file = path.join(dir, 'doc.pdf');
+    fs.writeFileSync(file, pdf);
+    return execFileSync('pdfinfo', [...(password ? ['-opw', password] : []), '-meta', file], { encoding: 'utf8' });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// First, while the process's peak is still low: a stream that inflates far beyond its size.
+describe('inflation stops at a cap, whatever the stream claims', () => {
+  for (const mib of [400, 2048]) {
+    it(`a part whose XMP inflates to ${mib} MiB: a quick 422 naming the part and the cap, the process's peak under 300 MiB more`, async () => {
+      const part = pdfWithXmp(Buffer.alloc(0), { deflated: deflatedZeros(mib) });
+      const before = peakRssMib();
+      const { res, ms } = await assemble([{ pdf: tinyPdf('Cover').toString('base64') }, { pdf: b64(part) }]);
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(422);
+      expect(res.json().error.code).toBe('PART_FAILED');
+      expect(res.json().error.message).toMatch(
+        /^parts\[1\]: its XMP metadata cannot be read: stream 4 inflates to more than 4194304 bytes/,
+      );
+      expect(ms).toBeLessThan(5_000);
+      expect(peakRssMib() - before).toBeLessThan(300);
+    }, 60_000);
+  }
+});
+
+describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
+  const cases: Array<[string, Buffer, RegExp]> = [
+    ['an xref subsection claiming 10^9 entries', xrefClaimingBillion(), /^parts\[0\]: the PDF is damaged/],
+    [
+      'a page tree that contains itself',
+      pageTreeContainingItself(),
+      /^parts\[0\]: the PDF is damaged \(the page tree reaches object 2 twice\)/,
+    ],
+    ['a trailer that cannot be parsed', unparsableTrailer(), /^parts\[0\]: the PDF is damaged/],
+    [
+      'a metadata object that cannot be parsed (found by the PDF fuzz)',
+      pdfOfObjects(
+        '1.7',
+        [
+          '<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>',
+          '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+          '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+          '<< /Type /Metadata 7 /Length 3 >>\nstream\nabc\nendstream',
+        ],
+        '/Root 1 0 R',
+      ),
+      /^parts\[0\]: its XMP metadata cannot be read: object 4 cannot be read/,
+    ],
+  ];
+  for (const [what, pdf, message] of cases) {
+    it(`${what} (${pdf.length} bytes)`, async () => {
+      const { res, ms } = await assemble([{ pdf: b64(pdf) }]);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().error.code).toBe('PART_FAILED');
+      expect(res.json().error.message).toMatch(message);
+      expect(ms).toBeLessThan(3_000);
+    }, 120_000);
+  }
+});
+
+describe('XMP is parsed, never matched by a backtracking expression', () => {
+  it('a part whose (deflated, 1 KB) XMP is one 192 KB open tag full of xmlns:pdfaid: assembled in under 3 s', async () => {
+    const part = pdfWithXmp(backtrackingXmp(12_000), { deflate: true });
+    expect(part.length).toBeLessThan(2048);
+    const { res, ms } = await assemble([{ pdf: b64(part) }, { pdf: b64(tinyPdf('Terms')) }]);
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(pageCount(res.rawPayload)).toBe(2);
+    expect(ms).toBeLessThan(3_000);
+  }, 120_000);
+
+  for (const protect of [undefined, { owner_password: 'owner' }]) {
+    it(`an existing PDF's PDF/A-3B and PDF/UA-1 claims under other prefixes, spaces around "=", are found and taken out${protect ? ' (protected)' : ''}`, async () => {
+      const part = pdfWithXmp(claimsUnderOtherPrefixes());
+      const { res } = await assemble([{ pdf: b64(part) }], protect ? { protect } : {});
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      const warnings = Number(res.headers['x-render-warnings']);
+      expect(warnings).toBeGreaterThanOrEqual(2);
+      const xmp = xmpOf(res.rawPayload, protect?.owner_password);
+      // The rest of the packet is kept; the identification properties are gone under whatever prefix.
+      expect(xmp).toContain('<dc:format>application/pdf</dc:format>');
+      expect(xmp).not.toMatch(/a:part|a:conformance|u:part/);
+    }, 60_000);
+  }
+});
+
+describe('ASSEMBLE_MAX_BYTES: every part counts, an address named 100 times 100 times', () => {
+  it('100 parts naming one 8 MiB address: 413 naming the limit, after fetching about what the limit holds', async () => {
+    served = 0;
+    const parts = Array.from({ length: 100 }, () => ({ url: `${base}/big.pdf` }));
+    const body = JSON.stringify({ parts });
+    expect(body.length).toBeLessThan(5_000);
+    const before = peakRssMib();
+    const { res, ms } = await assemble(parts);
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(413);
+    expect(res.json().error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(res.json().error.message).toMatch(
+      /^parts\[\d+\]: the assembly's parts come to more than 268435456 bytes \(ASSEMBLE_MAX_BYTES\)/,
+    );
+    // 256 MiB is 32 such parts; two more may be on their way when the budget runs out.
+    expect(served).toBeLessThanOrEqual(36);
+    expect(ms).toBeLessThan(30_000);
+    expect(peakRssMib() - before).toBeLessThan(1024);
+  }, 120_000);
+});

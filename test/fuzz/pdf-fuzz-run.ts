@@ -1,0 +1,226 @@
+/**
+ * The PDF fuzz against a real running service (the render app listening on a loopback port, real Chromium,
+ * qpdf and SQLite): mutated PDFs as parts of POST /v1/assemble, mutated PKCS#12 files to POST
+ * /v1/certificates, mutated Factur-X XMLs attached to a render. Every answer must be 200/201 or a 4xx within
+ * its deadline; meanwhile another account renders a page now and then, and each of those must succeed.
+ * The suite runs it with a fixed seed and a few hundred inputs; `npm run bench -- pdf-fuzz` with 20,000.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import type { CoreDeps } from '../../src/app/core.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { tinyPdf } from '../assemble/helpers.js';
+import {
+  backtrackingXmp,
+  claimsUnderOtherPrefixes,
+  pageTreeContainingItself,
+  pdfWithXmp,
+  unparsableTrailer,
+  xrefClaimingBillion,
+} from '../assemble/hostile-pdfs.js';
+import { makeTestCertificates } from '../helpers/certificates.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { prng } from '../helpers/prng.js';
+import { noDns } from '../helpers/render.js';
+import { fixturePdfs, type Mutant, mutatePdf, mutatePkcs12, mutateXml } from './pdf-mutations.js';
+
+/** What a run is asked to do. */
+export interface PdfFuzzOptions {
+  seed: number;
+  /** Inputs in all (PDFs, PKCS#12 files, XMLs). */
+  inputs: number;
+  /** Most Factur-X renders (each a Chromium render): the suite keeps them few. */
+  maxXmlRenders?: number;
+  /** Whether PKCS#12 bit flips may touch the MAC's iteration count (see mutatePkcs12). */
+  pkcs12MacTail?: boolean;
+  /** Where a failing input's bytes are written (`input-N.pdf`, `.p12`, `.xml`), to replay it; unset: not kept. */
+  failureDir?: string;
+  /** Called after each input (the bench prints progress). */
+  progress?: (done: number) => void;
+}
+
+/** What a run saw. */
+export interface PdfFuzzReport {
+  inputs: number;
+  byStatus: Record<string, number>;
+  /** The slowest answers, slowest first. */
+  slowest: Array<{ ms: number; kind: string; how: string; status: number }>;
+  /** The process's peak resident set (the service runs in it), MiB. */
+  peakRssMib: number;
+  /** The other account's renders: how many, how many failed, the slowest. */
+  bystander: { renders: number; failed: number; slowestMs: number };
+  /** Inputs answered with a 5xx, or not within their deadline, each with how it was made. */
+  failures: string[];
+}
+
+/** Deadlines per kind of input: a part is read and assembled in far less; a render gets its timeout. */
+const DEADLINE_MS = { pdf: 15_000, pkcs12: 10_000, xml: 45_000 };
+
+const FACTUR_X_XML = 'test/fixtures/factur-x/en16931-invoice.xml';
+
+interface Service {
+  base: string;
+  fuzzKey: string;
+  otherKey: string;
+  files: Map<string, Buffer>;
+  fileBase: string;
+  close(): Promise<void>;
+}
+
+async function start(): Promise<Service> {
+  const core: CoreDeps = await createTestCore({
+    EGRESS_ALLOW: '127.0.0.1/32',
+    RENDER_CONCURRENCY: '1',
+    RENDER_RATE_LIMIT: '1000000',
+    CERTIFICATE_KEY: crypto.randomBytes(32).toString('hex'),
+  });
+  const app: FastifyInstance = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const fuzzKey = (await createKey(core, 'render')).key;
+  const otherKey = (await createKey(core, 'render')).key;
+  const files = new Map<string, Buffer>();
+  const server = http.createServer((req, res) => {
+    const body = files.get(req.url ?? '');
+    if (body) res.writeHead(200, { 'content-type': 'application/xml' }).end(body);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    fuzzKey,
+    otherKey,
+    files,
+    fileBase: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.close();
+      await app.close();
+      await closeTestCore(core);
+    },
+  };
+}
+
+async function post(service: Service, key: string, route: string, body: unknown, deadlineMs: number) {
+  const started = performance.now();
+  try {
+    const res = await fetch(`${service.base}${route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(deadlineMs),
+    });
+    const answer = Buffer.from(await res.arrayBuffer());
+    const said = res.status >= 500 ? answer.toString('utf8', 0, 200) : '';
+    return { status: res.status, ms: performance.now() - started, said };
+  } catch {
+    return { status: 0, ms: performance.now() - started, said: '' };
+  }
+}
+
+const invoice = (xmlUrl: string) => `<!doctype html><html lang="fr"><head><meta charset="utf-8"><title>Facture</title>
+<meta name="factur-x" content="EN 16931"><link rel="attachment" href="${xmlUrl}" title="factur-x.xml"></head>
+<body><h1>Facture PW-2026-0142</h1><p>Total TTC : 630,00 €</p></body></html>`;
+
+/** The seed corpus: the assembly fixtures, the hostile PDFs, hand-written ones, and one Chromium rendered (tagged). */
+async function corpus(service: Service): Promise<Buffer[]> {
+  const res = await fetch(`${service.base}/v1/render`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${service.fuzzKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      html: '<!doctype html><html lang="en"><head><title>Seed</title><meta name="pdf-profile" content="PDF/A-3b, PDF/UA-1"></head><body><h1 id="top">Seed</h1><p><a href="#top">Back</a></p><ul><li>One</li></ul></body></html>',
+    }),
+  });
+  if (res.status !== 200) throw new Error(`the seed render answered ${res.status}: ${await res.text()}`);
+  const rendered = Buffer.from(await res.arrayBuffer());
+  return [
+    rendered,
+    ...fixturePdfs().map(([, pdf]) => pdf),
+    tinyPdf('Seed'),
+    pdfWithXmp(claimsUnderOtherPrefixes()),
+    pdfWithXmp(claimsUnderOtherPrefixes(), { deflate: true }),
+    pdfWithXmp(backtrackingXmp(200), { deflate: true }),
+    pdfWithXmp(Buffer.from('x'), { deflated: zlib.deflateSync(Buffer.alloc(1 << 20)) }),
+    xrefClaimingBillion(),
+    pageTreeContainingItself(),
+    unparsableTrailer(),
+  ];
+}
+
+/** Runs the fuzz: see the module comment. */
+export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
+  const service = await start();
+  const rng = prng(opts.seed);
+  const report: PdfFuzzReport = {
+    inputs: 0,
+    byStatus: {},
+    slowest: [],
+    peakRssMib: 0,
+    bystander: { renders: 0, failed: 0, slowestMs: 0 },
+    failures: [],
+  };
+  try {
+    const pdfs = await corpus(service);
+    const certs = makeTestCertificates();
+    const p12s = [certs.rsaChain, certs.ec, certs.noKey, certs.expired];
+    const xml = fs.readFileSync(FACTUR_X_XML);
+    let xmlRenders = 0;
+    let bystander: Promise<void> = Promise.resolve();
+    for (let i = 0; i < opts.inputs; i++) {
+      const roll = rng();
+      let kind: 'pdf' | 'pkcs12' | 'xml';
+      let mutant: Mutant;
+      let send: () => ReturnType<typeof post>;
+      if (roll < 0.04 && xmlRenders < (opts.maxXmlRenders ?? Number.POSITIVE_INFINITY)) {
+        kind = 'xml';
+        xmlRenders++;
+        mutant = mutateXml(rng, xml);
+        const at = `/invoice-${i}.xml`;
+        service.files.set(at, mutant.bytes);
+        send = () => post(service, service.fuzzKey, '/v1/render', { html: invoice(`${service.fileBase}${at}`) }, DEADLINE_MS.xml);
+      } else if (roll < 0.14) {
+        kind = 'pkcs12';
+        mutant = mutatePkcs12(rng, p12s[Math.floor(rng() * p12s.length)], opts.pkcs12MacTail ?? false);
+        const body = { pkcs12: mutant.bytes.toString('base64'), password: certs.password, name: `fuzz ${i}` };
+        send = () => post(service, service.fuzzKey, '/v1/certificates', body, DEADLINE_MS.pkcs12);
+      } else {
+        kind = 'pdf';
+        mutant = mutatePdf(rng, pdfs[Math.floor(rng() * pdfs.length)], pdfs);
+        const parts = [
+          { pdf: mutant.bytes.toString('base64') },
+          ...(rng() < 0.3 ? [{ pdf: tinyPdf('After').toString('base64') }] : []),
+        ];
+        send = () => post(service, service.fuzzKey, '/v1/assemble', { parts }, DEADLINE_MS.pdf);
+      }
+      // Another account renders while every tenth input is answered: it must not be hurt.
+      if (i % 10 === 0) {
+        bystander = bystander.then(async () => {
+          const other = await post(service, service.otherKey, '/v1/render', { html: '<p>Another account</p>' }, 30_000);
+          report.bystander.renders++;
+          if (other.status !== 200) report.bystander.failed++;
+          report.bystander.slowestMs = Math.max(report.bystander.slowestMs, other.ms);
+        });
+      }
+      const { status, ms, said } = await send();
+      report.inputs++;
+      report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
+      report.slowest.push({ ms, kind, how: mutant.how, status });
+      report.slowest.sort((a, b) => b.ms - a.ms).splice(5);
+      const ok = status === 200 || status === 201 || (status >= 400 && status < 500);
+      if (!ok || ms > DEADLINE_MS[kind]) {
+        report.failures.push(`input ${i} (${kind}, ${mutant.how}): ${status || 'no answer'} after ${Math.round(ms)} ms ${said}`);
+        const ext = { pdf: 'pdf', pkcs12: 'p12', xml: 'xml' }[kind];
+        if (opts.failureDir) fs.writeFileSync(path.join(opts.failureDir, `input-${i}.${ext}`), mutant.bytes);
+      }
+      opts.progress?.(i + 1);
+    }
+    await bystander;
+  } finally {
+    report.peakRssMib = process.resourceUsage().maxRSS / 1024;
+    await service.close();
+  }
+  return report;
+}
