@@ -15,6 +15,7 @@ import { FallbackRateLimiter } from '../ratelimit/fallback.js';
 import { MemoryRateLimiter } from '../ratelimit/memory.js';
 import { RedisRateLimiter } from '../ratelimit/redis.js';
 import { FallbackStrikeCounter, MemoryStrikeCounter, RedisStrikeCounter } from '../ratelimit/strikes.js';
+import { loadServerKey } from '../secrets/server-key.js';
 import { openStore } from '../store/open-store.js';
 import { openPostgresStore } from '../store/postgres.js';
 import { createLogger } from './logger.js';
@@ -97,6 +98,7 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
   const accounts = new AccountService(store, { passwordHashCost: config.passwordHashCost });
   deleteJobsWithAccount(accounts, { store, results });
   const activity = new ActivityLog(store, config.activityRetentionDays);
+  const secrets = loadServerKey(config);
   return {
     config,
     log,
@@ -106,7 +108,8 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
     keys: new KeyService(store),
     accounts,
     activity,
-    certificates: new CertificateService(store, activity, config.certificateKey),
+    secrets,
+    certificates: new CertificateService(store, activity, secrets?.box),
     resets: new PasswordResets(store, accounts),
     limiter,
     strikes,

@@ -6,11 +6,14 @@
 import { type AssembleRequest, type AssemblyDeps, runAssembly } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import { type BrowserPool, type RecordAssembly, type RenderResult, toPrintParams } from '../render/index.js';
+import type { SecretBox } from '../secrets/sealing.js';
 import type { RenderJobRow } from '../store/jobs-queries.js';
+import { openProtect, type SealedProtect } from './job-secrets.js';
 
-/** The stored request of an assembly job. */
-export interface StoredAssembly extends AssembleRequest {
+/** The stored request of an assembly job (`protect` passwords sealed: job-secrets.ts). */
+export interface StoredAssembly extends Omit<AssembleRequest, 'protect'> {
   kind: 'assemble';
+  protect?: SealedProtect | AssembleRequest['protect'];
 }
 
 /** The stored request of a render job (written before job kinds existed, so it has no `kind`). */
@@ -35,6 +38,8 @@ export interface JobMakers {
   assembly?: Omit<AssemblyDeps, 'pool'>;
   /** Parts of an assembly job made at once: the worker's job slots. */
   width: number;
+  /** The server's key, which opens a job's sealed `protect` passwords. */
+  secrets?: SecretBox;
 }
 
 /** Makes the job's PDF; aborting `signal` (cancel, lease lost, shutdown) stops it at once, slots freed. */
@@ -42,7 +47,10 @@ export async function makeJob(row: RenderJobRow, makers: JobMakers, signal: Abor
   const request = storedJobRequest(row);
   if (request.kind === 'assemble') {
     if (!makers.assembly) throw new RenderError('INTERNAL_ERROR', 'this worker cannot assemble PDFs');
-    const { kind: _kind, ...body } = request;
+    const { kind: _kind, protect, ...rest } = request;
+    const body: AssembleRequest = protect
+      ? { ...rest, protect: openProtect(protect, makers.secrets, row.account_id, row.id) }
+      : rest;
     return runAssembly(
       body,
       { ...makers.assembly, pool: makers.pool },

@@ -10,6 +10,7 @@ import { type Config, jobSlots } from '../config.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import type { EgressPolicy } from '../net/policy.js';
 import type { BrowserPool, RenderRecorder } from '../render/index.js';
+import type { ServerKey } from '../secrets/server-key.js';
 import type { ServiceLog } from '../service-log.js';
 import type { Store } from '../store/store.js';
 import { JobQueue } from './queue.js';
@@ -33,6 +34,8 @@ export interface JobsCore {
   results: ResultStore;
   /** Present when REDIS_URL is set: wakes and cancels reach every instance. */
   redis?: Redis;
+  /** The server's key: a queued job's `protect` passwords are sealed with it; without it such jobs are refused. */
+  secrets?: ServerKey;
 }
 
 /** What assembly jobs are made with besides the pool (render/'s pool is the runtime's). */
@@ -88,6 +91,7 @@ export class JobsRuntime {
       now: opts.now,
       onSubmitted: () => this.announce(),
       onCanceled: (jobId) => this.canceled(jobId),
+      secrets: core.secrets?.box,
     });
     this.worker = new JobWorker({
       store,
@@ -104,6 +108,7 @@ export class JobsRuntime {
       pollMs: opts.pollMs,
       now: opts.now,
       recorder: opts.recorder,
+      secrets: core.secrets?.box,
       onOutcome: (outcome: JobOutcome, job: { webhook: boolean }) => {
         outcomes.inc({ outcome });
         // A final job's webhook is due now: look at the outbox without waiting for the next poll (a

@@ -41,6 +41,8 @@ export interface JobWorkerOptions {
   now?: () => number;
   /** Where each job's final attempt is reported (the render log); default: nowhere. */
   recorder?: RenderRecorder;
+  /** The server's key, which opens an assembly job's sealed `protect` passwords. */
+  secrets?: JobMakers['secrets'];
 }
 
 /**
@@ -99,7 +101,7 @@ export class JobWorker {
   constructor(private readonly opts: JobWorkerOptions) {
     this.now = opts.now ?? Date.now;
     // An assembly job's parts take at most the worker's own slots, never the ones kept for sync renders.
-    this.makers = { pool: opts.pool, assembly: opts.assembly, width: Math.max(1, opts.concurrency) };
+    this.makers = { pool: opts.pool, assembly: opts.assembly, width: Math.max(1, opts.concurrency), secrets: opts.secrets };
   }
 
   /** Jobs rendering now. */
