@@ -38,6 +38,8 @@ export interface PartRequestOptions {
   priority?: 'interactive' | 'background';
   /** Where each part's PDF is written as soon as it is had (a directory of the caller's); unset: kept in memory. */
   spillDir?: string;
+  /** Awaited before each part is made (a job's parts count against the account's limit as they start). */
+  beforePart?: (index: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** One part once had: where its PDF is, and what its render said. */
@@ -132,6 +134,7 @@ export async function obtainParts(
     while (failure === undefined && !stop.signal.aborted && next < parts.length) {
       const index = next++;
       try {
+        await opts.beforePart?.(index, stop.signal);
         obtained[index] = await obtainOne(parts[index], index, sources, opts, stop.signal);
       } catch (err) {
         // Only the first failure is the answer: the parts it stops fail with the abort's reason.

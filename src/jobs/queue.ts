@@ -31,6 +31,8 @@ export interface JobSubmission {
   strict?: boolean;
   /** The API key that submitted it (the render log names it). */
   keyId?: string;
+  /** An assembly's parts counted against the limit at submit; the worker counts the rest as they start. */
+  charged?: number;
 }
 
 /** How the queue is bounded. */
@@ -145,6 +147,7 @@ export class JobQueue {
             kind: 'assemble',
             ...request,
             ...(request.protect ? { protect: sealProtect(request.protect, this.opts.secrets, accountId, id) } : {}),
+            ...(s.charged === undefined ? {} : { charged: s.charged }),
           })
         : JSON.stringify({ html: request.html, output: request.output ?? 'pdf', options: request.options ?? {} });
     // An assembly's parts (HTML and base64 PDFs alike) count against the queued bytes as its request stands.

@@ -9,10 +9,12 @@ import type { AssemblyDeps } from '../assemble/index.js';
 import { type Config, jobSlots } from '../config.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import type { EgressPolicy } from '../net/policy.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { BrowserPool, RenderRecorder } from '../render/index.js';
 import type { ServerKey } from '../secrets/server-key.js';
 import type { ServiceLog } from '../service-log.js';
 import type { Store } from '../store/store.js';
+import { partMeter } from './part-meter.js';
 import { JobQueue } from './queue.js';
 import type { ResultStore } from './results/result-store.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher.js';
@@ -36,6 +38,8 @@ export interface JobsCore {
   redis?: Redis;
   /** The server's key: a queued job's `protect` passwords are sealed with it; without it such jobs are refused. */
   secrets?: ServerKey;
+  /** The render limit's counter: an assembly job's parts beyond those charged at submit count on it as they start. */
+  limiter: RateLimiter;
 }
 
 /** What assembly jobs are made with besides the pool (render/'s pool is the runtime's). */
@@ -109,6 +113,7 @@ export class JobsRuntime {
       now: opts.now,
       recorder: opts.recorder,
       secrets: core.secrets?.box,
+      meter: partMeter({ limiter: core.limiter, store, config }),
       onOutcome: (outcome: JobOutcome, job: { webhook: boolean }) => {
         outcomes.inc({ outcome });
         // A final job's webhook is due now: look at the outbox without waiting for the next poll (a
