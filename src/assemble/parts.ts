@@ -11,6 +11,7 @@ import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
 import { countPdfPages } from '../pdf/index.js';
 import type { Claim } from '../pdf/profiles/types.js';
+import { redactUrl } from '../redact-url.js';
 import { type BrowserPool, type ReportEntry, toPrintParams } from '../render/index.js';
 import { fetchPdfPart } from './fetch-part.js';
 import { type AssemblePart, type PartKind, partKind, partLabel } from './schema.js';
@@ -102,7 +103,10 @@ async function obtainOne(
       signal,
     });
     if (!pdf.subarray(0, 1024).toString('latin1').includes('%PDF-'))
-      throw new RenderError('PART_FAILED', `${label}: what ${part.url.slice(0, 200)} answered is not a PDF`);
+      throw new RenderError(
+        'PART_FAILED',
+        `${label}: what ${redactUrl(part.url, { mark: '…' }).slice(0, 200)} answered is not a PDF`,
+      );
     result = { ...result, url: part.url };
   }
   // A PDF whose page tree is written plainly says its count (a compressed one does not: null, filled in later).
