@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
+import { requestHash } from '../../src/jobs/queue.js';
 import { KEY_FILE } from '../../src/secrets/server-key.js';
 import { makeTestCertificates } from '../helpers/certificates.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
@@ -84,6 +85,27 @@ it("keeps a protected job's passwords out of the SQLite file and its WAL, queued
   // Without the password the file does not open.
   expect(spawnSync('pdftotext', [file, '-']).status).not.toBe(0);
 }, 120_000);
+
+it('replays a protected job by its Idempotency-Key, hashed with the server key so the stored hash guesses nothing', async () => {
+  const { key, accountId } = await createKey(core, 'render');
+  const body = { parts: [{ html: '<p>Once</p>' }], protect: { owner_password: OWNER_PASSWORD } };
+  const headers = { 'idempotency-key': 'protected-once' };
+  const first = await submitJob(app, key, body, headers);
+  expect(first.statusCode, first.body).toBe(202);
+  const again = await submitJob(app, key, body, headers);
+  expect(again.statusCode).toBe(202);
+  expect(again.headers['idempotent-replayed']).toBe('true');
+  expect(again.json().id).toBe(first.json().id);
+  const other = await submitJob(app, key, { ...body, protect: { owner_password: 'another one' } }, headers);
+  expect(other.statusCode).toBe(422);
+  expect(other.json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  // The stored hash is not the plain SHA-256 a guess of the password could be checked against.
+  const row = await core.store.findJob(first.json().id, accountId);
+  const plain = requestHash({ request: body, reference: null, webhookUrl: null });
+  expect(row?.request_hash).toMatch(/^[0-9a-f]{64}$/);
+  expect(row?.request_hash).not.toBe(plain);
+  await jobRequest(app, key, 'DELETE', `/v1/jobs/${first.json().id}`);
+});
 
 it('signs with a certificate uploaded to a server given no key at all', async () => {
   const certs = makeTestCertificates();
