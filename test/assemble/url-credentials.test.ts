@@ -1,6 +1,6 @@
 /**
  * A URL part's `user:password@` never reaches what anyone sees: the API error of a failed part, the
- * render record (GET /v1/renders/{id}), the dashboard's render page, a job's error, and the service's
+ * render record (GET /v1/renders/{id}), the dashboard's render page, a job's error and webhook, and the service's
  * log. The part's server is on 127.0.0.1 (EGRESS_ALLOW): one address answers 404, one answers HTML.
  */
 import http from 'node:http';
@@ -14,6 +14,7 @@ import { redactUrl } from '../../src/redact-url.js';
 import { signUp } from '../dashboard/client.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
+import { type Delivery, startWebhookSink } from '../helpers/webhook-sink.js';
 import { jobRequest, submitJob, waitForJob } from '../jobs/helpers.js';
 import { postAssemble } from './helpers.js';
 
@@ -81,15 +82,26 @@ describe.each([
     expectNoCredentials('the dashboard render page', page.body);
   });
 
-  it("is named in a job's error without them", async () => {
-    const res = await submitJob(app, key, { parts: [{ url: url() }] });
-    expect(res.statusCode).toBe(202);
-    const job = await waitForJob(app, key, res.json().id);
-    expect(job.status).toBe('failed');
-    expect(job.error.message).toContain(failure);
-    expectNoCredentials("the job's error", JSON.stringify(job));
-    const list = await jobRequest(app, key, 'GET', '/v1/jobs');
-    expectNoCredentials('the job list', list.body);
+  it("is named in a job's error and its webhook without them", async () => {
+    const deliveries: Delivery[] = [];
+    const sink = await startWebhookSink(deliveries);
+    try {
+      const res = await submitJob(app, key, { parts: [{ url: url() }], webhook: { url: sink.url } });
+      expect(res.statusCode, res.body).toBe(202);
+      const job = await waitForJob(app, key, res.json().id);
+      expect(job.status).toBe('failed');
+      expect(job.error.message).toContain(failure);
+      expectNoCredentials("the job's error", JSON.stringify(job));
+      const list = await jobRequest(app, key, 'GET', '/v1/jobs');
+      expectNoCredentials('the job list', list.body);
+      const until = Date.now() + 20_000;
+      while (deliveries.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(JSON.parse(deliveries[0]?.body ?? '{}').type).toBe('job.failed');
+      expect(deliveries[0].body).toContain(failure);
+      expectNoCredentials('the webhook', deliveries[0].body);
+    } finally {
+      await sink.close();
+    }
   });
 });
 
