@@ -60,6 +60,11 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
     note: 'prints the webhook signing secret alone on stdout; after --rotate the old one signs too for 24 h',
   },
   {
+    verb: 'secrets rotate',
+    flags: [],
+    note: 'seals stored secrets again with a new key: SECRETS_KEY (the old one in SECRETS_KEY_PREVIOUS), or a new key file on the embedded store',
+  },
+  {
     verb: 'render',
     positional: 'IN.html',
     flags: [

@@ -290,6 +290,9 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       case 'webhooks':
         return await webhooksCommand(rest, config);
+      case 'secrets':
+        parseVerb(verbOf('secrets', rest[0]), rest.slice(1));
+        return await (await import('./cli-secrets.js')).secretsRotate(config);
       case 'render':
         return await (await import('./render/index.js')).runRenderCli(rest, config);
       case 'assemble':

@@ -92,10 +92,14 @@ export interface Config {
   /** Scales the webhook retry schedule (5 s … 10 h) down: 0 to 1 only, below 1 for tests and staging. */
   readonly webhookRetryScale: number;
   /**
-   * The server key (32 bytes) that encrypts signing certificates' private keys at rest (AES-256-GCM);
-   * undefined: certificate uploads are refused. Never logged, never returned.
+   * The server key (32 bytes) that seals secrets at rest (AES-256-GCM): signing certificates' private keys,
+   * queued jobs' `protect` passwords. SECRETS_KEY (or its older name CERTIFICATE_KEY); undefined: the
+   * embedded store keeps its own in the data directory (secrets/server-key.ts), PostgreSQL needs it set.
+   * Never logged, never returned.
    */
-  readonly certificateKey: Buffer | undefined;
+  readonly secretsKey: Buffer | undefined;
+  /** Keys that still open what was sealed before a rotation (SECRETS_KEY_PREVIOUS); they never seal. */
+  readonly secretsKeyPrevious: readonly Buffer[];
   /** An RFC 3161 timestamp authority signatures get a timestamp from (PAdES B-T); undefined: B-B only. */
   readonly signTsaUrl: string | undefined;
   /** Worker threads that read, merge, encrypt and sign customers' PDFs, PKCS#12 files and XML. */
@@ -197,21 +201,38 @@ function signTsaUrl(env: Env, allow: readonly string[]): string | undefined {
 }
 
 /**
- * CERTIFICATE_KEY: 32 random bytes as 64 hex digits or base64 (`openssl rand -hex 32`). The error
- * never repeats the value: it is a secret even when malformed.
+ * A server key: 32 random bytes as 64 hex digits or base64 (`openssl rand -hex 32`). The error never
+ * repeats the value: it is a secret even when malformed.
  */
-function certificateKey(env: Env): Buffer | undefined {
-  const raw = (env.CERTIFICATE_KEY ?? '').trim();
-  if (raw === '') return undefined;
-  const key = /^[0-9a-f]{64}$/i.test(raw)
-    ? Buffer.from(raw, 'hex')
-    : /^[A-Za-z0-9+/]{43}=?$/.test(raw)
-      ? Buffer.from(raw, 'base64')
+export function parseServerKey(raw: string, variable: string, allowed = '64 hex digits or 32 bytes in base64'): Buffer {
+  const value = raw.trim();
+  const key = /^[0-9a-f]{64}$/i.test(value)
+    ? Buffer.from(value, 'hex')
+    : /^[A-Za-z0-9+/]{43}=?$/.test(value)
+      ? Buffer.from(value, 'base64')
       : undefined;
-  if (key?.length !== 32) {
-    throw new ConfigError('CERTIFICATE_KEY', 'not a 32-byte key (allowed: 64 hex digits or 32 bytes in base64)');
-  }
+  if (key?.length !== 32) throw new ConfigError(variable, `not a 32-byte key (allowed: ${allowed})`);
   return key;
+}
+
+/** SECRETS_KEY, or CERTIFICATE_KEY (its name before it sealed more than certificates); both set must agree. */
+function secretsKey(env: Env): Buffer | undefined {
+  const current = (env.SECRETS_KEY ?? '').trim();
+  const older = (env.CERTIFICATE_KEY ?? '').trim();
+  const key = current === '' ? undefined : parseServerKey(current, 'SECRETS_KEY');
+  const olderKey = older === '' ? undefined : parseServerKey(older, 'CERTIFICATE_KEY');
+  if (key && olderKey && !key.equals(olderKey)) {
+    throw new ConfigError('CERTIFICATE_KEY', "differs from SECRETS_KEY (it is SECRETS_KEY's older name: set SECRETS_KEY alone)");
+  }
+  return key ?? olderKey;
+}
+
+/** SECRETS_KEY_PREVIOUS: comma-separated keys a rotation moves away from. */
+function previousKeys(env: Env): Buffer[] {
+  return (env.SECRETS_KEY_PREVIOUS ?? '')
+    .split(',')
+    .filter((k) => k.trim() !== '')
+    .map((k) => parseServerKey(k, 'SECRETS_KEY_PREVIOUS', 'comma-separated keys of 64 hex digits or 32 bytes in base64'));
 }
 
 /** Parses the comma-separated service list of PAGEWORKS_SERVICES or `serve --services`. */
@@ -389,7 +410,8 @@ export function loadConfig(env: Env = process.env): Config {
     renderJobLeaseMs: int(env, 'RENDER_JOB_LEASE_MS', 30_000, 300, 3_600_000),
     renderWorkerConcurrency: env.RENDER_WORKER_CONCURRENCY ? int(env, 'RENDER_WORKER_CONCURRENCY', 0, 0, 256) : undefined,
     webhookRetryScale: fraction(env, 'WEBHOOK_RETRY_SCALE', 1),
-    certificateKey: certificateKey(env),
+    secretsKey: secretsKey(env),
+    secretsKeyPrevious: previousKeys(env),
     signTsaUrl: signTsaUrl(env, egressAllow(env)),
     pdfWorkers: int(env, 'PDF_WORKERS', 2, 1, 64),
     pdfWorkTimeoutMs: int(env, 'PDF_WORK_TIMEOUT_MS', 5000, 100, 600_000),

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type CoreDeps, closeCore, createCore } from './app/core.js';
 import type { Config, ServiceName } from './config.js';
+import { requireServerKey, serverKeyLine } from './secrets/server-key.js';
 
 /** The port each service listens on. */
 function portOf(config: Config, service: ServiceName): number {
@@ -106,6 +107,7 @@ export function egressAllowLine(allow: readonly string[]): string {
  * order: stop accepting and drain each service, flush batched writes, close Redis and the store.
  */
 export async function serve(config: Config): Promise<void> {
+  requireServerKey(config);
   const core = await createCore(config);
   const apps: Array<{ service: ServiceName; app: FastifyInstance }> = [];
   const closeAll = async () => {
@@ -132,6 +134,8 @@ export async function serve(config: Config): Promise<void> {
   core.log.info({ services: config.services, store: core.store.kind, limiter: core.limiter.kind }, 'pageworks started');
   // What the egress policy lets through beyond the public internet, so an operator sees the setting took effect.
   core.log.info({ egressAllow: config.egressAllow }, egressAllowLine(config.egressAllow));
+  // Where the key that seals secrets at rest is (never the key), so an operator knows what to back up.
+  core.log.info({}, serverKeyLine(core.secrets));
 
   await new Promise<void>((resolve) => {
     let stopping = false;

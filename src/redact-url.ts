@@ -10,6 +10,10 @@ const SECRET_NAME = /token|key|pass|pwd|secret|auth|session|csrf|signature|sig$|
 // Values that are secrets whatever they are called: API keys and webhook signing secrets.
 const SECRET_VALUE = /(?:pwr|pwm)_live_[0-9a-z]|whsec_[0-9a-z+/=]/i;
 
+// An address's `user:password@` (up to the authority's last `@`, as URL parsers read it, backslashes and
+// missing slashes included): a credential whatever it holds.
+const USERINFO = /^([a-z][a-z0-9+.-]*:[\\/]*)[^/?#\\]*@/i;
+
 /** Percent-decodes (and `+` as space) until nothing changes, a few rounds at most; malformed escapes stay as they are. */
 function decoded(text: string): string {
   let current = text;
@@ -43,10 +47,12 @@ export interface RedactOptions {
  * The URL as a log may show it: the value of every query parameter whose name is token-, key- or
  * password-shaped (compared after percent-decoding and case-folding, so `%74oken` and `TOKEN` count),
  * or whose value looks like an API key or webhook secret, becomes `[redacted]` (or `opts.mark`), each
- * occurrence of a repeated parameter included. A path segment that looks like a key is redacted too.
+ * occurrence of a repeated parameter included. A path segment that looks like a key is redacted too, and
+ * so is the user name and password of `scheme://user:password@host`.
  */
-export function redactUrl(url: string, opts: RedactOptions = {}): string {
+export function redactUrl(address: string, opts: RedactOptions = {}): string {
   const mark = opts.mark ?? REDACTED;
+  const url = address.replace(USERINFO, (_m, scheme: string) => `${scheme}${mark}@`);
   const at = url.indexOf('?');
   const rawPath = at === -1 ? url : url.slice(0, at);
   const path = SECRET_VALUE.test(decoded(rawPath))

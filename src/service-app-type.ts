@@ -22,6 +22,8 @@ export interface AuthContext {
   service: ApiService;
   /** False for requests that neither count against the rate limit nor as usage (reading a job's state). */
   metered?: boolean;
+  /** Renders the request counts as in usage (an assembly: its parts); 1 when unset. */
+  units?: number;
 }
 
 declare module 'fastify' {
@@ -35,13 +37,14 @@ declare module 'fastify' {
     authenticateKey: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
     /**
      * Counts `extra` more requests of a request `authenticate` admitted against the same limit (an
-     * assembly's parts beyond the first), at most the limit in all; sets the RateLimit field again.
+     * assembly's parts beyond the first), at most the limit in all (`charged`: how many that made); sets the
+     * RateLimit field again. Usage counts all 1 + `extra` of them.
      */
     spendMore: (
       request: FastifyRequest,
       reply: FastifyReply,
       extra: number,
-    ) => Promise<{ allowed: boolean; limit: number; retryAfterS: number }>;
+    ) => Promise<{ allowed: boolean; limit: number; retryAfterS: number; charged: number }>;
   }
   interface FastifyRequest {
     auth?: AuthContext;

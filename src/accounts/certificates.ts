@@ -1,6 +1,6 @@
 /**
  * An account's signing certificates: uploaded as PKCS#12, listed, deleted, and opened to sign. The
- * private key is sealed at rest with the server's CERTIFICATE_KEY (AES-256-GCM, bound to the
+ * private key is sealed at rest with the server's key (secrets/sealing.ts: AES-256-GCM, bound to the
  * certificate's id and account, so a sealed key copied onto another row does not open); it is never
  * returned and never logged. A server without the key refuses uploads and cannot sign.
  */
@@ -8,6 +8,7 @@ import crypto, { type KeyObject } from 'node:crypto';
 import { RenderError } from '../errors.js';
 import { newId } from '../ids.js';
 import { type OpResult, PdfWorkError, PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
+import type { SecretBox } from '../secrets/sealing.js';
 import type { CertificateStore, SigningCertificateRecord } from '../store/certificate-queries.js';
 import type { ClientInfo } from './activity.js';
 import { CertificateRefused, checkSigningCertificate } from './certificate-checks.js';
@@ -51,13 +52,16 @@ export const MAX_CERTIFICATE_NAME = 100;
 /** Largest PKCS#12 file accepted (a long chain fits many times over). */
 export const MAX_PKCS12_BYTES = 64 * 1024;
 
-const SEAL_VERSION = 'v1.';
-
 function unavailable(): RenderError {
   return new RenderError(
     'SERVICE_UNAVAILABLE',
-    'signing certificates are not enabled on this server: its operator must set CERTIFICATE_KEY (see docs/deploy.md)',
+    'signing certificates are not enabled on this server: its operator must set SECRETS_KEY (see docs/deploy.md)',
   );
+}
+
+/** What a certificate's sealed private key is bound to: its account and id. */
+export function certificateSealContext(accountId: string, id: string): string {
+  return `${accountId}\n${id}`;
 }
 
 const view = (r: SigningCertificateRecord): CertificateView => ({
@@ -74,39 +78,25 @@ export class CertificateService {
   constructor(
     private readonly store: CertificateStore,
     private readonly activity: CertificateActivity,
-    /** CERTIFICATE_KEY (32 bytes), or undefined when the server has none. */
-    private readonly serverKey: Buffer | undefined,
+    /** The server's key, or undefined when the server has none. */
+    private readonly secrets: SecretBox | undefined,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Whether this server can take uploads and sign (it has CERTIFICATE_KEY). */
+  /** Whether this server can take uploads and sign (it has a key). */
   get enabled(): boolean {
-    return this.serverKey !== undefined;
+    return this.secrets !== undefined;
   }
 
-  private aad(accountId: string, id: string): Buffer {
-    return Buffer.from(`${accountId}\n${id}`);
-  }
-
-  private seal(accountId: string, id: string, keyDer: Buffer, serverKey: Buffer): string {
-    const iv = crypto.randomBytes(12);
-    const cipher = crypto.createCipheriv('aes-256-gcm', serverKey, iv).setAAD(this.aad(accountId, id));
-    const sealed = Buffer.concat([cipher.update(keyDer), cipher.final()]);
-    return SEAL_VERSION + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
-  }
-
-  private open(record: SigningCertificateRecord, serverKey: Buffer): KeyObject {
-    const data = Buffer.from(record.sealedKey.slice(SEAL_VERSION.length), 'base64');
+  private open(record: SigningCertificateRecord, secrets: SecretBox): KeyObject {
     try {
-      const decipher = crypto.createDecipheriv('aes-256-gcm', serverKey, data.subarray(0, 12));
-      decipher.setAAD(this.aad(record.accountId, record.id)).setAuthTag(data.subarray(12, 28));
-      const der = Buffer.concat([decipher.update(data.subarray(28)), decipher.final()]);
+      const der = secrets.open(record.sealedKey, certificateSealContext(record.accountId, record.id));
       return crypto.createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
     } catch (error) {
-      // The stored key no longer opens: CERTIFICATE_KEY changed since the upload. Only the operator can fix it.
+      // The stored key no longer opens: the server's key changed since the upload. Only the operator can fix it.
       throw new RenderError(
         'SERVICE_UNAVAILABLE',
-        `the private key of certificate ${record.id} does not open with this server's CERTIFICATE_KEY (was it changed?)`,
+        `the private key of certificate ${record.id} does not open with this server's key (was SECRETS_KEY changed without SECRETS_KEY_PREVIOUS?)`,
         undefined,
         { cause: error },
       );
@@ -116,15 +106,16 @@ export class CertificateService {
   /**
    * Reads a PKCS#12 upload and stores it; 400 INVALID_REQUEST for a wrong password, no private key or not
    * a PKCS#12 file, for one that asks too many iterations, and for a certificate that cannot sign
-   * (certificate-checks.ts: not yet valid, a key usage without signing, a weak key or curve), 422 CERTIFICATE_EXPIRED when it is past its not-after date, 503 without CERTIFICATE_KEY.
+   * (certificate-checks.ts: not yet valid, a key usage without signing, a weak key or curve), 422
+   * CERTIFICATE_EXPIRED when it is past its not-after date, 503 without a server key.
    */
   async upload(
     accountId: string,
     input: { pkcs12: Buffer; password: string; name?: string | null },
     by: CertificateActor,
   ): Promise<CertificateView> {
-    const serverKey = this.serverKey;
-    if (!serverKey) throw unavailable();
+    const secrets = this.secrets;
+    if (!secrets) throw unavailable();
     if (input.pkcs12.length === 0)
       throw new RenderError('INVALID_REQUEST', 'pkcs12: empty (give the .p12/.pfx file, base64-encoded)');
     if (input.pkcs12.length > MAX_PKCS12_BYTES) {
@@ -158,7 +149,7 @@ export class CertificateService {
       issuer: parsed.issuer,
       notAfter: parsed.notAfter.getTime(),
       chain: parsed.chain,
-      sealedKey: this.seal(accountId, id, parsed.privateKeyDer, serverKey),
+      sealedKey: secrets.seal(parsed.privateKeyDer, certificateSealContext(accountId, id)),
       createdAt: at,
     };
     parsed.privateKeyDer.fill(0);
@@ -190,11 +181,11 @@ export class CertificateService {
   /**
    * The signer of the account's certificate `id`, for signPdf. Errors name `sign.certificate`: 400
    * INVALID_REQUEST when the account has no such certificate (another account's included), 422
-   * CERTIFICATE_EXPIRED when it is past its not-after date, 503 without CERTIFICATE_KEY.
+   * CERTIFICATE_EXPIRED when it is past its not-after date, 503 without a server key.
    */
   async signerFor(accountId: string, id: string): Promise<CertificateSigner> {
-    const serverKey = this.serverKey;
-    if (!serverKey) throw unavailable();
+    const secrets = this.secrets;
+    if (!secrets) throw unavailable();
     const record = await this.store.findCertificate(accountId, id);
     if (!record) throw new RenderError('INVALID_REQUEST', `sign.certificate: this account has no certificate ${id}`);
     if (record.notAfter <= this.now()) {
@@ -205,7 +196,7 @@ export class CertificateService {
     }
     return {
       certificateChain: record.chain,
-      privateKey: this.open(record, serverKey),
+      privateKey: this.open(record, secrets),
       subject: record.subject,
       notAfter: new Date(record.notAfter),
     };

@@ -81,7 +81,7 @@ export class UsageRecorder {
   }
 
   /** Counts one request made with the key `keyId`. */
-  record(accountId: string, service: ApiService, outcome: UsageOutcome, keyId: string): void {
+  record(accountId: string, service: ApiService, outcome: UsageOutcome, keyId: string, count = 1): void {
     const at = this.now();
     // Formatted once an hour, not once a request.
     const hourNumber = Math.floor(at / HOUR_MS);
@@ -89,7 +89,7 @@ export class UsageRecorder {
       this.hour = utcHour(at);
       this.hourNumber = hourNumber;
     }
-    this.batch.add(`${accountId}\t${keyId}\t${service}\t${this.hour}\t${outcome}`, 1);
+    this.batch.add(`${accountId}\t${keyId}\t${service}\t${this.hour}\t${outcome}`, count);
   }
 
   /** Writes pending counts now. */

@@ -16,6 +16,7 @@ import { FallbackRateLimiter } from '../ratelimit/fallback.js';
 import { MemoryRateLimiter } from '../ratelimit/memory.js';
 import { RedisRateLimiter } from '../ratelimit/redis.js';
 import { FallbackStrikeCounter, MemoryStrikeCounter, RedisStrikeCounter } from '../ratelimit/strikes.js';
+import { loadServerKey } from '../secrets/server-key.js';
 import { openStore } from '../store/open-store.js';
 import { openPostgresStore } from '../store/postgres.js';
 import { createLogger } from './logger.js';
@@ -104,6 +105,7 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
     timeoutMs: config.pdfWorkTimeoutMs,
     maxHeapMb: config.pdfWorkMaxHeapMb,
   });
+  const secrets = loadServerKey(config);
   return {
     config,
     log,
@@ -113,7 +115,8 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
     keys: new KeyService(store),
     accounts,
     activity,
-    certificates: new CertificateService(store, activity, config.certificateKey),
+    secrets,
+    certificates: new CertificateService(store, activity, secrets?.box),
     resets: new PasswordResets(store, accounts),
     limiter,
     strikes,

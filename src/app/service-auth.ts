@@ -99,16 +99,18 @@ export function installServiceAuth(app: ServiceApp, opts: ServiceAuthOptions): v
   };
   app.decorate('spendMore', async (request: FastifyRequest, reply: FastifyReply, extra: number) => {
     const window = windows.get(request);
-    if (!window || extra <= 0) return { allowed: true, limit: window?.limit ?? 0, retryAfterS: 0 };
+    if (request.auth && extra > 0) request.auth.units = 1 + extra;
+    if (!window || extra <= 0) return { allowed: true, limit: window?.limit ?? 0, retryAfterS: 0, charged: 1 };
     // One request counts at most one window's worth: larger than the limit, it takes the whole window
-    // (and needs it untouched), instead of being refused for ever.
+    // (and needs it untouched), instead of being refused for ever. A job counts the rest as its parts start.
     const weight = Math.min(extra, window.limit - 1);
+    const charged = 1 + Math.max(0, weight);
     const decision = weight <= 0 ? undefined : await core.limiter.hit(window.key, window.limit, window.windowS * 1000, weight);
-    if (!decision) return { allowed: true, limit: window.limit, retryAfterS: 0 };
+    if (!decision) return { allowed: true, limit: window.limit, retryAfterS: 0, charged };
     const resetS = Math.ceil(decision.resetMs / 1000);
     reply.header('RateLimit', `"${window.policy}";r=${decision.remaining};t=${resetS}`);
     if (!decision.allowed) app.metrics.rateLimitRejections.inc({ service });
-    return { allowed: decision.allowed, limit: window.limit, retryAfterS: Math.max(1, resetS) };
+    return { allowed: decision.allowed, limit: window.limit, retryAfterS: Math.max(1, resetS), charged };
   });
   app.decorate('authenticate', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, true));
   app.decorate('authenticateKey', (request: FastifyRequest, reply: FastifyReply) => authenticate(request, reply, false));

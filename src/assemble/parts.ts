@@ -12,6 +12,7 @@ import type { EgressPolicy } from '../net/policy.js';
 import { PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
 import type { Rotation } from '../pdf/index.js';
 import type { Claim } from '../pdf/profiles/types.js';
+import { redactUrl } from '../redact-url.js';
 import { type BrowserPool, type ReportEntry, toPrintParams } from '../render/index.js';
 import { fetchPdfPart } from './fetch-part.js';
 import { type AssemblePart, type PartKind, partKind, partLabel } from './schema.js';
@@ -65,6 +66,8 @@ export interface PartRequestOptions {
   priority?: 'interactive' | 'background';
   /** Where each part's PDF is written as soon as it is had (a directory of the caller's); unset: kept in memory. */
   spillDir?: string;
+  /** Awaited before each part is made (a job's parts count against the account's limit as they start). */
+  beforePart?: (index: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** One part once had: where its PDF is, and what its render said. */
@@ -154,7 +157,10 @@ async function obtainOne(
       onBytes: (bytes) => budget.take(label, bytes),
     });
     if (!pdf.subarray(0, 1024).toString('latin1').includes('%PDF-'))
-      throw new RenderError('PART_FAILED', `${label}: what ${part.url.slice(0, 200)} answered is not a PDF`);
+      throw new RenderError(
+        'PART_FAILED',
+        `${label}: what ${redactUrl(part.url, { mark: '…' }).slice(0, 200)} answered is not a PDF`,
+      );
     result = { ...result, url: part.url };
   }
   // A PDF whose page tree is written plainly says its count (a compressed one does not: null, filled in later).
@@ -187,6 +193,7 @@ export async function obtainParts(
     while (failure === undefined && !stop.signal.aborted && next < parts.length) {
       const index = next++;
       try {
+        await opts.beforePart?.(index, stop.signal);
         obtained[index] = await obtainOne(parts[index], index, sources, opts, stop.signal, budget);
       } catch (err) {
         // Only the first failure is the answer: the parts it stops fail with the abort's reason.

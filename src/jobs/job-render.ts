@@ -6,11 +6,17 @@
 import { type AssembleRequest, type AssemblyDeps, runAssembly } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import { type BrowserPool, type RecordAssembly, type RenderResult, toPrintParams } from '../render/index.js';
+import type { SecretBox } from '../secrets/sealing.js';
 import type { RenderJobRow } from '../store/jobs-queries.js';
+import { openProtect, type SealedProtect } from './job-secrets.js';
+import type { PartMeter } from './part-meter.js';
 
-/** The stored request of an assembly job. */
-export interface StoredAssembly extends AssembleRequest {
+/** The stored request of an assembly job (`protect` passwords sealed: job-secrets.ts). */
+export interface StoredAssembly extends Omit<AssembleRequest, 'protect'> {
   kind: 'assemble';
+  protect?: SealedProtect | AssembleRequest['protect'];
+  /** Parts already counted against the account's limit at submit; the rest count as they start (part-meter.ts). */
+  charged?: number;
 }
 
 /** The stored request of a render job (written before job kinds existed, so it has no `kind`). */
@@ -35,6 +41,15 @@ export interface JobMakers {
   assembly?: Omit<AssemblyDeps, 'pool'>;
   /** Parts of an assembly job made at once: the worker's job slots. */
   width: number;
+  /** The server's key, which opens a job's sealed `protect` passwords. */
+  secrets?: SecretBox;
+  /** Counts an assembly's parts beyond those charged at submit against the account's limit. */
+  meter?: PartMeter;
+}
+
+/** Whether the job is an assembly, without reading its whole request (queue.ts writes `kind` first). */
+export function isAssemblyJob(row: Pick<RenderJobRow, 'request'>): boolean {
+  return row.request.startsWith('{"kind":"assemble"');
 }
 
 /** Makes the job's PDF; aborting `signal` (cancel, lease lost, shutdown) stops it at once, slots freed. */
@@ -42,11 +57,28 @@ export async function makeJob(row: RenderJobRow, makers: JobMakers, signal: Abor
   const request = storedJobRequest(row);
   if (request.kind === 'assemble') {
     if (!makers.assembly) throw new RenderError('INTERNAL_ERROR', 'this worker cannot assemble PDFs');
-    const { kind: _kind, ...body } = request;
+    const { kind: _kind, protect, charged, ...rest } = request;
+    const { meter } = makers;
+    // A job from before parts were metered was charged in full at submit.
+    const prepaid = charged ?? rest.parts.length;
+    const body: AssembleRequest = protect
+      ? { ...rest, protect: openProtect(protect, makers.secrets, row.account_id, row.id) }
+      : rest;
     return runAssembly(
       body,
       { ...makers.assembly, pool: makers.pool },
-      { accountId: row.account_id, signal, priority: 'background', width: makers.width },
+      {
+        accountId: row.account_id,
+        signal,
+        priority: 'background',
+        width: makers.width,
+        ...(meter
+          ? {
+              beforePart: (index: number, stop: AbortSignal) =>
+                index < prepaid ? Promise.resolve() : meter.charge(row.account_id, stop),
+            }
+          : {}),
+      },
     );
   }
   return makers.pool.render(row.account_id, request.html, toPrintParams(request.options), { signal, priority: 'background' });

@@ -8,9 +8,11 @@ import type { AssembleRequest } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import { newTimeOrderedId } from '../ids.js';
 import type { RenderRequest } from '../render/index.js';
+import type { SecretBox } from '../secrets/sealing.js';
 import type { JobSubmitStore } from '../store/job-submit-queries.js';
 import type { RenderJobRow, RenderJobStore } from '../store/jobs-queries.js';
 import type { RenderJobStatus } from '../store/schema.js';
+import { sealProtect } from './job-secrets.js';
 import type { ResultStore, StoredResult } from './results/result-store.js';
 
 /** A repeated Idempotency-Key returns the first job within this window. */
@@ -29,6 +31,8 @@ export interface JobSubmission {
   strict?: boolean;
   /** The API key that submitted it (the render log names it). */
   keyId?: string;
+  /** An assembly's parts counted against the limit at submit; the worker counts the rest as they start. */
+  charged?: number;
 }
 
 /** How the queue is bounded. */
@@ -45,6 +49,8 @@ export interface JobQueueOptions {
   onSubmitted?: () => void;
   /** Told after a running job was canceled, so whichever worker renders it stops now. */
   onCanceled?: (jobId: string) => void;
+  /** The server's key: an assembly's `protect` passwords are stored sealed with it (without it, refused). */
+  secrets?: SecretBox;
 }
 
 /** A finished job's row outlives its PDF by this much (then it goes, idempotency key and all). */
@@ -72,15 +78,15 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The hash an Idempotency-Key is bound to: the whole submitted body. */
-export function requestHash(s: Omit<JobSubmission, 'idempotencyKey'>): string {
-  return (
-    crypto
-      .createHash('sha256')
-      // `strict` only when set, so the hashes of keys given before strict jobs existed stay the same.
-      .update(canonical({ request: s.request, reference: s.reference, webhook: s.webhookUrl, strict: s.strict || undefined }))
-      .digest('hex')
-  );
+/**
+ * The hash an Idempotency-Key is bound to: the whole submitted body. A body with `protect` passwords is
+ * hashed with the server's key (`keyed`), so the stored hash is no way to guess the passwords offline.
+ */
+export function requestHash(s: Omit<JobSubmission, 'idempotencyKey'>, keyed?: SecretBox): string {
+  // `strict` only when set, so the hashes of keys given before strict jobs existed stay the same.
+  const body = canonical({ request: s.request, reference: s.reference, webhook: s.webhookUrl, strict: s.strict || undefined });
+  if (keyed && 'protect' in s.request && s.request.protect !== undefined) return keyed.digest(body);
+  return crypto.createHash('sha256').update(body).digest('hex');
 }
 
 /** Checks an Idempotency-Key header value; throws INVALID_REQUEST naming the header. */
@@ -124,7 +130,7 @@ export class JobQueue {
   /** Queues a job, or returns the job an earlier request with the same Idempotency-Key created (`replayed`). */
   async submit(accountId: string, s: JobSubmission): Promise<{ row: RenderJobRow; replayed: boolean }> {
     const { store } = this.opts;
-    const hash = requestHash(s);
+    const hash = requestHash(s, this.opts.secrets);
     const now = this.now();
     if (s.idempotencyKey !== null) {
       const earlier = await store.findJobByIdempotencyKey(accountId, s.idempotencyKey);
@@ -132,17 +138,24 @@ export class JobQueue {
       else if (earlier) return { row: this.sameBody(earlier, hash), replayed: true };
     }
     const { request } = s;
+    const id = newTimeOrderedId('job', now);
     // The kind is stored with the request: any worker that claims the job knows what to make of it.
+    // `protect` passwords are stored only sealed, bound to this job.
     const stored =
       'parts' in request
-        ? JSON.stringify({ kind: 'assemble', ...request })
+        ? JSON.stringify({
+            kind: 'assemble',
+            ...request,
+            ...(request.protect ? { protect: sealProtect(request.protect, this.opts.secrets, accountId, id) } : {}),
+            ...(s.charged === undefined ? {} : { charged: s.charged }),
+          })
         : JSON.stringify({ html: request.html, output: request.output ?? 'pdf', options: request.options ?? {} });
     // An assembly's parts (HTML and base64 PDFs alike) count against the queued bytes as its request stands.
     const htmlBytes = 'parts' in request ? Buffer.byteLength(stored, 'utf8') : Buffer.byteLength(request.html, 'utf8');
     const maxBytes = this.opts.maxQueuedHtmlBytes ?? Number.MAX_SAFE_INTEGER;
     const out = await store.insertJobWithinCaps(
       {
-        id: newTimeOrderedId('job', now),
+        id,
         accountId,
         request: stored,
         reference: s.reference,

@@ -200,6 +200,7 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
       const accountId = accountOf(request);
       const idempotencyKey = checkIdempotencyKey(request.headers['idempotency-key']);
       const body = request.body as unknown as JobRequest;
+      let charged: number | undefined;
       // The options' meaning (format names, margins that leave no page) is checked now, as /v1/render does, not at
       // render time (an assembly's HTML parts were checked by its validator).
       if ('html' in body.request) toPrintParams(body.request.options);
@@ -208,7 +209,8 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
           if (!deps.signerFor) throw new RenderError('SERVICE_UNAVAILABLE', 'signing is not available on this instance', 5);
           await deps.signerFor(accountId, body.request.sign.certificate);
         }
-        // An assembly job counts each part as a render, as POST /v1/assemble does.
+        // An assembly job counts each part as a render: what one window can take now, the rest as the parts
+        // start (jobs/part-meter.ts); every part is usage.
         const parts = body.request.parts.length;
         const spent = await app.spendMore(request, reply, parts - 1);
         if (!spent.allowed)
@@ -217,13 +219,20 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
             `${parts} parts count as ${parts} renders: over the limit of ${spent.limit} per window; retry in ${spent.retryAfterS} s`,
             spent.retryAfterS,
           );
+        charged = spent.charged;
       }
       if (body.webhookUrl !== null) {
         const problem = await validateWebhookUrl(body.webhookUrl, policy);
         if (problem !== null) throw invalid(problem);
       }
       const strict = prefersStrict(request.headers.prefer);
-      const { row, replayed } = await queue.submit(accountId, { ...body, idempotencyKey, strict, keyId: request.auth?.keyId });
+      const { row, replayed } = await queue.submit(accountId, {
+        ...body,
+        idempotencyKey,
+        strict,
+        keyId: request.auth?.keyId,
+        ...(charged === undefined ? {} : { charged }),
+      });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       if (strict) reply.header('Preference-Applied', STRICT_APPLIED);
       return sendJob(reply.header('Location', `/v1/jobs/${row.id}`), row, 202);

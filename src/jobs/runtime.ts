@@ -9,9 +9,12 @@ import type { AssemblyDeps } from '../assemble/index.js';
 import { type Config, jobSlots } from '../config.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
 import type { EgressPolicy } from '../net/policy.js';
+import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { BrowserPool, RenderRecorder } from '../render/index.js';
+import type { ServerKey } from '../secrets/server-key.js';
 import type { ServiceLog } from '../service-log.js';
 import type { Store } from '../store/store.js';
+import { partMeter } from './part-meter.js';
 import { JobQueue } from './queue.js';
 import type { ResultStore } from './results/result-store.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher.js';
@@ -33,6 +36,10 @@ export interface JobsCore {
   results: ResultStore;
   /** Present when REDIS_URL is set: wakes and cancels reach every instance. */
   redis?: Redis;
+  /** The server's key: a queued job's `protect` passwords are sealed with it; without it such jobs are refused. */
+  secrets?: ServerKey;
+  /** The render limit's counter: an assembly job's parts beyond those charged at submit count on it as they start. */
+  limiter: RateLimiter;
 }
 
 /** What assembly jobs are made with besides the pool (render/'s pool is the runtime's). */
@@ -88,6 +95,7 @@ export class JobsRuntime {
       now: opts.now,
       onSubmitted: () => this.announce(),
       onCanceled: (jobId) => this.canceled(jobId),
+      secrets: core.secrets?.box,
     });
     this.worker = new JobWorker({
       store,
@@ -104,6 +112,8 @@ export class JobsRuntime {
       pollMs: opts.pollMs,
       now: opts.now,
       recorder: opts.recorder,
+      secrets: core.secrets?.box,
+      meter: partMeter({ limiter: core.limiter, store, config }),
       onOutcome: (outcome: JobOutcome, job: { webhook: boolean }) => {
         outcomes.inc({ outcome });
         // A final job's webhook is due now: look at the outbox without waiting for the next poll (a

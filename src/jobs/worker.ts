@@ -10,7 +10,8 @@ import { DISCARD_RECORDS, incompleteError, type RenderRecord, type RenderRecorde
 import type { ServiceLog } from '../service-log.js';
 import type { JobLeaseStore } from '../store/job-lease-queries.js';
 import type { RenderJobRow } from '../store/jobs-queries.js';
-import { type JobMakers, type JobResult, makeJob } from './job-render.js';
+import { isAssemblyJob, type JobMakers, type JobResult, makeJob } from './job-render.js';
+import { takingTurns } from './job-turns.js';
 import { pdfKey } from './queue.js';
 import type { ResultStore } from './results/result-store.js';
 
@@ -41,6 +42,10 @@ export interface JobWorkerOptions {
   now?: () => number;
   /** Where each job's final attempt is reported (the render log); default: nowhere. */
   recorder?: RenderRecorder;
+  /** The server's key, which opens an assembly job's sealed `protect` passwords. */
+  secrets?: JobMakers['secrets'];
+  /** Counts an assembly job's parts against the account's limit as they start. */
+  meter?: JobMakers['meter'];
 }
 
 /**
@@ -98,8 +103,16 @@ export class JobWorker {
 
   constructor(private readonly opts: JobWorkerOptions) {
     this.now = opts.now ?? Date.now;
-    // An assembly job's parts take at most the worker's own slots, never the ones kept for sync renders.
-    this.makers = { pool: opts.pool, assembly: opts.assembly, width: Math.max(1, opts.concurrency) };
+    // Every render of a job (an assembly's parts too) takes one of the worker's turns, fair across accounts,
+    // so jobs hold at most the worker's own slots, never the ones kept for sync renders.
+    const slots = Math.max(1, opts.concurrency);
+    this.makers = {
+      pool: takingTurns(opts.pool, slots),
+      assembly: opts.assembly,
+      width: slots,
+      secrets: opts.secrets,
+      meter: opts.meter,
+    };
   }
 
   /** Jobs rendering now. */
@@ -270,7 +283,9 @@ export class JobWorker {
       Math.max(100, Math.floor(this.opts.leaseMs / 3)),
     );
     const jobLog = { jobId: row.id, accountId: row.account_id, attempt: row.attempts };
-    this.rendering.add(row.id);
+    // An assembly holds no claim slot of its own: its parts take turns like renders, so the worker goes on
+    // claiming, and another account's job gets the next turn (job-turns.ts). running.size still bounds them.
+    if (!isAssemblyJob(row)) this.rendering.add(row.id);
     const endRender = () => {
       if (this.rendering.delete(row.id)) this.renderEnded();
     };

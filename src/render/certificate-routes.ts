@@ -103,7 +103,7 @@ export function registerCertificateRoutes(app: ServiceApp, certificates: Certifi
         summary: 'Upload a signing certificate (PKCS#12)',
         description:
           'Reads the PKCS#12 file with its password and keeps the certificate chain and the private key, the key encrypted ' +
-          'at rest with the server’s CERTIFICATE_KEY. The key and the password are never returned or logged. ' +
+          'at rest with the server’s key (SECRETS_KEY). The key and the password are never returned or logged. ' +
           '`POST /v1/assemble` signs with it (`sign.certificate`).',
         tags: ['certificates'],
         security: [{ bearerAuth: [] }],
@@ -114,7 +114,7 @@ export function registerCertificateRoutes(app: ServiceApp, certificates: Certifi
           413: errorResponse('PAYLOAD_TOO_LARGE: body over 128 KiB'),
           422: errorResponse('CERTIFICATE_EXPIRED: the certificate’s not-after date has passed'),
           429: errorResponse('RATE_LIMITED: over the read limit, 10× the render limit (Retry-After set)'),
-          503: errorResponse('SERVICE_UNAVAILABLE: the server has no CERTIFICATE_KEY, or the account store is unavailable'),
+          503: errorResponse('SERVICE_UNAVAILABLE: the server has no SECRETS_KEY, or the account store is unavailable'),
           ...common,
         },
       },

@@ -12,7 +12,7 @@ export interface SigningCertificateRecord {
   notAfter: number;
   /** DER certificates, the signer's own first. */
   chain: Buffer[];
-  /** The private key sealed with the server's CERTIFICATE_KEY; opened only to sign. */
+  /** The private key sealed with the server's key (SECRETS_KEY); opened only to sign. */
   sealedKey: string;
   createdAt: number;
 }

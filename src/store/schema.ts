@@ -158,7 +158,7 @@ export interface RenderJobsTable {
 }
 
 /** One signing secret per account (`whsec_…`), created on first need, replaced on rotation. */
-/** An account's signing certificate (PKCS#12 upload): chain in the clear, private key sealed with CERTIFICATE_KEY. */
+/** An account's signing certificate (PKCS#12 upload): chain in the clear, private key sealed with the server's key (SECRETS_KEY). */
 export interface SigningCertificatesTable {
   id: string;
   account_id: string;

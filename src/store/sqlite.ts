@@ -15,6 +15,9 @@ export async function openSqliteStore(dataDir: string, fileName = 'pageworks.sql
   // WAL + NORMAL is durable against process crashes; only an OS crash can lose the last transactions.
   sqlite.exec('PRAGMA synchronous = NORMAL');
   sqlite.exec('PRAGMA foreign_keys = ON');
+  // A deleted or overwritten row (a finished job's request, a deleted certificate) is zeroed on its page,
+  // not left readable in the file's free space.
+  sqlite.exec('PRAGMA secure_delete = ON');
   // Another process (the CLI while `serve` runs) may hold the write lock for a moment.
   sqlite.exec('PRAGMA busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });

@@ -9,6 +9,7 @@ import { type KeyUsageStore, keyUsageQueries } from './key-usage-queries.js';
 import { type RecoveryStore, recoveryQueries } from './recovery-queries.js';
 import { type RenderLogStore, renderLogQueries } from './render-log-queries.js';
 import type { Database } from './schema.js';
+import { type SealedSecretStore, sealedSecretQueries } from './sealed-secret-queries.js';
 import { type SessionStore, sessionQueries } from './session-queries.js';
 import type { StoreContext } from './store-context.js';
 import { type UsageStore, usageQueries } from './usage-queries.js';
@@ -27,6 +28,7 @@ export type { ApiKeyRecord, KeyLookup, KeyStore, SyncPrepare } from './key-queri
 export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 export type { ActivityEntry, ActivityKind, RecoveryStore, SessionListing } from './recovery-queries.js';
 export type { RenderListOptions, RenderLogPage, RenderLogStore, RenderSummary } from './render-log-queries.js';
+export type { SealedRow, SealedSecretStore } from './sealed-secret-queries.js';
 export type { SessionRecord, SessionStore } from './session-queries.js';
 export type { UsageIncrement, UsageStore } from './usage-queries.js';
 export type {
@@ -52,7 +54,8 @@ export interface Store
     RenderLogStore,
     WebhookStore,
     WebhookOutboxStore,
-    CertificateStore {
+    CertificateStore,
+    SealedSecretStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Cheap round trip to check the store is reachable. */
   ping(): Promise<void>;
@@ -83,6 +86,7 @@ export function composeStore(kind: 'sqlite' | 'postgres', db: Kysely<Database>, 
     ...webhookQueries(ctx),
     ...webhookOutboxQueries(ctx),
     ...certificateQueries(ctx),
+    ...sealedSecretQueries(ctx),
     async ping() {
       await db.selectFrom('accounts').select('id').limit(1).execute();
     },

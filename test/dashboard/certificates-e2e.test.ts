@@ -3,7 +3,7 @@
  * PKCS#12 files made by `openssl` at test time through the form (a wrong password, a file without its
  * key and an expired certificate are refused with a sentence saying so; the password is never put back
  * in the page nor logged), sees the certificate listed with its subject and issuer, and deletes it after
- * a confirmation step. A server without CERTIFICATE_KEY says so and disables the form. Every page fits
+ * a confirmation step. A server without a key (SECRETS_KEY) says so and disables the form. Every page fits
  * 375 px without sideways scrolling and passes axe-core at 375 and 1366 px; screenshots go to
  * test-artifacts/certificates-*.png.
  */
@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CertificateService } from '../../src/accounts/certificates.js';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { newId } from '../../src/ids.js';
@@ -54,6 +55,8 @@ beforeAll(async () => {
   };
   core = await createTestCore({ CERTIFICATE_KEY: 'ab'.repeat(32), LOG_LEVEL: 'debug' }, logs);
   bare = await createTestCore();
+  // The embedded store makes its own key: a server without one is a PostgreSQL one without SECRETS_KEY.
+  bare.certificates = new CertificateService(bare.store, bare.activity, undefined);
   dashboard = await buildDashboardApp(core);
   dashboardUrl = await dashboard.listen({ host: '127.0.0.1', port: 0 });
   bareDashboard = await buildDashboardApp(bare);
@@ -197,12 +200,12 @@ describe('Signing certificates page in Chromium', () => {
     expect(kinds).toContain('certificate_deleted');
   });
 
-  it('says a server without CERTIFICATE_KEY cannot take certificates, with the form disabled', async () => {
+  it('says a server without SECRETS_KEY cannot take certificates, with the form disabled', async () => {
     const bp = await signedInPage(bareUrl, 'certs-bare@example.com');
     await bp.goto('/certificates');
     const warning = bp.locator('.alert-warn');
     expect(await warning.textContent()).toContain('Signing is not enabled on this server');
-    expect(await warning.textContent()).toContain('CERTIFICATE_KEY');
+    expect(await warning.textContent()).toContain('SECRETS_KEY');
     expect(await bp.getByLabel('Certificate file').isDisabled()).toBe(true);
     expect(await bp.getByRole('button', { name: 'Upload certificate' }).isDisabled()).toBe(true);
     // A form sent anyway (an old tab, a script) gets the same sentence.
@@ -215,7 +218,7 @@ describe('Signing certificates page in Chromium', () => {
       },
     });
     expect(answer.status()).toBe(503);
-    expect(await answer.text()).toContain('CERTIFICATE_KEY is not set');
+    expect(await answer.text()).toContain('SECRETS_KEY is not set');
     await checkLayouts(bp, 'disabled');
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Signing certificates through the render service: POST/GET/DELETE /v1/certificates with a render key,
  * per account (another account's is 404), the answers to a wrong password, a file without its key, an
- * expired certificate and a server without CERTIFICATE_KEY, the activity log, account deletion, and
+ * expired certificate and a server without a key, the activity log, account deletion, and
  * what never leaves the service: the private key and the password appear in no answer, no log line
  * and not in the clear in the store.
  */
@@ -14,6 +14,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { CertificatesClient, RenderApiError } from '../../src/client/index.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { RenderError } from '../../src/errors.js';
+import { SecretBox } from '../../src/secrets/sealing.js';
 import { makeTestCertificates, type TestCertificates } from '../helpers/certificates.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
@@ -140,13 +141,13 @@ describe('POST /v1/certificates', () => {
     expect((await list(bob.key)).json().data).toEqual([]);
   });
 
-  it('is refused with 503 naming CERTIFICATE_KEY on a server without it', async () => {
+  it('is refused with 503 naming SECRETS_KEY on a server without a key', async () => {
     const service = new CertificateService(core.store, core.activity, undefined);
     const refused = service.upload(bob.accountId, { pkcs12: certs.ec, password: certs.password }, { actor: 'api' });
     await expect(refused).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
       status: 503,
-      message: expect.stringContaining('CERTIFICATE_KEY'),
+      message: expect.stringContaining('SECRETS_KEY'),
     });
     await expect(service.signerFor(alice.accountId, 'crt_0')).rejects.toMatchObject({ status: 503 });
   });
@@ -162,7 +163,7 @@ describe('POST /v1/certificates', () => {
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as Error).message).not.toContain(bad);
     }
-    expect(loadConfig({ CERTIFICATE_KEY: crypto.randomBytes(32).toString('base64') }).certificateKey).toHaveLength(32);
+    expect(loadConfig({ CERTIFICATE_KEY: crypto.randomBytes(32).toString('base64') }).secretsKey).toHaveLength(32);
   });
 });
 
@@ -184,7 +185,7 @@ describe('per account', () => {
     const later = new CertificateService(
       core.store,
       core.activity,
-      Buffer.from(SERVER_KEY, 'hex'),
+      new SecretBox(Buffer.from(SERVER_KEY, 'hex')),
       () => Date.now() + 60 * 86_400_000,
     );
     await expect(later.signerFor(alice.accountId, mine.id)).rejects.toMatchObject({ code: 'CERTIFICATE_EXPIRED', status: 422 });
@@ -192,7 +193,7 @@ describe('per account', () => {
 
   it('does not open a key with another CERTIFICATE_KEY', async () => {
     const [mine] = (await list(alice.key)).json().data;
-    const other = new CertificateService(core.store, core.activity, crypto.randomBytes(32));
+    const other = new CertificateService(core.store, core.activity, new SecretBox(crypto.randomBytes(32)));
     await expect(other.signerFor(alice.accountId, mine.id)).rejects.toMatchObject({ status: 503 });
   });
 

@@ -7,13 +7,16 @@ import { PAGEWORKS } from '../helpers/pageworks-command.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** The sealing key every test instance is given: instances sharing a database share it, as in production. */
+export const TEST_SECRETS_KEY = 'c0ffee'.repeat(10).concat('c0ff');
+
 /**
  * The environment of an instance: PATH and HOME from this process and nothing else of it (no CI
  * DATABASE_URL/REDIS_URL leaking in), plus what the test gives.
  */
 export function instanceEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' };
-  return { ...base, PAGEWORKS_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
+  return { ...base, PAGEWORKS_HOST: '127.0.0.1', LOG_LEVEL: 'info', SECRETS_KEY: TEST_SECRETS_KEY, ...env };
 }
 
 /** A service one instance runs alone (`render-worker` works render jobs and answers only health, readiness, metrics). */

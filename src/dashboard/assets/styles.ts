@@ -294,7 +294,7 @@ table.renders td:first-child, table.renders th { white-space: nowrap; }
   .warning-facts dd { margin-bottom: 6px; }
 }
 .rotate { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; margin-top: 12px; }
-/* signing certificates: the upload form (one fieldset, disabled without CERTIFICATE_KEY) and the list, with the keys' table rules */
+/* signing certificates: the upload form (one fieldset, disabled without a server key) and the list, with the keys' table rules */
 form.upload fieldset { border: none; margin: 0; padding: 0; min-width: 0; display: flex; flex-wrap: wrap; align-items: flex-end; gap: 10px 14px; }
 form.upload .field { margin-bottom: 0; min-width: 0; }
 form.upload input[type="file"] { max-width: 100%; font: inherit; font-size: 14px; }

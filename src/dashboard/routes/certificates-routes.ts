@@ -80,7 +80,7 @@ export function registerCertificatesRoutes(app: FastifyInstance, ctx: DashboardC
       } catch (error) {
         if (!(error instanceof RenderError) || (error.status >= 500 && error.code !== 'SERVICE_UNAVAILABLE')) throw error;
         if (error.code === 'SERVICE_UNAVAILABLE')
-          return refuse(503, 'This server cannot take certificates: CERTIFICATE_KEY is not set.');
+          return refuse(503, 'This server cannot take certificates: SECRETS_KEY is not set.');
         return refuse(error.status, uploadMessage(error));
       }
     });

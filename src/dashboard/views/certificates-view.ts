@@ -9,7 +9,7 @@ export interface CertificatesPageModel {
   viewer: Viewer;
   certificates: CertificateView[];
   now: number;
-  /** False when the server has no CERTIFICATE_KEY: uploads are refused, the form is disabled. */
+  /** False when the server has no key to seal them (SECRETS_KEY): uploads are refused, the form is disabled. */
   enabled: boolean;
   notice?: string;
   /** Why the last upload was refused (the form keeps the name typed, never the password). */
@@ -53,7 +53,7 @@ function uploadForm(model: CertificatesPageModel): SafeHtml {
     ? ''
     : alert(
         'warn',
-        html`<strong>Signing is not enabled on this server.</strong> Its operator must set the <code>CERTIFICATE_KEY</code> variable
+        html`<strong>Signing is not enabled on this server.</strong> Its operator must set the <code>SECRETS_KEY</code> variable
 (32 random bytes, e.g. <code>openssl rand -hex 32</code>) before certificates can be uploaded or used.`,
       );
   return html`<section class="card" aria-labelledby="upload-title">
