@@ -102,7 +102,7 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
   configurePdfEngine({
     workers: config.pdfWorkers,
     timeoutMs: config.pdfWorkTimeoutMs,
-    maxHeapMb: config.pdfWorkMaxHeapMb,
+    maxMemoryMb: config.pdfWorkMaxMb,
   });
   return {
     config,

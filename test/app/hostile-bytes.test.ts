@@ -172,7 +172,7 @@ describe('untrusted bytes are worked on off the event loop', () => {
       at: 1,
       // Whichever limit comes first, and while the claims are decided the work is on all parts at once.
       message:
-        /^parts(\[1\])?: (reading the PDF|merging the parts) (took longer than 3 s \(PDF_WORK_TIMEOUT_MS\)|needed more than \d+ MiB \(PDF_WORK_MAX_HEAP_MB\))$/,
+        /^parts(\[1\])?: (reading the PDF|merging the parts) (took longer than 3 s \(PDF_WORK_TIMEOUT_MS\)|needed more than \d+ MiB \(PDF_WORK_MAX_MB\))$/,
     },
   ];
   for (const { what, make, at, message } of cases) {
