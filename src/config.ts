@@ -102,12 +102,12 @@ export interface Config {
   readonly secretsKeyPrevious: readonly Buffer[];
   /** An RFC 3161 timestamp authority signatures get a timestamp from (PAdES B-T); undefined: B-B only. */
   readonly signTsaUrl: string | undefined;
-  /** Worker threads that read, merge, encrypt and sign customers' PDFs, PKCS#12 files and XML. */
+  /** Worker processes that read, merge, encrypt and sign customers' PDFs, PKCS#12 files and XML. */
   readonly pdfWorkers: number;
   /** Longest one such operation may take before its worker is ended (a merge: this per 100 parts). */
   readonly pdfWorkTimeoutMs: number;
-  /** Largest JavaScript heap of one PDF worker (MiB); past it the operation ends. */
-  readonly pdfWorkMaxHeapMb: number;
+  /** Most resident memory of one PDF worker process (MiB; its heap is capped to the same); past it the operation ends. */
+  readonly pdfWorkMaxMb: number;
 }
 
 /** A configuration value that is not allowed; the message names the variable. */
@@ -415,7 +415,7 @@ export function loadConfig(env: Env = process.env): Config {
     signTsaUrl: signTsaUrl(env, egressAllow(env)),
     pdfWorkers: int(env, 'PDF_WORKERS', 2, 1, 64),
     pdfWorkTimeoutMs: int(env, 'PDF_WORK_TIMEOUT_MS', 5000, 100, 600_000),
-    pdfWorkMaxHeapMb: int(env, 'PDF_WORK_MAX_HEAP_MB', 1024, 64, 65_536),
+    pdfWorkMaxMb: int(env, 'PDF_WORK_MAX_MB', 1024, 128, 65_536),
   };
   if (config.services.includes('render-worker')) jobSlots(config, 'render-worker');
   // Node refuses a server whose header timeout is longer than its whole-request timeout.

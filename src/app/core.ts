@@ -103,7 +103,7 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
   configurePdfEngine({
     workers: config.pdfWorkers,
     timeoutMs: config.pdfWorkTimeoutMs,
-    maxHeapMb: config.pdfWorkMaxHeapMb,
+    maxMemoryMb: config.pdfWorkMaxMb,
   });
   const secrets = loadServerKey(config);
   return {

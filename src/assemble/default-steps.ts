@@ -97,9 +97,16 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
     async sign(pdf, sign) {
       const timestamp = opts.timestamp;
       try {
+        const { signer, ...rest } = sign;
+        const key = signer.privateKey.export({ format: 'der', type: 'pkcs8' });
         const signed = await pdfEngine().run(
           'sign',
-          { pdf, opts: sign, timestamp: timestamp !== undefined },
+          {
+            pdf,
+            signer: { certificateChain: signer.certificateChain, privateKeyDer: key },
+            opts: rest,
+            timestamp: timestamp !== undefined,
+          },
           { label: 'sign', ...(timestamp ? { calls: { timestamp } } : {}) },
         );
         return asBuffer(signed);

@@ -1,7 +1,7 @@
 /**
  * The one face of the work on bytes a customer sent — PDFs to merge, encrypt, sign or count, PKCS#12
  * uploads, Factur-X XML — for the rest of `src/`: `run(op, args)` runs an operation of engine/ops.ts in
- * a worker thread with a deadline and a heap bound, so the event loop that serves every account never
+ * a worker process with a deadline and a memory bound, so the event loop that serves every account never
  * waits on it. An overrun ends the worker and rejects with PdfWorkLimitError, whose message names the
  * part and the limit; an operation's own refusal (a damaged part, a wrong password) is PdfWorkError of
  * the kind it was thrown as.
@@ -24,8 +24,8 @@ const DOING: Record<OpName, string> = {
   'count-pages': 'reading the PDF',
 };
 
-/** The limits when the configuration gives none: the defaults of PDF_WORKERS, PDF_WORK_TIMEOUT_MS, PDF_WORK_MAX_HEAP_MB. */
-export const DEFAULT_PDF_WORK_LIMITS: PdfWorkLimits = { workers: 2, timeoutMs: 5000, maxHeapMb: 1024 };
+/** The limits when the configuration gives none: the defaults of PDF_WORKERS, PDF_WORK_TIMEOUT_MS, PDF_WORK_MAX_MB. */
+export const DEFAULT_PDF_WORK_LIMITS: PdfWorkLimits = { workers: 2, timeoutMs: 5000, maxMemoryMb: 1024 };
 
 /** Work on a customer's bytes ended by its deadline or its memory bound; the message names the part and the limit. */
 export class PdfWorkLimitError extends Error {
@@ -90,7 +90,7 @@ export class PdfEngine {
         : new PdfWorkLimitError(
             'memory',
             label,
-            `${label}: ${doing} needed more than ${this.limits.maxHeapMb} MiB (PDF_WORK_MAX_HEAP_MB)`,
+            `${label}: ${doing} needed more than ${this.limits.maxMemoryMb} MiB (PDF_WORK_MAX_MB)`,
           );
     };
     return new Promise((resolve, reject) => {
@@ -114,6 +114,11 @@ export class PdfEngine {
     this.pool.warm();
   }
 
+  /** The worker processes alive now. */
+  get pids(): number[] {
+    return this.pool.pids;
+  }
+
   /** Ends the workers (the ordered shutdown's step after the services drained). */
   async close(): Promise<void> {
     const closing = this.pool;
@@ -130,7 +135,7 @@ export function configurePdfEngine(limits: PdfWorkLimits): PdfEngine {
     shared &&
     shared.limits.workers === limits.workers &&
     shared.limits.timeoutMs === limits.timeoutMs &&
-    shared.limits.maxHeapMb === limits.maxHeapMb;
+    shared.limits.maxMemoryMb === limits.maxMemoryMb;
   if (!same) {
     void shared?.close();
     shared = new PdfEngine(limits);

@@ -56,7 +56,7 @@ export interface AssembleResult {
 
 /**
  * Assembles the parts in order into one PDF; a part that cannot be read throws AssembleInputError.
- * `reading` hears each part's label as it is read, then null (a deadline can say where the time went).
+ * `reading` hears the label of each part as the work on it starts, null between (a deadline can say where the time went).
  */
 export async function assemblePdfs(
   parts: readonly AssemblePart[],
@@ -104,6 +104,7 @@ export async function assemblePdfs(
   const invoices = new InvoiceFiles();
 
   for (let k = 0; k < parts.length; k++) {
+    hooks.reading?.(parts[k].label);
     // Anything unreadable past the checks at opening (a malformed object) is the part's damage, named.
     try {
       const file = files[k];
@@ -187,6 +188,7 @@ export async function assemblePdfs(
       throw damaged(parts[k].label, (error as Error).message);
     }
   }
+  hooks.reading?.(null);
 
   out.set(pagesRef, dict({ Type: name('Pages'), Kids: pageRefs, Count: raw(pageRefs.length) }));
   out.set(
@@ -237,7 +239,9 @@ export async function assemblePdfs(
     decision.claims.splice(decision.claims.indexOf('Factur-X'), 1);
     decision.issues.push(secondInvoiceIssue(invoices.unrenamed));
   }
+  hooks.reading?.(parts[0].label);
   const xmp = xmpWithClaims(xmpText(files[0]), decision.claims);
+  hooks.reading?.(null);
   if (xmp) catalog.set('Metadata', out.add(dict({ Type: name('Metadata'), Subtype: name('XML') }), xmp));
   out.set(catalogRef, catalog);
   const trailer: PdfDict = dict({ Root: catalogRef });

@@ -1,8 +1,8 @@
 /**
  * What crosses between the service and a PDF worker: an operation's name and plain arguments one way;
  * its result, its progress (which part it reads), a call back for something only the service may do (a
- * timestamp through the egress policy) and a thrown error as plain fields the other way. Buffers arrive
- * as Uint8Arrays; `asBuffers` gives them back their Buffer face without copying.
+ * timestamp through the egress policy) and a thrown error as plain fields the other way. Bytes may arrive
+ * as Uint8Arrays; `asBuffers` gives them their Buffer face without copying.
  */
 
 /** The service asks a worker to run an operation. */
@@ -72,17 +72,4 @@ export function asBuffers(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asBuffers(v)]));
   }
   return value;
-}
-
-/** Large byte arrays of a result, to be moved to the service rather than copied (the worker is done with them). */
-export function transferables(value: unknown, found = new Set<ArrayBuffer>()): ArrayBuffer[] {
-  if (value instanceof Uint8Array) {
-    // Small Buffers share Node's pool, which cannot be moved; large ones own their ArrayBuffer.
-    if (value.byteLength >= 65_536 && value.buffer instanceof ArrayBuffer) found.add(value.buffer);
-  } else if (Array.isArray(value)) {
-    for (const v of value) transferables(v, found);
-  } else if (value !== null && typeof value === 'object' && isPlain(value)) {
-    for (const v of Object.values(value)) transferables(v, found);
-  }
-  return [...found];
 }

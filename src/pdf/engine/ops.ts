@@ -3,6 +3,7 @@
  * a plain result. Only the worker imports this file; the service sees its types. A new operation is one
  * more entry here, a pure function of `src/pdf/` wrapped so its arguments cross as plain values.
  */
+import crypto from 'node:crypto';
 import { parsePkcs12 } from '../../accounts/pkcs12.js';
 import { type AssemblePart, assemblePdfs } from '../assemble/assemble-pdfs.js';
 import { type DocumentMetadata, withDocumentMetadata } from '../assemble/document-metadata.js';
@@ -33,9 +34,23 @@ export const OPS = {
   /** AES-256 encryption, with the file key for a signature that follows. */
   protect: (args: { pdf: Uint8Array; opts: ProtectOptions }) => protectPdfWithKey(args.pdf, args.opts),
 
-  /** A PAdES signature; with `timestamp`, the service's timestamp authority is asked through `call`. */
-  sign: (args: { pdf: Uint8Array; opts: Omit<SignOptions, 'timestamp'>; timestamp: boolean }, ctx: OpContext) => {
-    const signer = { ...args.opts.signer, certificateChain: args.opts.signer.certificateChain.map(buffer) };
+  /**
+   * A PAdES signature; the key crosses as PKCS#8 DER (a KeyObject does not cross a process boundary). With
+   * `timestamp`, the service's timestamp authority is asked through `call`.
+   */
+  sign: (
+    args: {
+      pdf: Uint8Array;
+      signer: { certificateChain: Uint8Array[]; privateKeyDer: Uint8Array };
+      opts: Omit<SignOptions, 'timestamp' | 'signer'>;
+      timestamp: boolean;
+    },
+    ctx: OpContext,
+  ) => {
+    const signer = {
+      certificateChain: args.signer.certificateChain.map(buffer),
+      privateKey: crypto.createPrivateKey({ key: buffer(args.signer.privateKeyDer), format: 'der', type: 'pkcs8' }),
+    };
     return signPdf(args.pdf, {
       ...args.opts,
       signer,

@@ -1,19 +1,27 @@
 /**
- * A PDF worker thread: runs the operations of ops.ts one at a time as the service sends them, and sends
- * back each result, error, progress report and call back. The service ends the thread when an operation
- * overruns its deadline or memory; nothing here has to cooperate for that.
+ * A PDF worker process: runs the operations of ops.ts one at a time as the service sends them, and sends
+ * back each result, error, progress report and call back. The service kills the process when an
+ * operation overruns its deadline or memory; nothing here has to cooperate for that. A watchdog thread
+ * ends the process when the service is gone (killed outright), even while an operation holds this thread.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import { limitQpdfRuns } from '../qpdf.js';
-import { asBuffers, crossedError, type FromWorker, rebuiltError, type ToWorker, transferables } from './messages.js';
+import { asBuffers, crossedError, type FromWorker, rebuiltError, type ToWorker } from './messages.js';
 import { OPS, type OpContext } from './ops.js';
 
-const port = parentPort;
-if (!port) throw new Error('worker-entry.ts runs in a worker thread');
-// A qpdf child is a process of its own: ending this thread would not end it, its own deadline does.
-limitQpdfRuns((workerData as { timeoutMs: number }).timeoutMs);
+if (!process.send) throw new Error('worker-entry runs as a child process of the service');
+const limits = JSON.parse(process.argv[2] ?? '{}') as { timeoutMs?: number };
+// A qpdf child is a process of its own: killing this one would not end it, its own deadline does.
+if (limits.timeoutMs) limitQpdfRuns(limits.timeoutMs);
 
-const send = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+const parent = process.ppid;
+new Worker(`setInterval(() => { if (process.ppid !== ${parent}) process.kill(process.pid, 'SIGKILL'); }, 500);`, {
+  eval: true,
+}).unref();
+
+const send = (message: FromWorker): void => {
+  process.send?.(message);
+};
 /** Call backs waiting for the service's answer, by their number. */
 const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 let nextCall = 1;
@@ -32,13 +40,13 @@ async function run(id: number, op: string, args: unknown): Promise<void> {
     const fn = (OPS as Record<string, (args: unknown, ctx: OpContext) => unknown>)[op];
     if (!fn) throw new Error(`no PDF operation "${op}"`);
     const value = await fn(asBuffers(args), ctx);
-    send({ type: 'done', id, value }, transferables(value));
+    send({ type: 'done', id, value });
   } catch (error) {
     send({ type: 'failed', id, error: crossedError(error) });
   }
 }
 
-port.on('message', (message: ToWorker) => {
+process.on('message', (message: ToWorker) => {
   if (message.type === 'run') {
     void run(message.id, message.op, message.args);
     return;
@@ -49,6 +57,8 @@ port.on('message', (message: ToWorker) => {
   if (message.error !== undefined) pending.reject(rebuiltError(message.error));
   else pending.resolve(asBuffers(message.value));
 });
+// The service is gone (its channel closed): nothing will ask for work again.
+process.on('disconnect', () => process.exit(0));
 
-// Loaded: the service starts an operation's clock from here, not from the thread's start.
+// Loaded: the service starts an operation's clock from here, not from the process's start.
 send({ type: 'ready' });

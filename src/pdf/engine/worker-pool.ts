@@ -1,20 +1,24 @@
 /**
- * The PDF workers: up to `workers` threads, each running one operation at a time with a V8 heap of at
- * most `maxHeapMb`; operations wait in order for a free one. An operation that overruns its deadline has
- * its thread terminated (V8 stops it mid-loop; the event loop never waited on it), and the next
- * operation gets a fresh thread. Production runs the compiled worker-entry.js; tests run the TypeScript
- * through tsx, registered in the thread before the entry is imported.
+ * The PDF workers: up to `workers` child processes, each running one operation at a time; operations
+ * wait in order for a free one. An operation that overruns its deadline, or whose process grows past
+ * `maxMemoryMb` resident (read from /proc while it runs; its V8 heap is capped to the same), has its
+ * process killed (SIGKILL ends anything, native code included; the event loop never waited on it), and
+ * the next operation gets a fresh one. Processes, not worker threads: a thread that reaches its heap
+ * limit while allocating a Buffer aborts the whole service (V8's FatalProcessOutOfMemory), and a thread's
+ * Buffers cannot be measured apart from the service's. Production runs the compiled worker-entry.js;
+ * tests run the TypeScript through tsx.
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { type ChildProcess, fork } from 'node:child_process';
+import fs from 'node:fs';
+import type { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { asBuffers, type CrossedError, crossedError, type FromWorker, type ToWorker } from './messages.js';
 
-/** The limits of the PDF work (PDF_WORKERS, PDF_WORK_TIMEOUT_MS, PDF_WORK_MAX_HEAP_MB). */
+/** The limits of the PDF work (PDF_WORKERS, PDF_WORK_TIMEOUT_MS, PDF_WORK_MAX_MB). */
 export interface PdfWorkLimits {
   workers: number;
   timeoutMs: number;
-  maxHeapMb: number;
+  maxMemoryMb: number;
 }
 
 /** How an operation ended when it did not end by itself. */
@@ -38,6 +42,7 @@ interface Running {
   /** Where the operation is (the part it reads). */
   at: string | null;
   timer?: NodeJS.Timeout;
+  watch?: NodeJS.Timeout;
   left: number;
   since: number;
   /** Call backs being answered by the service: the deadline waits meanwhile. */
@@ -45,30 +50,43 @@ interface Running {
 }
 
 interface Slot {
-  worker: Worker;
+  child: ChildProcess;
   ready: boolean;
   running?: Running;
   ended: boolean;
+  /** The end of its stderr: how V8 says it ran out of heap. */
+  stderr: string;
 }
 
-/** Where the worker's code is, and how to start it from here. */
-function workerSource(): { source: string | URL; eval: boolean } {
+/** How often a running operation's resident memory is read. */
+const MEMORY_CHECK_MS = 50;
+const PAGE_BYTES = 4096;
+
+/** Where the worker's code is, and the Node options it starts with. */
+function workerEntry(maxMemoryMb: number): { file: string; execArgv: string[] } {
   const ownUrl = import.meta.url;
-  if (!ownUrl.endsWith('.ts')) return { source: new URL('./worker-entry.js', ownUrl), eval: false };
-  const entry = new URL('./worker-entry.ts', ownUrl).href;
-  // tsx's ESM entry (its package exports one for `import`, another for `require`).
-  const tsx = new URL('./dist/esm/api/index.mjs', pathToFileURL(createRequire(ownUrl).resolve('tsx/package.json'))).href;
-  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return { source: code, eval: true };
+  const ts = ownUrl.endsWith('.ts');
+  const file = fileURLToPath(new URL(ts ? './worker-entry.ts' : './worker-entry.js', ownUrl));
+  return { file, execArgv: [`--max-old-space-size=${maxMemoryMb}`, ...(ts ? ['--import', 'tsx'] : [])] };
 }
 
-/** Runs operations in worker threads, ending any that overruns. */
+/** Resident memory of a process in MiB, or undefined where /proc cannot say. */
+function residentMb(pid: number | undefined): number | undefined {
+  try {
+    const pages = Number(fs.readFileSync(`/proc/${pid}/statm`, 'latin1').split(' ')[1]);
+    return (pages * PAGE_BYTES) / (1024 * 1024);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs operations in worker processes, ending any that overruns. */
 export class WorkerPool {
   private readonly slots = new Set<Slot>();
   private readonly queue: PoolJob[] = [];
   private nextId = 1;
   private closed = false;
-  /** Keep every worker started (replaced as soon as one ends), so no operation waits for a thread's start. */
+  /** Keep every worker started (replaced as soon as one ends), so no operation waits for a process's start. */
   private kept = false;
 
   constructor(private readonly limits: PdfWorkLimits) {}
@@ -83,16 +101,16 @@ export class WorkerPool {
     this.dispatch();
   }
 
-  /** Starts every worker now and keeps them started: no operation then pays for a thread's start. */
+  /** Starts every worker now and keeps them started: no operation then pays for a process's start. */
   warm(): void {
     if (this.closed) return;
     this.kept = true;
     while (this.slots.size < this.limits.workers) this.spawn();
   }
 
-  /** Threads alive now (busy or idle). */
-  get size(): number {
-    return this.slots.size;
+  /** The worker processes alive now (busy or idle). */
+  get pids(): number[] {
+    return [...this.slots].map((s) => s.child.pid).filter((pid): pid is number => pid !== undefined);
   }
 
   /** Ends every worker; queued and running operations are rejected. */
@@ -114,34 +132,39 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const { source, eval: isCode } = workerSource();
-    const worker = new Worker(source, {
-      eval: isCode,
-      workerData: { timeoutMs: this.limits.timeoutMs },
-      resourceLimits: { maxOldGenerationSizeMb: this.limits.maxHeapMb },
+    const { file, execArgv } = workerEntry(this.limits.maxMemoryMb);
+    const child = fork(file, [JSON.stringify({ timeoutMs: this.limits.timeoutMs })], {
+      execArgv,
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    // A worker never keeps the process alive on its own (an operation's timer does while it runs).
-    worker.unref();
-    const slot: Slot = { worker, ready: false, ended: false };
+    // A worker never keeps the service alive on its own (an operation's timer does while it runs).
+    child.unref();
+    child.channel?.unref();
+    const slot: Slot = { child, ready: false, ended: false, stderr: '' };
     this.slots.add(slot);
-    worker.on('message', (message: FromWorker) => this.onMessage(slot, message));
-    worker.on('error', (error) => {
-      const code = (error as NodeJS.ErrnoException).code;
+    child.stderr?.on('data', (d: Buffer) => (slot.stderr = (slot.stderr + d.toString()).slice(-2000)));
+    (child.stderr as Socket | null)?.unref();
+    child.on('message', (message: FromWorker) => this.onMessage(slot, message));
+    child.on('error', (error) => void this.end(slot, { error: crossedError(error) }));
+    child.on('exit', () => {
       const at = slot.running?.at ?? null;
-      void this.end(
-        slot,
-        code === 'ERR_WORKER_OUT_OF_MEMORY' ? { overrun: { limit: 'memory', at } } : { error: crossedError(error) },
-      );
+      // V8 ends a process whose heap outgrew --max-old-space-size after saying so on stderr.
+      if (/heap out of memory|Allocation failed/i.test(slot.stderr)) void this.end(slot, { overrun: { limit: 'memory', at } });
+      else void this.end(slot, { lost: 'the PDF worker exited' });
     });
-    worker.on('exit', () => void this.end(slot, { lost: 'the PDF worker exited' }));
   }
 
   private start(slot: Slot, job: PoolJob): void {
     const running: Running = { job, id: this.nextId++, at: null, left: job.timeoutMs, since: Date.now(), calling: 0 };
     slot.running = running;
     this.arm(slot, running);
+    running.watch = setInterval(() => {
+      const mb = residentMb(slot.child.pid);
+      if (mb !== undefined && mb > this.limits.maxMemoryMb) void this.end(slot, { overrun: { limit: 'memory', at: running.at } });
+    }, MEMORY_CHECK_MS);
     const message: ToWorker = { type: 'run', id: running.id, op: job.op, args: job.args };
-    slot.worker.postMessage(message);
+    slot.child.send(message);
   }
 
   private arm(slot: Slot, running: Running): void {
@@ -165,12 +188,17 @@ export class WorkerPool {
     if (message.type === 'progress') running.at = message.label;
     else if (message.type === 'call') void this.answer(slot, running, message.call, message.name, message.arg);
     else {
-      clearTimeout(running.timer);
+      this.stopClocks(running);
       slot.running = undefined;
       if (message.type === 'done') running.job.resolve(asBuffers(message.value));
       else running.job.reject({ error: message.error });
       this.dispatch();
     }
+  }
+
+  private stopClocks(running: Running): void {
+    clearTimeout(running.timer);
+    clearInterval(running.watch);
   }
 
   /** Runs a call back on the service, its time not counted against the operation's deadline. */
@@ -189,7 +217,7 @@ export class WorkerPool {
     }
     if (slot.running !== running || slot.ended) return;
     if (--running.calling === 0) this.arm(slot, running);
-    slot.worker.postMessage(reply);
+    slot.child.send(reply);
   }
 
   /** Ends a worker (its operation, if any, rejected with `reason`) and lets the queue go on with a fresh one. */
@@ -200,13 +228,18 @@ export class WorkerPool {
     const running = slot.running;
     slot.running = undefined;
     if (running) {
-      clearTimeout(running.timer);
+      this.stopClocks(running);
       running.job.reject(reason);
     }
     // A worker that could not even start will not start the next time either: fail what waits for one.
     if (!slot.ready) for (const job of this.queue.splice(0)) job.reject(reason);
     else if (this.kept && !this.closed) this.spawn();
     this.dispatch();
-    await slot.worker.terminate();
+    if (slot.child.exitCode !== null || slot.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => slot.child.once('exit', resolve));
+    // Held until it is gone: a shutdown that awaits this must not find the event loop empty meanwhile.
+    slot.child.ref();
+    slot.child.kill('SIGKILL');
+    await exited;
   }
 }

@@ -1,0 +1,171 @@
+/**
+ * src/pdf/engine.ts on its own: an operation gives what the in-process function gives; an operation's
+ * refusal comes back as the kind it was thrown as; an overrun (deadline, heap) ends its worker with an error
+ * naming the part and the variable, while the event loop keeps turning, and the next operation runs on a
+ * fresh worker; a signature's timestamp is asked of the service, its wait not counted against the deadline.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePkcs12 } from '../../src/accounts/pkcs12.js';
+import { createPinnedAgent } from '../../src/net/pinned-agent.js';
+import { createEgressPolicy } from '../../src/net/policy.js';
+import { assemblePdfs } from '../../src/pdf/assemble/assemble-pdfs.js';
+import { PdfEngine, PdfWorkError, PdfWorkLimitError } from '../../src/pdf/engine.js';
+import { rfc3161Timestamper } from '../../src/pdf/index.js';
+import { makeTestCertificates } from '../helpers/certificates.js';
+import { classicPdf, hugeXrefPdf, inflatingXmpPdf } from '../helpers/hostile-inputs.js';
+import { noDns } from '../helpers/render.js';
+import { startTestTsa, type TestTsa } from '../helpers/tsa-server.js';
+
+const onePage = (width: number) =>
+  classicPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${width} 842] >>`,
+  ]);
+
+const engine = new PdfEngine({ workers: 2, timeoutMs: 1000, maxMemoryMb: 192 });
+const certs = makeTestCertificates();
+let tsa: TestTsa;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-engine-'));
+
+beforeAll(async () => {
+  tsa = await startTestTsa();
+  engine.warm();
+});
+afterAll(async () => {
+  await Promise.all([engine.close(), tsa?.close()]);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The longest the event loop went without turning while `work` ran (a 10 ms interval's largest gap). */
+async function longestStall<T>(work: Promise<T>): Promise<{ settled: PromiseSettledResult<T>; stallMs: number }> {
+  let last = Date.now();
+  let stallMs = 0;
+  const timer = setInterval(() => {
+    stallMs = Math.max(stallMs, Date.now() - last);
+    last = Date.now();
+  }, 10);
+  const [settled] = await Promise.allSettled([work]);
+  clearInterval(timer);
+  return { settled, stallMs };
+}
+
+describe('PdfEngine', () => {
+  it('merges in a worker exactly as in process', async () => {
+    const parts = [
+      { pdf: onePage(595), label: 'parts[0]' },
+      { pdf: onePage(612), label: 'parts[1]' },
+    ];
+    const [viaWorker, inProcess] = await Promise.all([
+      engine.run('assemble', { parts }, { label: 'parts' }),
+      assemblePdfs(parts),
+    ]);
+    expect(viaWorker.pages).toBe(2);
+    expect(viaWorker.partPages).toEqual([1, 1]);
+    expect(Buffer.isBuffer(viaWorker.pdf)).toBe(true);
+    expect(Buffer.from(viaWorker.pdf).equals(Buffer.from(inProcess.pdf))).toBe(true);
+  });
+
+  it("returns an operation's refusal as the kind it was thrown as, with its fields", async () => {
+    const refused = engine.run('assemble', { parts: [{ pdf: Buffer.from('not a pdf'), label: 'parts[3]' }] }, { label: 'parts' });
+    await expect(refused).rejects.toBeInstanceOf(PdfWorkError);
+    const error = (await refused.catch((e: unknown) => e)) as PdfWorkError;
+    expect(error.kind).toBe('AssembleInputError');
+    expect(error.message).toBe('parts[3]: not a PDF (it does not start with %PDF-)');
+    expect(error.fields).toMatchObject({ label: 'parts[3]', problem: 'not_pdf' });
+    const password = await engine
+      .run('read-pkcs12', { data: certs.rsaChain, password: 'wrong' }, { label: 'pkcs12' })
+      .catch((e: unknown) => e);
+    expect(password).toMatchObject({ kind: 'Pkcs12Error', message: 'pkcs12: wrong password (the file does not open with it)' });
+  });
+
+  it('ends a part that overruns its deadline, naming it and the variable, without stalling the event loop; the next operation runs', async () => {
+    const started = Date.now();
+    const { settled, stallMs } = await longestStall(
+      engine.run(
+        'assemble',
+        {
+          parts: [
+            { pdf: onePage(595), label: 'parts[0]' },
+            { pdf: hugeXrefPdf(), label: 'parts[1]' },
+          ],
+        },
+        { label: 'parts' },
+      ),
+    );
+    expect(settled.status).toBe('rejected');
+    const error = (settled as PromiseRejectedResult).reason as PdfWorkLimitError;
+    expect(error).toBeInstanceOf(PdfWorkLimitError);
+    expect(error.message).toBe('parts[1]: reading the PDF took longer than 1 s (PDF_WORK_TIMEOUT_MS)');
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(stallMs).toBeLessThan(250);
+    expect(await engine.run('count-pages', { pdf: onePage(595) }, { label: 'parts[0]' })).toBe(1);
+  });
+
+  it('scales the deadline of a large merge and says so', async () => {
+    const scaled = await engine
+      .run(
+        'assemble',
+        { parts: [{ pdf: hugeXrefPdf(), label: 'parts[0]' }] },
+        { label: 'parts', scale: { times: 2, per: 'per 100 parts' } },
+      )
+      .catch((e: unknown) => e);
+    expect((scaled as Error).message).toBe('parts[0]: reading the PDF took longer than 2 s (PDF_WORK_TIMEOUT_MS per 100 parts)');
+  });
+
+  it('ends a part whose work outgrows the memory bound, naming the variable', async () => {
+    // 300 MiB of XMP inflated cannot fit in 192 MiB.
+    const bomb = await inflatingXmpPdf(300);
+    const roomy = new PdfEngine({ workers: 1, timeoutMs: 20_000, maxMemoryMb: 192 });
+    try {
+      const error = await roomy
+        .run('assemble', { parts: [{ pdf: bomb, label: 'parts[0]' }] }, { label: 'parts' })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PdfWorkLimitError);
+      expect((error as PdfWorkLimitError).limit).toBe('memory');
+      expect((error as Error).message).toMatch(/^parts(\[0\])?: .* needed more than 192 MiB \(PDF_WORK_MAX_MB\)$/);
+      expect(await roomy.run('count-pages', { pdf: onePage(595) }, { label: 'parts[0]' })).toBe(1);
+    } finally {
+      await roomy.close();
+    }
+  }, 60_000);
+
+  it("signs in a worker with the service's timestamp authority; the service's wait is not the operation's", async () => {
+    const parsed = parsePkcs12(certs.rsaChain, certs.password);
+    // Reading it takes forge a while on a busy machine: an engine whose deadline is not the point here.
+    const reader = new PdfEngine({ workers: 1, timeoutMs: 20_000, maxMemoryMb: 512 });
+    const viaEngine = await reader
+      .run('read-pkcs12', { data: certs.rsaChain, password: certs.password }, { label: 'pkcs12' })
+      .finally(() => reader.close());
+    expect(viaEngine.subject).toBe(parsed.subject);
+    expect(viaEngine.chain.map((c) => Buffer.from(c).toString('hex'))).toEqual(parsed.chain.map((c) => c.toString('hex')));
+    const signer = { certificateChain: viaEngine.chain, privateKeyDer: viaEngine.privateKeyDer };
+    const policy = createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: noDns });
+    const agent = createPinnedAgent();
+    try {
+      const timestamper = rfc3161Timestamper(tsa.url, policy, agent);
+      // The authority answers after 1.5 s: longer than the operation's own 1 s.
+      const slow = async (signature: Buffer) => {
+        await new Promise((r) => setTimeout(r, 1500));
+        return timestamper(signature);
+      };
+      const signed = await engine.run(
+        'sign',
+        { pdf: onePage(595), signer, opts: { reason: 'Checked' }, timestamp: true },
+        { label: 'sign', calls: { timestamp: slow } },
+      );
+      const file = path.join(dir, 'signed.pdf');
+      fs.writeFileSync(file, signed);
+      const report = spawnSync('pdfsig', [file], { encoding: 'utf8' }).stdout;
+      expect(report).toContain('Signature is Valid.');
+      expect(report).toContain('Total document signed');
+      expect(tsa.imprints).toHaveLength(1);
+    } finally {
+      await agent.close();
+    }
+  }, 30_000);
+});
