@@ -1,15 +1,17 @@
 /**
- * One assembly, start to end: the parts had (parts.ts), merged into one PDF, then protected and signed
- * when asked — in that order, so a signature covers the encrypted file and is the last thing written.
- * The merge, encryption and signature are `src/pdf/`'s; this file decides what goes in and what the
- * result claims and reports.
+ * One assembly, start to end: the parts had (parts.ts), each cut to its pages and turned, merged into one
+ * PDF, then finished (finishing.ts: stamps, metadata, split, protect, sign — in that order, so a signature
+ * covers the encrypted file and is the last thing written). The byte work is `src/pdf/`'s; this file
+ * decides what goes in and what the result claims and reports.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { RenderError } from '../errors.js';
+import { zipFiles } from '../pdf/index.js';
 import { redactUrl } from '../redact-url.js';
 import type { RecordAssembly, RecordPart, RenderResult, ReportEntry } from '../render/index.js';
+import { finishAssembly } from './finishing.js';
 import { type ObtainedPart, obtainParts, type PartRequestOptions, type PartSources, partPdf } from './parts.js';
 import type { PdfSteps, Signer } from './pdf-steps.js';
 import type { AssembleRequest } from './schema.js';
@@ -17,6 +19,8 @@ import type { AssembleRequest } from './schema.js';
 /** A finished assembly: what a render gives, and its parts as its record keeps them. */
 export interface AssemblyResult extends RenderResult {
   assembly: RecordAssembly;
+  /** The names of a split's files, in order: `pdf` is then their zip (application/zip). */
+  files?: string[];
 }
 
 /** What an assembly is made with. */
@@ -53,31 +57,26 @@ export async function runAssembly(
       return (await deps.steps.keepPages(pdf, { label: part.label, ...part.select })).pdf;
     };
     const merged = await deps.steps.assemble(parts, { load, signal: opts.signal });
-    let pdf = merged.pdf;
-    let claims = merged.claims;
-    let fileKey: Buffer | undefined;
-    const warnings: ReportEntry[] = [...parts.flatMap(labelled), ...merged.warnings];
-    if (request.metadata) pdf = await deps.steps.metadata(pdf, request.metadata, claims);
-    if (request.protect) {
-      const dropped = deps.steps.protectionClaims(claims);
-      claims = dropped.claims;
-      warnings.push(...dropped.warnings);
-      ({ pdf, fileKey } = await deps.steps.protect(pdf, {
-        userPassword: request.protect.user_password,
-        ownerPassword: request.protect.owner_password,
-        allow: request.protect.allow ?? [],
-      }));
-    }
-    if (request.sign && signer) {
-      pdf = await deps.steps.sign(pdf, {
-        signer,
-        reason: request.sign.reason,
-        location: request.sign.location,
-        contact: request.sign.contact,
-        password: request.protect?.user_password ?? request.protect?.owner_password,
-        ...(fileKey ? { fileKey } : {}),
-      });
-    }
+    const finished = await finishAssembly(
+      {
+        files: [{ name: 'assembly.pdf', pdf: merged.pdf }],
+        claims: merged.claims,
+        warnings: [...parts.flatMap(labelled), ...merged.warnings],
+        split: false,
+      },
+      {
+        steps: deps.steps,
+        request,
+        pages: merged.pages,
+        parts: parts.map((part, i) => ({
+          title: merged.partTitles?.[i] ?? part.title ?? `Part ${i + 1}`,
+          pages: merged.partPages?.[i] ?? part.pages ?? 0,
+        })),
+        ...(signer ? { signer } : {}),
+      },
+    );
+    const { claims, warnings } = finished;
+    const pdf = finished.split ? zipFiles(finished.files.map((f) => ({ name: f.name, data: f.pdf }))) : finished.files[0].pdf;
     // One part whose pages could not be read before the merge has the pages the others leave.
     const unknown = parts.filter((p) => p.pages === null);
     const known = parts.reduce((n, p) => n + (p.pages ?? 0), 0);
@@ -92,7 +91,14 @@ export async function runAssembly(
         ...(part.url === undefined ? {} : { url: shownUrl(part.url) }),
       }),
     );
-    return { pdf, pages: merged.pages, warnings, claims, assembly: { partCount: parts.length, parts: summaries } };
+    return {
+      pdf,
+      pages: merged.pages,
+      warnings,
+      claims,
+      assembly: { partCount: parts.length, parts: summaries },
+      ...(finished.split ? { files: finished.files.map((f) => f.name) } : {}),
+    };
   } finally {
     if (spillDir) await fs.rm(spillDir, { recursive: true, force: true });
   }

@@ -13,6 +13,7 @@ import {
   protectPdfWithKey,
   SignInputError,
   signPdf,
+  splitPages,
   type Timestamper,
   withDocumentMetadata,
 } from '../pdf/index.js';
@@ -41,6 +42,7 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
           claims: merged.claims,
           warnings,
           partPages: merged.partPages,
+          partTitles: merged.partTitles,
         };
       } catch (err) {
         if (err instanceof AssembleInputError) throw new RenderError('PART_FAILED', err.message, undefined, { cause: err });
@@ -55,6 +57,9 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         if (err instanceof AssembleInputError) throw new RenderError('PART_FAILED', err.message, undefined, { cause: err });
         throw err;
       }
+    },
+    async split(pdf, pieces) {
+      return (await splitPages(pdf, pieces)).map((piece) => piece.pdf);
     },
     async metadata(pdf, metadata, claims) {
       return withDocumentMetadata(pdf, metadata, claims);

@@ -73,7 +73,16 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
                 description: 'Sent when strict handling was asked for.',
               },
             },
-            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+            content: {
+              'application/pdf': { schema: { type: 'string', format: 'binary' } },
+              'application/zip': {
+                schema: {
+                  type: 'string',
+                  format: 'binary',
+                  description: 'With `split`: a PDF per piece, named by part title or pages.',
+                },
+              },
+            },
           },
           400: errorResponse(
             'INVALID_REQUEST: malformed JSON, unknown field, no parts or more than ASSEMBLE_MAX_PARTS, a part that is not base64 or not a PDF, a bad option of an HTML part (named parts[N]), a URL the egress policy refuses',
@@ -120,9 +129,11 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
       );
       if (strict) reply.header('Preference-Applied', STRICT_APPLIED);
       if (strict && warnings.length > 0) throw incompleteError(warnings, `GET /v1/renders/${request.id} lists them all`);
+      // A split answers with the zip of its files.
+      if (result.files) reply.header('Content-Disposition', 'attachment; filename="assembly.zip"');
       return reply
         .code(200)
-        .header('Content-Type', 'application/pdf')
+        .header('Content-Type', result.files ? 'application/zip' : 'application/pdf')
         .header('Content-Length', String(pdf.length))
         .header('Cache-Control', 'no-store')
         .header('X-Render-Warnings', String(warningCount(warnings)))

@@ -128,6 +128,34 @@ export const MetadataSchema = Type.Object(
   { additionalProperties: false, description: 'The assembly’s Info and XMP (a property left out keeps the first part’s).' },
 );
 
+/** Most `split.ranges`. */
+export const MAX_SPLIT_RANGES = 1000;
+
+/** `split`: the answer is a zip of PDFs, one per part, per `every` pages, or per range. */
+export const SplitSchema = Type.Union(
+  [
+    Type.Literal('parts', { description: 'One file per part, named by its title.' }),
+    Type.Object(
+      { every: Type.Integer({ minimum: 1, description: 'One file per this many pages (the last may have fewer).' }) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        ranges: Type.Array(Type.String({ maxLength: MAX_SELECTION_LENGTH }), {
+          minItems: 1,
+          maxItems: MAX_SPLIT_RANGES,
+          description: 'One file per page selection ("1-3", "4-"), named by its pages.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    description:
+      'The answer becomes application/zip: a PDF per piece, each with its own outline, claims, protection and signature.',
+  },
+);
+
 /** The body of POST /v1/assemble. */
 export const AssembleRequestSchema = Type.Object(
   {
@@ -136,6 +164,7 @@ export const AssembleRequestSchema = Type.Object(
       description: 'The parts in order: at least one, at most ASSEMBLE_MAX_PARTS (100) here and 5,000 in a job.',
     }),
     metadata: Type.Optional(MetadataSchema),
+    split: Type.Optional(SplitSchema),
     protect: Type.Optional(ProtectSchema),
     sign: Type.Optional(SignSchema),
   },
@@ -298,6 +327,29 @@ function checkMetadata(metadata: unknown): void {
     throw invalid(`metadata.lang: ${JSON.stringify(lang.slice(0, 64))} is not a BCP 47 language tag (en, de-CH, zh-Hant)`);
 }
 
+function checkSplit(split: unknown): void {
+  const kinds = '"parts", {"every": N} or {"ranges": ["1-3", "4-"]}';
+  if (split === 'parts') return;
+  if (!isObject(split)) throw invalid(`split: must be ${kinds}, got ${show(split)}`);
+  const keys = Object.keys(split);
+  if (keys.length !== 1 || (keys[0] !== 'every' && keys[0] !== 'ranges'))
+    throw invalid(`split: must be ${kinds}, got an object with ${keys.join(', ') || 'no fields'}`);
+  if ('every' in split) {
+    const { every } = split;
+    if (typeof every !== 'number' || !Number.isInteger(every) || every < 1)
+      throw invalid(`split.every: must be a whole number of pages of at least 1, got ${show(every)}`);
+    return;
+  }
+  const { ranges } = split;
+  if (!Array.isArray(ranges) || ranges.length === 0) throw invalid('split.ranges: must be a non-empty array of page selections');
+  if (ranges.length > MAX_SPLIT_RANGES)
+    throw invalid(`split.ranges: ${ranges.length} ranges is more than the limit of ${MAX_SPLIT_RANGES}`);
+  ranges.forEach((range, i) => {
+    if (typeof range !== 'string') throw invalid(`split.ranges[${i}]: must be a string such as "1-3", got ${show(range)}`);
+    checkSelection(range, `split.ranges[${i}]`);
+  });
+}
+
 function checkSign(sign: unknown): void {
   if (!isObject(sign)) throw invalid(`sign: must be a JSON object, got ${show(sign)}`);
   unknownField(sign, ['certificate', 'reason', 'location', 'contact'], 'sign.');
@@ -316,7 +368,7 @@ const compiled = TypeCompiler.Compile(AssembleRequestSchema);
  */
 export function validateAssembleRequest(body: unknown, maxParts: number, limitName = 'ASSEMBLE_MAX_PARTS'): AssembleRequest {
   if (!isObject(body)) throw invalid(`body: must be a JSON object {"parts": [...]}, got ${show(body)}`);
-  unknownField(body, ['parts', 'metadata', 'protect', 'sign'], '');
+  unknownField(body, ['parts', 'metadata', 'split', 'protect', 'sign'], '');
   const { parts } = body;
   if (parts === undefined) throw invalid('parts: required, an array of {"html"}, {"pdf"} or {"url"} parts');
   if (!Array.isArray(parts)) throw invalid(`parts: must be an array, got ${show(parts)}`);
@@ -326,6 +378,7 @@ export function validateAssembleRequest(body: unknown, maxParts: number, limitNa
   }
   parts.forEach(checkPart);
   if (body.metadata !== undefined) checkMetadata(body.metadata);
+  if (body.split !== undefined) checkSplit(body.split);
   if (body.protect !== undefined) checkProtect(body.protect);
   if (body.sign !== undefined) checkSign(body.sign);
   // The hand-written checks above give the messages; the schema is the contract they must agree with.

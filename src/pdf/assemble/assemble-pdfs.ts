@@ -17,6 +17,7 @@ import {
   PdfRef,
   type PdfValue,
   raw,
+  stringText,
 } from '../profiles/pdf-objects.js';
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
 import { decideClaims, xmpText, xmpWithClaims } from './assembly-claims.js';
@@ -48,6 +49,8 @@ export interface AssembleResult {
   pages: number;
   /** Each part's page count, in order. */
   partPages: number[];
+  /** Each part's outline entry, in order. */
+  partTitles: string[];
 }
 
 /** Assembles the parts in order into one PDF; a part that cannot be read throws AssembleInputError. */
@@ -73,6 +76,7 @@ export async function assemblePdfs(parts: readonly AssemblePart[]): Promise<Asse
 
   const pageRefs: PdfValue[] = [];
   const partPages: number[] = [];
+  const partTitles: string[] = [];
   const items: Array<{ ref: PdfRef; entry: PdfDict }> = [];
   const structKids: PdfValue[] = [];
   const parentTree: Array<[number, PdfValue]> = [];
@@ -109,14 +113,9 @@ export async function assemblePdfs(parts: readonly AssemblePart[]): Promise<Asse
       const first = pageRefs.length;
       pageRefs.push(...pagesOf(file, copier, pagesRef));
       partPages.push(pageRefs.length - first);
-      items.push(
-        outlineItem(file, copier, out, {
-          catalog,
-          outlinesRef,
-          firstPage: pageRefs[first],
-          title: titleOf(parts[k].title, file, k),
-        }),
-      );
+      const title = titleOf(parts[k].title, file, k);
+      partTitles.push(stringText(title.text));
+      items.push(outlineItem(file, copier, out, { catalog, outlinesRef, firstPage: pageRefs[first], title }));
 
       if (struct) {
         const structNum = catalog.get('StructTreeRoot');
@@ -214,5 +213,5 @@ export async function assemblePdfs(parts: readonly AssemblePart[]): Promise<Asse
   if (info) trailer.set('Info', info);
   const version = files.some((f) => f.text.startsWith('%PDF-2')) ? '2.0' : '1.7';
   const pdf = out.finish(version, trailer);
-  return { pdf, claims: decision.claims, issues: decision.issues, pages: pageRefs.length, partPages };
+  return { pdf, claims: decision.claims, issues: decision.issues, pages: pageRefs.length, partPages, partTitles };
 }
