@@ -13,6 +13,7 @@ import { countPdfPages, type Rotation } from '../pdf/index.js';
 import type { Claim } from '../pdf/profiles/types.js';
 import { type BrowserPool, type ReportEntry, toPrintParams } from '../render/index.js';
 import { fetchPdfPart } from './fetch-part.js';
+import type { Uploads } from './multipart-upload.js';
 import { type AssemblePart, type PartKind, partKind, partLabel } from './schema.js';
 
 /** What the parts are made with. */
@@ -38,6 +39,8 @@ export interface PartRequestOptions {
   priority?: 'interactive' | 'background';
   /** Where each part's PDF is written as soon as it is had (a directory of the caller's); unset: kept in memory. */
   spillDir?: string;
+  /** The files of a multipart request, which `{"file"}` parts name. */
+  uploads?: Uploads;
 }
 
 /** One part once had: where its PDF is, and what its render said. */
@@ -105,6 +108,11 @@ async function obtainOne(
     result = { ...result, pages: rendered.pages, warnings: rendered.warnings, claims: rendered.claims };
   } else if ('pdf' in part) {
     pdf = Buffer.from(part.pdf, 'base64');
+  } else if ('file' in part) {
+    const upload = opts.uploads?.files.get(part.file);
+    if (!upload)
+      throw new RenderError('INVALID_REQUEST', `${label}.file: ${JSON.stringify(part.file)} is not among the uploaded files`);
+    pdf = await fs.readFile(upload.path);
   } else {
     pdf = await fetchPdfPart(part.url, label, {
       policy: sources.policy,

@@ -80,8 +80,25 @@ const UrlPart = Type.Object(
   { additionalProperties: false, title: 'URL part' },
 );
 
-/** One part: an HTML document to render, a PDF in base64, or the address of a PDF. */
-export const AssemblePartSchema = Type.Union([HtmlPart, PdfPart, UrlPart]);
+/** Longest name of an uploaded file a part names. */
+export const MAX_FILE_NAME = 255;
+const FilePart = Type.Object(
+  {
+    file: Type.String({
+      minLength: 1,
+      maxLength: MAX_FILE_NAME,
+      description: 'The file name of a PDF uploaded beside the body (multipart/form-data requests only).',
+    }),
+    ...PartFinishing,
+  },
+  { additionalProperties: false, title: 'File part' },
+);
+
+/** One part: an HTML document to render, a PDF in base64, the address of a PDF, or an uploaded file. */
+export const AssemblePartSchema = Type.Union([HtmlPart, PdfPart, UrlPart, FilePart]);
+
+/** Where a multipart request's uploaded file names ride on its parsed body (not a JSON field: a symbol). */
+export const UPLOADED_NAMES = Symbol('uploaded file names');
 
 /** `protect`: AES-256 (revision 6) with an owner password, an optional user password and permissions. */
 export const ProtectSchema = Type.Object(
@@ -181,7 +198,8 @@ export type PartKind = 'html' | 'pdf' | 'url';
 
 /** The kind of a validated part. */
 export function partKind(part: AssemblePart): PartKind {
-  return 'html' in part ? 'html' : 'pdf' in part ? 'pdf' : 'url';
+  // An uploaded file is an existing PDF, as a base64 one is.
+  return 'html' in part ? 'html' : 'url' in part ? 'url' : 'pdf';
 }
 
 /** How a part is named in messages: its place in `parts`. */
@@ -191,7 +209,7 @@ export function partLabel(index: number): string {
 
 const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const KINDS = ['html', 'pdf', 'url'] as const;
+const KINDS = ['html', 'pdf', 'url', 'file'] as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -253,22 +271,41 @@ function checkHtmlPart(part: Record<string, unknown>, label: string): void {
   }
 }
 
-function checkPart(part: unknown, index: number): void {
+function checkFile(file: unknown, label: string, uploaded: ReadonlySet<string> | undefined): void {
+  if (typeof file !== 'string' || file === '')
+    throw invalid(`${label}.file: must be the name of an uploaded file, got ${show(file)}`);
+  if (file.length > MAX_FILE_NAME)
+    throw invalid(`${label}.file: ${file.length} characters is more than the limit of ${MAX_FILE_NAME}`);
+  if (!uploaded)
+    throw invalid(`${label}.file: a file part needs a multipart/form-data request with the file uploaded beside the body`);
+  if (!uploaded.has(file))
+    throw invalid(
+      `${label}.file: ${JSON.stringify(file)} is not among the uploaded files (${
+        [...uploaded]
+          .slice(0, 10)
+          .map((n) => JSON.stringify(n))
+          .join(', ') || 'none'
+      })`,
+    );
+}
+
+function checkPart(part: unknown, index: number, uploaded: ReadonlySet<string> | undefined): void {
   const label = partLabel(index);
   if (!isObject(part)) throw invalid(`${label}: must be a JSON object {"html"}, {"pdf"} or {"url"}, got ${show(part)}`);
   const given = KINDS.filter((k) => k in part);
   if (given.length !== 1) {
     throw invalid(
       given.length === 0
-        ? `${label}: give one of html, pdf or url`
-        : `${label}: give one of html, pdf or url, not ${given.join(' and ')}`,
+        ? `${label}: give one of html, pdf, url or file`
+        : `${label}: give one of html, pdf, url or file, not ${given.join(' and ')}`,
     );
   }
   const kind = given[0];
   unknownField(part, [...(kind === 'html' ? ['html', 'options'] : [kind]), ...FINISHING_FIELDS], `${label}.`);
   if (kind === 'html') checkHtmlPart(part, label);
   else if (kind === 'pdf') checkPdfData(part.pdf, label);
-  else checkUrl(part.url, label);
+  else if (kind === 'url') checkUrl(part.url, label);
+  else checkFile(part.file, label, uploaded);
   checkPartFinishing(part, label);
 }
 
@@ -376,7 +413,8 @@ export function validateAssembleRequest(body: unknown, maxParts: number, limitNa
   if (parts.length > maxParts) {
     throw invalid(`parts: ${parts.length} parts is more than the limit of ${maxParts} (${limitName})`);
   }
-  parts.forEach(checkPart);
+  const uploaded = (body as { [UPLOADED_NAMES]?: ReadonlySet<string> })[UPLOADED_NAMES];
+  parts.forEach((part, i) => checkPart(part, i, uploaded));
   if (body.metadata !== undefined) checkMetadata(body.metadata);
   if (body.split !== undefined) checkSplit(body.split);
   if (body.protect !== undefined) checkProtect(body.protect);
