@@ -1,16 +1,18 @@
 /**
- * One assembly, start to end: the parts had (parts.ts), merged into one PDF, then protected and signed
- * when asked — in that order, so a signature covers the encrypted file and is the last thing written.
- * The merge, encryption and signature are `src/pdf/`'s; this file decides what goes in and what the
- * result claims and reports.
+ * One assembly, start to end: the parts had (parts.ts), each cut to its pages and turned, merged into one
+ * PDF, then finished (finishing.ts: stamps, metadata, split, protect, sign — in that order, so a signature
+ * covers the encrypted file and is the last thing written). The byte work is `src/pdf/`'s; this file
+ * decides what goes in and what the result claims and reports.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { RenderError } from '../errors.js';
+import { zipFiles } from '../pdf/index.js';
 import { infoTitle } from '../pdf/info-title.js';
 import { redactUrl } from '../redact-url.js';
 import type { RecordAssembly, RecordPart, RenderResult, ReportEntry } from '../render/index.js';
+import { finishAssembly } from './finishing.js';
 import { type ObtainedPart, obtainParts, type PartRequestOptions, type PartSources, partPdf } from './parts.js';
 import type { PdfSteps, Signer } from './pdf-steps.js';
 import type { AssembleRequest } from './schema.js';
@@ -18,6 +20,8 @@ import type { AssembleRequest } from './schema.js';
 /** A finished assembly: what a render gives, and its parts as its record keeps them. */
 export interface AssemblyResult extends RenderResult {
   assembly: RecordAssembly;
+  /** The names of a split's files, in order: `pdf` is then their zip (application/zip). */
+  files?: string[];
 }
 
 /** What an assembly is made with. */
@@ -57,35 +61,26 @@ export async function runAssembly(
     // The assembly's title: the one its body gives, else what the merged Info says before encryption hides
     // it (the first part's, unless the merge wrote another there).
     const title = request.metadata?.title ?? infoTitle(merged.pdf);
-    let pdf = merged.pdf;
-    let claims = merged.claims;
-    let fileKey: Buffer | undefined;
-    const warnings: ReportEntry[] = [...parts.flatMap(labelled), ...merged.warnings];
-    if (request.metadata) pdf = await deps.steps.metadata(pdf, request.metadata, claims);
-    if (request.protect) {
-      const dropped = deps.steps.protectionClaims(claims);
-      claims = dropped.claims;
-      warnings.push(...dropped.warnings);
-      ({ pdf, fileKey } = await deps.steps.protect(pdf, {
-        userPassword: request.protect.user_password,
-        ownerPassword: request.protect.owner_password,
-        allow: request.protect.allow ?? [],
-      }));
-    }
-    if (request.sign && signer) {
-      // A signature too long for a PDF/A string takes the claim with it (the sign step edits the XMP to match).
-      const kept = deps.steps.signatureClaims(claims, signer);
-      claims = kept.claims;
-      warnings.push(...kept.warnings);
-      pdf = await deps.steps.sign(pdf, {
-        signer,
-        reason: request.sign.reason,
-        location: request.sign.location,
-        contact: request.sign.contact,
-        password: request.protect?.user_password ?? request.protect?.owner_password,
-        ...(fileKey ? { fileKey } : {}),
-      });
-    }
+    const finished = await finishAssembly(
+      {
+        files: [{ name: 'assembly.pdf', pdf: merged.pdf }],
+        claims: merged.claims,
+        warnings: [...parts.flatMap(labelled), ...merged.warnings],
+        split: false,
+      },
+      {
+        steps: deps.steps,
+        request,
+        pages: merged.pages,
+        parts: parts.map((part, i) => ({
+          title: merged.partTitles?.[i] ?? part.title ?? `Part ${i + 1}`,
+          pages: merged.partPages?.[i] ?? part.pages ?? 0,
+        })),
+        ...(signer ? { signer } : {}),
+      },
+    );
+    const { claims, warnings } = finished;
+    const pdf = finished.split ? zipFiles(finished.files.map((f) => ({ name: f.name, data: f.pdf }))) : finished.files[0].pdf;
     // One part whose pages could not be read before the merge has the pages the others leave.
     const unknown = parts.filter((p) => p.pages === null);
     const known = parts.reduce((n, p) => n + (p.pages ?? 0), 0);
@@ -107,6 +102,7 @@ export async function runAssembly(
       claims,
       ...(title === undefined ? {} : { title }),
       assembly: { partCount: parts.length, parts: summaries },
+      ...(finished.split ? { files: finished.files.map((f) => f.name) } : {}),
     };
   } finally {
     if (spillDir) await fs.rm(spillDir, { recursive: true, force: true });

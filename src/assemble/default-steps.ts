@@ -54,6 +54,7 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
           claims: merged.claims,
           warnings,
           partPages: merged.partPages,
+          partTitles: merged.partTitles,
         };
       } catch (err) {
         throw answered(err, {
@@ -69,6 +70,16 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         throw answered(err, {
           PageSelectionError: (e) => new RenderError('INVALID_REQUEST', e.message, undefined, { cause: e }),
           AssembleInputError: (e) => new RenderError('PART_FAILED', e.message, undefined, { cause: e }),
+        });
+      }
+    },
+    async split(pdf, pieces) {
+      try {
+        const split = await pdfEngine().run('split-pages', { pdf, pieces }, { label: 'split' });
+        return split.map((piece) => asBuffer(piece.pdf));
+      } catch (err) {
+        throw answered(err, {
+          PageSelectionError: (e) => new RenderError('INVALID_REQUEST', e.message, undefined, { cause: e }),
         });
       }
     },

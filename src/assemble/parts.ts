@@ -15,6 +15,7 @@ import type { Claim } from '../pdf/profiles/types.js';
 import { redactUrl } from '../redact-url.js';
 import { type BrowserPool, type ReportEntry, toPrintParams } from '../render/index.js';
 import { fetchPdfPart } from './fetch-part.js';
+import type { Uploads } from './multipart-upload.js';
 import { type AssemblePart, type PartKind, partKind, partLabel } from './schema.js';
 
 /** What the parts are made with. */
@@ -68,6 +69,8 @@ export interface PartRequestOptions {
   spillDir?: string;
   /** Awaited before each part is made (a job's parts count against the account's limit as they start). */
   beforePart?: (index: number, signal: AbortSignal) => Promise<void>;
+  /** The files of a multipart request, which `{"file"}` parts name. */
+  uploads?: Uploads;
 }
 
 /** One part once had: where its PDF is, and what its render said. */
@@ -147,6 +150,12 @@ async function obtainOne(
     result = { ...result, pages: rendered.pages, warnings: rendered.warnings, claims: rendered.claims };
   } else if ('pdf' in part) {
     pdf = Buffer.from(part.pdf, 'base64');
+    budget.take(label, pdf.length);
+  } else if ('file' in part) {
+    const upload = opts.uploads?.files.get(part.file);
+    if (!upload)
+      throw new RenderError('INVALID_REQUEST', `${label}.file: ${JSON.stringify(part.file)} is not among the uploaded files`);
+    pdf = await fs.readFile(upload.path);
     budget.take(label, pdf.length);
   } else {
     pdf = await fetchPdfPart(part.url, label, {

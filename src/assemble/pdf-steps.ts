@@ -26,6 +26,8 @@ export interface MergedPdf {
   warnings: ReportEntry[];
   /** Each part's pages in the assembly, in order, when the merge counts them. */
   partPages?: number[];
+  /** Each part's outline entry, in order, when the merge names them. */
+  partTitles?: string[];
 }
 
 /** The PDF work of an assembly. */
@@ -45,6 +47,8 @@ export interface PdfSteps {
   ): Promise<KeptPages>;
   /** The assembly's own title, author, subject, keywords and language in its Info and XMP (which identifies `claims`). */
   metadata(pdf: Buffer, metadata: DocumentMetadata, claims: readonly Claim[]): Promise<Buffer>;
+  /** One document per piece (pages as indexes from 0), copied from one reading of the assembly. */
+  split(pdf: Buffer, pieces: ReadonlyArray<{ label: string; pages: readonly number[] }>): Promise<Buffer[]>;
   /** The claims a protected PDF keeps (PDF/A and Factur-X forbid encryption), and a warning for each it loses. */
   protectionClaims(claims: readonly Claim[]): { claims: Claim[]; warnings: ReportEntry[] };
   /** The claims a PDF signed by `signer` keeps (PDF/A only when the signature fits a PDF/A string), and a warning for each it loses. */

@@ -20,7 +20,14 @@ import {
 } from '../render/index.js';
 import type { ServiceApp } from '../service-app-type.js';
 import { type AssemblyDeps, type AssemblyResult, runAssembly } from './assembly.js';
-import { type AssembleRequest, AssembleRequestSchema, MAX_ASSEMBLE_BODY_BYTES, validateAssembleRequest } from './schema.js';
+import { readMultipartAssemble, removeUploads, type Uploads } from './multipart-upload.js';
+import {
+  type AssembleRequest,
+  AssembleRequestSchema,
+  MAX_ASSEMBLE_BODY_BYTES,
+  UPLOADED_NAMES,
+  validateAssembleRequest,
+} from './schema.js';
 
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
 
@@ -38,10 +45,45 @@ export interface AssembleRouteDeps extends AssemblyDeps {
 
 /** Registers POST /v1/assemble on the render service app. */
 export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps): void {
+  // Only this route reads multipart bodies, so the parser lives in a scope of its own.
+  app.register((scope: ServiceApp, _opts, done) => {
+    registerAssembleRoute(scope, deps);
+    done();
+  });
+}
+
+/** The uploaded files of each multipart request, removed once it is answered. */
+const uploadsOf = new WeakMap<FastifyRequest, Uploads>();
+
+/** Reads a multipart body: the JSON of its `body` field, carrying the uploaded files' names (schema.ts UPLOADED_NAMES). */
+function addMultipartParser(app: ServiceApp): void {
+  app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
+    readMultipartAssemble(payload, String(request.headers['content-type']), MAX_ASSEMBLE_BODY_BYTES).then((read) => {
+      uploadsOf.set(request, read.uploads);
+      let body: unknown;
+      try {
+        body = JSON.parse(read.json);
+      } catch {
+        done(new RenderError('INVALID_REQUEST', 'body: the "body" field of the form is not valid JSON'));
+        return;
+      }
+      if (body !== null && typeof body === 'object')
+        Object.defineProperty(body, UPLOADED_NAMES, { value: new Set(read.uploads.files.keys()), enumerable: false });
+      done(null, body);
+    }, done);
+  });
+}
+
+function registerAssembleRoute(app: ServiceApp, deps: AssembleRouteDeps): void {
+  addMultipartParser(app);
   app.post(
     '/v1/assemble',
     {
       onRequest: app.authenticate,
+      onResponse: async (request) => {
+        const uploads = uploadsOf.get(request);
+        if (uploads) await removeUploads(uploads);
+      },
       onSend: (request, reply, payload, done) => {
         recordRender(deps.recorder, request, reply, payload, assembled.get(request));
         done(null, payload);
@@ -77,14 +119,23 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
                 description: 'Sent when strict handling was asked for.',
               },
             },
-            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+            content: {
+              'application/pdf': { schema: { type: 'string', format: 'binary' } },
+              'application/zip': {
+                schema: {
+                  type: 'string',
+                  format: 'binary',
+                  description: 'With `split`: a PDF per piece, named by part title or pages.',
+                },
+              },
+            },
           },
           400: errorResponse(
             'INVALID_REQUEST: malformed JSON, unknown field, no parts or more than ASSEMBLE_MAX_PARTS, a part that is not base64 or not a PDF, a bad option of an HTML part (named parts[N]), a URL the egress policy refuses',
           ),
           401: errorResponse('UNAUTHORIZED: missing, malformed, unknown or revoked key, or a metadata key'),
           413: errorResponse('PAYLOAD_TOO_LARGE: an HTML part over 10 MiB of UTF-8, or a body over about 60 MiB'),
-          415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
+          415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is neither application/json nor multipart/form-data'),
           422: errorResponse(
             'PART_FAILED: a part could not be had or read (its address failed, not a PDF, encrypted, damaged), named parts[N]; ' +
               'RENDER_FAILED: Chromium could not print an HTML part; RENDER_INCOMPLETE: strict handling and a warning',
@@ -115,7 +166,13 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
       });
       const strict = prefersStrict(request.headers.prefer);
       const started = Date.now();
-      const result = await runAssembly(body, deps, { accountId: auth.accountId, signal: gone.signal, width: deps.width });
+      const uploads = uploadsOf.get(request);
+      const result = await runAssembly(body, deps, {
+        accountId: auth.accountId,
+        signal: gone.signal,
+        width: deps.width,
+        ...(uploads ? { uploads } : {}),
+      });
       assembled.set(request, result);
       const { pdf, warnings } = result;
       request.log.info(
@@ -126,9 +183,11 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
       if (strict && warnings.length > 0) throw incompleteError(warnings, `GET /v1/renders/${request.id} lists them all`);
       const claimed = claimsHeaderValue(result.claims);
       if (claimed !== undefined) reply.header(CLAIMS_HEADER, claimed);
+      // A split answers with the zip of its files.
+      if (result.files) reply.header('Content-Disposition', 'attachment; filename="assembly.zip"');
       return reply
         .code(200)
-        .header('Content-Type', 'application/pdf')
+        .header('Content-Type', result.files ? 'application/zip' : 'application/pdf')
         .header('Content-Length', String(pdf.length))
         .header('Cache-Control', 'no-store')
         .header('X-Render-Warnings', String(warningCount(warnings)))

@@ -80,8 +80,25 @@ const UrlPart = Type.Object(
   { additionalProperties: false, title: 'URL part' },
 );
 
-/** One part: an HTML document to render, a PDF in base64, or the address of a PDF. */
-export const AssemblePartSchema = Type.Union([HtmlPart, PdfPart, UrlPart]);
+/** Longest name of an uploaded file a part names. */
+export const MAX_FILE_NAME = 255;
+const FilePart = Type.Object(
+  {
+    file: Type.String({
+      minLength: 1,
+      maxLength: MAX_FILE_NAME,
+      description: 'The file name of a PDF uploaded beside the body (multipart/form-data requests only).',
+    }),
+    ...PartFinishing,
+  },
+  { additionalProperties: false, title: 'File part' },
+);
+
+/** One part: an HTML document to render, a PDF in base64, the address of a PDF, or an uploaded file. */
+export const AssemblePartSchema = Type.Union([HtmlPart, PdfPart, UrlPart, FilePart]);
+
+/** Where a multipart request's uploaded file names ride on its parsed body (not a JSON field: a symbol). */
+export const UPLOADED_NAMES = Symbol('uploaded file names');
 
 /** `protect`: AES-256 (revision 6) with an owner password, an optional user password and permissions. */
 export const ProtectSchema = Type.Object(
@@ -128,6 +145,34 @@ export const MetadataSchema = Type.Object(
   { additionalProperties: false, description: 'The assembly’s Info and XMP (a property left out keeps the first part’s).' },
 );
 
+/** Most `split.ranges`. */
+export const MAX_SPLIT_RANGES = 1000;
+
+/** `split`: the answer is a zip of PDFs, one per part, per `every` pages, or per range. */
+export const SplitSchema = Type.Union(
+  [
+    Type.Literal('parts', { description: 'One file per part, named by its title.' }),
+    Type.Object(
+      { every: Type.Integer({ minimum: 1, description: 'One file per this many pages (the last may have fewer).' }) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        ranges: Type.Array(Type.String({ maxLength: MAX_SELECTION_LENGTH }), {
+          minItems: 1,
+          maxItems: MAX_SPLIT_RANGES,
+          description: 'One file per page selection ("1-3", "4-"), named by its pages.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    description:
+      'The answer becomes application/zip: a PDF per piece, each with its own outline, claims, protection and signature.',
+  },
+);
+
 /** The body of POST /v1/assemble. */
 export const AssembleRequestSchema = Type.Object(
   {
@@ -136,6 +181,7 @@ export const AssembleRequestSchema = Type.Object(
       description: 'The parts in order: at least one, at most ASSEMBLE_MAX_PARTS (100) here and 5,000 in a job.',
     }),
     metadata: Type.Optional(MetadataSchema),
+    split: Type.Optional(SplitSchema),
     protect: Type.Optional(ProtectSchema),
     sign: Type.Optional(SignSchema),
   },
@@ -152,7 +198,8 @@ export type PartKind = 'html' | 'pdf' | 'url';
 
 /** The kind of a validated part. */
 export function partKind(part: AssemblePart): PartKind {
-  return 'html' in part ? 'html' : 'pdf' in part ? 'pdf' : 'url';
+  // An uploaded file is an existing PDF, as a base64 one is.
+  return 'html' in part ? 'html' : 'url' in part ? 'url' : 'pdf';
 }
 
 /** How a part is named in messages: its place in `parts`. */
@@ -162,7 +209,7 @@ export function partLabel(index: number): string {
 
 const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const KINDS = ['html', 'pdf', 'url'] as const;
+const KINDS = ['html', 'pdf', 'url', 'file'] as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -224,22 +271,41 @@ function checkHtmlPart(part: Record<string, unknown>, label: string): void {
   }
 }
 
-function checkPart(part: unknown, index: number): void {
+function checkFile(file: unknown, label: string, uploaded: ReadonlySet<string> | undefined): void {
+  if (typeof file !== 'string' || file === '')
+    throw invalid(`${label}.file: must be the name of an uploaded file, got ${show(file)}`);
+  if (file.length > MAX_FILE_NAME)
+    throw invalid(`${label}.file: ${file.length} characters is more than the limit of ${MAX_FILE_NAME}`);
+  if (!uploaded)
+    throw invalid(`${label}.file: a file part needs a multipart/form-data request with the file uploaded beside the body`);
+  if (!uploaded.has(file))
+    throw invalid(
+      `${label}.file: ${JSON.stringify(file)} is not among the uploaded files (${
+        [...uploaded]
+          .slice(0, 10)
+          .map((n) => JSON.stringify(n))
+          .join(', ') || 'none'
+      })`,
+    );
+}
+
+function checkPart(part: unknown, index: number, uploaded: ReadonlySet<string> | undefined): void {
   const label = partLabel(index);
   if (!isObject(part)) throw invalid(`${label}: must be a JSON object {"html"}, {"pdf"} or {"url"}, got ${show(part)}`);
   const given = KINDS.filter((k) => k in part);
   if (given.length !== 1) {
     throw invalid(
       given.length === 0
-        ? `${label}: give one of html, pdf or url`
-        : `${label}: give one of html, pdf or url, not ${given.join(' and ')}`,
+        ? `${label}: give one of html, pdf, url or file`
+        : `${label}: give one of html, pdf, url or file, not ${given.join(' and ')}`,
     );
   }
   const kind = given[0];
   unknownField(part, [...(kind === 'html' ? ['html', 'options'] : [kind]), ...FINISHING_FIELDS], `${label}.`);
   if (kind === 'html') checkHtmlPart(part, label);
   else if (kind === 'pdf') checkPdfData(part.pdf, label);
-  else checkUrl(part.url, label);
+  else if (kind === 'url') checkUrl(part.url, label);
+  else checkFile(part.file, label, uploaded);
   checkPartFinishing(part, label);
 }
 
@@ -302,6 +368,29 @@ function checkMetadata(metadata: unknown): void {
     throw invalid(`metadata.lang: ${JSON.stringify(lang.slice(0, 64))} is not a BCP 47 language tag (en, de-CH, zh-Hant)`);
 }
 
+function checkSplit(split: unknown): void {
+  const kinds = '"parts", {"every": N} or {"ranges": ["1-3", "4-"]}';
+  if (split === 'parts') return;
+  if (!isObject(split)) throw invalid(`split: must be ${kinds}, got ${show(split)}`);
+  const keys = Object.keys(split);
+  if (keys.length !== 1 || (keys[0] !== 'every' && keys[0] !== 'ranges'))
+    throw invalid(`split: must be ${kinds}, got an object with ${keys.join(', ') || 'no fields'}`);
+  if ('every' in split) {
+    const { every } = split;
+    if (typeof every !== 'number' || !Number.isInteger(every) || every < 1)
+      throw invalid(`split.every: must be a whole number of pages of at least 1, got ${show(every)}`);
+    return;
+  }
+  const { ranges } = split;
+  if (!Array.isArray(ranges) || ranges.length === 0) throw invalid('split.ranges: must be a non-empty array of page selections');
+  if (ranges.length > MAX_SPLIT_RANGES)
+    throw invalid(`split.ranges: ${ranges.length} ranges is more than the limit of ${MAX_SPLIT_RANGES}`);
+  ranges.forEach((range, i) => {
+    if (typeof range !== 'string') throw invalid(`split.ranges[${i}]: must be a string such as "1-3", got ${show(range)}`);
+    checkSelection(range, `split.ranges[${i}]`);
+  });
+}
+
 function checkSign(sign: unknown): void {
   if (!isObject(sign)) throw invalid(`sign: must be a JSON object, got ${show(sign)}`);
   unknownField(sign, ['certificate', 'reason', 'location', 'contact'], 'sign.');
@@ -320,7 +409,7 @@ const compiled = TypeCompiler.Compile(AssembleRequestSchema);
  */
 export function validateAssembleRequest(body: unknown, maxParts: number, limitName = 'ASSEMBLE_MAX_PARTS'): AssembleRequest {
   if (!isObject(body)) throw invalid(`body: must be a JSON object {"parts": [...]}, got ${show(body)}`);
-  unknownField(body, ['parts', 'metadata', 'protect', 'sign'], '');
+  unknownField(body, ['parts', 'metadata', 'split', 'protect', 'sign'], '');
   const { parts } = body;
   if (parts === undefined) throw invalid('parts: required, an array of {"html"}, {"pdf"} or {"url"} parts');
   if (!Array.isArray(parts)) throw invalid(`parts: must be an array, got ${show(parts)}`);
@@ -328,8 +417,10 @@ export function validateAssembleRequest(body: unknown, maxParts: number, limitNa
   if (parts.length > maxParts) {
     throw invalid(`parts: ${parts.length} parts is more than the limit of ${maxParts} (${limitName})`);
   }
-  parts.forEach(checkPart);
+  const uploaded = (body as { [UPLOADED_NAMES]?: ReadonlySet<string> })[UPLOADED_NAMES];
+  for (const [i, part] of parts.entries()) checkPart(part, i, uploaded);
   if (body.metadata !== undefined) checkMetadata(body.metadata);
+  if (body.split !== undefined) checkSplit(body.split);
   if (body.protect !== undefined) checkProtect(body.protect);
   if (body.sign !== undefined) checkSign(body.sign);
   // The hand-written checks above give the messages; the schema is the contract they must agree with.

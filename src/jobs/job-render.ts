@@ -32,7 +32,7 @@ export function storedJobRequest(row: Pick<RenderJobRow, 'request'>): StoredAsse
 }
 
 /** What a job's attempt made: a render's result, and an assembly's parts. */
-export type JobResult = RenderResult & { assembly?: RecordAssembly };
+export type JobResult = RenderResult & { assembly?: RecordAssembly; files?: string[] };
 
 /** What jobs are made with. */
 export interface JobMakers {

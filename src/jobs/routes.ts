@@ -300,7 +300,10 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
               },
               [CLAIMS_HEADER]: ClaimsHeaderDoc,
             },
-            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+            content: {
+              'application/pdf': { schema: { type: 'string', format: 'binary' } },
+              'application/zip': { schema: { type: 'string', format: 'binary', description: 'An assembly job with `split`.' } },
+            },
           },
           409: errorResponse('JOB_NOT_DONE: the job is queued or running, or ended without a PDF'),
           410: errorResponse('GONE: the PDF expired (RENDER_JOB_RETENTION_H) or was deleted'),
@@ -329,9 +332,12 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
       const report = storedReport(found.row.warnings);
       const claimed = claimsHeaderValue(report.claims);
       if (claimed !== undefined) reply.header(CLAIMS_HEADER, claimed);
+      // A split assembly's result is stored as a zip (worker.ts names its key so).
+      const zip = found.row.pdf_key?.endsWith('.zip') === true;
+      if (zip) reply.header('Content-Disposition', 'attachment; filename="assembly.zip"');
       return reply
         .code(200)
-        .header('Content-Type', 'application/pdf')
+        .header('Content-Type', zip ? 'application/zip' : 'application/pdf')
         .header('Content-Length', String(found.result.bytes))
         .header('X-Render-Warnings', String(warningCount(report.warnings)))
         .header('Cache-Control', 'no-store')

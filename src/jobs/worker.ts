@@ -296,7 +296,8 @@ export class JobWorker {
       const { pdf, pages, warnings, claims } = printed;
       if (Number(row.strict) === 1 && warnings.length > 0)
         throw incompleteError(warnings, `GET /v1/renders/${row.id} lists them all`);
-      const key = pdfKey(row);
+      // A split assembly answers with a zip, and its key says so (GET /v1/jobs/{id}/pdf sends it as one).
+      const key = printed.files ? pdfKey(row).replace(/\.pdf$/, '.zip') : pdfKey(row);
       await results.put(key, pdf);
       const now = this.now();
       const done = await store.finishJob(row.id, this.owner, now, {

@@ -20,6 +20,7 @@ const DOING: Record<OpName, string> = {
   'read-pkcs12': 'reading the PKCS#12 file',
   'examine-invoice': 'checking the XML',
   'keep-pages': 'selecting the pages',
+  'split-pages': 'splitting the assembly',
   'document-metadata': 'writing the metadata',
   'count-pages': 'reading the PDF',
 };

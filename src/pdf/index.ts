@@ -7,9 +7,10 @@
 export type { ActiveContentFinding } from './assemble/active-content.js';
 export { type AssemblePart, type AssembleResult, assemblePdfs } from './assemble/assemble-pdfs.js';
 export { type DocumentMetadata, withDocumentMetadata } from './assemble/document-metadata.js';
-export { type KeepPagesOptions, type KeptPages, keepPages, type Rotation } from './assemble/keep-pages.js';
+export { type KeepPagesOptions, type KeptPages, keepPages, type Rotation, splitPages } from './assemble/keep-pages.js';
 export { MAX_SELECTION_LENGTH, PageSelectionError, pageIndexes, parsePageSelection } from './assemble/page-ranges.js';
 export { AssembleInputError, type PartProblem } from './assemble/read-part.js';
+export { MAX_SPLIT_FILES, type SplitPiece, type SplitSpec, splitPlan } from './assemble/split-plan.js';
 export { type DestinationPages, readDestinationPages } from './pdf-destinations.js';
 export { type PdfProperties, pdfDate, pdfTextString, withPdfProperties } from './pdf-info.js';
 export { countPdfPages } from './pdf-pages.js';
@@ -29,3 +30,4 @@ export { SignInputError } from './sign/pdf-reader.js';
 export { type SignOptions, signPdf } from './sign/sign-pdf.js';
 export { PDFA_MAX_STRING_BYTES, signatureClaims } from './sign/signature-room.js';
 export { rfc3161Timestamper, TimestampError } from './sign/timestamp.js';
+export { safeFileName, type ZipEntry, zipFiles } from './zip-files.js';

@@ -162,7 +162,7 @@ describe('POST /v1/assemble refuses bad input with a 4xx naming the part', () =>
       { parts: [{ html: '<p>x</p>', pdf: 'JVBERi0=' }] },
       400,
       'INVALID_REQUEST',
-      /^parts\[0\]: give one of html, pdf or url, not html and pdf$/,
+      /^parts\[0\]: give one of html, pdf, url or file, not html and pdf$/,
     ],
     [
       'a bad option',

@@ -34,6 +34,6 @@ export interface ResultStore {
 
 /** Keys are made by the jobs code from ids; anything else is refused before it reaches a path or a bucket. */
 export function checkKey(key: string): string {
-  if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\.pdf$/.test(key)) throw new Error(`not a result key: ${JSON.stringify(key)}`);
+  if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\.(pdf|zip)$/.test(key)) throw new Error(`not a result key: ${JSON.stringify(key)}`);
   return key;
 }

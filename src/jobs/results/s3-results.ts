@@ -42,7 +42,12 @@ export class S3ResultStore implements ResultStore {
 
   async put(key: string, bytes: Buffer): Promise<void> {
     await this.client.send(
-      new PutObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key), Body: bytes, ContentType: 'application/pdf' }),
+      new PutObjectCommand({
+        Bucket: this.opts.bucket,
+        Key: this.key(key),
+        Body: bytes,
+        ContentType: key.endsWith('.zip') ? 'application/zip' : 'application/pdf',
+      }),
     );
   }
 

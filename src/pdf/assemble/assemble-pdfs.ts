@@ -17,6 +17,7 @@ import {
   PdfRef,
   type PdfValue,
   raw,
+  stringText,
 } from '../profiles/pdf-objects.js';
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
 import { type ActiveContentFinding, findActiveContent } from './active-content.js';
@@ -52,6 +53,8 @@ export interface AssembleResult {
   partPages: number[];
   /** What parts carried that acts on the reader (removed) and their attachments (kept), naming the part. */
   content: Array<ActiveContentFinding & { label: string }>;
+  /** Each part's outline entry, in order. */
+  partTitles: string[];
 }
 
 /**
@@ -87,6 +90,7 @@ export async function assemblePdfs(
 
   const pageRefs: PdfValue[] = [];
   const partPages: number[] = [];
+  const partTitles: string[] = [];
   const items: Array<{ ref: PdfRef; entry: PdfDict }> = [];
   const structKids: PdfValue[] = [];
   const parentTree: Array<[number, PdfValue]> = [];
@@ -135,14 +139,9 @@ export async function assemblePdfs(
       const first = pageRefs.length;
       pageRefs.push(...pagesOf(file, copier, pagesRef));
       partPages.push(pageRefs.length - first);
-      items.push(
-        outlineItem(file, copier, out, {
-          catalog,
-          outlinesRef,
-          firstPage: pageRefs[first],
-          title: titleOf(parts[k].title, file, k),
-        }),
-      );
+      const title = titleOf(parts[k].title, file, k);
+      partTitles.push(stringText(title.text));
+      items.push(outlineItem(file, copier, out, { catalog, outlinesRef, firstPage: pageRefs[first], title }));
 
       if (struct) {
         const structNum = catalog.get('StructTreeRoot');
@@ -248,5 +247,13 @@ export async function assemblePdfs(
   if (info) trailer.set('Info', info);
   const version = files.some((f) => f.text.startsWith('%PDF-2')) ? '2.0' : '1.7';
   const pdf = out.finish(version, trailer);
-  return { pdf, claims: decision.claims, issues: decision.issues, pages: pageRefs.length, partPages, content };
+  return {
+    pdf,
+    claims: decision.claims,
+    issues: decision.issues,
+    pages: pageRefs.length,
+    partPages,
+    partTitles,
+    content,
+  };
 }

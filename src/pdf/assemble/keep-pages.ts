@@ -70,6 +70,26 @@ export async function keepPages(bytes: Uint8Array, opts: KeepPagesOptions): Prom
   }
 }
 
+/**
+ * Several documents out of one (a split): each piece's pages (indexes from 0, in order) copied from one
+ * reading of `bytes`, as keepPages copies them.
+ */
+export async function splitPages(
+  bytes: Uint8Array,
+  pieces: ReadonlyArray<{ label: string; pages: readonly number[] }>,
+): Promise<KeptPages[]> {
+  const file = await readPart(bytes, 'the assembly');
+  const all = file.pages();
+  return pieces.map((piece) => {
+    try {
+      return copyKept(file, { label: piece.label }, new Set(piece.pages.map((i) => all[i])));
+    } catch (error) {
+      if (error instanceof AssembleInputError) throw error;
+      throw damaged(piece.label, (error as Error).message);
+    }
+  });
+}
+
 function copyKept(file: PdfFile, opts: KeepPagesOptions, kept: Set<number>): KeptPages {
   const out = new PdfWriter();
   const catalogRef = out.allocate();

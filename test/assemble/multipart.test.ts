@@ -1,0 +1,125 @@
+/**
+ * POST /v1/assemble as multipart/form-data: a `body` field with the JSON request and files its parts
+ * name (`{"file": "terms.pdf"}`), sent in small chunks so the boundary falls across them; the PDF as
+ * poppler reads it, the refusals naming the field, and no uploaded file left behind.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CoreDeps } from '../../src/app/core.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { noDns } from '../helpers/render.js';
+import { fixture, outline, page, pageCount, pageTexts, postAssemble, qpdfCheck } from './helpers.js';
+
+let core: CoreDeps;
+let app: FastifyInstance;
+let key: string;
+const terms = fixture('terms-objstm.pdf');
+const BOUNDARY = '----pageworks-test-7d1f';
+
+beforeAll(async () => {
+  core = await createTestCore({ RENDER_CONCURRENCY: '2' });
+  app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
+  key = (await createKey(core, 'render')).key;
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+  if (core) await closeTestCore(core);
+});
+
+/** A multipart/form-data body of a `body` field and files. */
+function form(body: unknown, files: Record<string, Buffer>): Buffer {
+  const pieces: Buffer[] = [
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="body"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(body)}\r\n`,
+    ),
+  ];
+  for (const [name, data] of Object.entries(files))
+    pieces.push(
+      Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`,
+      ),
+      data,
+      Buffer.from('\r\n'),
+    );
+  pieces.push(Buffer.from(`--${BOUNDARY}--\r\n`));
+  return Buffer.concat(pieces);
+}
+
+/** The body as a stream of `size`-byte chunks. */
+function chunked(bytes: Buffer, size: number): Readable {
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += size) chunks.push(bytes.subarray(at, at + size));
+  return Readable.from(chunks);
+}
+
+function postForm(payload: Buffer | Readable) {
+  return app.inject({
+    method: 'POST',
+    url: '/v1/assemble',
+    headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+    payload,
+  });
+}
+
+const uploadDirs = () =>
+  fs
+    .readdirSync(os.tmpdir())
+    .filter((d) => d.startsWith('pageworks-upload-'))
+    .sort();
+
+describe('multipart/form-data', () => {
+  it('assembles a part rendered from the body and a PDF uploaded beside it, read in 7-byte chunks', async () => {
+    const before = uploadDirs();
+    const body = { parts: [{ html: page('Invoice 9', 'Amount due 90') }, { file: 'terms.pdf', title: 'Terms' }] };
+    const res = await postForm(chunked(form(body, { 'terms.pdf': terms }), 7));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    const pdf = res.rawPayload;
+    expect(qpdfCheck(pdf).status).toBe(0);
+    expect(pageCount(pdf)).toBe(3);
+    expect(pageTexts(pdf)[1]).toContain('Payment is due within 30 days');
+    expect(outline(pdf).map((e) => [e.title, e.page])).toEqual([
+      ['Invoice 9', 1],
+      ['Terms', 2],
+    ]);
+    // The upload is removed once the answer is sent (onResponse runs just after it).
+    for (let i = 0; i < 40 && uploadDirs().length > before.length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(uploadDirs()).toEqual(before);
+  }, 60_000);
+
+  it('refuses a file part naming a file that was not uploaded, naming the part and the file', async () => {
+    const res = await postForm(form({ parts: [{ html: page('x') }, { file: 'annex.pdf' }] }, { 'terms.pdf': terms }));
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().error.message).toBe('parts[1].file: "annex.pdf" is not among the uploaded files ("terms.pdf")');
+  });
+
+  it('refuses a file part in a JSON request, and a form without its body field', async () => {
+    const json = await postAssemble(app, key, { parts: [{ file: 'terms.pdf' }] });
+    expect(json.statusCode).toBe(400);
+    expect(json.json().error.message).toMatch(/^parts\[0\]\.file: a file part needs a multipart\/form-data request/);
+    const noBody = await postForm(
+      Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="a.pdf"\r\n\r\n%PDF-1.4\r\n--${BOUNDARY}--\r\n`,
+      ),
+    );
+    expect(noBody.statusCode).toBe(400);
+    expect(noBody.json().error.message).toBe('body: the form has no "body" field holding the JSON request');
+    const cut = await postForm(form({ parts: [{ file: 'terms.pdf' }] }, { 'terms.pdf': terms }).subarray(0, 400));
+    expect(cut.statusCode).toBe(400);
+    expect(cut.json().error.message).toBe('body: the multipart body ends before its closing boundary');
+  });
+
+  it('leaves the other routes as they were: POST /v1/render does not take a form', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/render',
+      headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      payload: form({ html: '<p>x</p>' }, {}),
+    });
+    expect(res.statusCode).toBe(415);
+  });
+});
