@@ -59,7 +59,7 @@ export async function makeJob(row: RenderJobRow, makers: JobMakers, signal: Abor
     if (!makers.assembly) throw new RenderError('INTERNAL_ERROR', 'this worker cannot assemble PDFs');
     const { kind: _kind, protect, charged, ...rest } = request;
     const { meter } = makers;
-    // A job from before parts were metered was charged in full at submit.
+    // A job queued before parts were metered was charged at submit all it will be (at most a window's worth).
     const prepaid = charged ?? rest.parts.length;
     const body: AssembleRequest = protect
       ? { ...rest, protect: openProtect(protect, makers.secrets, row.account_id, row.id) }

@@ -5,8 +5,7 @@
  * like renders: another account's one-line job, claimed beside a 50-part assembly, gets the next turn
  * that ends rather than the turn after the last part.
  */
-import type { BrowserPool } from '../render/index.js';
-import { FairQueue } from '../render/pool/fair-queue.js';
+import { type BrowserPool, FairQueue } from '../render/index.js';
 
 type Render = BrowserPool['render'];
 

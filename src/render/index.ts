@@ -24,6 +24,7 @@ export { registerRenderLogRoutes } from './log/render-log-routes.js';
 export { recordRender } from './log/render-record.js';
 export { createRenderMetrics } from './metrics.js';
 export { BrowserPool } from './pool/browser-pool.js';
+export { FairQueue } from './pool/fair-queue.js';
 export type { RenderResult } from './pool/render-attempt.js';
 export { CLAIMS_HEADER, ClaimsHeaderDoc, ClaimsSchema, claimsHeaderValue } from './report/claims-header.js';
 export { toPrintParams } from './request/options.js';

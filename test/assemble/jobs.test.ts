@@ -31,7 +31,9 @@ describe('an assembly job of 1,000 parts', () => {
   let key: string;
 
   beforeAll(async () => {
-    core = await createTestCore({ RENDER_CONCURRENCY: '2' });
+    // Each part counts against the render limit: 1,000 parts fit one window of a limit of 1,000 (at the
+    // default 120 a minute, the parts beyond the first 120 would wait for the next windows, as they should).
+    core = await createTestCore({ RENDER_CONCURRENCY: '2', RENDER_RATE_LIMIT: '1000' });
     app = await buildRenderApp(core, { lookup: noDns, jobPollMs: 50 });
     key = (await createKey(core, 'render')).key;
   }, 60_000);
