@@ -108,7 +108,13 @@ export function checkSigningCertificate(der: Buffer, now: number): void {
   const cert = new X509Certificate(der);
   const from = new Date(cert.validFrom);
   if (from.getTime() > now) throw new CertificateRefused(`pkcs12: the certificate is not valid before ${from.toISOString()}`);
-  const usage = keyUsage(der);
+  let usage: ReturnType<typeof keyUsage>;
+  try {
+    usage = keyUsage(der);
+  } catch {
+    // node:crypto read it; a certificate whose extensions forge cannot walk is not one to sign with either.
+    throw new CertificateRefused('pkcs12: the certificate’s extensions cannot be read');
+  }
   if (usage && !usage.digitalSignature && !usage.nonRepudiation)
     throw new CertificateRefused(
       'pkcs12: the certificate’s key usage does not allow signing (it needs digitalSignature or nonRepudiation)',

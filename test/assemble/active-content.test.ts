@@ -74,7 +74,7 @@ function hostilePdf(): Buffer {
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     // 3 page: JavaScript when it opens, five annotations
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R ' +
-      '/AA << /O 13 0 R >> /Annots [6 0 R 7 0 R 9 0 R 8 0 R 14 0 R 15 0 R] >>',
+      '/AA << /O 13 0 R >> /Annots [6 0 R 7 0 R 9 0 R 8 0 R 14 0 R 15 0 R 21 0 R 23 0 R] >>',
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
     `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
     // 6 a link that launches cmd.exe
@@ -100,6 +100,11 @@ function hostilePdf(): Buffer {
     '<< /Type /Outlines /First 20 0 R /Last 20 0 R /Count 1 >>',
     `<< /Type /EmbeddedFile /Length ${attachment.length} >>\nstream\n${attachment}\nendstream`,
     '<< /Title (Terms) /Parent 18 0 R /A << /S /JavaScript /JS (app.alert\\(5\\)) >> >>',
+    // 21 a link whose action is another object, a javascript: address in hex
+    '<< /Type /Annot /Subtype /Link /Rect [72 380 300 400] /Border [0 0 0] /A 22 0 R >>',
+    `<< /S /URI /URI <${Buffer.from('javascript:alert(6)').toString('hex')}> >>`,
+    // 23 a javascript: address spelled with an octal escape
+    '<< /Type /Annot /Subtype /Link /Rect [72 350 300 370] /Border [0 0 0] /A << /S /URI /URI (\\152avascript:alert\\(7\\)) >> >>',
   ];
   return pdfOfObjects('1.7', objects, '/Root 1 0 R');
 }
@@ -140,6 +145,8 @@ describe('an existing PDF that acts on its reader', () => {
     ])
       expect(qdf, gone).not.toContain(gone);
     expect(qdf.toLowerCase()).not.toContain('javascript:');
+    expect(qdf).not.toContain(Buffer.from('javascript:').toString('hex'));
+    expect(qdf).not.toContain('\\152avascript');
     expect(qdf).not.toContain('Example Bank');
     expect(qdf).not.toContain('BankSeal');
     expect(qdf).not.toContain('/DocMDP');
@@ -167,6 +174,7 @@ describe('an existing PDF that acts on its reader', () => {
     }
     // Document script, open action, document trigger, page open, the /Next chain, the outline entry.
     expect(byContent.get('javascript')?.count).toBe(6);
+    expect(byContent.get('javascript_link')?.count).toBe(3);
     expect(String(byContent.get('signature_field')?.message)).toContain('BankSeal');
     expect(String(byContent.get('attachment')?.message)).toContain('account-terms.txt');
     expect(Number(res.headers['x-render-warnings'])).toBe(warnings.length);

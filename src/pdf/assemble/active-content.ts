@@ -44,6 +44,9 @@ const MAX_CHAIN = 64;
 const MAX_FIELD_DEPTH = 32;
 const MAX_OUTLINE_ITEMS = 100_000;
 
+/** What an object's text holds when it may act (lower case): see `mayAct`. */
+const MAY_ACT = /#|\\|java|\/js|launch|submit|import|\/sig|fileattachment|\/next|\/aa|\/parent|\/ft/;
+
 const ACTIONS: Record<string, ActiveContentKind> = {
   JavaScript: 'javascript',
   Launch: 'launch',
@@ -164,6 +167,7 @@ export class ActiveContent {
   }
 
   private annotation(ref: PdfValue, holder: number, listHolder: number, where: string): void {
+    if (ref instanceof PdfRef && !this.mayAct(ref.num)) return;
     const annot = this.file.dict(ref);
     if (!annot) return;
     const subtype = plainName(annot.get('Subtype'));
@@ -194,6 +198,20 @@ export class ActiveContent {
       this.triggers(field.get('AA'), parent.num, `${where} (form field)`);
       parent = field.get('Parent');
     }
+  }
+
+  /**
+   * Whether object `num`'s text could hold or reach anything this module looks for; most annotations (a
+   * printed document's links) cannot, and are not parsed. Nothing active can be spelled without one of
+   * these: names escape with `#`, strings with `\\` or hex, and an action elsewhere is reached through /A,
+   * /AA, /Next or /Parent by reference.
+   */
+  private mayAct(num: number): boolean {
+    const at = this.file.offset(num);
+    if (at === undefined) return true;
+    const end = this.file.text.indexOf('endobj', at);
+    const text = this.file.text.slice(at, end < 0 ? undefined : end).toLowerCase();
+    return MAY_ACT.test(text) || /\/a\s+\d+\s+\d+\s+r/.test(text) || /<(?!<)/.test(text.replace(/<</g, ''));
   }
 
   /** The name of the signature field a widget belongs to, or undefined when it is not one. */
