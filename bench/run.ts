@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|render-tuning|metadata|scale|soak|fuzz|jobs|claims-fuzz|assemble|factur-x-rules …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|render-tuning|metadata|scale|soak|fuzz|jobs|claims-fuzz|assemble|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -42,9 +42,22 @@ const sections: Record<string, () => Promise<void>> = {
     await (await import('./assemble-api.js')).runAssembleApiBench();
   },
   sign: async () => (await import('./sign.js')).runSignBench(),
+  // What the wall around customers' bytes costs a merge: in process vs through the PDF engine's worker.
+  'pdf-engine': async () => (await import('./pdf-engine.js')).runPdfEngineBench(),
 };
 /** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N, 150-page reports, CLAIMS_FUZZ_N): only when named. */
-const OPT_IN = new Set(['render-tuning', 'soak', 'fuzz', 'jobs', 'jobs-rows', 'pdf-profiles', 'claims-fuzz', 'assemble', 'sign']);
+const OPT_IN = new Set([
+  'render-tuning',
+  'soak',
+  'fuzz',
+  'jobs',
+  'jobs-rows',
+  'pdf-profiles',
+  'claims-fuzz',
+  'assemble',
+  'sign',
+  'pdf-engine',
+]);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of chosen) {

@@ -7,11 +7,11 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import { RenderError } from '../errors.js';
 import { newId } from '../ids.js';
-import { type OpResult, PdfWorkError, PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
 import type { SecretBox } from '../secrets/sealing.js';
 import type { CertificateStore, SigningCertificateRecord } from '../store/certificate-queries.js';
 import type { ClientInfo } from './activity.js';
 import { CertificateRefused, checkSigningCertificate } from './certificate-checks.js';
+import { type ParsedPkcs12, Pkcs12Error } from './pkcs12.js';
 
 /** A certificate as the API and the dashboard show it. */
 export interface CertificateView {
@@ -30,6 +30,13 @@ export interface CertificateSigner {
   subject: string;
   notAfter: Date;
 }
+
+/**
+ * Reads a PKCS#12 upload with its password; a file it refuses (or whose reading overran its limits) is
+ * Pkcs12Error, the message for the uploader. app/core.ts gives one that reads in a PDF worker
+ * (pdf/engine.ts), off the event loop: a file can ask for billions of key-derivation iterations.
+ */
+export type Pkcs12Reader = (data: Buffer, password: string) => Promise<ParsedPkcs12>;
 
 /** Who uploads or deletes (for the activity log). */
 export interface CertificateActor {
@@ -81,6 +88,9 @@ export class CertificateService {
     /** The server's key, or undefined when the server has none. */
     private readonly secrets: SecretBox | undefined,
     private readonly now: () => number = Date.now,
+    private readonly read: Pkcs12Reader = () => {
+      throw new Error('this CertificateService was built without a PKCS#12 reader (app/core.ts gives one)');
+    },
   ) {}
 
   /** Whether this server can take uploads and sign (it has a key). */
@@ -121,13 +131,11 @@ export class CertificateService {
     if (input.pkcs12.length > MAX_PKCS12_BYTES) {
       throw new RenderError('INVALID_REQUEST', `pkcs12: larger than ${MAX_PKCS12_BYTES / 1024} KiB`);
     }
-    let parsed: OpResult<'read-pkcs12'>;
+    let parsed: ParsedPkcs12;
     try {
-      // In a PDF worker: a file whose MAC asks for billions of iterations ends at the deadline, not the service.
-      parsed = await pdfEngine().run('read-pkcs12', { data: input.pkcs12, password: input.password }, { label: 'pkcs12' });
+      parsed = await this.read(input.pkcs12, input.password);
     } catch (error) {
-      if (error instanceof PdfWorkLimitError || (error instanceof PdfWorkError && error.kind === 'Pkcs12Error'))
-        throw new RenderError('INVALID_REQUEST', error.message);
+      if (error instanceof Pkcs12Error) throw new RenderError('INVALID_REQUEST', error.message);
       throw error;
     }
     const at = this.now();

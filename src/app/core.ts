@@ -5,13 +5,14 @@ import { ActivityLog } from '../accounts/activity.js';
 import { CertificateService } from '../accounts/certificates.js';
 import { KeyService } from '../accounts/keys.js';
 import { PasswordResets } from '../accounts/password-reset.js';
+import { type ParsedPkcs12, Pkcs12Error } from '../accounts/pkcs12.js';
 import { LastUsedRecorder, UsageRecorder } from '../accounts/usage.js';
 import type { Config } from '../config.js';
 import type { DashboardCore } from '../dashboard/context.js';
 import { deleteJobsWithAccount } from '../jobs/account-deletion.js';
 import { openResultStore } from '../jobs/results/open-result-store.js';
 import type { JobsCore } from '../jobs/runtime.js';
-import { configurePdfEngine, stopPdfEngine } from '../pdf/engine.js';
+import { configurePdfEngine, PdfWorkError, PdfWorkLimitError, pdfEngine, stopPdfEngine } from '../pdf/engine.js';
 import { FallbackRateLimiter } from '../ratelimit/fallback.js';
 import { MemoryRateLimiter } from '../ratelimit/memory.js';
 import { RedisRateLimiter } from '../ratelimit/redis.js';
@@ -71,6 +72,17 @@ async function connectRedisOrDegrade(url: string, log: Logger): Promise<Redis> {
   return redis;
 }
 
+/** A PKCS#12 upload read in a PDF worker; its refusals and an overrun of the work's limits are Pkcs12Error. */
+async function readPkcs12InWorker(data: Buffer, password: string): Promise<ParsedPkcs12> {
+  try {
+    return await pdfEngine().run('read-pkcs12', { data, password }, { label: 'pkcs12' });
+  } catch (error) {
+    if (error instanceof PdfWorkLimitError || (error instanceof PdfWorkError && error.kind === 'Pkcs12Error'))
+      throw new Pkcs12Error(error.message);
+    throw error;
+  }
+}
+
 /** Test seam: a Redis key prefix, so tests sharing one Redis never see each other's counters. */
 export interface CoreOptions {
   redisPrefix?: string;
@@ -116,7 +128,7 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
     accounts,
     activity,
     secrets,
-    certificates: new CertificateService(store, activity, secrets?.box),
+    certificates: new CertificateService(store, activity, secrets?.box, Date.now, readPkcs12InWorker),
     resets: new PasswordResets(store, accounts),
     limiter,
     strikes,

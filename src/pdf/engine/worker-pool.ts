@@ -88,6 +88,9 @@ export class WorkerPool {
   private closed = false;
   /** Keep every worker started (replaced as soon as one ends), so no operation waits for a process's start. */
   private kept = false;
+  /** Operations queued or running, and the timer that keeps the event loop alive while there are any. */
+  private pending = 0;
+  private keepAlive?: NodeJS.Timeout;
 
   constructor(private readonly limits: PdfWorkLimits) {}
 
@@ -97,8 +100,31 @@ export class WorkerPool {
       job.reject({ lost: 'the service is stopping' });
       return;
     }
-    this.queue.push(job);
+    this.queue.push(this.held(job));
     this.dispatch();
+  }
+
+  /**
+   * `job`, keeping the event loop alive until it settles: the workers themselves are unreferenced (an idle
+   * one must not keep a finished process alive), so a caller with nothing else pending (the CLI, a bench)
+   * would otherwise see its process end while it waits for a worker to start.
+   */
+  private held(job: PoolJob): PoolJob {
+    if (this.pending++ === 0) this.keepAlive = setInterval(() => undefined, 1 << 30);
+    const settle = (): void => {
+      if (--this.pending === 0) clearInterval(this.keepAlive);
+    };
+    return {
+      ...job,
+      resolve: (value) => {
+        settle();
+        job.resolve(value);
+      },
+      reject: (reason) => {
+        settle();
+        job.reject(reason);
+      },
+    };
   }
 
   /** Starts every worker now and keeps them started: no operation then pays for a process's start. */
