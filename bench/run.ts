@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|render-tuning|metadata|scale|soak|fuzz|jobs|claims-fuzz|assemble|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|render-tuning|metadata|scale|soak|fuzz|pdf-fuzz|jobs|claims-fuzz|assemble|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -26,6 +26,7 @@ const sections: Record<string, () => Promise<void>> = {
   'jobs-rows': async () => (await import('./jobs-rows.js')).runJobsRowsBench(),
   soak: async () => (await import('./soak.js')).runSoakBench(),
   fuzz: async () => (await import('./fuzz.js')).runFuzzBench(),
+  'pdf-fuzz': async () => (await import('./pdf-fuzz.js')).runPdfFuzzBench(),
   // What a declared standard costs a render, then what the Factur-X checks (XSD, EN 16931 rules, agreement) add.
   'pdf-profiles': async () => {
     await (await import('./pdf-profiles.js')).runPdfProfilesBench();
@@ -45,11 +46,12 @@ const sections: Record<string, () => Promise<void>> = {
   // What the wall around customers' bytes costs a merge: in process vs through the PDF engine's worker.
   'pdf-engine': async () => (await import('./pdf-engine.js')).runPdfEngineBench(),
 };
-/** Minutes long each (SOAK_S, FUZZ_S, JOBS_BENCH_N, 150-page reports, CLAIMS_FUZZ_N): only when named. */
+/** Minutes long each (SOAK_S, FUZZ_S, PDF_FUZZ_N, JOBS_BENCH_N, 150-page reports, CLAIMS_FUZZ_N): only when named. */
 const OPT_IN = new Set([
   'render-tuning',
   'soak',
   'fuzz',
+  'pdf-fuzz',
   'jobs',
   'jobs-rows',
   'pdf-profiles',

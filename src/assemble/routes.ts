@@ -134,7 +134,9 @@ function registerAssembleRoute(app: ServiceApp, deps: AssembleRouteDeps): void {
             'INVALID_REQUEST: malformed JSON, unknown field, no parts or more than ASSEMBLE_MAX_PARTS, a part that is not base64 or not a PDF, a bad option of an HTML part (named parts[N]), a URL the egress policy refuses',
           ),
           401: errorResponse('UNAUTHORIZED: missing, malformed, unknown or revoked key, or a metadata key'),
-          413: errorResponse('PAYLOAD_TOO_LARGE: an HTML part over 10 MiB of UTF-8, or a body over about 60 MiB'),
+          413: errorResponse(
+            'PAYLOAD_TOO_LARGE: an HTML part over 10 MiB of UTF-8, a body over about 60 MiB, or parts that come to more than ASSEMBLE_MAX_BYTES (named parts[N])',
+          ),
           415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is neither application/json nor multipart/form-data'),
           422: errorResponse(
             'PART_FAILED: a part could not be had or read (its address failed, not a PDF, encrypted, damaged), named parts[N]; ' +
