@@ -91,10 +91,11 @@ export function structureBreaks(file: PdfFile): StructureBreak[] {
   };
   const pageNumber = new Map(file.pages().map((num, i) => [num, i + 1]));
   const found = new Map<string, StructureBreak>();
-  const report = (clause: string, element: string, message: string): void => {
+  // Only the first break of a rule is described (its page looked up); the others are counted.
+  const report = (clause: string, element: () => string, message: string): void => {
     const known = found.get(clause);
     if (known) known.count += 1;
-    else found.set(clause, { clause, element, message, count: 1 });
+    else found.set(clause, { clause, element: element(), message, count: 1 });
   };
   const seen = new Set<number>();
   let elements = 0;
@@ -109,13 +110,13 @@ export function structureBreaks(file: PdfFile): StructureBreak[] {
       return child?.has('S') ? [{ value: kid, el: child }] : [];
     });
   // The page an element shows on: its own /Pg, else its first kid's (marked content or element).
-  const pageOf = (el: PdfDict, depth = 0): number | undefined => {
+  const pageOf = (el: PdfDict, budget = { nodes: 64 }): number | undefined => {
     const pg = el.get('Pg');
     if (pg instanceof PdfRef && pageNumber.has(pg.num)) return pageNumber.get(pg.num);
-    if (depth > 8) return undefined;
-    for (const kid of file.kids(el.get('K')).slice(0, 8)) {
+    for (const kid of file.kids(el.get('K'))) {
+      if (--budget.nodes < 0) return undefined;
       const child = kid instanceof PdfRef || isDict(kid) ? file.dict(kid) : undefined;
-      const page = child ? pageOf(child, depth + 1) : undefined;
+      const page = child ? pageOf(child, budget) : undefined;
       if (page !== undefined) return page;
     }
     return undefined;
@@ -145,7 +146,7 @@ export function structureBreaks(file: PdfFile): StructureBreak[] {
       if (placed && !placed.parents.includes(parent ?? ''))
         report(
           placed.clause,
-          where(type, el),
+          () => where(type, el),
           `A ${words(type)} sits ${parent ? `in a ${words(parent)}` : 'outside any other element'}, not in a ` +
             `${placed.parents.map(words).join(' or ')}, so a screen reader cannot tell what it belongs to: ` +
             `put it in one, or make it a plain element (a <div> or <p>, or remove the role)`,
@@ -155,7 +156,7 @@ export function structureBreaks(file: PdfFile): StructureBreak[] {
       if (allowed && stray !== undefined)
         report(
           allowed.clause,
-          where(type, el),
+          () => where(type, el),
           `A ${words(type)} holds a ${stray ? words(stray) : 'non-standard element'}, and PDF/UA lets it hold only ` +
             `${allowed.kids.map(words).join(', ')}: move that content out of it, or into one of those`,
         );
@@ -163,7 +164,7 @@ export function structureBreaks(file: PdfFile): StructureBreak[] {
       if (type === 'Figure' && !hasAlternative(file, el))
         report(
           '7.3-1',
-          where(type, el),
+          () => where(type, el),
           `A ${words(type)} has no alternative text, which a screen reader reads instead of it: give the image alt="…" ` +
             'or the element aria-label="…" (a <figure> around an image with alt="" needs its own aria-label, or ' +
             'aria-hidden="true" when it is only decoration)',
@@ -174,7 +175,7 @@ export function structureBreaks(file: PdfFile): StructureBreak[] {
     if (kidTypes.filter((t) => t === 'H').length > 1)
       report(
         '7.4.4-1',
-        where(type ?? 'element', el),
+        () => where(type ?? 'element', el),
         'An element holds more than one heading without a level (role="heading" with no aria-level from 1 to 6): ' +
           'give each heading a level (h1–h6, or aria-level)',
       );
@@ -203,7 +204,7 @@ export function structureBreaks(file: PdfFile): StructureBreak[] {
       if (rule)
         report(
           rule,
-          where(type, el),
+          () => where(type, el),
           'A table has its head, body, foot or caption in a way PDF/UA does not allow (one <thead>, one <tfoot>, ' +
             'a <tbody> beside them, one <caption> first or last): write it as one <table> of that shape',
         );
@@ -211,7 +212,7 @@ export function structureBreaks(file: PdfFile): StructureBreak[] {
     if ((type === 'L' || type === 'TOC') && kidTypes.lastIndexOf('Caption') > 0)
       report(
         type === 'L' ? '7.2-40' : '7.2-28',
-        where(type, el),
+        () => where(type, el),
         `A ${words(type)} has a caption that is not its first part: move it before the items`,
       );
   };
@@ -223,14 +224,14 @@ export function structureBreaks(file: PdfFile): StructureBreak[] {
   if (plainHeadings > 0 && numberedHeadings > 0)
     report(
       '7.4.4-2',
-      'headings',
+      () => 'headings',
       `The document has ${plainHeadings} heading${plainHeadings === 1 ? '' : 's'} without a level (role="heading" with no ` +
         'aria-level from 1 to 6) beside h1–h6 headings, and PDF/UA needs one kind only: give every heading a level',
     );
   if (tooLarge)
     report(
       '7.1',
-      'structure tree',
+      () => 'structure tree',
       `The structure tree is deeper than ${MAX_DEPTH} levels or larger than ${MAX_ELEMENTS.toLocaleString('en')} elements, ` +
         'so it could not be checked: nest the document less deeply, or split it',
     );
