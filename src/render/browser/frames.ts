@@ -47,8 +47,8 @@ interface Pump {
  * has run it: a document spending 250 ms in each requestAnimationFrame makes each of its frames last
  * 250 ms (`noDisplayUpdates` too), during which no other page can have one. So a page whose frame
  * overran FRAME_DEADLINE_MS waits OVERRUN_YIELD times as long before its next while other pages want
- * frames (alone, it gets them at its own pace): the others keep at least three quarters of the frame
- * time, where taking turns left them 9 frames in 2 s. What one slow frame holds it still holds: no frame
+ * frames (alone, it gets them at its own pace): such a page takes at most a quarter of the frame time,
+ * where taking turns left a page beside it 9 frames in 2 s. What one slow frame holds it still holds: no frame
  * can be taken back once it started.
  */
 export class FrameSender {
