@@ -61,6 +61,8 @@ const HIDING: Record<string, string> = {
   'in 0.5 px text': '<p style="font-size:0.5px">630.00</p>',
   'under an opaque box':
     '<div style="position:relative"><p>630.00</p><div style="position:absolute; inset:0; background:#fff; print-color-adjust:exact; pointer-events:none"></div></div>',
+  'under an opaque box made click-through by a stylesheet':
+    '<style>.veil { pointer-events: none !important }</style><div style="position:relative"><p>630.00</p><div class="veil" style="position:absolute; inset:0; background:#fff; print-color-adjust:exact"></div></div>',
   'printed for something else': '<p>Previous payment received: 630.00</p>',
 };
 
@@ -125,7 +127,7 @@ describe('the amount due a reader sees', () => {
     });
   }
 
-  for (const [how, hidden] of Object.entries(HIDING).slice(0, 5)) {
+  for (const [how, hidden] of Object.entries(HIDING).filter(([how]) => how !== 'printed for something else')) {
     it(`with no other amount due, the XML's 630.00 ${how} alone: no Factur-X`, async () => {
       const shown = await render(invoice(`<p>Total: 9,630.00 EUR</p>${hidden}`));
       expect(shown.claimsFacturX).toBe(false);
