@@ -97,6 +97,18 @@ export function readShownText(view: PrintedView, query: ShownTextQuery): ShownTe
     const c = rgba(s.backgroundColor);
     return c[3] >= 0.5 ? c : undefined;
   };
+  // The background an element's text lies on, from it up (null: an image; paper white when none paints).
+  const unders = new Map<Element, number[] | null>();
+  const underOf = (el: Element | null): number[] | null => {
+    if (!el) return WHITE;
+    let u = unders.get(el);
+    if (u === undefined) {
+      const own = backgroundOf(el);
+      u = own === undefined ? underOf(el.parentElement) : own;
+      unders.set(el, u);
+    }
+    return u;
+  };
   // Elements that clip their content (their box is where it may show), nearest first, for each element.
   const clippers = new Map<Element, Element[]>();
   const clipsOf = (el: Element | null): Element[] => {
@@ -143,9 +155,7 @@ export function readShownText(view: PrintedView, query: ShownTextQuery): ShownTe
       if (!clips.every((box) => within(r, box))) return [];
     }
     // The text's colour over what lies under it among its ancestors (paper when none paints).
-    let under: number[] | null | undefined;
-    for (let a: Element | null = el; a && under === undefined; a = a.parentElement) under = backgroundOf(a);
-    if (!contrasts(s, el, under ?? (under === null ? null : WHITE))) return [];
+    if (!contrasts(s, el, underOf(el))) return [];
     return rects;
   };
   const contrasts = (s: CSSStyleDeclaration, el: Element, under: number[] | null): boolean => {
@@ -192,9 +202,22 @@ export function readShownText(view: PrintedView, query: ShownTextQuery): ShownTe
     }
     return false;
   };
-  // Boxes a document made click-through (pointer-events: none) still paint: the covering check must hit them.
-  for (const el of Array.from(doc.querySelectorAll('*'))) {
-    if (style(el).pointerEvents === 'none') (el as HTMLElement).style?.setProperty('pointer-events', 'auto', 'important');
+  // Boxes a document made click-through (pointer-events: none) still paint: the covering check must hit
+  // them. A first cascade layer's !important beats every stylesheet of the document, a style attribute is
+  // overridden where it names the property; where the document's policy refuses the sheet, every element.
+  const probe = doc.createElement('style');
+  probe.textContent =
+    '@layer pageworks-probe { * { pointer-events: auto !important } [data-pageworks-probe] { --pageworks-probe: 1 } }';
+  (doc.head ?? doc.documentElement).prepend(probe);
+  const marker = doc.createElement('i');
+  marker.setAttribute('data-pageworks-probe', '');
+  root.append(marker);
+  const applied = getComputedStyle(marker).getPropertyValue('--pageworks-probe').trim() === '1';
+  marker.remove();
+  const inline = applied ? doc.querySelectorAll('[style*="pointer-events" i]') : doc.querySelectorAll('*');
+  for (const el of Array.from(inline)) {
+    if (getComputedStyle(el).pointerEvents === 'none')
+      (el as HTMLElement).style?.setProperty('pointer-events', 'auto', 'important');
   }
   const wanted = (text: string): boolean => {
     if (query.texts.some((t) => t !== '' && text.includes(t))) return true;
