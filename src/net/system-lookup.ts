@@ -142,6 +142,8 @@ export function createSystemLookup(opts: SystemLookupOptions = {}): AbortableLoo
     const name = hostname.toLowerCase().replace(/\.$/, '');
     const listed = hostsTable().get(name);
     if (listed) return listed.map((a) => ({ ...a }));
+    // RFC 6761: a name under .invalid never resolves, so no server is asked (nor the search list tried).
+    if (name === 'invalid' || name.endsWith('.invalid')) throw notFound(name);
     const { search, ndots } = resolverConfig();
     const dots = name.split('.').length - 1;
     // glibc's order: the name as given first when it has ndots dots, else the search list first.

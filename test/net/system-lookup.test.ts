@@ -51,6 +51,14 @@ describe('system lookup: /etc/hosts, then DNS through c-ares', () => {
     ]);
   });
 
+  it('answers a name under .invalid as not found at once, asking no server (RFC 6761)', async () => {
+    const lookup = lookupHere();
+    const before = dnsServer.queries.length;
+    await expect(lookup('cdn7.unreachable.invalid')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    await expect(lookup('Nowhere.INVALID.')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    expect(dnsServer.queries.length).toBe(before);
+  });
+
   it('asks DNS for other names and applies the search list to a single-label name', async () => {
     const lookup = lookupHere();
     expect(await lookup('public.example')).toEqual([{ address: '93.184.215.14', family: 4 }]);
