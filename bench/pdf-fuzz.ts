@@ -25,7 +25,7 @@ export async function runPdfFuzzBench(): Promise<void> {
   const report = await runPdfFuzz({
     seed,
     inputs,
-    pkcs12MacTail: process.env.PDF_FUZZ_MAC_TAIL === '1',
+    pkcs12MacTail: process.env.PDF_FUZZ_MAC_TAIL !== '0',
     failureDir: keep,
     progress: (done) => {
       if (done % 1000 === 0) process.stdout.write(`  ${done} inputs, ${Math.round((Date.now() - started) / 1000)} s\n`);
