@@ -134,6 +134,23 @@ describe('PdfEngine', () => {
     }
   }, 60_000);
 
+  it('keeps a process with nothing else pending alive until its operation is done (the CLI, a bench)', () => {
+    const script = path.join(dir, 'alone.mts');
+    const engineUrl = new URL('../../src/pdf/engine.ts', import.meta.url).href;
+    fs.writeFileSync(
+      script,
+      `import { PdfEngine } from ${JSON.stringify(engineUrl)};\n` +
+        `const engine = new PdfEngine({ workers: 1, timeoutMs: 20000, maxMemoryMb: 512 });\n` +
+        `console.log('pages', await engine.run('count-pages', { pdf: Buffer.from('%PDF-1.7 << /Type /Pages /Count 3 >>') }, { label: 'x' }));\n`,
+    );
+    const run = spawnSync(process.execPath, ['--import', 'tsx', script], {
+      encoding: 'utf8',
+      cwd: path.resolve(import.meta.dirname, '../..'),
+    });
+    expect(run.stdout.trim()).toBe('pages 3');
+    expect(run.status).toBe(0);
+  }, 60_000);
+
   it("signs in a worker with the service's timestamp authority; the service's wait is not the operation's", async () => {
     const parsed = parsePkcs12(certs.rsaChain, certs.password);
     // Reading it takes forge a while on a busy machine: an engine whose deadline is not the point here.
