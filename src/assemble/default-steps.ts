@@ -7,8 +7,10 @@ import {
   AssembleInputError,
   assemblePdfs,
   keepPages,
+  overlayStamps,
   PageSelectionError,
   PdfPasswordError,
+  pageBoxes,
   protectionClaims,
   protectPdfWithKey,
   SignInputError,
@@ -57,6 +59,12 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         if (err instanceof AssembleInputError) throw new RenderError('PART_FAILED', err.message, undefined, { cause: err });
         throw err;
       }
+    },
+    async pageBoxes(pdf) {
+      return pageBoxes(pdf);
+    },
+    async stamp(pdf, stamps) {
+      return overlayStamps(pdf, stamps);
     },
     async split(pdf, pieces) {
       return (await splitPages(pdf, pieces)).map((piece) => piece.pdf);

@@ -11,6 +11,7 @@ import type { Claim } from '../pdf/profiles/types.js';
 import type { ReportEntry } from '../render/index.js';
 import type { PdfSteps, Signer } from './pdf-steps.js';
 import type { AssembleRequest } from './schema.js';
+import { type StampRenderer, stampAssembly } from './stamps.js';
 
 /** One file of the answer: its name in a zip, its bytes, and the key a protected file was encrypted with. */
 export interface FinishedFile {
@@ -36,6 +37,8 @@ export interface FinishingContext {
   pages: number;
   parts: ReadonlyArray<{ title: string; pages: number }>;
   signer?: Signer;
+  /** Renders a stamp's document (the pool's render, the account's turn). */
+  renderStamp?: StampRenderer;
 }
 
 /** One finishing step: the document as it is, to the document as the step leaves it. */
@@ -47,6 +50,8 @@ async function eachFile(doc: Finishing, fn: (file: FinishedFile) => Promise<Fini
   for (const file of doc.files) out.push(await fn(file));
   return out;
 }
+
+const stamps: FinishingStep = (doc, ctx) => stampAssembly(doc, ctx, ctx.renderStamp);
 
 const metadata: FinishingStep = async (doc, { steps, request }) => {
   const given = request.metadata;
@@ -103,7 +108,7 @@ const sign: FinishingStep = async (doc, { steps, request, signer }) => {
 };
 
 /** The steps after the merge, in their fixed order. */
-const STEPS: FinishingStep[] = [metadata, split, protect, sign];
+const STEPS: FinishingStep[] = [stamps, metadata, split, protect, sign];
 
 /** Runs every finishing step in order over the merged document. */
 export async function finishAssembly(doc: Finishing, ctx: FinishingContext): Promise<Finishing> {
