@@ -7,39 +7,8 @@
  */
 import { RenderError } from '../errors.js';
 import { type SplitSpec, splitPlan } from '../pdf/index.js';
-import type { Claim } from '../pdf/profiles/types.js';
-import type { ReportEntry } from '../render/index.js';
-import type { PdfSteps, Signer } from './pdf-steps.js';
-import type { AssembleRequest } from './schema.js';
-import { type StampRenderer, stampAssembly } from './stamps.js';
-
-/** One file of the answer: its name in a zip, its bytes, and the key a protected file was encrypted with. */
-export interface FinishedFile {
-  name: string;
-  pdf: Buffer;
-  fileKey?: Buffer;
-}
-
-/** The document model the steps pass along. */
-export interface Finishing {
-  files: FinishedFile[];
-  claims: Claim[];
-  warnings: ReportEntry[];
-  /** Whether the answer is a zip of `files` (a split), not one PDF. */
-  split: boolean;
-}
-
-/** What the steps know of the assembly beside its bytes. */
-export interface FinishingContext {
-  steps: PdfSteps;
-  request: AssembleRequest;
-  /** Pages in the merged file, and each part's title and page count, in order. */
-  pages: number;
-  parts: ReadonlyArray<{ title: string; pages: number }>;
-  signer?: Signer;
-  /** Renders a stamp's document (the pool's render, the account's turn). */
-  renderStamp?: StampRenderer;
-}
+import type { FinishedFile, Finishing, FinishingContext } from './finishing-types.js';
+import { stampAssembly } from './stamps.js';
 
 /** One finishing step: the document as it is, to the document as the step leaves it. */
 type FinishingStep = (doc: Finishing, ctx: FinishingContext) => Promise<Finishing>;

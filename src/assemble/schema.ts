@@ -461,7 +461,7 @@ export function validateAssembleRequest(body: unknown, maxParts: number, limitNa
     throw invalid(`parts: ${parts.length} parts is more than the limit of ${maxParts} (${limitName})`);
   }
   const uploaded = (body as { [UPLOADED_NAMES]?: ReadonlySet<string> })[UPLOADED_NAMES];
-  parts.forEach((part, i) => checkPart(part, i, uploaded));
+  for (const [i, part] of parts.entries()) checkPart(part, i, uploaded);
   if (body.stamps !== undefined) checkStamps(body.stamps);
   if (body.metadata !== undefined) checkMetadata(body.metadata);
   if (body.split !== undefined) checkSplit(body.split);

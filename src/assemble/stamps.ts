@@ -8,10 +8,7 @@
 import { RenderError } from '../errors.js';
 import { type PageBox, PageSelectionError, pageIndexes, type StampLayer } from '../pdf/index.js';
 import type { RenderResult, ReportEntry } from '../render/index.js';
-import type { Finishing, FinishingContext } from './finishing.js';
-
-/** Renders a stamp's document on pages of this size (inches); the pool's render with the account's turn. */
-export type StampRenderer = (html: string, widthIn: number, heightIn: number) => Promise<RenderResult>;
+import type { Finishing, FinishingContext, StampRenderer } from './finishing-types.js';
 
 const escapeHtml = (text: string): string =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

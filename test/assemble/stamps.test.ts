@@ -65,7 +65,7 @@ describe('stamps', () => {
     expect(qpdfCheck(pdf).status, qpdfCheck(pdf).output).toBe(0);
     expect(pageCount(pdf)).toBe(4);
     const texts = pageTexts(pdf);
-    texts.forEach((text, i) => expect(text).toContain(`Page ${i + 1} of 4`));
+    for (const [i, text] of texts.entries()) expect(text).toContain(`Page ${i + 1} of 4`);
     expect(texts[1]).toContain('Terms 1/2');
     expect(texts[2]).toContain('Terms 2/2');
     expect(texts[0]).not.toContain('/2');
@@ -88,7 +88,7 @@ describe('stamps', () => {
     const pdf = res.rawPayload;
     expect(claimsHeader(res)).toEqual(['PDF/A-3b', 'PDF/UA-1']);
     const texts = pageTexts(pdf);
-    texts.forEach((text, i) => expect(text).toContain(`Page ${i + 1} of 3`));
+    for (const [i, text] of texts.entries()) expect(text).toContain(`Page ${i + 1} of 3`);
     expect(texts[0]).toContain('PAID');
     if (!VERAPDF) return console.log(VERAPDF_SKIPPED);
     expect(verapdf({ stamped: pdf }, '3b')).toEqual({ stamped: [] });
