@@ -118,6 +118,16 @@ describe('RenderClient.assemble', () => {
     const report = await client.getRender(pdf.renderId);
     expect(report.part_count).toBe(2);
 
+    // A split resolves with the zip's bytes, its files named as the API names them.
+    const zip = await client.assemble({ ...body, split: 'parts' });
+    expect(zip.subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
+    fs.writeFileSync(path.join(work, 'client.zip'), zip);
+    expect(
+      spawnSync('zipinfo', ['-1', path.join(work, 'client.zip')], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter(Boolean),
+    ).toEqual(['Cover letter.pdf', 'Statement March.pdf']);
+
     const failure = await client.assemble({ parts: [{ pdf: tinyPdf('x').toString('base64').slice(0, 40) }] }).catch((e) => e);
     expect(failure).toBeInstanceOf(RenderApiError);
     expect((failure as RenderApiError).code).toBe('PART_FAILED');
