@@ -131,6 +131,8 @@ if (forTests) {
   }
   // The docs' examples run with the real curl (test/docs/examples.test.ts).
   if (spawnSync('sh', ['-c', 'command -v curl']).status !== 0) needed.push('curl');
+  // A split's zip is read back with Info-ZIP's zipinfo and unzip (test/assemble/split.test.ts).
+  if (spawnSync('sh', ['-c', 'command -v zipinfo']).status !== 0) needed.push('unzip');
 }
 // Fonts: without them CJK, Indic, Thai and emoji print as empty boxes, but the service still runs, so
 // not root means a hint, not a stop. The Dockerfile's set, so a checkout prints what the image prints.

@@ -87,7 +87,12 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
   {
     verb: 'assemble',
     positional: 'BODY.json|-',
-    flags: [{ name: 'output', short: 'o', value: 'OUT.pdf' }, { name: 'strict' }],
+    flags: [
+      { name: 'output', short: 'o', value: 'OUT.pdf' },
+      { name: 'stamp', value: 'STAMP.html' },
+      { name: 'split', value: 'parts|N' },
+      { name: 'strict' },
+    ],
     note: 'a one-off local assembly of a POST /v1/assemble body (- reads stdin), no server; --help says more',
   },
   { verb: 'fetch', positional: 'URL', flags: [{ name: 'json' }], note: 'a one-off local metadata fetch, no server' },

@@ -77,6 +77,21 @@ export async function runAssembly(
           pages: merged.partPages?.[i] ?? part.pages ?? 0,
         })),
         ...(signer ? { signer } : {}),
+        renderStamp: (html, widthIn, heightIn) =>
+          deps.pool.render(
+            opts.accountId,
+            html,
+            {
+              widthIn,
+              heightIn,
+              margin: { top: 0, right: 0, bottom: 0, left: 0 },
+              scale: 1,
+              printBackground: true,
+              preferCssPageSize: false,
+              pageCss: '',
+            },
+            { signal: opts.signal, priority: opts.priority ?? 'interactive' },
+          ),
       },
     );
     const { claims, warnings } = finished;

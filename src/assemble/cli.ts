@@ -1,8 +1,9 @@
 /**
- * `pageworks assemble BODY.json|- [-o OUT.pdf] [--strict]`: a one-off local assembly, no server, of the
- * body POST /v1/assemble takes (read from a file, or stdin for `-`), through the same validation, pool
- * and PDF steps as the API. Warnings go to stderr, one a line, then what the PDF claims; `--strict` makes any
- * warning a failure (exit 1).
+ * `pageworks assemble BODY.json|- [-o OUT.pdf] [--stamp STAMP.html] [--split parts|N] [--strict]`: a one-off
+ * local assembly, no server, of the body POST /v1/assemble takes (read from a file, or stdin for `-`),
+ * through the same validation, pool and PDF steps as the API. `--stamp` adds a stamp (the file's HTML, over
+ * every page) and `--split` a split, as the body's `stamps` and `split` would. Warnings go to stderr, one a
+ * line, then what the PDF claims; `--strict` makes any warning a failure (exit 1).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,7 +27,10 @@ on this machine, without a server. "-" reads the body from stdin. Parts: {"html"
 or {"url"} (fetched through the egress policy; EGRESS_ALLOW as for the service). "sign" needs the service's
 certificates: use POST /v1/assemble.
 
-  -o, --output OUT.pdf   where the PDF goes (default: BODY.pdf beside BODY.json; "-" writes it to stdout)
+  -o, --output OUT.pdf   where the PDF goes (default: BODY.pdf beside BODY.json, BODY.zip with --split; "-" writes it to stdout)
+  --stamp STAMP.html     adds a stamp drawn over every page: {{page}} {{pages}} {{part}} {{part_title}}
+                         {{part_page}} {{part_pages}} are filled in (repeatable; "stamps" in the body says more)
+  --split parts|N        a zip of PDFs: one per part, or one per N pages (the body's "split")
   --strict               any warning fails the assembly (exit 1, no PDF written)
 `;
 
@@ -34,6 +38,8 @@ interface CliRequest {
   input: string;
   output: string;
   strict: boolean;
+  stamps: string[];
+  split?: 'parts' | { every: number };
 }
 
 /** Parses the arguments; throws UsageError (exit 2). */
@@ -41,6 +47,8 @@ export function parseAssembleArgs(args: string[]): CliRequest | 'help' {
   let input: string | undefined;
   let output: string | undefined;
   let strict = false;
+  const stamps: string[] = [];
+  let split: CliRequest['split'];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--help' || arg === '-h') return 'help';
@@ -48,6 +56,15 @@ export function parseAssembleArgs(args: string[]): CliRequest | 'help' {
       if (output !== undefined) throw new UsageError(`${arg} given more than once`);
       output = args[++i];
       if (output === undefined || (output.startsWith('-') && output !== '-')) throw new UsageError(`${arg} needs a value`);
+    } else if (arg === '--stamp') {
+      const file = args[++i];
+      if (file === undefined || file.startsWith('-')) throw new UsageError('--stamp needs a value (an HTML file)');
+      stamps.push(file);
+    } else if (arg === '--split') {
+      const value = args[++i];
+      if (value === 'parts') split = 'parts';
+      else if (value !== undefined && /^[1-9][0-9]{0,6}$/.test(value)) split = { every: Number(value) };
+      else throw new UsageError(`--split needs "parts" or a number of pages of at least 1, got ${JSON.stringify(value ?? '')}`);
     } else if (arg === '--strict') strict = true;
     else if (arg.startsWith('-') && arg !== '-') throw new UsageError(unknownOptionMessage(COMMAND, arg));
     else if (input !== undefined) throw new UsageError(`only one body file (got ${input} and ${arg})`);
@@ -55,8 +72,8 @@ export function parseAssembleArgs(args: string[]): CliRequest | 'help' {
   }
   if (input === undefined) throw new UsageError(`missing BODY.json (${USAGE})`);
   if (output === undefined && input === '-') throw new UsageError('reading the body from stdin: say where the PDF goes with -o');
-  output ??= path.join(path.dirname(input), `${path.basename(input, path.extname(input))}.pdf`);
-  return { input, output, strict };
+  output ??= path.join(path.dirname(input), `${path.basename(input, path.extname(input))}.${split ? 'zip' : 'pdf'}`);
+  return { input, output, strict, stamps, ...(split ? { split } : {}) };
 }
 
 function readBody(input: string): unknown {
@@ -70,6 +87,14 @@ function readBody(input: string): unknown {
     return JSON.parse(text);
   } catch (err) {
     throw new UsageError(`${input === '-' ? 'stdin' : input}: not valid JSON (${(err as Error).message.slice(0, 120)})`);
+  }
+}
+
+function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }
 
@@ -87,7 +112,17 @@ export async function runAssembleCli(args: string[], config: Config): Promise<nu
       process.stdout.write(HELP);
       return 0;
     }
-    const body = validateAssembleRequest(readBody(request.input), ASSEMBLE_JOB_MAX_PARTS, 'the most a job takes');
+    const given = readBody(request.input);
+    if (given !== null && typeof given === 'object' && !Array.isArray(given)) {
+      const object = given as Record<string, unknown>;
+      if (request.stamps.length)
+        object.stamps = [
+          ...(Array.isArray(object.stamps) ? object.stamps : []),
+          ...request.stamps.map((file) => ({ html: readText(file) })),
+        ];
+      if (request.split) object.split = request.split;
+    }
+    const body = validateAssembleRequest(given, ASSEMBLE_JOB_MAX_PARTS, 'the most a job takes');
     if (body.sign) throw new UsageError('sign: the certificates are the service’s; sign through POST /v1/assemble');
     const policy = createEgressPolicy({ allow: config.egressAllow });
     pool = await BrowserPool.start({
@@ -111,7 +146,8 @@ export async function runAssembleCli(args: string[], config: Config): Promise<nu
     // The standards the PDF claims, as POST /v1/assemble's X-Render-Claims names them; no line when it claims none.
     const claimed = claimsHeaderValue(claims);
     if (claimed !== undefined) process.stderr.write(`pageworks assemble: claims ${claimed}\n`);
-    process.stderr.write(`wrote ${request.output === '-' ? 'the PDF to stdout' : request.output} (${pdf.length} bytes)\n`);
+    const what = request.split ? 'the zip' : 'the PDF';
+    process.stderr.write(`wrote ${request.output === '-' ? `${what} to stdout` : request.output} (${pdf.length} bytes)\n`);
     return 0;
   } catch (err) {
     return reportCliError('pageworks assemble', asCliError(err));

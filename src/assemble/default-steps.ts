@@ -73,6 +73,20 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         });
       }
     },
+    async pageBoxes(pdf) {
+      try {
+        return await pdfEngine().run('page-boxes', { pdf }, { label: 'stamps' });
+      } catch (err) {
+        throw answered(err, {});
+      }
+    },
+    async stamp(pdf, stamps) {
+      try {
+        return asBuffer(await pdfEngine().run('overlay-stamps', { pdf, stamps }, { label: 'stamps' }));
+      } catch (err) {
+        throw answered(err, {});
+      }
+    },
     async split(pdf, pieces) {
       try {
         const split = await pdfEngine().run('split-pages', { pdf, pieces }, { label: 'split' });

@@ -7,36 +7,8 @@
  */
 import { RenderError } from '../errors.js';
 import { type SplitSpec, splitPlan } from '../pdf/index.js';
-import type { Claim } from '../pdf/profiles/types.js';
-import type { ReportEntry } from '../render/index.js';
-import type { PdfSteps, Signer } from './pdf-steps.js';
-import type { AssembleRequest } from './schema.js';
-
-/** One file of the answer: its name in a zip, its bytes, and the key a protected file was encrypted with. */
-export interface FinishedFile {
-  name: string;
-  pdf: Buffer;
-  fileKey?: Buffer;
-}
-
-/** The document model the steps pass along. */
-export interface Finishing {
-  files: FinishedFile[];
-  claims: Claim[];
-  warnings: ReportEntry[];
-  /** Whether the answer is a zip of `files` (a split), not one PDF. */
-  split: boolean;
-}
-
-/** What the steps know of the assembly beside its bytes. */
-export interface FinishingContext {
-  steps: PdfSteps;
-  request: AssembleRequest;
-  /** Pages in the merged file, and each part's title and page count, in order. */
-  pages: number;
-  parts: ReadonlyArray<{ title: string; pages: number }>;
-  signer?: Signer;
-}
+import type { FinishedFile, Finishing, FinishingContext } from './finishing-types.js';
+import { stampAssembly } from './stamps.js';
 
 /** One finishing step: the document as it is, to the document as the step leaves it. */
 type FinishingStep = (doc: Finishing, ctx: FinishingContext) => Promise<Finishing>;
@@ -47,6 +19,8 @@ async function eachFile(doc: Finishing, fn: (file: FinishedFile) => Promise<Fini
   for (const file of doc.files) out.push(await fn(file));
   return out;
 }
+
+const stamps: FinishingStep = (doc, ctx) => stampAssembly(doc, ctx, ctx.renderStamp);
 
 const metadata: FinishingStep = async (doc, { steps, request }) => {
   const given = request.metadata;
@@ -105,7 +79,7 @@ const sign: FinishingStep = async (doc, { steps, request, signer }) => {
 };
 
 /** The steps after the merge, in their fixed order. */
-const STEPS: FinishingStep[] = [metadata, split, protect, sign];
+const STEPS: FinishingStep[] = [stamps, metadata, split, protect, sign];
 
 /** Runs every finishing step in order over the merged document. */
 export async function finishAssembly(doc: Finishing, ctx: FinishingContext): Promise<Finishing> {

@@ -3,7 +3,7 @@
  * so the assembly's order and bookkeeping (assembly.ts) read apart from the byte work.
  */
 import type { KeyObject } from 'node:crypto';
-import type { DocumentMetadata, KeptPages, Rotation } from '../pdf/index.js';
+import type { DocumentMetadata, KeptPages, PageBox, Rotation, StampLayer } from '../pdf/index.js';
 import type { Claim } from '../pdf/profiles/types.js';
 import type { ReportEntry } from '../render/index.js';
 import type { ObtainedPart } from './parts.js';
@@ -49,6 +49,10 @@ export interface PdfSteps {
   metadata(pdf: Buffer, metadata: DocumentMetadata, claims: readonly Claim[]): Promise<Buffer>;
   /** One document per piece (pages as indexes from 0), copied from one reading of the assembly. */
   split(pdf: Buffer, pieces: ReadonlyArray<{ label: string; pages: readonly number[] }>): Promise<Buffer[]>;
+  /** Each page's media box, in order. */
+  pageBoxes(pdf: Buffer): Promise<PageBox[]>;
+  /** The PDF with each rendered stamp laid over or under the pages it names, as artifacts. */
+  stamp(pdf: Buffer, stamps: readonly StampLayer[]): Promise<Buffer>;
   /** The claims a protected PDF keeps (PDF/A and Factur-X forbid encryption), and a warning for each it loses. */
   protectionClaims(claims: readonly Claim[]): { claims: Claim[]; warnings: ReportEntry[] };
   /** The claims a PDF signed by `signer` keeps (PDF/A only when the signature fits a PDF/A string), and a warning for each it loses. */

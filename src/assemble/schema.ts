@@ -145,6 +145,32 @@ export const MetadataSchema = Type.Object(
   { additionalProperties: false, description: 'The assembly’s Info and XMP (a property left out keeps the first part’s).' },
 );
 
+/** Most stamps an assembly may have. */
+export const MAX_STAMPS = 10;
+/** Longest stamp document. */
+export const MAX_STAMP_HTML = 1024 * 1024;
+
+/** A stamp: an HTML document drawn on each page it names, its page numbers filled in. */
+export const StampSchema = Type.Object(
+  {
+    html: Type.String({
+      minLength: 1,
+      maxLength: MAX_STAMP_HTML,
+      description:
+        'Drawn on each stamped page, positioned within a box the size of the page; {{page}}, {{pages}}, {{part}}, {{part_title}}, {{part_page}} and {{part_pages}} are filled in per page.',
+    }),
+    pages: Type.Optional(
+      Type.String({ maxLength: MAX_SELECTION_LENGTH, description: 'The assembly’s pages stamped ("2-", "!1"); default all.' }),
+    ),
+    layer: Type.Optional(
+      Type.Union([Type.Literal('over'), Type.Literal('under')], {
+        description: 'Over the content (default) or under it (a watermark).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** Most `split.ranges`. */
 export const MAX_SPLIT_RANGES = 1000;
 
@@ -180,6 +206,7 @@ export const AssembleRequestSchema = Type.Object(
       minItems: 1,
       description: 'The parts in order: at least one, at most ASSEMBLE_MAX_PARTS (100) here and 5,000 in a job.',
     }),
+    stamps: Type.Optional(Type.Array(StampSchema, { maxItems: MAX_STAMPS, description: 'Up to 10 stamps, laid in order.' })),
     metadata: Type.Optional(MetadataSchema),
     split: Type.Optional(SplitSchema),
     protect: Type.Optional(ProtectSchema),
@@ -368,6 +395,26 @@ function checkMetadata(metadata: unknown): void {
     throw invalid(`metadata.lang: ${JSON.stringify(lang.slice(0, 64))} is not a BCP 47 language tag (en, de-CH, zh-Hant)`);
 }
 
+function checkStamps(stamps: unknown): void {
+  if (!Array.isArray(stamps)) throw invalid(`stamps: must be an array of {"html", "pages"?, "layer"?}, got ${show(stamps)}`);
+  if (stamps.length > MAX_STAMPS) throw invalid(`stamps: ${stamps.length} stamps is more than the limit of ${MAX_STAMPS}`);
+  stamps.forEach((stamp, i) => {
+    const at = `stamps[${i}]`;
+    if (!isObject(stamp)) throw invalid(`${at}: must be a JSON object {"html", "pages"?, "layer"?}, got ${show(stamp)}`);
+    unknownField(stamp, ['html', 'pages', 'layer'], `${at}.`);
+    const { html, pages, layer } = stamp;
+    if (typeof html !== 'string' || html === '') throw invalid(`${at}.html: must be a non-empty string, got ${show(html)}`);
+    if (html.length > MAX_STAMP_HTML)
+      throw invalid(`${at}.html: ${html.length} characters is more than the limit of ${MAX_STAMP_HTML}`);
+    if (pages !== undefined) {
+      if (typeof pages !== 'string') throw invalid(`${at}.pages: must be a string such as "2-", got ${show(pages)}`);
+      checkSelection(pages, `${at}.pages`);
+    }
+    if (layer !== undefined && layer !== 'over' && layer !== 'under')
+      throw invalid(`${at}.layer: ${show(layer)} is not a layer ("over" or "under")`);
+  });
+}
+
 function checkSplit(split: unknown): void {
   const kinds = '"parts", {"every": N} or {"ranges": ["1-3", "4-"]}';
   if (split === 'parts') return;
@@ -409,7 +456,7 @@ const compiled = TypeCompiler.Compile(AssembleRequestSchema);
  */
 export function validateAssembleRequest(body: unknown, maxParts: number, limitName = 'ASSEMBLE_MAX_PARTS'): AssembleRequest {
   if (!isObject(body)) throw invalid(`body: must be a JSON object {"parts": [...]}, got ${show(body)}`);
-  unknownField(body, ['parts', 'metadata', 'split', 'protect', 'sign'], '');
+  unknownField(body, ['parts', 'stamps', 'metadata', 'split', 'protect', 'sign'], '');
   const { parts } = body;
   if (parts === undefined) throw invalid('parts: required, an array of {"html"}, {"pdf"} or {"url"} parts');
   if (!Array.isArray(parts)) throw invalid(`parts: must be an array, got ${show(parts)}`);
@@ -419,6 +466,7 @@ export function validateAssembleRequest(body: unknown, maxParts: number, limitNa
   }
   const uploaded = (body as { [UPLOADED_NAMES]?: ReadonlySet<string> })[UPLOADED_NAMES];
   for (const [i, part] of parts.entries()) checkPart(part, i, uploaded);
+  if (body.stamps !== undefined) checkStamps(body.stamps);
   if (body.metadata !== undefined) checkMetadata(body.metadata);
   if (body.split !== undefined) checkSplit(body.split);
   if (body.protect !== undefined) checkProtect(body.protect);

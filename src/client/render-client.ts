@@ -110,7 +110,7 @@ export class RenderClient {
   /**
    * Assembles parts (HTML rendered as `render` would, PDFs in base64, PDFs at an address) into one PDF,
    * protected and signed when asked (POST /v1/assemble); the same errors as `render`, a part's naming it
-   * (`parts[2]: …`).
+   * (`parts[2]: …`). With `split` the bytes are the zip of its PDFs (application/zip).
    */
   async assemble(request: AssembleRequest, call: RenderCallOptions = {}): Promise<RenderedPdf> {
     return this.wholePdf(await this.post('/v1/assemble', request, call));

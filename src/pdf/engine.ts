@@ -21,6 +21,8 @@ const DOING: Record<OpName, string> = {
   'examine-invoice': 'checking the XML',
   'keep-pages': 'selecting the pages',
   'split-pages': 'splitting the assembly',
+  'page-boxes': 'reading the page sizes',
+  'overlay-stamps': 'laying the stamps on the pages',
   'document-metadata': 'writing the metadata',
   'count-pages': 'reading the PDF',
 };

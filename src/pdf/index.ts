@@ -11,6 +11,7 @@ export { type KeepPagesOptions, type KeptPages, keepPages, type Rotation, splitP
 export { MAX_SELECTION_LENGTH, PageSelectionError, pageIndexes, parsePageSelection } from './assemble/page-ranges.js';
 export { AssembleInputError, type PartProblem } from './assemble/read-part.js';
 export { MAX_SPLIT_FILES, type SplitPiece, type SplitSpec, splitPlan } from './assemble/split-plan.js';
+export { overlayStamps, type PageBox, pageBoxes, type StampLayer } from './assemble/stamp-overlay.js';
 export { type DestinationPages, readDestinationPages } from './pdf-destinations.js';
 export { type PdfProperties, pdfDate, pdfTextString, withPdfProperties } from './pdf-info.js';
 export { countPdfPages } from './pdf-pages.js';

@@ -79,10 +79,35 @@ describe('pageworks assemble', () => {
     );
   }, 180_000);
 
+  it('--stamp numbers every page and --split parts writes a zip of a PDF per part, as the API would', () => {
+    fs.writeFileSync(
+      path.join(work, 'batch.json'),
+      JSON.stringify({ parts: [{ ...body.parts[0], title: 'Letter' }, body.parts[1]] }),
+    );
+    fs.writeFileSync(
+      path.join(work, 'footer.html'),
+      '<div style="position:absolute;bottom:20pt;right:30pt">Page {{page}} of {{pages}}</div>',
+    );
+    const run = cli([path.join(work, 'batch.json'), '--stamp', path.join(work, 'footer.html'), '--split', 'parts']);
+    expect(run.status, run.stderr.toString()).toBe(0);
+    const zip = path.join(work, 'batch.zip');
+    expect(run.stderr.toString()).toBe(`wrote ${zip} (${fs.statSync(zip).size} bytes)\n`);
+    const names = spawnSync('zipinfo', ['-1', zip], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+    expect(names).toEqual(['Letter.pdf', 'Statement March.pdf']);
+    spawnSync('unzip', ['-q', '-o', zip, '-d', path.join(work, 'batch')]);
+    expect(pageTexts(fs.readFileSync(path.join(work, 'batch', 'Letter.pdf')))[0]).toContain('Page 1 of 2');
+    expect(pageTexts(fs.readFileSync(path.join(work, 'batch', 'Statement March.pdf')))[0]).toContain('Page 2 of 2');
+    const bad = cli([path.join(work, 'batch.json'), '--split', '0']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.toString()).toContain('--split needs "parts" or a number of pages of at least 1, got "0"');
+  }, 180_000);
+
   it('--help says what it takes; a bad part exits 2 naming it; no input exits 2', () => {
     const help = cli(['--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout.toString()).toContain('Usage:\n  pageworks assemble BODY.json|- [-o OUT.pdf] [--strict]\n');
+    expect(help.stdout.toString()).toContain(
+      'Usage:\n  pageworks assemble BODY.json|- [-o OUT.pdf] [--stamp STAMP.html] [--split parts|N] [--strict]\n',
+    );
     fs.writeFileSync(path.join(work, 'bad.json'), JSON.stringify({ parts: [{ html: '<p>x</p>' }, { pdf: 'R0lGODlh' }] }));
     const bad = cli([path.join(work, 'bad.json')]);
     expect(bad.status).toBe(2);
@@ -122,6 +147,15 @@ describe('RenderClient.assemble', () => {
     expect(report.part_count).toBe(2);
 
     expect(pdf.claims).toEqual([]);
+    // A split resolves with the zip's bytes, its files named as the API names them.
+    const zip = await client.assemble({ ...body, split: 'parts' });
+    expect(zip.subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
+    fs.writeFileSync(path.join(work, 'client.zip'), zip);
+    expect(
+      spawnSync('zipinfo', ['-1', path.join(work, 'client.zip')], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter(Boolean),
+    ).toEqual(['Cover letter.pdf', 'Statement March.pdf']);
 
     const failure = await client.assemble({ parts: [{ pdf: tinyPdf('x').toString('base64').slice(0, 40) }] }).catch((e) => e);
     expect(failure).toBeInstanceOf(RenderApiError);

@@ -20,8 +20,8 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { type Origin, startOrigin } from '../metadata/origin.js';
 
-// docs/deploy.md's blocks drive docker compose on a host; only the API reference runs here.
-const DOCS = [path.resolve('docs/api.md')];
+// docs/deploy.md's blocks drive docker compose on a host; only the API reference and assembling's examples run here.
+const DOCS = [path.resolve('docs/api.md'), path.resolve('docs/assembling.md')];
 const STATUS_MARK = 'HTTP_STATUS:';
 
 interface Example {

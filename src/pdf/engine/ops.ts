@@ -8,6 +8,7 @@ import { parsePkcs12 } from '../../accounts/pkcs12.js';
 import { type AssemblePart, assemblePdfs } from '../assemble/assemble-pdfs.js';
 import { type DocumentMetadata, withDocumentMetadata } from '../assemble/document-metadata.js';
 import { type KeepPagesOptions, keepPages, splitPages } from '../assemble/keep-pages.js';
+import { overlayStamps, pageBoxes, type StampLayer } from '../assemble/stamp-overlay.js';
 import { examineInvoice } from '../factur-x/check-invoice.js';
 import type { FacturXLevel } from '../factur-x/levels.js';
 import { countPdfPages } from '../pdf-pages.js';
@@ -73,6 +74,12 @@ export const OPS = {
   /** The assembly cut into files of the given pages (keep-pages.ts), one file per piece. */
   'split-pages': (args: { pdf: Uint8Array; pieces: ReadonlyArray<{ label: string; pages: readonly number[] }> }) =>
     splitPages(args.pdf, args.pieces),
+
+  /** Each page's box, to render the stamps at their pages' sizes (stamp-overlay.ts). */
+  'page-boxes': (args: { pdf: Uint8Array }) => pageBoxes(args.pdf),
+
+  /** The rendered stamps laid over or under the pages as artifacts (stamp-overlay.ts). */
+  'overlay-stamps': (args: { pdf: Uint8Array; stamps: readonly StampLayer[] }) => overlayStamps(args.pdf, args.stamps),
 
   /** The assembly's own title, author, subject, keywords and language (document-metadata.ts). */
   'document-metadata': (args: { pdf: Uint8Array; metadata: DocumentMetadata; claims: readonly Claim[] }) =>

@@ -1,0 +1,145 @@
+/**
+ * POST /v1/assemble with `stamps`, read back with real tools: pdftotext finds "Page k of N" on every page
+ * of a 3-part assembly and part-local numbers where asked; numbered parts declaring PDF/A-3b and PDF/UA-1
+ * still claim both and pass veraPDF; the raster shows the number where the stamp put it and the content
+ * untouched under a watermark; bad stamps are 4xx naming them.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CoreDeps } from '../../src/app/core.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { noDns } from '../helpers/render.js';
+import { VERAPDF, VERAPDF_SKIPPED, verapdf } from '../pdf/verapdf.js';
+import { pixel } from '../render/pdf-tools.js';
+import { claimsHeader } from './finishing-tools.js';
+import { fixture, page, pageCount, pageTexts, postAssemble, qpdfCheck } from './helpers.js';
+
+let core: CoreDeps;
+let app: FastifyInstance;
+let key: string;
+const terms = fixture('terms-objstm.pdf');
+
+beforeAll(async () => {
+  core = await createTestCore({ RENDER_CONCURRENCY: '2' });
+  app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
+  key = (await createKey(core, 'render')).key;
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+  if (core) await closeTestCore(core);
+});
+
+const footer = '<div style="position:absolute; bottom:20pt; right:30pt; font: 10pt sans-serif">Page {{page}} of {{pages}}</div>';
+
+function declared(title: string, pages = 1): string {
+  const body = Array.from(
+    { length: pages },
+    (_, i) => `<section><h1>${title} ${i + 1}</h1><p>Text of ${title}</p></section>`,
+  ).join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="pdf-profile" content="PDF/A-3b, PDF/UA-1"><style>section { break-after: page; } section:last-child { break-after: auto; }</style></head><body>${body}</body></html>`;
+}
+
+describe('stamps', () => {
+  it('numbers every page of a 3-part assembly "Page k of N", and part-local numbers where asked', async () => {
+    const res = await postAssemble(app, key, {
+      parts: [
+        { html: page('Statement', 'Balance 10') },
+        { pdf: terms.toString('base64'), title: 'Terms' },
+        { html: page('Receipt') },
+      ],
+      stamps: [
+        { html: footer },
+        {
+          html: '<p style="position:absolute; top:10pt; left:30pt; font: 9pt serif">{{part_title}} {{part_page}}/{{part_pages}}</p>',
+          pages: '2-3',
+        },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const pdf = res.rawPayload;
+    expect(qpdfCheck(pdf).status, qpdfCheck(pdf).output).toBe(0);
+    expect(pageCount(pdf)).toBe(4);
+    const texts = pageTexts(pdf);
+    for (const [i, text] of texts.entries()) expect(text).toContain(`Page ${i + 1} of 4`);
+    expect(texts[1]).toContain('Terms 1/2');
+    expect(texts[2]).toContain('Terms 2/2');
+    expect(texts[0]).not.toContain('/2');
+    expect(texts[1]).toContain('Payment is due within 30 days');
+  }, 120_000);
+
+  it('keeps PDF/A-3b and PDF/UA-1 on numbered, watermarked parts (veraPDF 3b and ua1)', async () => {
+    const res = await postAssemble(app, key, {
+      parts: [{ html: declared('Invoice') }, { html: declared('Report', 2) }],
+      stamps: [
+        { html: footer },
+        {
+          html: '<div style="position:absolute; top:300pt; left:150pt; font: bold 90pt sans-serif; color:#f0b0b0">PAID</div>',
+          layer: 'under',
+          pages: '1',
+        },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const pdf = res.rawPayload;
+    expect(claimsHeader(res)).toEqual(['PDF/A-3b', 'PDF/UA-1']);
+    const texts = pageTexts(pdf);
+    for (const [i, text] of texts.entries()) expect(text).toContain(`Page ${i + 1} of 3`);
+    expect(texts[0]).toContain('PAID');
+    if (!VERAPDF) return console.log(VERAPDF_SKIPPED);
+    expect(verapdf({ stamped: pdf }, '3b')).toEqual({ stamped: [] });
+    expect(verapdf({ stamped: pdf }, 'ua1')).toEqual({ stamped: [] });
+  }, 180_000);
+
+  it('draws the number where the stamp put it, and leaves the content whole under a watermark', async () => {
+    const res = await postAssemble(app, key, {
+      parts: [
+        {
+          html: '<!doctype html><title>Box</title><div style="position:absolute; left:0; top:0; width:300pt; height:200pt; background:#0000ff"></div>',
+          options: { printBackground: true },
+        },
+      ],
+      stamps: [
+        {
+          html: '<div style="position:absolute; top:0; left:0; width:400pt; height:400pt; background:#ff0000"></div>',
+          layer: 'under',
+        },
+        { html: '<div style="position:absolute; right:0; bottom:0; width:100pt; height:100pt; background:#00ff00"></div>' },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const pdf = res.rawPayload;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-stamp-'));
+    fs.writeFileSync(path.join(dir, 'x.pdf'), pdf);
+    execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', path.join(dir, 'x.pdf'), path.join(dir, 'x')]);
+    // 72 dpi points → pixels at 20 dpi (pixel() renders at that): the content's blue box stays blue over the red
+    // watermark, the red shows beside it, and the green square sits in the bottom-right corner.
+    expect(pixel(pdf, 50, 30)).toEqual([0, 0, 255]);
+    expect(pixel(pdf, 90, 80)).toEqual([255, 0, 0]);
+    const [w, h] = [Math.round((595.28 / 72) * 20), Math.round((841.89 / 72) * 20)];
+    expect(pixel(pdf, w - 5, h - 5)).toEqual([0, 255, 0]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('refuses an 11th stamp, a bad layer and a page past the end, naming them', async () => {
+    const eleven = await postAssemble(app, key, {
+      parts: [{ html: page('x') }],
+      stamps: Array.from({ length: 11 }, () => ({ html: footer })),
+    });
+    expect(eleven.statusCode).toBe(400);
+    expect(eleven.json().error.message).toBe('stamps: 11 stamps is more than the limit of 10');
+    const layer = await postAssemble(app, key, { parts: [{ html: page('x') }], stamps: [{ html: footer, layer: 'middle' }] });
+    expect(layer.statusCode).toBe(400);
+    expect(layer.json().error.message).toMatch(/^stamps\[0\]\.layer: /);
+    const past = await postAssemble(app, key, {
+      parts: [{ html: page('x') }],
+      stamps: [{ html: footer }, { html: footer, pages: '3' }],
+    });
+    expect(past.statusCode).toBe(400);
+    expect(past.json().error.message).toBe("stamps[1].pages: page 3 is past the document's 1 page");
+  }, 60_000);
+});
