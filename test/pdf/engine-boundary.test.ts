@@ -22,6 +22,21 @@ const ALLOWED: Record<string, Record<string, string>> = {
     qpdfAvailable: 'start-up check, no bytes',
     rfc3161Timestamper: 'the network call a worker asks the service for (egress stays on the service)',
     protectionClaims: 'a list of claims, no bytes',
+    signatureClaims: "a list of claims and the certificate chain's length, no bytes",
+    zipFiles: "stores the engine's finished PDFs in a zip, reading none of them",
+    splitPlan: 'page numbers from the request, no bytes',
+    isLanguageTag: "a request field's text",
+    MAX_SELECTION_LENGTH: 'a constant',
+    PageSelectionError: 'an error class',
+    parsePageSelection: "a request field's text",
+    pageIndexes: 'page numbers, no bytes',
+  },
+  'pdf/info-title.ts': {
+    infoTitle: "one object of the merge's own output, read within a fixed byte bound (the record's title)",
+  },
+  'pdf/factur-x/factur-x.ts': {
+    planFacturX:
+      "the plan's order only: the customer's XML is examined in a worker (document-profiles.ts passes the engine's examine)",
   },
   'pdf/profiles/apply-profiles.ts': { applyProfiles: "Chromium's own PDF of a render, within the render's deadline" },
   'pdf/profiles/types.ts': { PDF_PROFILES: 'a constant' },

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adviceFor } from '../../src/dashboard/views/render-advice.js';
 import type { ReportEntry } from '../../src/report/report.js';
 import { fixture as assembleFixture, postAssemble } from '../assemble/helpers.js';
+import { claimsFacturX } from './claims/claims-runner.js';
 import { type DeclarationsApp, startDeclarationsApp, startFileServer } from './declarations-app.js';
 
 const XML = fs.readFileSync(new URL('../fixtures/factur-x/en16931-invoice.xml', import.meta.url));
@@ -82,8 +83,6 @@ async function assemble(parts: unknown[]) {
   const record = ctx.recordOf(res.headers['x-render-id']);
   return { pdf: res.rawPayload, warnings: record.warnings as ReportEntry[] };
 }
-
-const claimsFacturX = (pdf: Buffer) => pdf.toString('latin1').includes('urn:factur-x:pdfa:CrossIndustryDocument');
 
 describe('one invoice per file', () => {
   it("a later part's own factur-x.xml is renamed everywhere: pdfdetach lists one factur-x.xml, the first part's", async () => {

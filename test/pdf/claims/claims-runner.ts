@@ -87,9 +87,16 @@ export interface ClaimsRunOptions {
   log?(line: string): void;
 }
 
-/** Whether a PDF's XMP claims Factur-X (its extension schema's namespace). */
+/**
+ * Whether a PDF's XMP claims Factur-X: a ConformanceLevel property of the fx schema, as an element or an
+ * attribute under any prefix. The extension schema's description alone (which names the property inside
+ * `pdfaProperty:name`) claims nothing: an assembly that cuts the claim may leave it.
+ */
 export function claimsFacturX(pdf: Buffer): boolean {
-  return pdf.toString('latin1').includes('urn:factur-x:pdfa:CrossIndustryDocument');
+  const text = pdf.toString('latin1');
+  return (
+    text.includes('urn:factur-x:pdfa:CrossIndustryDocument') && /<\w+:ConformanceLevel>|\s\w+:ConformanceLevel\s*=/.test(text)
+  );
 }
 
 /** The profiles a PDF's XMP claims, in the names a document declares. */
