@@ -17,7 +17,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { makeTestCertificates, type TestCertificates } from '../helpers/certificates.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { pageTexts, pdfOfObjects, postAssemble, tinyPdf } from './helpers.js';
+import { pageTexts, pdfOfObjects, postAssemble, postCertificate, tinyPdf } from './helpers.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -31,12 +31,7 @@ beforeAll(async () => {
   core = await createTestCore({ CERTIFICATE_KEY: crypto.randomBytes(32).toString('hex') });
   app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
   alice = await createKey(core, 'render');
-  const res = await app.inject({
-    method: 'POST',
-    url: '/v1/certificates',
-    headers: { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json' },
-    payload: JSON.stringify({ pkcs12: certs.rsaChain.toString('base64'), password: certs.password }),
-  });
+  const res = await postCertificate(app, alice.key, certs.rsaChain, certs.password);
   expect(res.statusCode, res.body).toBe(201);
   certificate = res.json().id;
 }, 180_000);

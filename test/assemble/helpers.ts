@@ -28,6 +28,21 @@ export function postAssemble(
   });
 }
 
+/** `POST /v1/certificates` with a render key; the upload's response (201 expected by the caller). */
+export function postCertificate(
+  app: FastifyInstance,
+  key: string,
+  pkcs12: Buffer,
+  password: string,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: '/v1/certificates',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ pkcs12: pkcs12.toString('base64'), password }),
+  });
+}
+
 /** A one-page HTML document whose title and heading are `title` and whose body says `text`. */
 export function page(title: string, text = title): string {
   return `<!doctype html><html lang="en"><head><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>`;

@@ -17,7 +17,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { makeTestCertificates, type TestCertificates } from '../helpers/certificates.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { page, postAssemble, tinyPdf } from './helpers.js';
+import { page, postAssemble, postCertificate, tinyPdf } from './helpers.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -42,12 +42,7 @@ afterAll(async () => {
 });
 
 async function upload(key: string, pkcs12: Buffer): Promise<{ id: string }> {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/v1/certificates',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    payload: JSON.stringify({ pkcs12: pkcs12.toString('base64'), password: certs.password }),
-  });
+  const res = await postCertificate(app, key, pkcs12, certs.password);
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
 }

@@ -18,7 +18,7 @@ import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
 import { xmpClaimsOf } from '../pdf/assemble-tools.js';
 import { VERAPDF, VERAPDF_SKIPPED, verapdf } from '../pdf/verapdf.js';
-import { postAssemble } from './helpers.js';
+import { postAssemble, postCertificate } from './helpers.js';
 
 const PASSWORD = 'padded 7';
 let core: CoreDeps;
@@ -70,12 +70,7 @@ async function paddedCertificate(name: string, kib: number): Promise<{ id: strin
   );
   run('pkcs12', '-export', '-in', `${name}.pem`, '-inkey', `${name}.key`, '-out', `${name}.p12`, '-passout', `pass:${PASSWORD}`);
   const der = new crypto.X509Certificate(fs.readFileSync(path.join(dir, `${name}.pem`))).raw;
-  const res = await app.inject({
-    method: 'POST',
-    url: '/v1/certificates',
-    headers: { authorization: `Bearer ${alice.key}`, 'content-type': 'application/json' },
-    payload: JSON.stringify({ pkcs12: fs.readFileSync(path.join(dir, `${name}.p12`)).toString('base64'), password: PASSWORD }),
-  });
+  const res = await postCertificate(app, alice.key, fs.readFileSync(path.join(dir, `${name}.p12`)), PASSWORD);
   expect(res.statusCode, res.body).toBe(201);
   return { id: res.json().id, bytes: der.length };
 }
