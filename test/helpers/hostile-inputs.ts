@@ -54,6 +54,19 @@ export function hugeXrefPdf(): Buffer {
   });
 }
 
+/**
+ * A well-formed PDF of `pages` empty pages under one page tree node: nothing in it is malformed, so no
+ * reader refuses it, but a merge of 100,000 pages takes seconds and a few hundred MiB.
+ */
+export function manyPagesPdf(pages: number): Buffer {
+  const kids = Array.from({ length: pages }, (_, i) => `${i + 3} 0 R`).join(' ');
+  return classicPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`,
+    ...Array.from({ length: pages }, () => PAGE),
+  ]);
+}
+
 /** A PDF whose page tree node is its own kid, twice (a walk without memory visits it 2^depth times). */
 export function selfContainingPageTree(): Buffer {
   return classicPdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [2 0 R 2 0 R 3 0 R] /Count 1 >>', PAGE]);

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CertificateService } from '../../src/accounts/certificates.js';
+import { parsePkcs12 } from '../../src/accounts/pkcs12.js';
 import { closeCore, createCore } from '../../src/app/core.js';
 import { resealSecrets, secretsRotate } from '../../src/cli-secrets.js';
 import { loadConfig } from '../../src/config.js';
@@ -35,7 +36,9 @@ async function seedSecrets(store: Store, box: SecretBox, dir: string) {
     passwordHash: null,
     createdAt: Date.now(),
   });
-  const cert = await new CertificateService(store, activity, box).upload(
+  // The PKCS#12 is read in process here (the service reads it in a PDF worker): this test is about the sealing.
+  const readInProcess = async (data: Buffer, password: string) => parsePkcs12(data, password);
+  const cert = await new CertificateService(store, activity, box, Date.now, readInProcess).upload(
     account.id,
     { pkcs12: certs.ec, password: certs.password },
     { actor: 'api' },

@@ -5,7 +5,6 @@
  * ends the process when the service is gone (killed outright), even while an operation holds this thread.
  */
 import { Worker } from 'node:worker_threads';
-import { prepareValidators } from '../factur-x/xsd-validator.js';
 import { limitQpdfRuns } from '../qpdf.js';
 import { asBuffers, crossedError, type FromWorker, rebuiltError, type ToWorker } from './messages.js';
 import { OPS, type OpContext } from './ops.js';
@@ -61,8 +60,5 @@ process.on('message', (message: ToWorker) => {
 // The service is gone (its channel closed): nothing will ask for work again.
 process.on('disconnect', () => process.exit(0));
 
-// libxml2 and the Factur-X schemas are loaded before any work is taken (about a second of CPU, once per
-// worker): an invoice's deadline is then spent on the customer's XML, not on the service's own start.
-await prepareValidators();
 // Loaded: the service starts an operation's clock from here, not from the process's start.
 send({ type: 'ready' });

@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FacturXLevel } from './levels.js';
-import { FACTUR_X_LEVELS, xsdFileOf } from './levels.js';
+import { xsdFileOf } from './levels.js';
 import { remoteReferences } from './remote-references.js';
 import { type CiiTree, treeOf } from './rules/cii-tree.js';
 
@@ -91,14 +91,6 @@ async function validatorOf(level: FacturXLevel): Promise<{ libxml: Libxml; valid
   const validator = libxml.XsdValidator.fromDoc(schema);
   validators.set(level, validator);
   return { libxml, validator };
-}
-
-/**
- * libxml2 and every level's XSD, made ready now: a PDF worker does this before it takes work, so the
- * first invoice it checks spends its deadline on the customer's XML, not on compiling the schemas.
- */
-export async function prepareValidators(): Promise<void> {
-  for (const level of FACTUR_X_LEVELS) await validatorOf(level);
 }
 
 function detailOf(err: unknown): string {
