@@ -20,19 +20,23 @@ const FIELD_WORDS: Record<RecordMetadata['field'], string> = {
 const pagesWord = (n: number): string => `${formatCount(n)} ${n === 1 ? 'page' : 'pages'}`;
 
 function stampRow(s: RecordStamp, i: number): SafeHtml {
+  // Each cell holds one element: on a phone a cell is a row of its label and its content.
   const layer =
-    s.layer === 'under' ? html`Under the content <span class="muted small">(watermark)</span>` : html`Over the content`;
+    s.layer === 'under'
+      ? html`<span>Under the content <span class="muted small">(watermark)</span></span>`
+      : html`Over the content`;
+  const count = html`<span class="muted small count">(${pagesWord(s.stamped)})</span>`;
   const pages =
     s.selection === undefined
-      ? html`every page <span class="muted small">(${pagesWord(s.stamped)})</span>`
-      : html`<code class="selection">${escapeUnshowable(s.selection)}</code> <span class="muted small">(${pagesWord(s.stamped)})</span>`;
+      ? html`<span>every page ${count}</span>`
+      : html`<span><code class="selection">${escapeUnshowable(s.selection)}</code> ${count}</span>`;
   const text =
     s.text === undefined ? html`<span class="muted">no text</span>` : html`<q class="stamp-text">${escapeUnshowable(s.text)}</q>`;
   return html`<tr data-stamp="${i}">
 <td data-label="Stamp" class="mono">stamps[${i}]</td>
 <td data-label="Layer">${layer}</td>
 <td data-label="Pages">${pages}</td>
-<td data-label="Says" class="stamp-content">${text}<code class="stamp-source">${escapeUnshowable(s.source)}</code></td>
+<td data-label="Says" class="stamp-content"><span>${text}<code class="stamp-source">${escapeUnshowable(s.source)}</code></span></td>
 </tr>`;
 }
 

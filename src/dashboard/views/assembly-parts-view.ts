@@ -24,7 +24,7 @@ function selectionCell(p: RecordPart): SafeHtml {
     p.selection === undefined
       ? html`<span class="muted">all</span>`
       : html`<code class="selection">${escapeUnshowable(p.selection)}</code>`;
-  return html`${selection}${p.rotate ? html` <span class="turned">turned ${p.rotate}°</span>` : ''}`;
+  return html`<span>${selection}${p.rotate ? html` <span class="turned">turned ${p.rotate}°</span>` : ''}</span>`;
 }
 
 /** The parts card of an assembly's render page, then how it was finished; nothing for a render that is not an assembly. */
@@ -35,7 +35,7 @@ export function assemblyPartsCard(r: RenderRecord): SafeHtml {
     (p) => html`<tr data-part="${p.label}">
 <td data-label="Part" class="mono">${p.label}</td>
 <td data-label="Title" class="part-title">${p.outlineTitle === undefined ? NONE : escapeUnshowable(p.outlineTitle)}</td>
-<td data-label="What">${KIND_WORDS[p.kind]}${p.url ? html`<br><span class="mono small">${escapeUnshowable(p.url)}</span>` : ''}</td>
+<td data-label="What"><span>${KIND_WORDS[p.kind]}${p.url ? html`<br><span class="mono small">${escapeUnshowable(p.url)}</span>` : ''}</span></td>
 <td data-label="Pages kept" class="part-pages">${selectionCell(p)}</td>
 <td data-label="Pages" class="num">${p.pages === null ? NONE : formatCount(p.pages)}</td>
 <td data-label="Warnings" class="num">${p.warnings === 0 ? html`<span class="muted">0</span>` : html`<a href="#warnings-title">${formatCount(p.warnings)}</a>`}</td>
