@@ -12,6 +12,7 @@ import { zipFiles } from '../pdf/index.js';
 import { infoTitle } from '../pdf/info-title.js';
 import { redactUrl } from '../redact-url.js';
 import type { RecordAssembly, RecordPart, RenderResult, ReportEntry } from '../render/index.js';
+import { recordFinishing, recordPartFinishing } from './assembly-record.js';
 import { finishAssembly } from './finishing.js';
 import { type ObtainedPart, obtainParts, type PartRequestOptions, type PartSources, partPdf } from './parts.js';
 import type { PdfSteps, Signer } from './pdf-steps.js';
@@ -61,6 +62,7 @@ export async function runAssembly(
     // The assembly's title: the one its body gives, else what the merged Info says before encryption hides
     // it (the first part's, unless the merge wrote another there).
     const title = request.metadata?.title ?? infoTitle(merged.pdf);
+    const outlineTitles = parts.map((part, i) => merged.partTitles?.[i] ?? part.title ?? `Part ${i + 1}`);
     const finished = await finishAssembly(
       {
         files: [{ name: 'assembly.pdf', pdf: merged.pdf }],
@@ -72,10 +74,7 @@ export async function runAssembly(
         steps: deps.steps,
         request,
         pages: merged.pages,
-        parts: parts.map((part, i) => ({
-          title: merged.partTitles?.[i] ?? part.title ?? `Part ${i + 1}`,
-          pages: merged.partPages?.[i] ?? part.pages ?? 0,
-        })),
+        parts: parts.map((part, i) => ({ title: outlineTitles[i], pages: merged.partPages?.[i] ?? part.pages ?? 0 })),
         ...(signer ? { signer } : {}),
         renderStamp: (html, widthIn, heightIn) =>
           deps.pool.render(
@@ -108,16 +107,18 @@ export async function runAssembly(
         pages: merged.partPages?.[i] ?? pagesOf(part),
         warnings: part.warnings.length,
         ...(part.url === undefined ? {} : { url: shownUrl(part.url) }),
+        ...recordPartFinishing(outlineTitles[i], part.select),
       }),
     );
+    const files = finished.split ? finished.files.map((f) => f.name) : undefined;
     return {
       pdf,
       pages: merged.pages,
       warnings,
       claims,
       ...(title === undefined ? {} : { title }),
-      assembly: { partCount: parts.length, parts: summaries },
-      ...(finished.split ? { files: finished.files.map((f) => f.name) } : {}),
+      assembly: { partCount: parts.length, parts: summaries, ...recordFinishing(request, merged.pages, files) },
+      ...(files ? { files } : {}),
     };
   } finally {
     if (spillDir) await fs.rm(spillDir, { recursive: true, force: true });

@@ -8,7 +8,10 @@
 export {
   DISCARD_RECORDS,
   type RecordAssembly,
+  type RecordMetadata,
   type RecordPart,
+  type RecordSplit,
+  type RecordStamp,
   type RenderRecord,
   type RenderRecorder,
   type ReportEntry,

@@ -90,14 +90,59 @@ export interface RecordPart {
   warnings: number;
   /** The address of a URL part, credentials hidden. */
   url?: string;
+  /**
+   * Its outline entry: the title the request gave, else its document's, else "Part N" (absent in records
+   * older than part titles). Not named `title`: the Renders search reads `"title":"` as the record's own.
+   */
+  outlineTitle?: string;
+  /** The page selection the request asked for (`"2-"`), absent when every page was kept. */
+  selection?: string;
+  /** Degrees clockwise its pages were turned, absent when they were not. */
+  rotate?: number;
 }
 
-/** What a record of an assembly (POST /v1/assemble, an assembly job) adds: its parts. */
+/** One stamp of an assembly as its record keeps it: where it lies, on which pages, and what it says. */
+export interface RecordStamp {
+  layer: 'over' | 'under';
+  /** The assembly's pages it was asked for (`"2-"`), absent for every page. */
+  selection?: string;
+  /** How many pages it was drawn on. */
+  stamped: number;
+  /** The start of its visible text (placeholders such as `{{page}}` as written), absent when it shows none. */
+  text?: string;
+  /** The start of its HTML (its body's, when it has one), runs of whitespace as one space. */
+  source: string;
+}
+
+/** One property the request gave the assembly's Info and XMP (`metadata.author`). */
+export interface RecordMetadata {
+  field: 'title' | 'author' | 'subject' | 'keywords' | 'lang';
+  value: string;
+}
+
+/** How an assembly was split into a zip of files. */
+export interface RecordSplit {
+  by: 'parts' | 'every' | 'ranges';
+  /** The pages per file of `{"every": N}`. */
+  every?: number;
+  /** How many files the zip holds. */
+  files: number;
+  /** The files' names in order, as many as a record keeps room for (the first ones). */
+  names: string[];
+}
+
+/** What a record of an assembly (POST /v1/assemble, an assembly job) adds: its parts and how it was finished. */
 export interface RecordAssembly {
   /** How many parts it had. */
   partCount: number;
   /** The parts in order, as many as a record keeps room for (the first ones). */
   parts: RecordPart[];
+  /** Its stamps in the order laid, when it had any. */
+  stamps?: RecordStamp[];
+  /** The properties its request gave (in the order of the API's fields), when it gave any; never the first part's. */
+  metadata?: RecordMetadata[];
+  /** Its split, when the answer was a zip. */
+  split?: RecordSplit;
 }
 
 /** Where finished renders are reported; the render log batches them into the store off the request path. */

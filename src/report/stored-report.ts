@@ -8,12 +8,12 @@
 
 import { Value } from '@sinclair/typebox/value';
 import { type Claim, PDF_PROFILES } from './claims.js';
-import type { RecordAssembly, RecordPart, ReportEntry } from './report.js';
+import type { RecordAssembly, ReportEntry } from './report.js';
 import { ReportEntrySchema } from './report-schema.js';
 import { reportText } from './report-text.js';
+import { storedAssembly } from './stored-assembly.js';
 
 const CLAIMS: readonly string[] = [...PDF_PROFILES, 'Factur-X'];
-const PART_KINDS: readonly string[] = ['html', 'pdf', 'url'];
 
 /** The longest title or reference a record keeps (a document's `<title>` can be 4,096 characters). */
 export const MAX_RECORD_TEXT = 300;
@@ -43,25 +43,6 @@ export function reportJson(
   if (!assembly && reference === undefined && title === undefined)
     return JSON.stringify(claims.length === 0 ? warnings : { entries: warnings, claims });
   return JSON.stringify({ entries: warnings, claims, ...(assembly ? { assembly } : {}), reference, title });
-}
-
-function isPart(value: unknown): value is RecordPart {
-  const p = value as Partial<RecordPart> | null;
-  return (
-    p !== null &&
-    typeof p === 'object' &&
-    typeof p.label === 'string' &&
-    PART_KINDS.includes(p.kind as string) &&
-    (p.pages === null || typeof p.pages === 'number') &&
-    typeof p.warnings === 'number' &&
-    (p.url === undefined || typeof p.url === 'string')
-  );
-}
-
-function storedAssembly(value: unknown): RecordAssembly | undefined {
-  const a = value as Partial<RecordAssembly> | null | undefined;
-  if (!a || typeof a !== 'object' || typeof a.partCount !== 'number' || !Array.isArray(a.parts)) return undefined;
-  return { partCount: a.partCount, parts: a.parts.filter(isPart) };
 }
 
 interface StoredShape {

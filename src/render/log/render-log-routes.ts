@@ -4,7 +4,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { RenderError } from '../../errors.js';
-import type { RenderRecord } from '../../report/report.js';
+import type { RecordPart, RenderRecord } from '../../report/report.js';
 import type { ServiceApp } from '../../service-app-type.js';
 import { ClaimsSchema } from '../report/claims-header.js';
 import { RenderErrorSchema } from '../request/schema.js';
@@ -63,7 +63,7 @@ export const RenderObjectSchema = Type.Object(
         ),
         {
           description:
-            'An assembly only: its parts in order (a record keeps the first ~250 of a larger one; part_count has them all).',
+            'An assembly only: its parts in order (a record keeps the first 150 to 250 of a larger one; part_count has them all).',
         },
       ),
     ),
@@ -73,6 +73,11 @@ export const RenderObjectSchema = Type.Object(
 
 /** A render as `GET /v1/renders/{id}` answers it. */
 export type RenderObject = Static<typeof RenderObjectSchema>;
+
+/** A part as the API shows it: what the dashboard shows beside (its title, pages kept, turn) is the record's alone. */
+function publicPart({ label, kind, pages, warnings, url }: RecordPart): NonNullable<RenderObject['parts']>[number] {
+  return { label, kind, pages, warnings, ...(url === undefined ? {} : { url }) };
+}
 
 /** The public object of a render record. */
 export function toRenderObject(record: RenderRecord): RenderObject {
@@ -88,7 +93,7 @@ export function toRenderObject(record: RenderRecord): RenderObject {
     bytes: record.bytes,
     warnings: record.warnings,
     claims: record.claims,
-    ...(record.assembly ? { part_count: record.assembly.partCount, parts: record.assembly.parts } : {}),
+    ...(record.assembly ? { part_count: record.assembly.partCount, parts: record.assembly.parts.map(publicPart) } : {}),
   };
 }
 

@@ -190,20 +190,23 @@ function sized(given: RenderRecord): RenderRecord {
   return { ...record, warnings };
 }
 
-/** Most bytes of JSON an assembly's parts take in its record: half of it, the other half for entries. */
-const MAX_PARTS_BYTES = MAX_RECORD_BYTES / 2;
+/** Most bytes of JSON an assembly takes in its record (its parts, stamps, metadata, split): half of it, the other half for entries. */
+const MAX_ASSEMBLY_BYTES = MAX_RECORD_BYTES / 2;
 
-/** The first parts that fit in MAX_PARTS_BYTES; the count stays whole (a 1,000-part job keeps about 250). */
+/**
+ * The first parts that fit in what MAX_ASSEMBLY_BYTES leaves beside the assembly's finishing (itself cut
+ * short when recorded, at most about 8 KiB); the count stays whole (a 1,000-part job keeps 150 to 250, by its titles' length).
+ */
 function fitParts(assembly: RecordAssembly): RecordAssembly {
   const parts: RecordPart[] = [];
-  let used = 2;
+  let used = jsonBytes({ ...assembly, parts: [] });
   for (const part of assembly.parts) {
     const size = jsonBytes(part) + 1;
-    if (used + size > MAX_PARTS_BYTES) break;
+    if (used + size > MAX_ASSEMBLY_BYTES) break;
     parts.push(part);
     used += size;
   }
-  return { partCount: assembly.partCount, parts };
+  return { ...assembly, parts };
 }
 
 /** The records, each account's first before any account's second, and so on (in order within an account). */
