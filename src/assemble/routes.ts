@@ -20,14 +20,8 @@ import {
 } from '../render/index.js';
 import type { ServiceApp } from '../service-app-type.js';
 import { type AssemblyDeps, type AssemblyResult, runAssembly } from './assembly.js';
-import { readMultipartAssemble, removeUploads, type Uploads } from './multipart-upload.js';
-import {
-  type AssembleRequest,
-  AssembleRequestSchema,
-  MAX_ASSEMBLE_BODY_BYTES,
-  UPLOADED_NAMES,
-  validateAssembleRequest,
-} from './schema.js';
+import { acceptMultipart, multipartDocs, requestUploads } from './multipart-parser.js';
+import { type AssembleRequest, AssembleRequestSchema, MAX_ASSEMBLE_BODY_BYTES, validateAssembleRequest } from './schema.js';
 
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
 
@@ -52,43 +46,18 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
   });
 }
 
-/** The uploaded files of each multipart request, removed once it is answered. */
-const uploadsOf = new WeakMap<FastifyRequest, Uploads>();
-
-/** Reads a multipart body: the JSON of its `body` field, carrying the uploaded files' names (schema.ts UPLOADED_NAMES). */
-function addMultipartParser(app: ServiceApp): void {
-  app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
-    readMultipartAssemble(payload, String(request.headers['content-type']), MAX_ASSEMBLE_BODY_BYTES).then((read) => {
-      uploadsOf.set(request, read.uploads);
-      let body: unknown;
-      try {
-        body = JSON.parse(read.json);
-      } catch {
-        done(new RenderError('INVALID_REQUEST', 'body: the "body" field of the form is not valid JSON'));
-        return;
-      }
-      if (body !== null && typeof body === 'object')
-        Object.defineProperty(body, UPLOADED_NAMES, { value: new Set(read.uploads.files.keys()), enumerable: false });
-      done(null, body);
-    }, done);
-  });
-}
-
 function registerAssembleRoute(app: ServiceApp, deps: AssembleRouteDeps): void {
-  addMultipartParser(app);
+  acceptMultipart(app, MAX_ASSEMBLE_BODY_BYTES);
   app.post(
     '/v1/assemble',
     {
       onRequest: app.authenticate,
-      onResponse: async (request) => {
-        const uploads = uploadsOf.get(request);
-        if (uploads) await removeUploads(uploads);
-      },
       onSend: (request, reply, payload, done) => {
         recordRender(deps.recorder, request, reply, payload, assembled.get(request));
         done(null, payload);
       },
       bodyLimit: MAX_ASSEMBLE_BODY_BYTES,
+      config: { swaggerTransform: multipartDocs(AssembleRequestSchema) },
       validatorCompiler: ownValidator('body', (data) => validateAssembleRequest(data, deps.maxParts)),
       schema: {
         summary: 'Assemble rendered HTML and existing PDFs into one PDF, optionally protected and signed',
@@ -168,7 +137,7 @@ function registerAssembleRoute(app: ServiceApp, deps: AssembleRouteDeps): void {
       });
       const strict = prefersStrict(request.headers.prefer);
       const started = Date.now();
-      const uploads = uploadsOf.get(request);
+      const uploads = requestUploads(request);
       const result = await runAssembly(body, deps, {
         accountId: auth.accountId,
         signal: gone.signal,
