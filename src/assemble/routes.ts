@@ -62,8 +62,8 @@ function registerAssembleRoute(app: ServiceApp, deps: AssembleRouteDeps): void {
       schema: {
         summary: 'Assemble rendered HTML and existing PDFs into one PDF, optionally protected and signed',
         description:
-          'Parts in order: {"html", "options"} rendered exactly as POST /v1/render, {"pdf": base64} or {"url"} (fetched ' +
-          'through the egress policy). One PDF with one outline (an entry per part); then `protect` (AES-256) and `sign` ' +
+          'Parts in order: {"html", "options"} rendered exactly as POST /v1/render, {"pdf": base64}, {"url"} (fetched ' +
+          'through the egress policy) or {"file"} (a PDF uploaded beside the body, multipart/form-data). One PDF with one outline (an entry per part); then `protect` (AES-256) and `sign` ' +
           '(PAdES, a certificate of POST /v1/certificates). Answers like POST /v1/render: X-Render-ID, X-Render-Warnings, X-Render-Claims, ' +
           'Prefer: handling=strict. A part that cannot be had or read fails the request, its message naming it (parts[2]: …). ' +
           'Each part counts as one render against the rate limit.',

@@ -193,6 +193,7 @@ function registerSubmitRoute(app: ServiceApp, deps: JobRoutesDeps): void {
         description:
           'The body of POST /v1/render, or of POST /v1/assemble (`parts`, up to 5,000, each counted as a render), plus optional ' +
           '`webhook` and `reference`. Answers 202 with the job and `Location`. ' +
+          'An assembly job may be sent as multipart/form-data, as POST /v1/assemble: its files are kept until the job ends. ' +
           'Idempotency-Key (≤ 255 characters): a repeat within 24 h returns the first job; with another body, 422 IDEMPOTENCY_KEY_REUSED. ' +
           'Prefer: handling=strict makes any warning fail the job with RENDER_INCOMPLETE (Preference-Applied: handling=strict).',
         tags: ['jobs'],
@@ -204,10 +205,12 @@ function registerSubmitRoute(app: ServiceApp, deps: JobRoutesDeps): void {
         body: JobRequestSchema,
         response: {
           202: { ...JobObjectSchema, description: 'The job (Location: /v1/jobs/{id}).' },
-          400: errorResponse('INVALID_REQUEST: as POST /v1/render, or a bad webhook URL, reference, Idempotency-Key'),
+          400: errorResponse(
+            'INVALID_REQUEST: as POST /v1/render or /v1/assemble (a part naming a file not uploaded), or a bad webhook URL, reference, Idempotency-Key',
+          ),
           401: errorResponse('UNAUTHORIZED'),
           413: errorResponse('PAYLOAD_TOO_LARGE: html over 10 MiB of UTF-8'),
-          415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
+          415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is neither application/json nor multipart/form-data'),
           422: errorResponse('IDEMPOTENCY_KEY_REUSED: the key was used with another body'),
           429: errorResponse(
             'RATE_LIMITED: over the render limit, or RENDER_JOBS_MAX_QUEUED jobs or RENDER_JOBS_MAX_QUEUED_MB of HTML queued (Retry-After set)',

@@ -123,6 +123,23 @@ describe.each(backends)('multipart assembly jobs ($name)', ({ scale, enabled }) 
   const jobIds = async () =>
     ((await jobRequest(app, key, 'GET', '/v1/jobs?limit=100')).json().data as Array<{ id: string }>).map((j) => j.id);
 
+  it.skipIf(!enabled || scale)('the OpenAPI document gives both routes a JSON body and a form of `body` and files', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    for (const route of ['/v1/assemble', '/v1/jobs']) {
+      const content = doc.paths[route].post.requestBody.content;
+      expect(Object.keys(content).sort(), route).toEqual(['application/json', 'multipart/form-data']);
+      const form = content['multipart/form-data'].schema;
+      expect(form.required, route).toEqual(['body']);
+      expect(form.properties.files.items, route).toEqual({ type: 'string', format: 'binary' });
+      // The `body` field is the JSON request itself (an object part of a form is sent as application/json).
+      const json = content['application/json'].schema;
+      expect(JSON.stringify({ ...form.properties.body, description: undefined }), route).toBe(
+        JSON.stringify({ ...json, description: undefined }),
+      );
+    }
+    expect(doc.paths['/v1/render'].post.requestBody.content['multipart/form-data']).toBeUndefined();
+  });
+
   it.skipIf(!enabled)(
     'makes a job whose part is an uploaded PDF: its pages and text in the PDF, the file kept until the job ends',
     async () => {
