@@ -4,6 +4,9 @@
  */
 export { type AssemblyDeps, type AssemblyResult, runAssembly } from './assembly.js';
 export { PDF_STEPS, pdfSteps } from './default-steps.js';
+export { acceptMultipart, multipartDocs, requestUploads } from './multipart-parser.js';
+export type { Uploads } from './multipart-upload.js';
+export { removeUploads } from './multipart-upload.js';
 export type { PdfSteps, Signer } from './pdf-steps.js';
 export { registerAssembleRoutes } from './routes.js';
 export {
@@ -11,5 +14,6 @@ export {
   type AssembleRequest,
   AssembleRequestSchema,
   MAX_ASSEMBLE_BODY_BYTES,
+  UPLOADED_NAMES,
   validateAssembleRequest,
 } from './schema.js';

@@ -6,6 +6,7 @@
  * the chunks (RFC 7578): it looks for the boundary with Buffer.indexOf, keeps at most a delimiter's
  * length of bytes between chunks, and bounds each part's headers.
  */
+import crypto from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -17,7 +18,8 @@ import { RenderError } from '../errors.js';
 /** The files of a multipart request, by the name a part gives (`{"file": "terms.pdf"}`), and where they are. */
 export interface Uploads {
   dir: string;
-  files: Map<string, { path: string; bytes: number }>;
+  /** `sha256`: hex digest of the file's bytes, from the reader (a job's Idempotency-Key is bound to its files too). */
+  files: Map<string, { path: string; bytes: number; sha256?: string }>;
 }
 
 /** What the multipart reader makes of a request: the JSON of its `body` field, and its files. */
@@ -48,7 +50,9 @@ function param(disposition: string, key: string): string | undefined {
 }
 
 /** One part being read: a field held as text, or a file being written. */
-type Sink = { kind: 'body'; chunks: Buffer[] } | { kind: 'file'; name: string; path: string; out: fs.WriteStream; bytes: number };
+type Sink =
+  | { kind: 'body'; chunks: Buffer[] }
+  | { kind: 'file'; name: string; path: string; out: fs.WriteStream; bytes: number; hash: crypto.Hash };
 
 /**
  * Reads a multipart assemble request from `stream`, files to a new temporary directory (removed again
@@ -71,13 +75,14 @@ export async function readMultipartAssemble(stream: Readable, contentType: strin
     }
     done.out.end();
     await once(done.out, 'close');
-    uploads.files.set(done.name, { path: done.path, bytes: done.bytes });
+    uploads.files.set(done.name, { path: done.path, bytes: done.bytes, sha256: done.hash.digest('hex') });
   };
   const write = async (data: Buffer): Promise<void> => {
     if (!sink || data.length === 0) return;
     if (sink.kind === 'body') sink.chunks.push(data);
     else {
       sink.bytes += data.length;
+      sink.hash.update(data);
       if (!sink.out.write(data)) await once(sink.out, 'drain');
     }
   };
@@ -99,7 +104,8 @@ export async function readMultipartAssemble(stream: Readable, contentType: strin
     const file = path.join(dir, `upload-${uploads.files.size + 1}.pdf`);
     // Taken at once: a second file of the same name is refused above, before anything is written.
     uploads.files.set(name, { path: file, bytes: 0 });
-    sink = { kind: 'file', name, path: file, out: fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }), bytes: 0 };
+    const out = fs.createWriteStream(file, { flags: 'wx', mode: 0o600 });
+    sink = { kind: 'file', name, path: file, out, bytes: 0, hash: crypto.createHash('sha256') };
   };
 
   const first = Buffer.from(`--${boundary}`);

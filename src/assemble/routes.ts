@@ -20,14 +20,8 @@ import {
 } from '../render/index.js';
 import type { ServiceApp } from '../service-app-type.js';
 import { type AssemblyDeps, type AssemblyResult, runAssembly } from './assembly.js';
-import { readMultipartAssemble, removeUploads, type Uploads } from './multipart-upload.js';
-import {
-  type AssembleRequest,
-  AssembleRequestSchema,
-  MAX_ASSEMBLE_BODY_BYTES,
-  UPLOADED_NAMES,
-  validateAssembleRequest,
-} from './schema.js';
+import { acceptMultipart, multipartDocs, requestUploads } from './multipart-parser.js';
+import { type AssembleRequest, AssembleRequestSchema, MAX_ASSEMBLE_BODY_BYTES, validateAssembleRequest } from './schema.js';
 
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
 
@@ -52,49 +46,24 @@ export function registerAssembleRoutes(app: ServiceApp, deps: AssembleRouteDeps)
   });
 }
 
-/** The uploaded files of each multipart request, removed once it is answered. */
-const uploadsOf = new WeakMap<FastifyRequest, Uploads>();
-
-/** Reads a multipart body: the JSON of its `body` field, carrying the uploaded files' names (schema.ts UPLOADED_NAMES). */
-function addMultipartParser(app: ServiceApp): void {
-  app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
-    readMultipartAssemble(payload, String(request.headers['content-type']), MAX_ASSEMBLE_BODY_BYTES).then((read) => {
-      uploadsOf.set(request, read.uploads);
-      let body: unknown;
-      try {
-        body = JSON.parse(read.json);
-      } catch {
-        done(new RenderError('INVALID_REQUEST', 'body: the "body" field of the form is not valid JSON'));
-        return;
-      }
-      if (body !== null && typeof body === 'object')
-        Object.defineProperty(body, UPLOADED_NAMES, { value: new Set(read.uploads.files.keys()), enumerable: false });
-      done(null, body);
-    }, done);
-  });
-}
-
 function registerAssembleRoute(app: ServiceApp, deps: AssembleRouteDeps): void {
-  addMultipartParser(app);
+  acceptMultipart(app, MAX_ASSEMBLE_BODY_BYTES);
   app.post(
     '/v1/assemble',
     {
       onRequest: app.authenticate,
-      onResponse: async (request) => {
-        const uploads = uploadsOf.get(request);
-        if (uploads) await removeUploads(uploads);
-      },
       onSend: (request, reply, payload, done) => {
         recordRender(deps.recorder, request, reply, payload, assembled.get(request));
         done(null, payload);
       },
       bodyLimit: MAX_ASSEMBLE_BODY_BYTES,
+      config: { swaggerTransform: multipartDocs(AssembleRequestSchema) },
       validatorCompiler: ownValidator('body', (data) => validateAssembleRequest(data, deps.maxParts)),
       schema: {
         summary: 'Assemble rendered HTML and existing PDFs into one PDF, optionally protected and signed',
         description:
-          'Parts in order: {"html", "options"} rendered exactly as POST /v1/render, {"pdf": base64} or {"url"} (fetched ' +
-          'through the egress policy). One PDF with one outline (an entry per part); then `protect` (AES-256) and `sign` ' +
+          'Parts in order: {"html", "options"} rendered exactly as POST /v1/render, {"pdf": base64}, {"url"} (fetched ' +
+          'through the egress policy) or {"file"} (a PDF uploaded beside the body, multipart/form-data). One PDF with one outline (an entry per part); then `protect` (AES-256) and `sign` ' +
           '(PAdES, a certificate of POST /v1/certificates). Answers like POST /v1/render: X-Render-ID, X-Render-Warnings, X-Render-Claims, ' +
           'Prefer: handling=strict. A part that cannot be had or read fails the request, its message naming it (parts[2]: …). ' +
           'Each part counts as one render against the rate limit.',
@@ -168,7 +137,7 @@ function registerAssembleRoute(app: ServiceApp, deps: AssembleRouteDeps): void {
       });
       const strict = prefersStrict(request.headers.prefer);
       const started = Date.now();
-      const uploads = uploadsOf.get(request);
+      const uploads = requestUploads(request);
       const result = await runAssembly(body, deps, {
         accountId: auth.accountId,
         signal: gone.signal,

@@ -3,13 +3,15 @@
  * parts assembled into one PDF (an assembly job, `"kind": "assemble"`). Both through the render
  * service's pool, in the background (interactive renders go first).
  */
-import { type AssembleRequest, type AssemblyDeps, runAssembly } from '../assemble/index.js';
+import { type AssembleRequest, type AssemblyDeps, removeUploads, runAssembly } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import { type BrowserPool, type RecordAssembly, type RenderResult, toPrintParams } from '../render/index.js';
 import type { SecretBox } from '../secrets/sealing.js';
 import type { RenderJobRow } from '../store/jobs-queries.js';
 import { openProtect, type SealedProtect } from './job-secrets.js';
+import { fetchUploads } from './job-uploads.js';
 import type { PartMeter } from './part-meter.js';
+import type { ResultStore } from './results/result-store.js';
 
 /** The stored request of an assembly job (`protect` passwords sealed: job-secrets.ts). */
 export interface StoredAssembly extends Omit<AssembleRequest, 'protect'> {
@@ -17,6 +19,8 @@ export interface StoredAssembly extends Omit<AssembleRequest, 'protect'> {
   protect?: SealedProtect | AssembleRequest['protect'];
   /** Parts already counted against the account's limit at submit; the rest count as they start (part-meter.ts). */
   charged?: number;
+  /** The names of the files uploaded with the request, in the order of their result store keys (job-uploads.ts). */
+  uploads?: string[];
 }
 
 /** The stored request of a render job (written before job kinds existed, so it has no `kind`). */
@@ -41,6 +45,8 @@ export interface JobMakers {
   assembly?: Omit<AssemblyDeps, 'pool'>;
   /** Parts of an assembly job made at once: the worker's job slots. */
   width: number;
+  /** Where a job's uploaded files are read from (the result store); unset, a job with uploads fails SERVICE_UNAVAILABLE. */
+  results?: Pick<ResultStore, 'get'>;
   /** The server's key, which opens a job's sealed `protect` passwords. */
   secrets?: SecretBox;
   /** Counts an assembly's parts beyond those charged at submit against the account's limit. */
@@ -57,29 +63,40 @@ export async function makeJob(row: RenderJobRow, makers: JobMakers, signal: Abor
   const request = storedJobRequest(row);
   if (request.kind === 'assemble') {
     if (!makers.assembly) throw new RenderError('INTERNAL_ERROR', 'this worker cannot assemble PDFs');
-    const { kind: _kind, protect, charged, ...rest } = request;
+    const { kind: _kind, protect, charged, uploads: uploadNames, ...rest } = request;
     const { meter } = makers;
     // A job queued before parts were metered was charged at submit all it will be (at most a window's worth).
     const prepaid = charged ?? rest.parts.length;
     const body: AssembleRequest = protect
       ? { ...rest, protect: openProtect(protect, makers.secrets, row.account_id, row.id) }
       : rest;
-    return runAssembly(
-      body,
-      { ...makers.assembly, pool: makers.pool },
-      {
-        accountId: row.account_id,
-        signal,
-        priority: 'background',
-        width: makers.width,
-        ...(meter
-          ? {
-              beforePart: (index: number, stop: AbortSignal) =>
-                index < prepaid ? Promise.resolve() : meter.charge(row.account_id, stop),
-            }
-          : {}),
-      },
-    );
+    let uploads: Awaited<ReturnType<typeof fetchUploads>> | undefined;
+    if (uploadNames && uploadNames.length > 0) {
+      if (!makers.results)
+        throw new RenderError('SERVICE_UNAVAILABLE', 'this worker has no result store to read uploads from', 5);
+      uploads = await fetchUploads(makers.results, { accountId: row.account_id, id: row.id }, uploadNames);
+    }
+    try {
+      return await runAssembly(
+        body,
+        { ...makers.assembly, pool: makers.pool },
+        {
+          accountId: row.account_id,
+          signal,
+          priority: 'background',
+          width: makers.width,
+          ...(uploads ? { uploads } : {}),
+          ...(meter
+            ? {
+                beforePart: (index: number, stop: AbortSignal) =>
+                  index < prepaid ? Promise.resolve() : meter.charge(row.account_id, stop),
+              }
+            : {}),
+        },
+      );
+    } finally {
+      if (uploads) await removeUploads(uploads);
+    }
   }
   return makers.pool.render(row.account_id, request.html, toPrintParams(request.options), { signal, priority: 'background' });
 }

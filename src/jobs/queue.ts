@@ -4,7 +4,7 @@
  * (worker.ts) claims from it.
  */
 import crypto from 'node:crypto';
-import type { AssembleRequest } from '../assemble/index.js';
+import type { AssembleRequest, Uploads } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import { newTimeOrderedId } from '../ids.js';
 import type { RenderRequest } from '../render/index.js';
@@ -13,6 +13,15 @@ import type { JobSubmitStore } from '../store/job-submit-queries.js';
 import type { RenderJobRow, RenderJobStore } from '../store/jobs-queries.js';
 import type { RenderJobStatus } from '../store/schema.js';
 import { sealProtect } from './job-secrets.js';
+import {
+  deleteUploads,
+  dropJobUploads,
+  type JobUpload,
+  namedUploads,
+  storeUploads,
+  sweepJobUploads,
+  uploadKey,
+} from './job-uploads.js';
 import type { ResultStore, StoredResult } from './results/result-store.js';
 
 /** A repeated Idempotency-Key returns the first job within this window. */
@@ -33,6 +42,8 @@ export interface JobSubmission {
   keyId?: string;
   /** An assembly's parts counted against the limit at submit; the worker counts the rest as they start. */
   charged?: number;
+  /** The files of a multipart request (on disk until it is answered); those its parts name are kept with the job. */
+  uploads?: Uploads;
 }
 
 /** How the queue is bounded. */
@@ -82,9 +93,20 @@ function canonical(value: unknown): string {
  * The hash an Idempotency-Key is bound to: the whole submitted body. A body with `protect` passwords is
  * hashed with the server's key (`keyed`), so the stored hash is no way to guess the passwords offline.
  */
-export function requestHash(s: Omit<JobSubmission, 'idempotencyKey'>, keyed?: SecretBox): string {
-  // `strict` only when set, so the hashes of keys given before strict jobs existed stay the same.
-  const body = canonical({ request: s.request, reference: s.reference, webhook: s.webhookUrl, strict: s.strict || undefined });
+export function requestHash(
+  s: Omit<JobSubmission, 'idempotencyKey'>,
+  keyed?: SecretBox,
+  files: readonly JobUpload[] = [],
+): string {
+  // `strict` and `files` only when there are some, so the hashes of keys given before them stay the same;
+  // the files by their digest, so a repeat with other bytes under the same names is another body.
+  const body = canonical({
+    request: s.request,
+    reference: s.reference,
+    webhook: s.webhookUrl,
+    strict: s.strict || undefined,
+    files: files.length > 0 ? files.map((f) => [f.name, f.sha256]) : undefined,
+  });
   if (keyed && 'protect' in s.request && s.request.protect !== undefined) return keyed.digest(body);
   return crypto.createHash('sha256').update(body).digest('hex');
 }
@@ -129,15 +151,16 @@ export class JobQueue {
 
   /** Queues a job, or returns the job an earlier request with the same Idempotency-Key created (`replayed`). */
   async submit(accountId: string, s: JobSubmission): Promise<{ row: RenderJobRow; replayed: boolean }> {
-    const { store } = this.opts;
-    const hash = requestHash(s, this.opts.secrets);
+    const { store, results } = this.opts;
+    const { request } = s;
+    const files = 'parts' in request ? namedUploads(request, s.uploads) : [];
+    const hash = requestHash(s, this.opts.secrets, files);
     const now = this.now();
     if (s.idempotencyKey !== null) {
       const earlier = await store.findJobByIdempotencyKey(accountId, s.idempotencyKey);
       if (earlier && Number(earlier.created_at) <= now - IDEMPOTENCY_WINDOW_MS) await store.releaseIdempotencyKey(earlier.id);
       else if (earlier) return { row: this.sameBody(earlier, hash), replayed: true };
     }
-    const { request } = s;
     const id = newTimeOrderedId('job', now);
     // The kind is stored with the request: any worker that claims the job knows what to make of it.
     // `protect` passwords are stored only sealed, bound to this job.
@@ -148,27 +171,44 @@ export class JobQueue {
             ...request,
             ...(request.protect ? { protect: sealProtect(request.protect, this.opts.secrets, accountId, id) } : {}),
             ...(s.charged === undefined ? {} : { charged: s.charged }),
+            // The uploaded files' names, in the order of their keys (job-uploads.ts uploadKey).
+            ...(files.length > 0 ? { uploads: files.map((f) => f.name) } : {}),
           })
         : JSON.stringify({ html: request.html, output: request.output ?? 'pdf', options: request.options ?? {} });
-    // An assembly's parts (HTML and base64 PDFs alike) count against the queued bytes as its request stands.
-    const htmlBytes = 'parts' in request ? Buffer.byteLength(stored, 'utf8') : Buffer.byteLength(request.html, 'utf8');
+    // An assembly's parts (HTML, base64 PDFs and uploaded files alike) count against the queued bytes as its request stands.
+    const htmlBytes =
+      'parts' in request
+        ? Buffer.byteLength(stored, 'utf8') + files.reduce((sum, f) => sum + f.bytes, 0)
+        : Buffer.byteLength(request.html, 'utf8');
     const maxBytes = this.opts.maxQueuedHtmlBytes ?? Number.MAX_SAFE_INTEGER;
-    const out = await store.insertJobWithinCaps(
-      {
-        id,
-        accountId,
-        request: stored,
-        reference: s.reference,
-        idempotencyKey: s.idempotencyKey,
-        requestHash: s.idempotencyKey === null ? null : hash,
-        webhookUrl: s.webhookUrl,
-        createdAt: now,
-        htmlBytes,
-        strict: s.strict,
-        keyId: s.keyId,
-      },
-      { jobs: this.opts.maxQueuedPerAccount, htmlBytes: maxBytes },
-    );
+    // The files are in the result store before the row that names them, so no worker claims a job
+    // whose files are missing; whatever keeps the row from being written deletes them again.
+    const uploadKeys = files.map((_, i) => uploadKey(accountId, id, i + 1));
+    await storeUploads(results, uploadKeys, files);
+    const discardUploads = () => deleteUploads(results, uploadKeys);
+    const out = await store
+      .insertJobWithinCaps(
+        {
+          id,
+          accountId,
+          request: stored,
+          reference: s.reference,
+          idempotencyKey: s.idempotencyKey,
+          requestHash: s.idempotencyKey === null ? null : hash,
+          webhookUrl: s.webhookUrl,
+          createdAt: now,
+          htmlBytes,
+          strict: s.strict,
+          keyId: s.keyId,
+          ...(uploadKeys.length > 0 ? { uploads: { keys: uploadKeys, store: results.id } } : {}),
+        },
+        { jobs: this.opts.maxQueuedPerAccount, htmlBytes: maxBytes },
+      )
+      .catch(async (err: unknown) => {
+        await discardUploads().catch(() => {});
+        throw err;
+      });
+    if (!('inserted' in out && out.inserted)) await discardUploads();
     if ('refused' in out) {
       const message =
         out.refused === 'jobs'
@@ -209,6 +249,8 @@ export class JobQueue {
       // It finished meanwhile: then the PDF goes, as for a finished job.
       if (after && after.status !== 'canceled') return this.cancel(accountId, id);
       if (row.status === 'running' || after?.started_at != null) this.opts.onCanceled?.(id);
+      // Its uploaded files go now (a worker still reading them stops with the job); the sweep retries a failure.
+      if (after) await dropJobUploads(store, results, after).catch(() => {});
       return after ?? row;
     }
     // Clearing the row here would orphan the file in the store that holds it.
@@ -285,6 +327,11 @@ export class JobQueue {
       }
       if (expired.length < batch) return deleted;
     }
+  }
+
+  /** Deletes the uploaded files of final jobs still holding them in this instance's result store (job-uploads.ts). */
+  sweepUploads(batch = 500): Promise<number> {
+    return sweepJobUploads(this.opts.store, this.opts.results, batch);
   }
 
   /** Deletes the rows of jobs that finished RENDER_JOB_RETENTION_H + 7 days ago (PDF gone); returns how many. */

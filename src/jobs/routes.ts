@@ -9,6 +9,10 @@ import {
   ASSEMBLE_JOB_MAX_PARTS,
   type AssembleRequest,
   AssembleRequestSchema,
+  acceptMultipart,
+  multipartDocs,
+  requestUploads,
+  UPLOADED_NAMES,
   validateAssembleRequest,
 } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
@@ -79,6 +83,9 @@ function validateJobRequest(body: unknown): JobRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     return { request: validateRenderRequest(body), webhookUrl: null, reference: null };
   const { webhook, reference, ...rest } = body as Record<string, unknown>;
+  // The names of a multipart request's files ride on the body as a symbol the spread above leaves behind.
+  const uploaded = (body as { [UPLOADED_NAMES]?: ReadonlySet<string> })[UPLOADED_NAMES];
+  if (uploaded) Object.defineProperty(rest, UPLOADED_NAMES, { value: uploaded, enumerable: false });
   // An assembly job: `parts` instead of `html`, up to ASSEMBLE_JOB_MAX_PARTS.
   const request =
     'parts' in rest ? validateAssembleRequest(rest, ASSEMBLE_JOB_MAX_PARTS, `a job's limit`) : validateRenderRequest(rest);
@@ -148,28 +155,45 @@ export interface JobRoutesDeps {
   signerFor?: (accountId: string, certificateId: string) => Promise<unknown>;
 }
 
+const accountOf = (request: FastifyRequest) => {
+  if (!request.auth) throw new RenderError('UNAUTHORIZED', 'missing API key');
+  return request.auth.accountId;
+};
+const sendJob = (reply: FastifyReply, row: RenderJobRow, publicUrl: string, status = 200) =>
+  reply.code(status).header('X-Render-ID', row.id).header('Cache-Control', 'no-store').send(toJobObject(row, publicUrl));
+
+/** Longest body of POST /v1/jobs, JSON or multipart: the render request's, with room for `webhook` and `reference`. */
+const MAX_JOB_BODY_BYTES = MAX_BODY_BYTES + 8 * 1024;
+
 /** Registers the /v1/jobs routes on the render service app. */
 export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
+  // Only POST /v1/jobs (beside POST /v1/assemble) reads multipart bodies, so it has a scope of its own.
+  app.register((scope: ServiceApp, _opts, done) => {
+    acceptMultipart(scope, MAX_JOB_BODY_BYTES);
+    registerSubmitRoute(scope, deps);
+    done();
+  });
+  registerJobReadRoutes(app, deps);
+}
+
+/** POST /v1/jobs. */
+function registerSubmitRoute(app: ServiceApp, deps: JobRoutesDeps): void {
   const { queue, policy, publicUrl } = deps;
-  const accountOf = (request: FastifyRequest) => {
-    if (!request.auth) throw new RenderError('UNAUTHORIZED', 'missing API key');
-    return request.auth.accountId;
-  };
-  const sendJob = (reply: FastifyReply, row: RenderJobRow, status = 200) =>
-    reply.code(status).header('X-Render-ID', row.id).header('Cache-Control', 'no-store').send(toJobObject(row, publicUrl));
   // Our own validator for one part: Fastify's default Ajv would coerce types and silently drop unknown
   // fields. The other parts (headers, params) are only documented by their schemas and checked in the handler.
   app.post(
     '/v1/jobs',
     {
       onRequest: app.authenticate,
-      bodyLimit: MAX_BODY_BYTES + 8 * 1024,
+      bodyLimit: MAX_JOB_BODY_BYTES,
+      config: { swaggerTransform: multipartDocs(JobRequestSchema) },
       validatorCompiler: ownValidator('body', validateJobRequest),
       schema: {
         summary: 'Queue an HTML document for rendering to PDF, or parts for assembling into one',
         description:
           'The body of POST /v1/render, or of POST /v1/assemble (`parts`, up to 5,000, each counted as a render), plus optional ' +
           '`webhook` and `reference`. Answers 202 with the job and `Location`. ' +
+          'An assembly job may be sent as multipart/form-data, as POST /v1/assemble: its files are kept until the job ends. ' +
           'Idempotency-Key (≤ 255 characters): a repeat within 24 h returns the first job; with another body, 422 IDEMPOTENCY_KEY_REUSED. ' +
           'Prefer: handling=strict makes any warning fail the job with RENDER_INCOMPLETE (Preference-Applied: handling=strict).',
         tags: ['jobs'],
@@ -181,10 +205,12 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
         body: JobRequestSchema,
         response: {
           202: { ...JobObjectSchema, description: 'The job (Location: /v1/jobs/{id}).' },
-          400: errorResponse('INVALID_REQUEST: as POST /v1/render, or a bad webhook URL, reference, Idempotency-Key'),
+          400: errorResponse(
+            'INVALID_REQUEST: as POST /v1/render or /v1/assemble (a part naming a file not uploaded), or a bad webhook URL, reference, Idempotency-Key',
+          ),
           401: errorResponse('UNAUTHORIZED'),
           413: errorResponse('PAYLOAD_TOO_LARGE: html over 10 MiB of UTF-8'),
-          415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
+          415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is neither application/json nor multipart/form-data'),
           422: errorResponse('IDEMPOTENCY_KEY_REUSED: the key was used with another body'),
           429: errorResponse(
             'RATE_LIMITED: over the render limit, or RENDER_JOBS_MAX_QUEUED jobs or RENDER_JOBS_MAX_QUEUED_MB of HTML queued (Retry-After set)',
@@ -226,18 +252,25 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
         if (problem !== null) throw invalid(problem);
       }
       const strict = prefersStrict(request.headers.prefer);
+      const uploads = requestUploads(request);
       const { row, replayed } = await queue.submit(accountId, {
         ...body,
         idempotencyKey,
         strict,
         keyId: request.auth?.keyId,
         ...(charged === undefined ? {} : { charged }),
+        ...(uploads ? { uploads } : {}),
       });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       if (strict) reply.header('Preference-Applied', STRICT_APPLIED);
-      return sendJob(reply.header('Location', `/v1/jobs/${row.id}`), row, 202);
+      return sendJob(reply.header('Location', `/v1/jobs/${row.id}`), row, publicUrl, 202);
     },
   );
+}
+
+/** GET /v1/jobs, GET /v1/jobs/{id}, its PDF, and DELETE. */
+function registerJobReadRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
+  const { queue, publicUrl } = deps;
 
   app.get(
     '/v1/jobs',
@@ -277,7 +310,7 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
         response: { 200: JobObjectSchema, ...JOB_ERRORS },
       },
     },
-    async (request, reply) => sendJob(reply, await queue.get(accountOf(request), request.params.id)),
+    async (request, reply) => sendJob(reply, await queue.get(accountOf(request), request.params.id), publicUrl),
   );
 
   app.get(
@@ -357,6 +390,6 @@ export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
         response: { 200: JobObjectSchema, ...JOB_ERRORS },
       },
     },
-    async (request, reply) => sendJob(reply, await queue.cancel(accountOf(request), request.params.id)),
+    async (request, reply) => sendJob(reply, await queue.cancel(accountOf(request), request.params.id), publicUrl),
   );
 }

@@ -129,6 +129,10 @@ export class JobsRuntime {
         (n) => n > 0 && log.info({ deleted: n }, 'deleted expired job PDFs'),
         (err) => log.error({ err: (err as Error).message }, 'could not delete expired job PDFs; will retry'),
       );
+      this.queue.sweepUploads().then(
+        (n) => n > 0 && log.info({ jobs: n }, 'deleted the uploaded files of finished jobs'),
+        (err) => log.error({ err: (err as Error).message }, 'could not delete the uploaded files of finished jobs; will retry'),
+      );
       this.queue.sweepFinishedRows().then(
         (n) => n > 0 && log.info({ deleted: n }, 'deleted the rows of jobs finished RENDER_JOB_RETENTION_H + 7 days ago'),
         (err) => log.error({ err: (err as Error).message }, 'could not delete old job rows; will retry'),

@@ -9,9 +9,10 @@ import { RenderError } from '../errors.js';
 import { DISCARD_RECORDS, incompleteError, type RenderRecord, type RenderRecorder, reportJson } from '../render/index.js';
 import type { ServiceLog } from '../service-log.js';
 import type { JobLeaseStore } from '../store/job-lease-queries.js';
-import type { RenderJobRow } from '../store/jobs-queries.js';
+import type { RenderJobRow, RenderJobStore } from '../store/jobs-queries.js';
 import { isAssemblyJob, type JobMakers, type JobResult, makeJob } from './job-render.js';
 import { takingTurns } from './job-turns.js';
+import { dropJobUploads } from './job-uploads.js';
 import { pdfKey } from './queue.js';
 import type { ResultStore } from './results/result-store.js';
 
@@ -20,7 +21,7 @@ export type JobOutcome = 'succeeded' | 'failed' | 'retried' | 'released';
 
 /** What the worker needs. */
 export interface JobWorkerOptions {
-  store: JobLeaseStore;
+  store: JobLeaseStore & Pick<RenderJobStore, 'clearJobUploads'>;
   results: ResultStore;
   pool: JobMakers['pool'];
   /** What assembly jobs are made with (besides the pool). */
@@ -110,6 +111,7 @@ export class JobWorker {
       pool: takingTurns(opts.pool, slots),
       assembly: opts.assembly,
       width: slots,
+      results: opts.results,
       secrets: opts.secrets,
       meter: opts.meter,
     };
@@ -308,6 +310,7 @@ export class JobWorker {
       // Canceled (or the account deleted) while rendering: the PDF has no job to belong to.
       if (!done) await results.delete(key);
       else {
+        await this.dropUploads(row);
         this.opts.onOutcome?.('succeeded', hooked(row));
         this.record(row, startedAt, printed, null);
       }
@@ -319,6 +322,19 @@ export class JobWorker {
       clearInterval(renew);
       this.running.delete(row.id);
     }
+  }
+
+  /**
+   * A job made final by this worker: its uploaded files go now (only then: a job this worker lost is
+   * another worker's, files and all). What fails here the queue's sweep deletes later.
+   */
+  private async dropUploads(row: RenderJobRow): Promise<void> {
+    await dropJobUploads(this.opts.store, this.opts.results, row).catch((err) =>
+      this.opts.log.warn(
+        { err: (err as Error).message, jobId: row.id },
+        'could not delete the uploaded files of a finished job; the sweep will',
+      ),
+    );
   }
 
   /** Reports the job's final attempt to the render log. */
@@ -380,6 +396,7 @@ export class JobWorker {
     log.info({ ...jobLog, code: failure.code, reason: failure.message }, 'render job failed');
     const warnings = printed ? JSON.stringify(printed.warnings) : undefined;
     if (await store.finishJob(row.id, this.owner, this.now(), { error, warnings })) {
+      await this.dropUploads(row);
       this.opts.onOutcome?.('failed', hooked(row));
       this.record(row, startedAt, printed, error);
     }

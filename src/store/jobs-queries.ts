@@ -22,6 +22,8 @@ export interface NewRenderJob {
   /** Submitted with `Prefer: handling=strict`. */
   strict?: boolean;
   keyId?: string | null;
+  /** Files uploaded with the request, already in result store `store` under `keys`. */
+  uploads?: { keys: string[]; store: string };
 }
 
 /** How a job ended (or why it goes back to the queue): a sync render error code and its message. */
@@ -88,8 +90,12 @@ export interface RenderJobStore {
   clearExpiredPdf(id: string, pdfKey: string): Promise<void>;
   /** Deletes up to `limit` final job rows that finished at or before `before` and hold no PDF; returns how many. */
   deleteFinishedJobs(before: number, limit: number): Promise<number>;
-  /** Cancels every unfinished job of the account and returns every stored PDF key, for account deletion. */
+  /** Cancels every unfinished job of the account and returns every stored PDF and upload key, for account deletion. */
   cancelAccountJobs(accountId: string, now: number): Promise<string[]>;
+  /** Forgets the job's uploaded files (once deleted from the result store). */
+  clearJobUploads(id: string): Promise<void>;
+  /** Up to `limit` final jobs still holding uploads in result store `storeId` (ids after `afterId`, in id order). */
+  finishedUploads(storeId: string, limit: number, afterId?: string): Promise<Array<{ id: string; keys: string[] }>>;
   /** Queued jobs over all accounts and the creation time of the oldest. */
   jobQueueStats(): Promise<{ queued: number; oldestCreatedAt: number | null }>;
 }
@@ -128,6 +134,8 @@ export async function insertJob(ctx: StoreContext, job: NewRenderJob) {
     strict: job.strict ? 1 : 0,
     key_id: job.keyId ?? null,
     warnings: null,
+    upload_keys: job.uploads && job.uploads.keys.length > 0 ? JSON.stringify(job.uploads.keys) : null,
+    upload_store: job.uploads && job.uploads.keys.length > 0 ? job.uploads.store : null,
   };
   const result = await db
     .insertInto('render_jobs')
@@ -255,6 +263,8 @@ export async function deleteFinishedJobs({ db }: StoreContext, before: number, l
     .where('finished_at', '<=', before)
     .where('status', 'in', ['succeeded', 'failed', 'canceled'])
     .where('pdf_key', 'is', null)
+    // Uploads still held wait for their sweep (a final job's go within a minute).
+    .where('upload_keys', 'is', null)
     // A delivery still retrying keeps its row (it cannot be, 7 days on; the guard costs nothing).
     .where((eb) => eb.or([eb('webhook_state', 'is', null), eb('webhook_state', '!=', 'pending')]))
     .limit(limit);
@@ -278,13 +288,38 @@ export async function cancelAccountJobs({ db }: StoreContext, accountId: string,
       .execute();
     const rows = await trx
       .selectFrom('render_jobs')
-      .select('pdf_key')
+      .select(['pdf_key', 'upload_keys'])
       .where('account_id', '=', accountId)
-      .where('pdf_key', 'is not', null)
+      .where((eb) => eb.or([eb('pdf_key', 'is not', null), eb('upload_keys', 'is not', null)]))
       .execute();
-    await trx.updateTable('render_jobs').set({ pdf_key: null }).where('account_id', '=', accountId).execute();
-    return rows.map((r) => r.pdf_key as string);
+    await trx.updateTable('render_jobs').set({ pdf_key: null, upload_keys: null }).where('account_id', '=', accountId).execute();
+    return rows.flatMap((r) => [...(r.pdf_key === null ? [] : [r.pdf_key]), ...uploadKeysOf(r.upload_keys)]);
   });
+}
+
+/** The keys of a row's `upload_keys`. */
+function uploadKeysOf(column: string | null): string[] {
+  return column === null ? [] : (JSON.parse(column) as string[]);
+}
+
+/** See RenderJobStore.clearJobUploads. */
+export async function clearJobUploads({ db }: StoreContext, id: string) {
+  await db.updateTable('render_jobs').set({ upload_keys: null, upload_store: null }).where('id', '=', id).execute();
+}
+
+/** See RenderJobStore.finishedUploads. */
+export async function finishedUploads({ db }: StoreContext, storeId: string, limit: number, afterId = '') {
+  const rows = await db
+    .selectFrom('render_jobs')
+    .select(['id', 'upload_keys'])
+    .where('upload_keys', 'is not', null)
+    .where('upload_store', '=', storeId)
+    .where('status', 'in', ['succeeded', 'failed', 'canceled'])
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, keys: uploadKeysOf(r.upload_keys) }));
 }
 
 /** See RenderJobStore.jobQueueStats. */
@@ -312,6 +347,8 @@ export function renderJobQueries(ctx: StoreContext): RenderJobStore {
     clearExpiredPdf,
     deleteFinishedJobs,
     cancelAccountJobs,
+    clearJobUploads,
+    finishedUploads,
     jobQueueStats,
   });
 }

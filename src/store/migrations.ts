@@ -3,7 +3,7 @@ import { type Kysely, type Migration, sql } from 'kysely';
 /**
  * The schema's history. One set serves SQLite and PostgreSQL: only portable column types
  * (text, integer, bigint) are used; PostgreSQL's int8 is parsed back to a JS number by the adapter.
- * They apply in name order: a new one takes the next number, `0010_…` (migration-order.ts, tested),
+ * They apply in name order: a new one takes the next number, `0012_…` (migration-order.ts, tested),
  * and a name once released never changes (stores record it).
  */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -379,6 +379,23 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
     },
     async down(db: Kysely<unknown>) {
       await sql`drop table if exists signing_certificates`.execute(db);
+    },
+  },
+  // Files uploaded with a job's request (multipart/form-data), kept in the result store until the job is
+  // final: their keys and the store that holds them, so that whatever ends the job (a worker, a cancel,
+  // a lapsed lease, the account's deletion) leaves a row the sweep finds them by.
+  '0011_job_uploads': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('render_jobs').addColumn('upload_keys', 'text').execute();
+      await db.schema.alterTable('render_jobs').addColumn('upload_store', 'text').execute();
+      // Partial: the sweep looks only at the few rows still holding uploads.
+      await sql`create index render_jobs_uploads_idx on render_jobs (upload_store) where upload_keys is not null`.execute(db);
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop index if exists render_jobs_uploads_idx`.execute(db);
+      for (const column of ['upload_store', 'upload_keys']) {
+        await db.schema.alterTable('render_jobs').dropColumn(column).execute();
+      }
     },
   },
 };

@@ -155,6 +155,13 @@ export interface RenderJobsTable {
   key_id: string | null;
   /** The render report's entries (JSON array) once the job is final; null before. */
   warnings: string | null;
+  /**
+   * The result store keys (JSON array) of files uploaded with the request, until they are deleted once
+   * the job is final; null when it had none.
+   */
+  upload_keys: string | null;
+  /** Which result store holds the uploads (ResultStore.id). */
+  upload_store: string | null;
 }
 
 /** One signing secret per account (`whsec_…`), created on first need, replaced on rotation. */

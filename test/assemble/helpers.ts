@@ -43,6 +43,28 @@ export function postCertificate(
   });
 }
 
+/** The boundary of the multipart bodies `multipartForm` writes. */
+export const FORM_BOUNDARY = '----pageworks-test-7d1f';
+
+/** A multipart/form-data body of a `body` field (the JSON request) and files, as curl -F sends them. */
+export function multipartForm(body: unknown, files: Record<string, Buffer>): Buffer {
+  const pieces: Buffer[] = [
+    Buffer.from(
+      `--${FORM_BOUNDARY}\r\nContent-Disposition: form-data; name="body"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(body)}\r\n`,
+    ),
+  ];
+  for (const [name, data] of Object.entries(files))
+    pieces.push(
+      Buffer.from(
+        `--${FORM_BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`,
+      ),
+      data,
+      Buffer.from('\r\n'),
+    );
+  pieces.push(Buffer.from(`--${FORM_BOUNDARY}--\r\n`));
+  return Buffer.concat(pieces);
+}
+
 /** A one-page HTML document whose title and heading are `title` and whose body says `text`. */
 export function page(title: string, text = title): string {
   return `<!doctype html><html lang="en"><head><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p></body></html>`;

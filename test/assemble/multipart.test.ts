@@ -12,13 +12,24 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { fixture, outline, page, pageCount, pageTexts, postAssemble, qpdfCheck } from './helpers.js';
+import {
+  FORM_BOUNDARY,
+  fixture,
+  multipartForm,
+  outline,
+  page,
+  pageCount,
+  pageTexts,
+  postAssemble,
+  qpdfCheck,
+} from './helpers.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
 let key: string;
 const terms = fixture('terms-objstm.pdf');
-const BOUNDARY = '----pageworks-test-7d1f';
+const BOUNDARY = FORM_BOUNDARY;
+const form = multipartForm;
 
 beforeAll(async () => {
   core = await createTestCore({ RENDER_CONCURRENCY: '2' });
@@ -29,25 +40,6 @@ afterAll(async () => {
   await app?.close();
   if (core) await closeTestCore(core);
 });
-
-/** A multipart/form-data body of a `body` field and files. */
-function form(body: unknown, files: Record<string, Buffer>): Buffer {
-  const pieces: Buffer[] = [
-    Buffer.from(
-      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="body"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(body)}\r\n`,
-    ),
-  ];
-  for (const [name, data] of Object.entries(files))
-    pieces.push(
-      Buffer.from(
-        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: application/pdf\r\n\r\n`,
-      ),
-      data,
-      Buffer.from('\r\n'),
-    );
-  pieces.push(Buffer.from(`--${BOUNDARY}--\r\n`));
-  return Buffer.concat(pieces);
-}
 
 /** The body as a stream of `size`-byte chunks. */
 function chunked(bytes: Buffer, size: number): Readable {

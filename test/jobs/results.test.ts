@@ -75,6 +75,24 @@ for (const backend of backends) {
       expect(await store.get('acc_1/never.pdf')).toBeUndefined();
     });
 
+    it('stores a file streamed from disk byte for byte (an upload of a job), and deletes it', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-upload-'));
+      try {
+        const bytes = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(700_000, 3), Buffer.from('\n%%EOF\n')]);
+        const file = path.join(dir, 'terms.pdf');
+        fs.writeFileSync(file, bytes);
+        await store.putFile('acc_1/job_2-upload-1.pdf', file);
+        const got = await store.get('acc_1/job_2-upload-1.pdf');
+        expect(got?.bytes).toBe(bytes.length);
+        expect((await readAll(got!.body)).equals(bytes)).toBe(true);
+        await store.delete('acc_1/job_2-upload-1.pdf');
+        expect(await store.get('acc_1/job_2-upload-1.pdf')).toBeUndefined();
+        await expect(store.putFile('../x.pdf', file)).rejects.toThrow(/not a result key/);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('refuses keys that are not job result keys', async () => {
       for (const key of ['../x.pdf', 'a/../../b.pdf', '/etc/passwd', 'a b.pdf', 'a.txt']) {
         await expect(store.put(key, Buffer.from('x'))).rejects.toThrow(/not a result key/);

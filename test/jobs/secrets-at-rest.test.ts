@@ -15,6 +15,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { requestHash } from '../../src/jobs/queue.js';
 import { KEY_FILE } from '../../src/secrets/server-key.js';
+import { FORM_BOUNDARY, fixture, multipartForm } from '../assemble/helpers.js';
 import { makeTestCertificates } from '../helpers/certificates.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { PAGEWORKS } from '../helpers/pageworks-command.js';
@@ -59,6 +60,33 @@ it('makes its key on the first start, in the data directory, readable by its own
   expect(core.secrets?.origin).toEqual({ kind: 'file', file, created: true });
 });
 
+/** The protected multipart job queued before the worker starts, and its uploaded file in the result store. */
+const multipartJob = { id: '', key: '', upload: '' };
+
+it("keeps a queued multipart job's passwords sealed too, its uploaded file in the result store", async () => {
+  const { key, accountId } = await createKey(core, 'render');
+  const terms = fixture('terms-objstm.pdf');
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/jobs',
+    headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${FORM_BOUNDARY}` },
+    payload: multipartForm(
+      {
+        parts: [{ html: '<title>Cover</title><p>Confidential cover</p>' }, { file: 'terms.pdf' }],
+        protect: { user_password: USER_PASSWORD, owner_password: OWNER_PASSWORD },
+      },
+      { 'terms.pdf': terms },
+    ),
+  });
+  expect(res.statusCode, res.body).toBe(202);
+  const id = res.json().id as string;
+  expect((await jobRequest(app, key, 'GET', `/v1/jobs/${id}`)).json().status).toBe('queued');
+  expectNoPasswords(storeBytes());
+  const upload = path.join(dataDir, 'results', accountId, `${id}-upload-1.pdf`);
+  expect(fs.readFileSync(upload).equals(terms)).toBe(true);
+  Object.assign(multipartJob, { id, key, upload });
+});
+
 it("keeps a protected job's passwords out of the SQLite file and its WAL, queued and finished; the PDF opens with them", async () => {
   const { key } = await createKey(core, 'render');
   const res = await submitJob(app, key, {
@@ -84,6 +112,21 @@ it("keeps a protected job's passwords out of the SQLite file and its WAL, queued
   expect(text).toContain('Confidential part one');
   // Without the password the file does not open.
   expect(spawnSync('pdftotext', [file, '-']).status).not.toBe(0);
+}, 120_000);
+
+it('makes that multipart job once the worker runs: the PDF opens with its password, the upload is deleted', async () => {
+  const { id, key, upload } = multipartJob;
+  const done = await waitForJob(app, key, id);
+  expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
+  expectNoPasswords(storeBytes());
+  const file = path.join(dataDir, 'protected-multipart.pdf');
+  fs.writeFileSync(file, (await jobRequest(app, key, 'GET', `/v1/jobs/${id}/pdf`)).rawPayload);
+  const text = execFileSync('pdftotext', ['-upw', USER_PASSWORD, file, '-']).toString();
+  expect(text).toContain('Confidential cover');
+  expect(text).toContain('Payment is due within 30 days');
+  expect(spawnSync('pdftotext', [file, '-']).status).not.toBe(0);
+  for (let i = 0; i < 50 && fs.existsSync(upload); i++) await new Promise((r) => setTimeout(r, 100));
+  expect(fs.existsSync(upload)).toBe(false);
 }, 120_000);
 
 it('replays a protected job by its Idempotency-Key, hashed with the server key so the stored hash guesses nothing', async () => {

@@ -48,6 +48,7 @@ function heldUploads() {
       await gate;
       await files.put(key, bytes);
     },
+    putFile: (key: string, file: string) => files.putFile(key, file),
     get: (key: string) => files.get(key),
     delete: (key: string) => files.delete(key),
     close: async () => {},

@@ -37,6 +37,7 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
       '0008_job_limits',
       '0009_webhook_rotation',
       '0010_signing_certificates',
+      '0011_job_uploads',
     ]);
     const tables = await db.query<{ table_name: string }>(
       "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
@@ -95,6 +96,7 @@ describe.skipIf(!DATABASE_URL)('migration race on PostgreSQL', () => {
         '0008_job_limits',
         '0009_webhook_rotation',
         '0010_signing_certificates',
+        '0011_job_uploads',
       ]);
       expect(await second.query("select 1 from information_schema.tables where table_schema = 'public'")).toHaveLength(16);
     } finally {

@@ -16,20 +16,20 @@ import { dropSchema } from '../helpers/store-backends.js';
 const released = Object.keys(MIGRATIONS);
 
 describe('migration names: next number only', () => {
-  it("this release's migrations keep the rule, and the next one is 0011", () => {
+  it("this release's migrations keep the rule, and the next one is 0012", () => {
     expect(migrationNamingProblem(released)).toBeUndefined();
-    expect(migrationNamingProblem([...released, '0011_next_thing'])).toBeUndefined();
+    expect(migrationNamingProblem([...released, '0012_next_thing'])).toBeUndefined();
   });
 
   it('a letter suffix, a skipped number, a taken number or a missing number fail with the number to use', () => {
     expect(migrationNamingProblem([...released, '0008b_late_fix'])).toBe(
       'migration 0008b_late_fix: name it 0009_what_it_does (four digits, the next number)',
     );
-    expect(migrationNamingProblem([...released, '0012_too_far'])).toBe(
-      'migration 0012_too_far: its number must be 0011, the next one (next number only)',
+    expect(migrationNamingProblem([...released, '0013_too_far'])).toBe(
+      'migration 0013_too_far: its number must be 0012, the next one (next number only)',
     );
-    expect(migrationNamingProblem([...released, '0010_second_ten'])).toBe(
-      'migration 0010_signing_certificates: its number must be 0011, the next one (next number only)',
+    expect(migrationNamingProblem([...released, '0011_extra_eleven'])).toBe(
+      'migration 0011_job_uploads: its number must be 0012, the next one (next number only)',
     );
     expect(migrationNamingProblem(released.filter((n) => n !== '0004_credential_version'))).toBe(
       'migration 0005_render_jobs: its number must be 0004, the next one (next number only)',
@@ -37,7 +37,7 @@ describe('migration names: next number only', () => {
   });
 });
 
-// A migration written after the store applied 0010 but sorting before it would never run: the store
+// A migration written after the store applied 0011 but sorting before it would never run: the store
 // refuses to start, says why, and writes nothing (the late migration's `up` would fail loudly).
 const late: Migration = {
   async up() {
@@ -46,7 +46,7 @@ const late: Migration = {
 };
 const withLate = { ...MIGRATIONS, '0008b_late_fix': late };
 const refusal =
-  'migration 0008b_late_fix sorts before 0010_signing_certificates, which this store has applied already, so it would never run: ' +
+  'migration 0008b_late_fix sorts before 0011_job_uploads, which this store has applied already, so it would never run: ' +
   'a new migration takes the next number (see src/store/migration-order.ts)';
 
 describe('a store refuses a migration that sorts before one it applied', () => {

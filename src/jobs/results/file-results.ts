@@ -36,6 +36,27 @@ export class FileResultStore implements ResultStore {
     await fs.promises.rename(tmp, file);
   }
 
+  /** Copied to a temporary name, synced, then renamed, as `put` does. */
+  async putFile(key: string, source: string): Promise<void> {
+    const file = this.file(key);
+    await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    try {
+      await fs.promises.copyFile(source, tmp);
+      await fs.promises.chmod(tmp, 0o600);
+      const handle = await fs.promises.open(tmp, 'r+');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.promises.rename(tmp, file);
+    } catch (err) {
+      await fs.promises.rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
   async get(key: string): Promise<StoredResult | undefined> {
     const file = this.file(key);
     let handle: fs.promises.FileHandle;

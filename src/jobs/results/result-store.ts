@@ -21,6 +21,8 @@ export interface ResultStore {
   readonly id: string;
   /** Stores the bytes under the key, replacing what was there; durable when it resolves. */
   put(key: string, bytes: Buffer): Promise<void>;
+  /** As `put`, the bytes streamed from a file (an upload), never held whole in memory. */
+  putFile(key: string, file: string): Promise<void>;
   /** The stored bytes as a stream, or undefined when nothing is stored under the key. */
   get(key: string): Promise<StoredResult | undefined>;
   /**

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { checkKey, type ResultStore, type StoredResult } from './result-store.js';
@@ -32,6 +33,10 @@ export class S3ResultStore implements ResultStore {
       ...(opts.credentials ? { credentials: opts.credentials } : {}),
       // A PDF put is retried by the job (the attempt fails), not for minutes by the SDK.
       maxAttempts: 3,
+      // An upload is streamed from its file: without this the SDK sends a stream as `aws-chunked` with a
+      // trailing checksum (its default since 3.729), which S3-compatible stores that predate it (MinIO's
+      // and Ceph's older releases, s3rver) keep with the chunk framing inside the object.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
     });
   }
 
@@ -47,6 +52,19 @@ export class S3ResultStore implements ResultStore {
         Key: this.key(key),
         Body: bytes,
         ContentType: key.endsWith('.zip') ? 'application/zip' : 'application/pdf',
+      }),
+    );
+  }
+
+  async putFile(key: string, file: string): Promise<void> {
+    const { size } = await fs.promises.stat(file);
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.opts.bucket,
+        Key: this.key(key),
+        Body: fs.createReadStream(file),
+        ContentLength: size,
+        ContentType: 'application/pdf',
       }),
     );
   }
