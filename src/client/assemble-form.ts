@@ -47,3 +47,12 @@ export async function assembleForm(request: unknown, files: AssembleFiles): Prom
   }
   return form;
 }
+
+/**
+ * What a request that sends a form adds to fetch's init. Fetch keeps a copy of a body it may have to send
+ * again after a redirect (its clone of the request tees the body), and by the time the form is sent that
+ * copy holds all of it: a 128 MiB file had 135 MB live. With redirects refused (an API call is not
+ * redirected; a proxy that does so gets a NETWORK_ERROR) and no window, fetch sends the one stream, and
+ * 5.5 MB was live (test/client/upload-memory.test.ts).
+ */
+export const FORM_FETCH_INIT = { redirect: 'error', window: null } as const;

@@ -1,5 +1,5 @@
 /** The render jobs client: submit, look up, wait for, list and cancel jobs, and download their PDFs. */
-import { type AssembleFiles, assembleForm } from './assemble-form.js';
+import { type AssembleFiles, assembleForm, FORM_FETCH_INIT } from './assemble-form.js';
 import { RenderApiError } from './errors.js';
 import type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
 import { pdfStreamOf, type RenderStream } from './render-client.js';
@@ -53,8 +53,12 @@ export class JobsClient {
     const headers: Record<string, string> = files ? {} : { 'content-type': 'application/json' };
     if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
     if (call.strict) headers.prefer = 'handling=strict';
-    const body = files ? await assembleForm(request, files) : JSON.stringify(request);
-    return this.json<JobObject>('POST', '/v1/jobs', rest, { headers, body });
+    if (!files) return this.json<JobObject>('POST', '/v1/jobs', rest, { headers, body: JSON.stringify(request) });
+    return this.json<JobObject>('POST', '/v1/jobs', rest, {
+      ...FORM_FETCH_INIT,
+      headers,
+      body: await assembleForm(request, files),
+    });
   }
 
   /** The job as it is now. */

@@ -4,7 +4,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from '@sinclair/typebox';
 import type { AssembleRequestSchema } from '../assemble/schema.js';
 import type { RenderOptionsSchema, RenderRequestSchema } from '../render/index.js';
-import { type AssembleFiles, assembleForm } from './assemble-form.js';
+import { type AssembleFiles, assembleForm, FORM_FETCH_INIT } from './assemble-form.js';
 import { RenderApiError } from './errors.js';
 import { renderServiceExchange } from './render-exchange.js';
 import type { RenderReport } from './render-report.js';
@@ -156,7 +156,11 @@ export class RenderClient {
     const { files, ...rest } = call;
     const headers = this.headers(rest, '/v1/assemble');
     const answer = files
-      ? await this.call('/v1/assemble', { method: 'POST', headers, body: await assembleForm(request, files) }, rest)
+      ? await this.call(
+          '/v1/assemble',
+          { ...FORM_FETCH_INIT, method: 'POST', headers, body: await assembleForm(request, files) },
+          rest,
+        )
       : await this.post('/v1/assemble', request, rest);
     const zipped = answer.response.headers.get('content-type')?.startsWith('application/zip') === true;
     const whole = await this.wholePdf(answer);
