@@ -82,10 +82,10 @@ afterAll(async () => {
  * The PDF with the times it was made blanked, each to the same length: `/CreationDate` and `/ModDate` of
  * every Info dictionary (D:YYYYMMDDHHmmSS: the assembly's, and each rendered part's, whose Info stays in the
  * file as an object nothing refers to) and the XMP's `xmp:CreateDate`, `ModifyDate` and `MetadataDate`.
- * Two identical requests made a second apart differ in exactly these bytes and no others (the trailer's
- * /ID comes out the same for the same request; a protected or signed file would differ throughout, by its
- * random keys and its signing time, so this assembly is neither): a time is the one thing a PDF made later
- * should say differently. Each blanked value must be a time within `during` (to the second), so a
+ * Two identical requests made a second apart differ in exactly these bytes and no others: a time is the one
+ * thing a PDF made later should say differently. (This assembly's trailer /ID is the same for the same
+ * request. A part declaring a PDF/A or PDF/UA profile would get an /ID hashed with its render's time, and a
+ * protected or signed file differs throughout, by its random keys and its signing time: this one is neither.) Each blanked value must be a time within `during` (to the second), so a
  * mask hides nothing but this run's clock.
  */
 function withoutTimes(pdf: Buffer, during: [number, number]): Buffer {
