@@ -2,8 +2,10 @@
  * `pageworks assemble BODY.json|- [-o OUT.pdf] [--stamp STAMP.html] [--split parts|N] [--strict]`: a one-off
  * local assembly, no server, of the body POST /v1/assemble takes (read from a file, or stdin for `-`),
  * through the same validation, pool and PDF steps as the API. `--stamp` adds a stamp (the file's HTML, over
- * every page) and `--split` a split, as the body's `stamps` and `split` would. Warnings go to stderr, one a
- * line, then what the PDF claims; `--strict` makes any warning a failure (exit 1).
+ * every page) and `--split` a split, as the body's `stamps` and `split` would. A `{"file": "terms.pdf"}` part
+ * is the file of that name beside the body (the API takes it uploaded beside the body), read from disk as
+ * the service reads an upload. Warnings go to stderr, one a line, then what the PDF claims; `--strict`
+ * makes any warning a failure (exit 1).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,16 +18,18 @@ import { createEgressPolicy } from '../net/policy.js';
 import { BrowserPool, claimsHeaderValue, incompleteError, type ReportEntry } from '../render/index.js';
 import { runAssembly } from './assembly.js';
 import { PDF_STEPS } from './default-steps.js';
-import { ASSEMBLE_JOB_MAX_PARTS, validateAssembleRequest } from './schema.js';
+import type { Uploads } from './multipart-upload.js';
+import { ASSEMBLE_JOB_MAX_PARTS, UPLOADED_NAMES, validateAssembleRequest } from './schema.js';
 
 const COMMAND = cliCommand('assemble');
 const USAGE = `usage: ${synopsis(COMMAND)}`;
 const HELP = `${USAGE}
 
 Assembles the parts of BODY.json (the body of POST /v1/assemble: {"parts": [...], "protect"?}) into one PDF,
-on this machine, without a server. "-" reads the body from stdin. Parts: {"html", "options"?}, {"pdf": base64}
-or {"url"} (fetched through the egress policy; EGRESS_ALLOW as for the service). "sign" needs the service's
-certificates: use POST /v1/assemble.
+on this machine, without a server. "-" reads the body from stdin. Parts: {"html", "options"?}, {"pdf": base64},
+{"url"} (fetched through the egress policy; EGRESS_ALLOW as for the service) or {"file": "terms.pdf"} (the
+file of that name beside BODY.json, or in the current directory for stdin: what the API takes uploaded
+beside the body). "sign" needs the service's certificates: use POST /v1/assemble.
 
   -o, --output OUT.pdf   where the PDF goes (default: BODY.pdf beside BODY.json, BODY.zip with --split; "-" writes it to stdout)
   --stamp STAMP.html     adds a stamp drawn over every page: {{page}} {{pages}} {{part}} {{part_title}}
@@ -98,6 +102,33 @@ function readText(file: string): string {
   }
 }
 
+/**
+ * The files `{"file"}` parts name, found beside the body (in the current directory for stdin), as the
+ * uploads of a multipart request; their names ride on the body as the route's parser puts them there.
+ */
+function localFiles(body: Record<string, unknown>, input: string): Uploads {
+  const dir = input === '-' ? process.cwd() : path.dirname(path.resolve(input));
+  const files: Uploads['files'] = new Map();
+  const parts = Array.isArray(body.parts) ? (body.parts as unknown[]) : [];
+  for (const [i, part] of parts.entries()) {
+    const name = (part as { file?: unknown } | null)?.file;
+    if (typeof name !== 'string' || name === '' || files.has(name)) continue;
+    const file = path.resolve(dir, name);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(file);
+    } catch (err) {
+      throw new UsageError(
+        `parts[${i}].file: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+    if (!stat.isFile()) throw new UsageError(`parts[${i}].file: ${file} is not a file`);
+    files.set(name, { path: file, bytes: stat.size });
+  }
+  Object.defineProperty(body, UPLOADED_NAMES, { value: new Set(files.keys()), enumerable: false });
+  return { dir, files };
+}
+
 function warningText(w: ReportEntry): string {
   return w.kind === 'conformance' ? `${w.profile} not claimed (${w.clause}): ${w.message}` : w.message;
 }
@@ -113,8 +144,10 @@ export async function runAssembleCli(args: string[], config: Config): Promise<nu
       return 0;
     }
     const given = readBody(request.input);
+    let uploads: Uploads | undefined;
     if (given !== null && typeof given === 'object' && !Array.isArray(given)) {
       const object = given as Record<string, unknown>;
+      uploads = localFiles(object, request.input);
       if (request.stamps.length)
         object.stamps = [
           ...(Array.isArray(object.stamps) ? object.stamps : []),
@@ -136,7 +169,7 @@ export async function runAssembleCli(args: string[], config: Config): Promise<nu
     const { pdf, warnings, claims } = await runAssembly(
       body,
       { pool, policy, agent, fetchTimeoutMs: config.renderTimeoutMs, steps: PDF_STEPS },
-      { accountId: 'cli', width: 1 },
+      { accountId: 'cli', width: 1, ...(uploads ? { uploads } : {}) },
     );
     for (const w of warnings) process.stderr.write(`pageworks assemble: warning: ${terminalLine(warningText(w))}\n`);
     if (request.strict && warnings.length > 0) throw incompleteError(warnings, 'each is on a line above');

@@ -4,16 +4,20 @@
  */
 
 export type { RenderErrorCode } from '../errors.js';
+export type { AssembleFile, AssembleFiles } from './assemble-form.js';
 export { type Certificate, CertificatesClient, type CertificateUpload } from './certificates-client.js';
 export { type ClientErrorCode, MetadataApiError, type MetadataErrorCode, PageworksError, RenderApiError } from './errors.js';
 export { JobsClient, type ListOptions, type SubmitOptions, type WaitOptions } from './jobs-client.js';
 export type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
 export { type Metadata, MetadataClient } from './metadata-client.js';
 export {
+  type AssembleCallOptions,
   type AssembleRequest,
+  type AssembleSplit,
   type RenderCallOptions,
   RenderClient,
   type RenderedPdf,
+  type RenderedZip,
   type RenderOptions,
   type RenderRequest,
   type RenderStream,
@@ -28,3 +32,4 @@ export {
   type WebhookHeaders,
   WebhookVerificationError,
 } from './webhook-verify.js';
+export type { ZipFile } from './zip-entries.js';

@@ -1,4 +1,5 @@
 /** The render jobs client: submit, look up, wait for, list and cancel jobs, and download their PDFs. */
+import { type AssembleFiles, assembleForm, FORM_FETCH_INIT } from './assemble-form.js';
 import { RenderApiError } from './errors.js';
 import type { JobList, JobObject, JobRequest, JobStatus } from './jobs-types.js';
 import { pdfStreamOf, type RenderStream } from './render-client.js';
@@ -12,6 +13,11 @@ export interface SubmitOptions extends CallOptions {
   idempotencyKey?: string;
   /** Sends `Prefer: handling=strict`: a job whose document could not get everything fails RENDER_INCOMPLETE. */
   strict?: boolean;
+  /**
+   * The PDFs an assembly's parts name with `{"file": "terms.pdf"}`, by that name: the job is then sent as
+   * multipart/form-data (the JSON in a `body` field, the files beside it, streamed), as `RenderClient.assemble` sends them.
+   */
+  files?: AssembleFiles;
 }
 
 /** Options of wait. */
@@ -40,12 +46,19 @@ const FINAL: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'canceled'
 export class JobsClient {
   constructor(private readonly options: ClientOptions) {}
 
-  /** Queues a render; resolves with the queued job (or, for a repeated Idempotency-Key, the first one). */
-  submit(request: JobRequest, call: SubmitOptions = {}): Promise<JobObject> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+  /** Queues a render or an assembly; resolves with the queued job (or, for a repeated Idempotency-Key, the first one). */
+  async submit(request: JobRequest, call: SubmitOptions = {}): Promise<JobObject> {
+    const { files, ...rest } = call;
+    // A form's Content-Type carries its boundary, which fetch writes.
+    const headers: Record<string, string> = files ? {} : { 'content-type': 'application/json' };
     if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
     if (call.strict) headers.prefer = 'handling=strict';
-    return this.json<JobObject>('POST', '/v1/jobs', call, { headers, body: JSON.stringify(request) });
+    if (!files) return this.json<JobObject>('POST', '/v1/jobs', rest, { headers, body: JSON.stringify(request) });
+    return this.json<JobObject>('POST', '/v1/jobs', rest, {
+      ...FORM_FETCH_INIT,
+      headers,
+      body: await assembleForm(request, files),
+    });
   }
 
   /** The job as it is now. */

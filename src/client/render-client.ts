@@ -4,10 +4,12 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Static } from '@sinclair/typebox';
 import type { AssembleRequestSchema } from '../assemble/schema.js';
 import type { RenderOptionsSchema, RenderRequestSchema } from '../render/index.js';
+import { type AssembleFiles, assembleForm, FORM_FETCH_INIT } from './assemble-form.js';
 import { RenderApiError } from './errors.js';
 import { renderServiceExchange } from './render-exchange.js';
 import type { RenderReport } from './render-report.js';
 import { type Answer, type CallOptions, type ClientOptions, jsonOf } from './transport.js';
+import { type ZipFile, zipEntries } from './zip-entries.js';
 
 /** The rendering options, as the service's schema defines them (format, landscape, margin, …). */
 export type RenderOptions = Static<typeof RenderOptionsSchema>;
@@ -16,6 +18,31 @@ export type RenderRequest = Static<typeof RenderRequestSchema>;
 
 /** The body of POST /v1/assemble (`parts`, and `protect`, `sign`), as the service's schema defines it. */
 export type AssembleRequest = Static<typeof AssembleRequestSchema>;
+
+/** `split` of an assembly: `"parts"`, `{ every: N }` or `{ ranges: [...] }`. */
+export type AssembleSplit = NonNullable<AssembleRequest['split']>;
+
+/** A split assembly's answer: the zip's bytes (a Buffer), with its PDFs read from it, the render id, warning count and claims. */
+export type RenderedZip = Buffer & {
+  /** X-Render-ID: `getRender(zip.renderId)` returns the assembly's report. */
+  renderId: string;
+  /** X-Render-Warnings, as for a PDF. */
+  warnings: number;
+  /** X-Render-Claims: what every file of the zip claims. */
+  claims: RenderReport['claims'];
+  /** The zip's PDFs in order, named as the service named them (a part's title, or the range's pages). */
+  files: ZipFile[];
+};
+
+/** The options of `assemble`: those of `render`, and the files the parts name. */
+export interface AssembleCallOptions extends RenderCallOptions {
+  /**
+   * The PDFs that parts name with `{"file": "terms.pdf"}`, by that name. Given, the request is sent as
+   * multipart/form-data (the JSON in a `body` field, each file beside it, streamed as it is sent, never
+   * base64); absent, as JSON.
+   */
+  files?: AssembleFiles;
+}
 
 /** A PDF on its way: read `body` to the end (pipe it to a file or an HTTP response). */
 export interface RenderStream {
@@ -78,6 +105,16 @@ export function pdfStreamOf(answer: Answer): RenderStream {
   };
 }
 
+/** A zip's answer with its PDFs read from it; INVALID_RESPONSE when it cannot be read. */
+function withZipFiles(zip: RenderedPdf): RenderedZip {
+  try {
+    return Object.assign(zip, { files: zipEntries(zip) });
+  } catch (err) {
+    const message = `the zip cannot be read: ${(err as Error).message}`;
+    throw new RenderApiError('INVALID_RESPONSE', message, 200, zip.renderId, undefined, { cause: err });
+  }
+}
+
 /** Calls POST /v1/render of one Pageworks render service. */
 export class RenderClient {
   constructor(private readonly options: ClientOptions) {}
@@ -108,12 +145,26 @@ export class RenderClient {
   }
 
   /**
-   * Assembles parts (HTML rendered as `render` would, PDFs in base64, PDFs at an address) into one PDF,
-   * protected and signed when asked (POST /v1/assemble); the same errors as `render`, a part's naming it
-   * (`parts[2]: …`). With `split` the bytes are the zip of its PDFs (application/zip).
+   * Assembles parts (HTML rendered as `render` would, PDFs in base64, PDFs at an address, files sent beside
+   * the body) into one PDF, finished, protected and signed as asked (POST /v1/assemble); the same errors as
+   * `render`, a part's naming it (`parts[2]: …`). With `split` it resolves with the zip and its PDFs.
    */
-  async assemble(request: AssembleRequest, call: RenderCallOptions = {}): Promise<RenderedPdf> {
-    return this.wholePdf(await this.post('/v1/assemble', request, call));
+  assemble(request: AssembleRequest & { split: AssembleSplit }, call?: AssembleCallOptions): Promise<RenderedZip>;
+  assemble(request: AssembleRequest & { split?: undefined }, call?: AssembleCallOptions): Promise<RenderedPdf>;
+  assemble(request: AssembleRequest, call?: AssembleCallOptions): Promise<RenderedPdf | RenderedZip>;
+  async assemble(request: AssembleRequest, call: AssembleCallOptions = {}): Promise<RenderedPdf | RenderedZip> {
+    const { files, ...rest } = call;
+    const headers = this.headers(rest, '/v1/assemble');
+    const answer = files
+      ? await this.call(
+          '/v1/assemble',
+          { ...FORM_FETCH_INIT, method: 'POST', headers, body: await assembleForm(request, files) },
+          rest,
+        )
+      : await this.post('/v1/assemble', request, rest);
+    const zipped = answer.response.headers.get('content-type')?.startsWith('application/zip') === true;
+    const whole = await this.wholePdf(answer);
+    return zipped ? withZipFiles(whole) : whole;
   }
 
   /**
@@ -140,9 +191,18 @@ export class RenderClient {
   }
 
   private post(path: string, request: RenderRequest | AssembleRequest, call: RenderCallOptions) {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/pdf' };
-    if (call.strict) headers.prefer = 'handling=strict';
+    const headers = { 'content-type': 'application/json', ...this.headers(call, path) };
     return this.call(path, { method: 'POST', headers, body: JSON.stringify(request) }, call);
+  }
+
+  /** The headers of a POST to `path` but its Content-Type (a form's carries its boundary, which fetch writes). */
+  private headers(call: RenderCallOptions, path: string): Record<string, string> {
+    // A split assembly answers with a zip; the answer's Content-Type says which came.
+    const headers: Record<string, string> = {
+      accept: path === '/v1/assemble' ? 'application/pdf, application/zip' : 'application/pdf',
+    };
+    if (call.strict) headers.prefer = 'handling=strict';
+    return headers;
   }
 
   private call(path: string, init: RequestInit, call: CallOptions) {
