@@ -58,6 +58,7 @@ const HIDING: Record<string, string> = {
   'positioned off the page': '<div style="position:absolute; left:-10000px; top:40px">630.00</div>',
   'in a zero-height overflow:hidden box': '<div style="height:0; overflow:hidden">630.00</div>',
   'in white text': '<p style="color:#fff">630.00</p>',
+  'in near-white text (#e5e5e5 on white, 1.26:1)': '<p style="color:#e5e5e5">630.00</p>',
   'in 0.5 px text': '<p style="font-size:0.5px">630.00</p>',
   'under an opaque box':
     '<div style="position:relative"><p>630.00</p><div style="position:absolute; inset:0; background:#fff; print-color-adjust:exact; pointer-events:none"></div></div>',
@@ -91,6 +92,16 @@ describe('the amount due a reader sees', () => {
       invoice(
         '<p>Invoice <span data-bt="BT-1">PW-2026-0142</span></p><table style="width:100%"><tr><td>Balance due</td>' +
           '<td style="text-align:right" data-bt="BT-115">630.00 €</td></tr></table>',
+      ),
+    );
+    expect(shown).toEqual({ claimsFacturX: true, warnings: [], header: '0' });
+  });
+
+  it('an amount due in a pale colour a reader still reads (#1ee494 on #f6f6f6, 1.55:1, as WeasyPrint prints its total): Factur-X', async () => {
+    const shown = await render(
+      invoice(
+        '<table style="background:#f6f6f6; print-color-adjust:exact; font-size:20pt"><tr><th>Total due</th>' +
+          '<td style="color:#1ee494; font-weight:bold">€630.00</td></tr></table>',
       ),
     );
     expect(shown).toEqual({ claimsFacturX: true, warnings: [], header: '0' });

@@ -65,6 +65,9 @@ export function findAccessibilityGaps(max: number, chars: number): Accessibility
     const role = attr(el, 'role').toLowerCase().split(/\s+/)[0];
     const image = el.localName === 'img' || el.localName === 'canvas' ? role === '' || role === 'img' : role === 'img';
     if (!image || hiddenFromTags(el) || !printed(el)) continue;
+    // An <img> with no source and no size prints nothing, and Chromium tags no Figure for it (with a size it does).
+    const box = el.getBoundingClientRect();
+    if (el.localName === 'img' && (el as HTMLImageElement).currentSrc === '' && box.width * box.height === 0) continue;
     // alt="" says the image is decoration: not a figure, nothing to describe.
     if (el.localName === 'img' && el.hasAttribute('alt')) continue;
     if (!named(el)) add(gaps.figures, describe(el));

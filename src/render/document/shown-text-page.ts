@@ -165,7 +165,8 @@ export function readShownText(view: PrintedView, query: ShownTextQuery): ShownTe
     if (under === null) return true;
     const seen = [0, 1, 2].map((i) => alpha * ink[i] + (1 - alpha) * under[i]);
     const [l1, l2] = [luminance(seen), luminance(under)];
-    return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05) >= 2;
+    // 1.5:1 tells faint from hidden: a pale brand colour (#1ee494 on #f6f6f6, 1.55:1) is read, near-white (#e5e5e5, 1.26:1) is not.
+    return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05) >= 1.5;
   };
   const REPLACED = /^(IMG|CANVAS|VIDEO|SVG|IFRAME|OBJECT|EMBED|INPUT|SELECT|TEXTAREA|BUTTON)$/i;
   /** Whether another box paints over the node at any of a few points along each of its rects. */
