@@ -128,125 +128,129 @@ function invoicebus(): ThirdPartyTemplate {
   };
 }
 
-/** The twelve templates, by folder. */
-export const THIRD_PARTY_TEMPLATES: ThirdPartyTemplate[] = [
-  asPublished('sparksuite-simple', 'invoice.html', {
-    number: '123',
-    currency: 'USD',
-    lines: [
-      { name: 'Website design', qty: 1, price: 30_000 },
-      { name: 'Hosting (3 months)', qty: 1, price: 7_500 },
-      { name: 'Domain name (1 year)', qty: 1, price: 1_000 },
-    ],
-    due: 38_500,
-  }),
-  {
-    // Anvil's HTML is a fragment its API puts in a page with the two stylesheets and the title its script sends.
-    name: 'anvil-invoice',
-    invoice: {
+/** The twelve templates, by folder (none when the corpus has no invoices-3p/). */
+export const THIRD_PARTY_TEMPLATES: ThirdPartyTemplate[] = TEMPLATES_DIR ? templates() : [];
+
+function templates(): ThirdPartyTemplate[] {
+  return [
+    asPublished('sparksuite-simple', 'invoice.html', {
+      number: '123',
+      currency: 'USD',
+      lines: [
+        { name: 'Website design', qty: 1, price: 30_000 },
+        { name: 'Hosting (3 months)', qty: 1, price: 7_500 },
+        { name: 'Domain name (1 year)', qty: 1, price: 1_000 },
+      ],
+      due: 38_500,
+    }),
+    {
+      // Anvil's HTML is a fragment its API puts in a page with the two stylesheets and the title its script sends.
+      name: 'anvil-invoice',
+      invoice: {
+        number: '12345',
+        currency: 'USD',
+        lines: [
+          { name: 'Blue large widgets', qty: 2, price: 1_500 },
+          { name: 'Green medium widgets', qty: 4, price: 1_000 },
+          { name: 'Red small widgets with logo', qty: 5, price: 700 },
+        ],
+        due: 10_500,
+      },
+      html: () =>
+        selfContained(
+          '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>HTML Invoice</title>' +
+            '<link rel="stylesheet" href="invoice.css"><link rel="stylesheet" href="invoice-pdf.css"></head>\n<body>\n' +
+            `${read('anvil-invoice', 'invoice.html')}</body></html>\n`,
+          `${TEMPLATES_DIR}anvil-invoice`,
+        ),
+    },
+    asPublished('mailgun-billing', 'billing.html', {
       number: '12345',
       currency: 'USD',
       lines: [
-        { name: 'Blue large widgets', qty: 2, price: 1_500 },
-        { name: 'Green medium widgets', qty: 4, price: 1_000 },
-        { name: 'Red small widgets with logo', qty: 5, price: 700 },
+        { name: 'Service 1', qty: 1, price: 1_999 },
+        { name: 'Service 2', qty: 1, price: 999 },
+        { name: 'Service 3', qty: 1, price: 400 },
       ],
-      due: 10_500,
-    },
-    html: () =>
-      selfContained(
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>HTML Invoice</title>' +
-          '<link rel="stylesheet" href="invoice.css"><link rel="stylesheet" href="invoice-pdf.css"></head>\n<body>\n' +
-          `${read('anvil-invoice', 'invoice.html')}</body></html>\n`,
-        `${TEMPLATES_DIR}anvil-invoice`,
-      ),
-  },
-  asPublished('mailgun-billing', 'billing.html', {
-    number: '12345',
-    currency: 'USD',
-    lines: [
-      { name: 'Service 1', qty: 1, price: 1_999 },
-      { name: 'Service 2', qty: 1, price: 999 },
-      { name: 'Service 3', qty: 1, price: 400 },
-    ],
-    due: 3_398,
-  }),
-  postmark('postmark-basic-invoice'),
-  postmark('postmark-basic-full-receipt'),
-  postmark('postmark-plain-invoice'),
-  asPublished('sendgrid-paste-receipt', 'receipt.html', {
-    number: '0000224',
-    currency: 'USD',
-    lines: [
-      { name: 'Item', qty: 1, price: 2_400 },
-      { name: 'Item', qty: 1, price: 2_400 },
-    ],
-    charges: [{ reason: 'Shipping', amount: 600 }],
-    due: 5_400,
-  }),
-  {
-    // SendGrid's dynamic receipt prints no order or invoice number: the XML's BT-1 cannot be shown.
-    name: 'sendgrid-dynamic-receipt',
-    invoice: FIXED_SPEC,
-    html: () =>
-      selfContained(
-        fillMustache(
-          read('sendgrid-dynamic-receipt', 'receipt.html'),
-          {
-            receipt: true,
-            items: [
-              ...FIXED_INVOICE.lines.map((l) => ({ text: `${l.name} × ${l.qty}`, image: '', price: euros(lineTotal(l)) })),
-              { text: vatLabel, image: '', price: euros(FIXED_SUMS.vat) },
-            ],
-            total: euros(FIXED_SUMS.due),
-            name: buyer.name,
-            address01: buyer.street,
-            address02: '',
-            city: 'Bruxelles',
-            state: 'BE',
-            zip: '1000',
-          },
-          'sendgrid-dynamic-receipt',
+      due: 3_398,
+    }),
+    postmark('postmark-basic-invoice'),
+    postmark('postmark-basic-full-receipt'),
+    postmark('postmark-plain-invoice'),
+    asPublished('sendgrid-paste-receipt', 'receipt.html', {
+      number: '0000224',
+      currency: 'USD',
+      lines: [
+        { name: 'Item', qty: 1, price: 2_400 },
+        { name: 'Item', qty: 1, price: 2_400 },
+      ],
+      charges: [{ reason: 'Shipping', amount: 600 }],
+      due: 5_400,
+    }),
+    {
+      // SendGrid's dynamic receipt prints no order or invoice number: the XML's BT-1 cannot be shown.
+      name: 'sendgrid-dynamic-receipt',
+      invoice: FIXED_SPEC,
+      html: () =>
+        selfContained(
+          fillMustache(
+            read('sendgrid-dynamic-receipt', 'receipt.html'),
+            {
+              receipt: true,
+              items: [
+                ...FIXED_INVOICE.lines.map((l) => ({ text: `${l.name} × ${l.qty}`, image: '', price: euros(lineTotal(l)) })),
+                { text: vatLabel, image: '', price: euros(FIXED_SUMS.vat) },
+              ],
+              total: euros(FIXED_SUMS.due),
+              name: buyer.name,
+              address01: buyer.street,
+              address02: '',
+              city: 'Bruxelles',
+              state: 'BE',
+              zip: '1000',
+            },
+            'sendgrid-dynamic-receipt',
+          ),
+          `${TEMPLATES_DIR}sendgrid-dynamic-receipt`,
         ),
-        `${TEMPLATES_DIR}sendgrid-dynamic-receipt`,
-      ),
-  },
-  asPublished('weasyprint-invoice', 'invoice.html', {
-    number: '12345',
-    currency: 'EUR',
-    lines: [
-      { name: 'Website design', qty: 100, price: 3_420 },
-      { name: 'Website development', qty: 100, price: 4_550 },
-      { name: 'Website integration', qty: 100, price: 2_575 },
-    ],
-    due: 1_054_500,
-  }),
-  asPublished('adminlte-invoice', 'invoice.html', {
-    number: 'INV-2026-00428',
-    currency: 'USD',
-    lines: [
-      { name: 'Pro plan subscription', qty: 1, price: 2_900 },
-      { name: 'Additional seats', qty: 3, price: 1_250 },
-      { name: 'SMS notifications add-on', qty: 1, price: 500 },
-    ],
-    rate: 825,
-    due: 7_740,
-  }),
-  // Gentelella's sample figures do not add up (its lines come to 151.19, its subtotal says 250.30, its
-  // 9.3% tax to 10.34): the XML keeps the printed lines and shipping, and one line for the rest, so that
-  // it comes to the total printed.
-  asPublished('gentelella-invoice', 'invoice.html', {
-    number: '007612',
-    currency: 'USD',
-    lines: [
-      { name: 'Call of Duty', qty: 1, price: 6_450 },
-      { name: 'Need for Speed IV', qty: 1, price: 5_000 },
-      { name: 'Monsters DVD', qty: 1, price: 1_070 },
-      { name: 'Grown Ups Blue Ray', qty: 1, price: 2_599 },
-      { name: 'Other items and tax as printed', qty: 1, price: 10_825 },
-    ],
-    charges: [{ reason: 'Shipping', amount: 580 }],
-    due: 26_524,
-  }),
-  invoicebus(),
-];
+    },
+    asPublished('weasyprint-invoice', 'invoice.html', {
+      number: '12345',
+      currency: 'EUR',
+      lines: [
+        { name: 'Website design', qty: 100, price: 3_420 },
+        { name: 'Website development', qty: 100, price: 4_550 },
+        { name: 'Website integration', qty: 100, price: 2_575 },
+      ],
+      due: 1_054_500,
+    }),
+    asPublished('adminlte-invoice', 'invoice.html', {
+      number: 'INV-2026-00428',
+      currency: 'USD',
+      lines: [
+        { name: 'Pro plan subscription', qty: 1, price: 2_900 },
+        { name: 'Additional seats', qty: 3, price: 1_250 },
+        { name: 'SMS notifications add-on', qty: 1, price: 500 },
+      ],
+      rate: 825,
+      due: 7_740,
+    }),
+    // Gentelella's sample figures do not add up (its lines come to 151.19, its subtotal says 250.30, its
+    // 9.3% tax to 10.34): the XML keeps the printed lines and shipping, and one line for the rest, so that
+    // it comes to the total printed.
+    asPublished('gentelella-invoice', 'invoice.html', {
+      number: '007612',
+      currency: 'USD',
+      lines: [
+        { name: 'Call of Duty', qty: 1, price: 6_450 },
+        { name: 'Need for Speed IV', qty: 1, price: 5_000 },
+        { name: 'Monsters DVD', qty: 1, price: 1_070 },
+        { name: 'Grown Ups Blue Ray', qty: 1, price: 2_599 },
+        { name: 'Other items and tax as printed', qty: 1, price: 10_825 },
+      ],
+      charges: [{ reason: 'Shipping', amount: 580 }],
+      due: 26_524,
+    }),
+    invoicebus(),
+  ];
+}
