@@ -16,7 +16,7 @@ import { failedFonts, PAGE_LIMITS, watchErrors } from '../report/report-page.js'
 import type { PrintParams } from '../request/options.js';
 import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-reference-passes.js';
 import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
-import { mentionsDeclarations } from './declarations-page.js';
+import { mentionsDeclarations, type PageDeclarations } from './declarations-page.js';
 import { cleanInfoText, type DocumentInfo, readDocumentInfo } from './document-info.js';
 import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
 import { checkedRead, READ_LIMITS } from './document-read.js';
@@ -55,6 +55,8 @@ interface DocumentRead {
   xref?: CrossReferenceUse;
   /** Whether the document may declare PDF profiles (document/declarations-page.ts reads them). */
   declares?: boolean;
+  /** The declarations, when the main-world read holds them all (document-read.ts). */
+  declared?: PageDeclarations;
   fonts?: unknown;
 }
 
@@ -100,7 +102,7 @@ async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknow
       report && read.fontsFailed
         ? await evaluateIn(slot.session, await isolatedWorld(slot), callExpression(failedFonts, PAGE_LIMITS))
         : undefined;
-    return { info: read.info, xref: read.xref, declares: read.declares, fonts };
+    return { info: read.info, xref: read.xref, declares: read.declares, declared: read.declarations, fonts };
   } catch (err) {
     // A document that navigates right now has nothing to read yet: the print's retry reads it again.
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
@@ -246,7 +248,8 @@ export async function renderInSlot(
     const source = {
       session: slot.session,
       frameId: slot.frameId,
-      contextId: await isolatedWorld(slot),
+      world: () => isolatedWorld(slot),
+      declared: read.declared,
       egress: slot.egress,
       timeoutMs: Math.max(0, deadline - Date.now()),
       renderTimeoutMs: timeoutMs,
