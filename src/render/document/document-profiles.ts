@@ -210,13 +210,15 @@ export interface ProfiledPdf {
 
 /**
  * The printed `pdf` made to the profiles its document declares, with the document's properties; null
- * when it declares none (the caller then writes the properties as for any PDF). What the document or
- * its PDF cannot meet goes to `report` as `conformance` entries, with the attachments it could not get.
+ * when it declares none (the caller then writes the properties as for any PDF). What the page has to say
+ * (declarations, attachments, the invoice's checks) is read now; the PDF's part is the function returned,
+ * which reads no page, so a render can give its slot back before it runs. What the document or its PDF
+ * cannot meet goes to `report` as `conformance` entries, with the attachments it could not get.
  */
 export async function withDocumentProfiles(
   pdf: Buffer,
   source: ProfileSource & { properties: PdfProperties; report?: ReportCollector },
-): Promise<ProfiledPdf | null> {
+): Promise<(() => Promise<ProfiledPdf>) | null> {
   const until = Date.now() + source.timeoutMs;
   const plan = await planDocumentProfiles(source);
   if (!plan) return null;
@@ -225,15 +227,17 @@ export async function withDocumentProfiles(
     source.report?.profiles([...plan.entries, ...plan.issues.map(conformanceEntry)]);
     return null;
   }
-  const result = await applyProfiles(pdf, {
-    profiles: plan.profiles,
-    files: plan.files,
-    extensions: [],
-    extraClaims: plan.extraClaims,
-    issues: plan.issues,
-    ...source.properties,
-    deadline: Math.min(Date.now() + PROFILES_MAX_MS, until - Math.min(PROFILES_RESERVE_MS, source.timeoutMs / 10)),
-  });
-  source.report?.profiles([...plan.entries, ...result.issues.map(conformanceEntry)]);
-  return { pdf: Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength), claims: result.claims };
+  return async () => {
+    const result = await applyProfiles(pdf, {
+      profiles: plan.profiles,
+      files: plan.files,
+      extensions: [],
+      extraClaims: plan.extraClaims,
+      issues: plan.issues,
+      ...source.properties,
+      deadline: Math.min(Date.now() + PROFILES_MAX_MS, until - Math.min(PROFILES_RESERVE_MS, source.timeoutMs / 10)),
+    });
+    source.report?.profiles([...plan.entries, ...result.issues.map(conformanceEntry)]);
+    return { pdf: Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength), claims: result.claims };
+  };
 }

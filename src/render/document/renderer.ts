@@ -173,6 +173,15 @@ export interface RenderInSlotOptions {
   report?: ReportCollector;
 }
 
+/**
+ * A document printed in a slot: the PDF's Title, and what is left to make its PDF (the properties, the
+ * declared profiles), which reads no page: the slot can go back to the pool before it runs.
+ */
+export interface PrintedDocument {
+  title?: string;
+  finish(): Promise<ProfiledPdf>;
+}
+
 /** Renders `html` in `slot` and returns the PDF bytes, the standards they claim and the PDF's Title. Throws RenderError. */
 export async function renderInSlot(
   slot: RenderSlot,
@@ -180,6 +189,17 @@ export async function renderInSlot(
   params: PrintParams,
   options: RenderInSlotOptions,
 ): Promise<ProfiledPdf & { title?: string }> {
+  const printed = await printInSlot(slot, html, params, options);
+  return { ...(await printed.finish()), title: printed.title };
+}
+
+/** Renders `html` in `slot` up to what needs no page any more (PrintedDocument). Throws RenderError. */
+export async function printInSlot(
+  slot: RenderSlot,
+  html: string,
+  params: PrintParams,
+  options: RenderInSlotOptions,
+): Promise<PrintedDocument> {
   const { deadline, timeoutMs, log, idleMaxMs = DEFAULT_IDLE_MAX_MS, report } = options;
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
@@ -255,10 +275,10 @@ export async function renderInSlot(
       renderTimeoutMs: timeoutMs,
       view: printedView(params),
     };
-    const made = await withDocumentProfiles(pdf, { ...source, properties, report });
-    if (made) return { ...made, title: read.info?.title };
+    const finish = await withDocumentProfiles(pdf, { ...source, properties, report });
+    if (finish) return { title: read.info?.title, finish };
   }
-  return { pdf: withPdfProperties(pdf, properties), claims: [], title: read.info?.title };
+  return { title: read.info?.title, finish: async () => ({ pdf: withPdfProperties(pdf, properties), claims: [] }) };
 }
 
 /**
