@@ -1,8 +1,8 @@
 /**
  * What a declared standard costs: the profile bench's invoice (test/fixtures/pdf) declared PDF/A-2b
  * against the same invoice undeclared, through one browser pool, in back-to-back pairs of chunks whose
- * order alternates; the median of the pairs' ratios is the figure (goal: ≤ 1.15×). Then the 150-page report
- * declared PDF/A-2b and `PDF/A-2b, PDF/UA-1` against undeclared. With PDF_PROFILES_BASELINE=<dist of an
+ * order alternates; the median of the pairs' ratios is the figure (goal: ≤ 1.10×), with the PDF/A step's own
+ * CPU time beside it. Then the 150-page report declared PDF/A-2b and `PDF/A-2b, PDF/UA-1` against undeclared. With PDF_PROFILES_BASELINE=<dist of an
  * earlier build> the undeclared invoice is also run through that build's pool, for "no declaration costs
  * nothing" (goal: throughput ≥ 0.98× the earlier build).
  */
@@ -116,7 +116,7 @@ export async function runPdfProfilesBench(): Promise<void> {
       { chunks: 12, perChunk: 5 },
     );
     process.stdout.write(
-      `goal: PDF/A-2b ≤ 1.15× the undeclared invoice (median of 12 alternating pairs): ${fmt(ratio, 3, 0)}× — ${verdict(ratio <= 1.15)}\n`,
+      `goal: PDF/A-2b ≤ 1.10× the undeclared invoice (median of 12 alternating pairs): ${fmt(ratio, 3, 0)}× — ${verdict(ratio <= 1.1)}\n`,
     );
     const printed = (await pool.render('bench', invoice, params)) as { pdf: Buffer };
     process.stdout.write(
