@@ -1,14 +1,15 @@
 /**
  * What a declared standard costs: the profile bench's invoice (test/fixtures/pdf) declared PDF/A-2b
  * against the same invoice undeclared, through one browser pool, in back-to-back pairs of chunks whose
- * order alternates; the median of the pairs' ratios is the figure (goal: ≤ 1.15×). Then the 150-page report
- * declared PDF/A-2b and `PDF/A-2b, PDF/UA-1` against undeclared. With PDF_PROFILES_BASELINE=<dist of an
+ * order alternates; the median of the pairs' ratios is the figure (goal: ≤ 1.10×), with the PDF/A step's own
+ * CPU time beside it. Then the 150-page report declared PDF/A-2b and `PDF/A-2b, PDF/UA-1` against undeclared. With PDF_PROFILES_BASELINE=<dist of an
  * earlier build> the undeclared invoice is also run through that build's pool, for "no declaration costs
  * nothing" (goal: throughput ≥ 0.98× the earlier build).
  */
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createEgressPolicy } from '../src/net/policy.js';
+import { applyProfiles } from '../src/pdf/profiles/apply-profiles.js';
 import { BrowserPool } from '../src/render/pool/browser-pool.js';
 import { toPrintParams } from '../src/render/request/options.js';
 import { invoiceDocument, longReportDocument } from '../test/fixtures/pdf/profile-documents.js';
@@ -72,6 +73,32 @@ async function pairs(
   return median(ratios);
 }
 
+/**
+ * The CPU time (ms, median) the profile engine takes to make `pdf` a PDF/A-2b, as a render's last step
+ * does: process CPU time, so a loaded machine's waits are not in it.
+ */
+async function profileStepCpuMs(pdf: Buffer, runs = 300): Promise<number> {
+  const request = {
+    profiles: ['PDF/A-2b' as const],
+    files: [],
+    extensions: [],
+    title: 'Invoice 2026-0042',
+    author: 'Northwind Traders',
+    lang: 'en',
+    creator: 'Pageworks',
+    producer: 'Pageworks',
+    date: new Date(),
+  };
+  const times: number[] = [];
+  for (let i = 0; i < runs + 30; i++) {
+    const before = process.cpuUsage();
+    await applyProfiles(pdf, request);
+    const used = process.cpuUsage(before);
+    if (i >= 30) times.push((used.user + used.system) / 1000);
+  }
+  return median(times);
+}
+
 /** Runs the bench and prints its figures and goals. */
 export async function runPdfProfilesBench(): Promise<void> {
   heading('pdf profiles: what a declared standard costs');
@@ -89,7 +116,11 @@ export async function runPdfProfilesBench(): Promise<void> {
       { chunks: 12, perChunk: 5 },
     );
     process.stdout.write(
-      `goal: PDF/A-2b ≤ 1.15× the undeclared invoice (median of 12 alternating pairs): ${fmt(ratio, 3, 0)}× — ${verdict(ratio <= 1.15)}\n`,
+      `goal: PDF/A-2b ≤ 1.10× the undeclared invoice (median of 12 alternating pairs): ${fmt(ratio, 3, 0)}× — ${verdict(ratio <= 1.1)}\n`,
+    );
+    const printed = (await pool.render('bench', invoice, params)) as { pdf: Buffer };
+    process.stdout.write(
+      `figure: the PDF/A-2b step on the printed invoice: ${fmt(await profileStepCpuMs(printed.pdf), 3, 0)} ms of CPU (median of 300 runs; what the machine's load does not change)\n`,
     );
     const report = longReportDocument(150);
     for (const declared of ['PDF/A-2b', 'PDF/A-2b, PDF/UA-1']) {

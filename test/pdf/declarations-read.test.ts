@@ -62,6 +62,20 @@ describe('declared profiles', () => {
     expect(res.rawPayload.toString('latin1')).not.toContain('<x:xmpmeta');
   });
 
+  it("are read as written whatever the page's scripts did to its DOM methods, and past ten the rest are counted", async () => {
+    const head =
+      '<meta name=" PDF-Profile " content="  pdf/a-2B ">' +
+      '<meta name="pdf-profile" content="PDF/A-2b">'.repeat(11) +
+      '<script>Element.prototype.getAttribute = () => "PDF/UA-1"; Document.prototype.querySelector = () => null;' +
+      'HTMLCollection.prototype.item = () => null;</script>';
+    const res = await postRender(open.app, open.key, { html: page(head) });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-render-claims']).toBe('PDF/A-2b');
+    expect(open.recordOf(res.headers['x-render-id']).warnings.map((w) => w.message)).toEqual([
+      '2 more declarations (pdf-profile, factur-x, attachments) than a document may make (10 of each) were left out',
+    ]);
+  });
+
   it('two PDF/A levels keep the first and say so', async () => {
     const warnings = await warningsOf(
       open,

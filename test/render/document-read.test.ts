@@ -53,6 +53,40 @@ describe('the main-world read, as Node checks it', () => {
     });
   });
 
+  it('holds the declarations of a document that makes them in its metas only, found as the isolated world finds them', () => {
+    const metas = list(
+      { name: ' PDF-Profile ', content: '  pdf/a-2B ' },
+      { name: 'pdf-profile', content: '   ' },
+      { name: 'factur-x', content: `EN 16931${' '.repeat(300)}x` },
+      ...Array.from({ length: 11 }, (_, i) => ({ name: 'pdf-profile', content: `P${i}` })),
+      { name: 'author', content: 'A' },
+    );
+    const read = checkedRead({ metas, metaCount: 15, styles: list(), links: list(), declares: true, attaches: false });
+    expect(read?.declarations).toEqual({
+      profiles: ['pdf/a-2B', ...Array.from({ length: 9 }, (_, i) => `P${i}`)],
+      facturX: [`EN 16931${' '.repeat(192)}`],
+      attachments: [],
+      dropped: 2,
+    });
+    expect(read?.info.author).toBe('A');
+  });
+
+  it('leaves the declarations to the isolated world when the read may not hold them all', () => {
+    const meta = { name: 'pdf-profile', content: 'PDF/A-2b' };
+    const base = { metas: list(meta), metaCount: 1, styles: list(), links: list(), declares: true, attaches: false };
+    expect(checkedRead(base)?.declarations).toEqual({ profiles: ['PDF/A-2b'], facturX: [], attachments: [], dropped: 0 });
+    for (const differs of [
+      { attaches: true },
+      { attaches: undefined },
+      { declares: false },
+      { metaCount: 2 },
+      { metaCount: undefined },
+      { metas: list({ ...meta, content: 'x'.repeat(READ_LIMITS.chars) }) },
+      { metas: list({ ...meta, name: `${' '.repeat(63)}p` }) },
+    ])
+      expect(checkedRead({ ...base, ...differs })?.declarations, JSON.stringify(differs).slice(0, 80)).toBeUndefined();
+  });
+
   it('is no read at all when the page returned no object', () => {
     for (const value of [undefined, null, 'FORGED', 42]) expect(checkedRead(value)).toBeUndefined();
   });

@@ -6,7 +6,7 @@
  */
 import zlib from 'node:zlib';
 import { markArtifacts, type XObjectKind } from './artifacts.js';
-import { charCodes, FontCache, type FontUnicode, visitText } from './page-text.js';
+import { charCodes, countCodes, FontCache, type FontUnicode, visitText } from './page-text.js';
 import type { PdfFile } from './pdf-file.js';
 import { isDict, name, nameOf, type PdfDict, PdfRef, stringBytes } from './pdf-objects.js';
 
@@ -125,7 +125,7 @@ export function pagePass(file: PdfFile, options: PagePassOptions): PagePassResul
         if (options.notdef && font.notdef) {
           const isNotdef = font.notdef;
           let count = 0;
-          for (const token of strings) for (const code of charCodes(token, font.bytes)) if (isNotdef(code)) count++;
+          for (const token of strings) count += countCodes(token, font.bytes, isNotdef);
           if (count > 0) {
             const entry = notdef.get(font) ?? { page, count: 0 };
             notdef.set(font, { page: entry.page, count: entry.count + count });

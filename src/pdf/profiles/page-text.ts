@@ -85,10 +85,15 @@ export class FontCache {
     if (!font) return undefined;
     const toUnicode = font.get('ToUnicode');
     const data = toUnicode instanceof PdfRef ? this.file.streamData(toUnicode.num) : undefined;
+    let map: Map<number, string> | undefined;
     const entry: FontUnicode = {
       num: value instanceof PdfRef ? value.num : 0,
       bytes: nameOf(font.get('Subtype')) === 'Type0' ? 2 : 1,
-      map: data ? parseToUnicode(data.toString('latin1')) : new Map(),
+      // Read when first asked for: a PDF/A "b" level looks at glyph codes only, never at their text.
+      get map() {
+        map ??= data ? parseToUnicode(data.toString('latin1')) : new Map();
+        return map;
+      },
       hasMap: data !== undefined,
       notdef: this.notdefOf(font),
     };
@@ -110,6 +115,35 @@ export function charCodes(token: string, width: 1 | 2): number[] {
   const out: number[] = [];
   for (let i = 0; i + width <= bytes.length; i += width) out.push(width === 2 ? bytes.readUInt16BE(i) : bytes[i]);
   return out;
+}
+
+/** The value of a hex digit's character code, or -1. */
+function hexDigit(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  if (code >= 0x61 && code <= 0x66) return code - 0x57;
+  if (code >= 0x41 && code <= 0x46) return code - 0x37;
+  return -1;
+}
+
+/** How many of a shown string's character codes `test` holds for: charCodes' count, without its array. */
+export function countCodes(token: string, width: 1 | 2, test: (code: number) => boolean): number {
+  let count = 0;
+  if (token.charCodeAt(0) === 0x3c && token.charCodeAt(token.length - 1) === 0x3e && token.length >= 2) {
+    let hex = true;
+    for (let i = 1; i < token.length - 1 && hex; i++) hex = hexDigit(token.charCodeAt(i)) >= 0;
+    if (hex) {
+      // The common case (Chromium writes hex strings), as charCodes reads it.
+      const digits = width * 2;
+      for (let i = 1; i + digits <= token.length - 1; i += digits) {
+        let code = 0;
+        for (let d = 0; d < digits; d++) code = code * 16 + hexDigit(token.charCodeAt(i + d));
+        if (test(code)) count++;
+      }
+      return count;
+    }
+  }
+  for (const code of charCodes(token, width)) if (test(code)) count++;
+  return count;
 }
 
 const SHOW_TEXT = new Set(['Tj', 'TJ', "'", '"']);

@@ -171,6 +171,30 @@ export class PdfFile {
     return object;
   }
 
+  /**
+   * Whether object `num` holds no name longer than `maxName` characters and no string token longer than
+   * `maxString`, told without building it: true also when `get` would give nothing; false when the object
+   * is already read or written (`get` it: that costs nothing), is a stream, or has a longer token. An
+   * object `get` could not read is UnreadablePdf here too.
+   */
+  shortTokens(num: number, maxName: number, maxString: number): boolean {
+    if (this.written.has(num) || this.cache.has(num)) return false;
+    const offset = this.offsets.get(num);
+    if (offset === undefined) return true;
+    const head = /^(\d+)\s+(\d+)\s+obj/.exec(this.text.slice(offset, offset + 40));
+    if (!head || Number(head[1]) !== num) return true;
+    const parser = new PdfParser(this.text, offset + head[0].length);
+    const longest = { name: 0, string: 0 };
+    try {
+      parser.skipValue(longest);
+    } catch (error) {
+      throw new UnreadablePdf(`object ${num} cannot be read (${(error as Error).message})`);
+    }
+    parser.skipWhite();
+    if (this.text.startsWith('stream', parser.pos)) return false;
+    return longest.name <= maxName && longest.string <= maxString;
+  }
+
   /** The numbers of the objects the file's cross-reference sections place (not those an update adds). */
   objectNumbers(): number[] {
     return [...this.offsets.keys()];

@@ -56,6 +56,9 @@ function over(value: PdfValue, key: string | undefined, depth: number): Omit<Ove
 /** The first object of the file holding a string or name longer than PDF/A allows, if any. */
 export function overLimit(file: PdfFile): OverLimit | undefined {
   for (const num of file.objectNumbers()) {
+    // Most objects (a tagged PDF's structure elements) are short and read by nothing else: a scan that
+    // builds nothing tells they hold no token long enough, and only the others are read and walked.
+    if (file.shortTokens(num, MAX_NAME_BYTES, MAX_STRING_BYTES + 2)) continue;
     const object = file.get(num);
     const found = object ? over(object.value, undefined, 0) : undefined;
     if (found) return { ...found, object: num };

@@ -106,6 +106,81 @@ export class PdfParser {
     }
   }
 
+  /**
+   * Reads past the next value as `value` reads it (the same errors at the same places) without building
+   * it, and raises `longest.name` and `longest.string` to the longest name (after its slash, keys too)
+   * and string token (with its delimiters) met on the way.
+   */
+  skipValue(longest: { name: number; string: number }): void {
+    if (++this.nesting > MAX_NESTING) throw new Error(`objects nested more than ${MAX_NESTING} deep at ${this.pos}`);
+    try {
+      this.skipHere(longest);
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  private skipHere(longest: { name: number; string: number }): void {
+    this.skipWhite();
+    const t = this.text;
+    const c = t.charCodeAt(this.pos);
+    if (c === 0x2f /* / */) {
+      this.pos++;
+      const start = this.pos;
+      this.word();
+      longest.name = Math.max(longest.name, this.pos - start);
+      return;
+    }
+    if (c === 0x28 /* ( */) {
+      const start = this.pos;
+      this.literalString();
+      longest.string = Math.max(longest.string, this.pos - start);
+      return;
+    }
+    if (c === 0x3c /* < */ && t.charCodeAt(this.pos + 1) === 0x3c) {
+      this.pos += 2;
+      for (;;) {
+        this.skipWhite();
+        if (t.startsWith('>>', this.pos)) {
+          this.pos += 2;
+          return;
+        }
+        if (t[this.pos] !== '/') throw new Error(`dictionary key expected at ${this.pos}`);
+        this.pos++;
+        const start = this.pos;
+        this.word();
+        longest.name = Math.max(longest.name, this.pos - start);
+        this.skipValue(longest);
+      }
+    }
+    if (c === 0x3c) {
+      const end = t.indexOf('>', this.pos);
+      if (end < 0) throw new Error('unterminated hex string');
+      longest.string = Math.max(longest.string, end + 1 - this.pos);
+      this.pos = end + 1;
+      return;
+    }
+    if (c === 0x5b /* [ */) {
+      this.pos++;
+      for (;;) {
+        this.skipWhite();
+        if (t[this.pos] === ']') {
+          this.pos++;
+          return;
+        }
+        if (this.pos >= t.length) throw new Error('unterminated array');
+        this.skipValue(longest);
+      }
+    }
+    const start = this.pos;
+    const word = this.word();
+    if (word === '') throw new Error(`unexpected ${JSON.stringify(t[start])} at ${this.pos}`);
+    if (isDigits(word)) {
+      const ref = refTail(t, this.pos);
+      if (ref) this.pos = ref.end;
+    }
+  }
+
   private valueHere(): PdfValue {
     this.skipWhite();
     const t = this.text;
@@ -152,16 +227,70 @@ export class PdfParser {
     }
     const word = this.word();
     if (word === '') throw new Error(`unexpected ${JSON.stringify(c)} at ${this.pos}`);
-    if (/^\d+$/.test(word)) {
+    if (isDigits(word)) {
       // `num gen R`: look ahead without consuming unless both follow.
-      const m = /^\s+(\d+)\s+R(?![^\s()<>[\]{}/%])/.exec(t.slice(this.pos, this.pos + 32));
-      if (m) {
-        this.pos += m[0].length;
-        return new PdfRef(Number(word), Number(m[1]));
+      const ref = refTail(t, this.pos);
+      if (ref) {
+        this.pos = ref.end;
+        return new PdfRef(Number(word), ref.gen);
       }
     }
     return new PdfRaw(word);
   }
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
+function isDigits(word: string): boolean {
+  for (let i = 0; i < word.length; i++) if (!isDigit(word.charCodeAt(i))) return false;
+  return word.length > 0;
+}
+
+/** White space as a regular expression's `\s` has it (the reference rule below was first written with one). */
+function isSpace(code: number): boolean {
+  return (
+    code === 0x20 ||
+    (code >= 0x09 && code <= 0x0d) ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/** Delimiters after which `R` ends its token: `()<>[]{}/%`. */
+const REF_END = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]);
+
+/**
+ * The ` gen R` of a reference whose number ends at `pos`, read within the next 32 characters: white space,
+ * digits, white space, `R` not followed by a regular character. Scanned by hand (a number is the commonest
+ * token of a page's objects), it matches exactly what `/^\s+(\d+)\s+R(?![^\s()<>[\]{}/%])/` matched on
+ * `t.slice(pos, pos + 32)`.
+ */
+function refTail(t: string, pos: number): { gen: number; end: number } | undefined {
+  const end = Math.min(t.length, pos + 32);
+  let i = pos;
+  while (i < end && isSpace(t.charCodeAt(i))) i++;
+  const digits = i;
+  if (digits === pos) return undefined;
+  while (i < end && isDigit(t.charCodeAt(i))) i++;
+  const afterDigits = i;
+  if (afterDigits === digits) return undefined;
+  while (i < end && isSpace(t.charCodeAt(i))) i++;
+  if (i === afterDigits || i >= end || t.charCodeAt(i) !== 0x52) return undefined;
+  i++;
+  if (i < end) {
+    const next = t.charCodeAt(i);
+    if (!isSpace(next) && !REF_END.has(next)) return undefined;
+  }
+  return { gen: Number(t.slice(digits, afterDigits)), end: i };
 }
 
 /** Writes a value in PDF syntax. */

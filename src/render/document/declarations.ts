@@ -20,6 +20,26 @@ export const DECLARATION_CAPS: DeclarationCaps = {
   hrefChars: Math.ceil((MAX_ATTACHMENT_BYTES * 4) / 3) + 300,
 };
 
+/**
+ * The declarations in a document's metas (names ASCII-lowercased and trimmed, contents whole), found as
+ * readDeclarations finds them in the page: values trimmed and cut, empty ones skipped, at most
+ * `caps.values` of each kind and the rest counted. A document without attachment links declares no more.
+ */
+export function metaDeclarations(
+  metas: ReadonlyArray<{ name: string; content: string }>,
+  caps: DeclarationCaps,
+): PageDeclarations {
+  const out: PageDeclarations = { profiles: [], facturX: [], attachments: [], dropped: 0 };
+  for (const { name, content } of metas) {
+    const list = name === 'pdf-profile' ? out.profiles : name === 'factur-x' ? out.facturX : undefined;
+    const value = content.trim().slice(0, caps.chars);
+    if (!list || value === '') continue;
+    if (list.length < caps.values) list.push(value);
+    else out.dropped += 1;
+  }
+  return out;
+}
+
 /** One attachment to fetch and embed: its address (empty when too long to take) and the name and type it is embedded with. */
 export interface DeclaredAttachment {
   url: string;

@@ -1,7 +1,8 @@
 /**
  * The PDF profiles a document declares, from its page to the profile engine's request: the
- * declarations (and the PDF/UA gaps, for a PDF/UA-1 declaration) read in an isolated world, only for
- * a document that mentions a declaration, the attachments fetched, the Factur-X invoice checked. What the
+ * declarations as the main-world read found them in the metas, or read in an isolated world (with the
+ * PDF/UA gaps, for a PDF/UA-1 declaration, and for attachments), only for a document that mentions a
+ * declaration; the attachments fetched, the Factur-X invoice checked. What the
  * document cannot have becomes report entries; the engine (src/pdf/profiles) claims only the rest.
  */
 import type { CDPSession } from 'puppeteer-core';
@@ -19,7 +20,7 @@ import { accessibilityIssues, checkedGaps, MAX_FINDINGS, MAX_NAME } from './acce
 import { findAccessibilityGaps } from './accessibility-page.js';
 import { fetchAttachment } from './attachments.js';
 import { checkedDeclarations, DECLARATION_CAPS, type Declarations } from './declarations.js';
-import { mayDeclareUa, readDeclarations } from './declarations-page.js';
+import { mayDeclareUa, type PageDeclarations, readDeclarations } from './declarations-page.js';
 import type { PrintedView } from './shown-text-page.js';
 import { printedView, readShownInvoice } from './shown-text-read.js';
 
@@ -33,13 +34,15 @@ export interface ProfilePlan {
 }
 
 /**
- * The page as the plan reads it: its session, its main frame, the isolated world of its document, its
- * egress, how long the render has left and how long it may take in all.
+ * The page as the plan reads it: its session, its main frame, the isolated world of its document (made
+ * when first asked for), its egress, how long the render has left and how long it may take in all, and
+ * the declarations when the main-world read already holds them all (document-read.ts).
  */
 export interface ProfileSource {
   session: CDPSession;
   frameId: string;
-  contextId: number;
+  world: () => Promise<number>;
+  declared?: PageDeclarations;
   egress: RenderEgress;
   /** What is left of the render's time (ms). */
   timeoutMs: number;
@@ -68,9 +71,16 @@ export function attachmentTimeout(left: number, total: number): number {
 
 /**
  * Reads the declarations, and the PDF/UA gaps when PDF/UA-1 may be declared, in the render's isolated
- * world (slot.ts): one round trip. Null when the page answered nothing usable.
+ * world (slot.ts): one round trip. Null when the page answered nothing usable. Declarations the main-world
+ * read holds are taken as they are when they cannot declare PDF/UA-1: then nothing is left to read.
  */
-async function readPage(session: CDPSession, contextId: number): Promise<{ declarations: Declarations; gaps: unknown } | null> {
+async function readPage(source: ProfileSource): Promise<{ declarations: Declarations; gaps: unknown } | null> {
+  if (source.declared && !source.declared.profiles.some(mayDeclareUa)) {
+    const declarations = checkedDeclarations(source.declared);
+    return declarations ? { declarations, gaps: null } : null;
+  }
+  const { session } = source;
+  const contextId = await source.world();
   const gaps = callExpression(findAccessibilityGaps, MAX_FINDINGS, MAX_NAME);
   // Walking the DOM for gaps lays the printed document out again: only a PDF/UA-1 declaration pays for it.
   const expression = `(() => { const declarations = ${callExpression(readDeclarations, DECLARATION_CAPS)}; return { declarations, gaps: declarations.profiles.some(${mayDeclareUa.toString()}) ? ${gaps} : null }; })()`;
@@ -96,7 +106,7 @@ function mediaType(declared: string, served: string): string {
  */
 export async function planDocumentProfiles(source: ProfileSource): Promise<ProfilePlan | null> {
   const { frameId } = source;
-  const page = await readPage(source.session, source.contextId);
+  const page = await readPage(source);
   if (!page) return null;
   const { declarations } = page;
   const { facturX, attachments } = declarations;
@@ -142,7 +152,7 @@ export async function planDocumentProfiles(source: ProfileSource): Promise<Profi
     const linked = attachments.some((a) => a.name === FACTUR_X_FILE_NAME);
     const view = source.view ?? printedView(DEFAULT_VIEW);
     const readShown = (looks: { texts: string[]; digits: string[] }) =>
-      readShownInvoice(source.session, source.contextId, view, looks);
+      source.world().then((contextId) => readShownInvoice(source.session, contextId, view, looks));
     const plan = await checkedInvoice({ level: facturX, xml: invoice, element, linked, readShown, examine }, profiles);
     profiles = plan.profiles;
     issues.push(...plan.issues);
@@ -200,13 +210,15 @@ export interface ProfiledPdf {
 
 /**
  * The printed `pdf` made to the profiles its document declares, with the document's properties; null
- * when it declares none (the caller then writes the properties as for any PDF). What the document or
- * its PDF cannot meet goes to `report` as `conformance` entries, with the attachments it could not get.
+ * when it declares none (the caller then writes the properties as for any PDF). What the page has to say
+ * (declarations, attachments, the invoice's checks) is read now; the PDF's part is the function returned,
+ * which reads no page, so a render can give its slot back before it runs. What the document or its PDF
+ * cannot meet goes to `report` as `conformance` entries, with the attachments it could not get.
  */
 export async function withDocumentProfiles(
   pdf: Buffer,
   source: ProfileSource & { properties: PdfProperties; report?: ReportCollector },
-): Promise<ProfiledPdf | null> {
+): Promise<(() => Promise<ProfiledPdf>) | null> {
   const until = Date.now() + source.timeoutMs;
   const plan = await planDocumentProfiles(source);
   if (!plan) return null;
@@ -215,15 +227,17 @@ export async function withDocumentProfiles(
     source.report?.profiles([...plan.entries, ...plan.issues.map(conformanceEntry)]);
     return null;
   }
-  const result = await applyProfiles(pdf, {
-    profiles: plan.profiles,
-    files: plan.files,
-    extensions: [],
-    extraClaims: plan.extraClaims,
-    issues: plan.issues,
-    ...source.properties,
-    deadline: Math.min(Date.now() + PROFILES_MAX_MS, until - Math.min(PROFILES_RESERVE_MS, source.timeoutMs / 10)),
-  });
-  source.report?.profiles([...plan.entries, ...result.issues.map(conformanceEntry)]);
-  return { pdf: Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength), claims: result.claims };
+  return async () => {
+    const result = await applyProfiles(pdf, {
+      profiles: plan.profiles,
+      files: plan.files,
+      extensions: [],
+      extraClaims: plan.extraClaims,
+      issues: plan.issues,
+      ...source.properties,
+      deadline: Math.min(Date.now() + PROFILES_MAX_MS, until - Math.min(PROFILES_RESERVE_MS, source.timeoutMs / 10)),
+    });
+    source.report?.profiles([...plan.entries, ...result.issues.map(conformanceEntry)]);
+    return { pdf: Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength), claims: result.claims };
+  };
 }

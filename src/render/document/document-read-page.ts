@@ -1,11 +1,12 @@
 /**
  * The read of a document once it is ready to print (it ends preparePage's call), in the page's own
- * (main) world: what the document says about itself (title, `lang`, the Info metas), where its
- * stylesheets may use cross-references, whether it declares a PDF profile, and whether a font of it
- * failed. An isolated world would keep the document's scripts out
- * of this read as well, but Chromium makes one per document at about 4 ms of the renderer's time, a
- * twentieth of a small invoice's render; so the common render reads here and asks for an isolated world
- * only when there is more to read (a declaration, a failed font, a document that navigated).
+ * (main) world: what the document says about itself (title, `lang`, the metas, which hold the Info and the
+ * `pdf-profile` and `factur-x` declarations), where its stylesheets may use cross-references, whether it
+ * may declare anything or attach a file, and whether a font of it failed. An isolated world would keep the
+ * document's scripts out of this read as well, but Chromium makes one per document at about 4 ms of the
+ * renderer's time, a twentieth of a small invoice's render; so the common render, and a document that
+ * declares a profile in its metas, read here, and an isolated world is asked for only when there is more
+ * to read (an attachment, a PDF/UA declaration, a failed font, a document that navigated).
  *
  * The document's scripts may replace any global or prototype of its window, so the read uses built-ins
  * taken from the fresh window before the document is written (takeReadKit), and calls them with the
@@ -39,12 +40,16 @@ export interface PageRead {
   lang: string | null;
   /** `<meta>` elements in document order: their `name` and `content` attributes, cut to size ('' when absent). */
   metas: PageList<{ name: string; content: string }>;
+  /** How many `<meta>` elements the document has (-1 when it could not be told): `metas` holds all of them when equal. */
+  metaCount: number;
   /** Style elements whose text mentions a cross-reference function, by index among style and stylesheet link elements. */
   styles: PageList<number>;
   /** Stylesheet links: their index among those elements and their absolute address. */
   links: PageList<{ node: number; href: string }>;
   /** Whether the document may declare PDF profiles, factur-x or attachments (true when it could not be told). */
   declares: boolean;
+  /** Whether the document may declare attachments (true when it could not be told): only the isolated world reads those. */
+  attaches: boolean;
   /** Whether a font face of the document is in the `error` state (true when it could not be told). */
   fontsFailed: boolean;
 }
@@ -99,9 +104,11 @@ export function readWithKit(k: ReadKit, limits: ReadLimits): PageRead {
   out.title = null;
   out.lang = null;
   out.metas = list();
+  out.metaCount = -1;
   out.styles = list();
   out.links = list();
   out.declares = true;
+  out.attaches = true;
   out.fontsFailed = true;
   try {
     const title = call(k.title, k.document, []);
@@ -118,6 +125,7 @@ export function readWithKit(k: ReadKit, limits: ReadLimits): PageRead {
       entry.content = cut(call(k.attribute, meta, ['content']), limits.chars);
       add(out.metas, entry);
     }
+    out.metaCount = metaCount;
   } catch {
     // A document that broke the DOM itself (not its prototypes: those were taken before it ran) states nothing.
   }
@@ -166,8 +174,10 @@ export function readWithKit(k: ReadKit, limits: ReadLimits): PageRead {
   try {
     out.declares =
       call(k.query, k.document, ['meta[name*="pdf-profile" i], meta[name*="factur-x" i], link[rel*="attachment" i]']) !== null;
+    out.attaches = out.declares && call(k.query, k.document, ['link[rel*="attachment" i]']) !== null;
   } catch {
     out.declares = true;
+    out.attaches = true;
   }
   try {
     let failed = false;

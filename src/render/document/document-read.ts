@@ -4,6 +4,8 @@
  * readDocumentInfo uses in an isolated world (cleanInfoText), so both reads give the same Info.
  */
 import type { CrossReferenceUse } from './cross-references.js';
+import { DECLARATION_CAPS, metaDeclarations } from './declarations.js';
+import type { PageDeclarations } from './declarations-page.js';
 import { cleanInfoText as clean, type DocumentInfo } from './document-info.js';
 import type { ReadLimits } from './document-read-page.js';
 
@@ -28,6 +30,11 @@ export interface CheckedRead {
   info: DocumentInfo;
   xref?: CrossReferenceUse;
   declares: boolean;
+  /**
+   * What the document declares, as readDeclarations would find it in the isolated world: present when the
+   * read holds every meta whole and the document links no attachment, so nothing else is to be read there.
+   */
+  declarations?: PageDeclarations;
   fontsFailed: boolean;
 }
 
@@ -56,11 +63,13 @@ const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 /** Checks what the page returned; undefined when it is not a read at all (the caller reads in an isolated world). */
 export function checkedRead(value: unknown, limits: ReadLimits = READ_LIMITS): CheckedRead | undefined {
   if (!isRecord(value)) return undefined;
-  const metas = entries(value.metas, limits.metas, (m) =>
-    isRecord(m) && typeof m.name === 'string' && typeof m.content === 'string'
-      ? { name: asciiLower(m.name.slice(0, 64).trim()), content: m.content.slice(0, limits.chars) }
-      : undefined,
-  );
+  let whole = true;
+  const metas = entries(value.metas, limits.metas, (m) => {
+    if (!isRecord(m) || typeof m.name !== 'string' || typeof m.content !== 'string') return undefined;
+    // A value as long as the page's cut may have been cut: a declaration in it is then read in the isolated world.
+    whole &&= m.name.length < 64 && m.content.length < limits.chars;
+    return { name: asciiLower(m.name.slice(0, 64).trim()), content: m.content.slice(0, limits.chars) };
+  });
   const meta = (name: string): string | undefined => {
     for (const m of metas) {
       const content = m.name === name ? clean(m.content) : undefined;
@@ -81,11 +90,15 @@ export function checkedRead(value: unknown, limits: ReadLimits = READ_LIMITS): C
     const node = index(l.node, limits);
     return node === undefined ? undefined : { node, href: l.href };
   });
-  return {
+  // Anything but false reads as "maybe": the isolated world then finds out for itself.
+  const declares = value.declares !== false;
+  const read: CheckedRead = {
     info,
     xref: styles.length > 0 || links.length > 0 ? { styles, links } : undefined,
-    // Anything but false reads as "maybe": the isolated world then finds out for itself.
-    declares: value.declares !== false,
+    declares,
     fontsFailed: value.fontsFailed !== false,
   };
+  if (declares && value.attaches === false && whole && value.metaCount === metas.length)
+    read.declarations = metaDeclarations(metas, DECLARATION_CAPS);
+  return read;
 }

@@ -16,7 +16,7 @@ import { failedFonts, PAGE_LIMITS, watchErrors } from '../report/report-page.js'
 import type { PrintParams } from '../request/options.js';
 import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-reference-passes.js';
 import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
-import { mentionsDeclarations } from './declarations-page.js';
+import { mentionsDeclarations, type PageDeclarations } from './declarations-page.js';
 import { cleanInfoText, type DocumentInfo, readDocumentInfo } from './document-info.js';
 import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
 import { checkedRead, READ_LIMITS } from './document-read.js';
@@ -55,6 +55,8 @@ interface DocumentRead {
   xref?: CrossReferenceUse;
   /** Whether the document may declare PDF profiles (document/declarations-page.ts reads them). */
   declares?: boolean;
+  /** The declarations, when the main-world read holds them all (document-read.ts). */
+  declared?: PageDeclarations;
   fonts?: unknown;
 }
 
@@ -100,7 +102,7 @@ async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknow
       report && read.fontsFailed
         ? await evaluateIn(slot.session, await isolatedWorld(slot), callExpression(failedFonts, PAGE_LIMITS))
         : undefined;
-    return { info: read.info, xref: read.xref, declares: read.declares, fonts };
+    return { info: read.info, xref: read.xref, declares: read.declares, declared: read.declarations, fonts };
   } catch (err) {
     // A document that navigates right now has nothing to read yet: the print's retry reads it again.
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
@@ -171,6 +173,15 @@ export interface RenderInSlotOptions {
   report?: ReportCollector;
 }
 
+/**
+ * A document printed in a slot: the PDF's Title, and what is left to make its PDF (the properties, the
+ * declared profiles), which reads no page: the slot can go back to the pool before it runs.
+ */
+export interface PrintedDocument {
+  title?: string;
+  finish(): Promise<ProfiledPdf>;
+}
+
 /** Renders `html` in `slot` and returns the PDF bytes, the standards they claim and the PDF's Title. Throws RenderError. */
 export async function renderInSlot(
   slot: RenderSlot,
@@ -178,6 +189,17 @@ export async function renderInSlot(
   params: PrintParams,
   options: RenderInSlotOptions,
 ): Promise<ProfiledPdf & { title?: string }> {
+  const printed = await printInSlot(slot, html, params, options);
+  return { ...(await printed.finish()), title: printed.title };
+}
+
+/** Renders `html` in `slot` up to what needs no page any more (PrintedDocument). Throws RenderError. */
+export async function printInSlot(
+  slot: RenderSlot,
+  html: string,
+  params: PrintParams,
+  options: RenderInSlotOptions,
+): Promise<PrintedDocument> {
   const { deadline, timeoutMs, log, idleMaxMs = DEFAULT_IDLE_MAX_MS, report } = options;
   slot.renders += 1;
   const reserve = Math.min(PRINT_RESERVE_MAX_MS, timeoutMs / 4);
@@ -246,16 +268,17 @@ export async function renderInSlot(
     const source = {
       session: slot.session,
       frameId: slot.frameId,
-      contextId: await isolatedWorld(slot),
+      world: () => isolatedWorld(slot),
+      declared: read.declared,
       egress: slot.egress,
       timeoutMs: Math.max(0, deadline - Date.now()),
       renderTimeoutMs: timeoutMs,
       view: printedView(params),
     };
-    const made = await withDocumentProfiles(pdf, { ...source, properties, report });
-    if (made) return { ...made, title: read.info?.title };
+    const finish = await withDocumentProfiles(pdf, { ...source, properties, report });
+    if (finish) return { title: read.info?.title, finish };
   }
-  return { pdf: withPdfProperties(pdf, properties), claims: [], title: read.info?.title };
+  return { title: read.info?.title, finish: async () => ({ pdf: withPdfProperties(pdf, properties), claims: [] }) };
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 
 import { RenderError } from '../../errors.js';
+import type { EgressRefusal } from '../../net/render-egress.js';
 import { countPdfPages } from '../../pdf/index.js';
 import type { Claim } from '../../pdf/profiles/types.js';
 import type { ReportEntry } from '../../report/report.js';
@@ -12,7 +13,8 @@ import type { ServiceLog } from '../../service-log.js';
 import { withAbort, withTimeout } from '../../with-timeout.js';
 import { BrowserCrashed, type Instance, InstanceGone, type SlotWaiter } from '../browser/browser-instance.js';
 import type { RenderSlot } from '../browser/slot.js';
-import { type RenderWarningLog, renderInSlot } from '../document/renderer.js';
+import type { ProfiledPdf } from '../document/document-profiles.js';
+import { type PrintedDocument, printInSlot, type RenderWarningLog } from '../document/renderer.js';
 import { ReportCollector } from '../report/report-collector.js';
 import type { PrintParams } from '../request/options.js';
 import { type ChromiumSupervisor, noSlot } from './chromium-supervisor.js';
@@ -122,7 +124,8 @@ export class RenderAttempts {
     let clean = false;
     const report = this.opts.report ? new ReportCollector(slot.session) : undefined;
     const refusedBefore = slot.egress.refusals.length;
-    const work = renderInSlot(slot, job.html, job.params, {
+    let refusals: EgressRefusal[] = [];
+    const work = printInSlot(slot, job.html, job.params, {
       deadline,
       timeoutMs: this.opts.timeoutMs,
       log: job.log,
@@ -130,15 +133,10 @@ export class RenderAttempts {
       report,
     });
     work.catch(() => undefined);
+    let printed: PrintedDocument;
     try {
-      const { pdf, claims, title } = await this.withDeadline(
-        withAbort(withAbort(work, instance.died), slot.crash),
-        deadline,
-        job.stop,
-      );
+      printed = await this.withDeadline(withAbort(withAbort(work, instance.died), slot.crash), deadline, job.stop);
       clean = true;
-      const warnings = report?.finish(slot.egress.refusals.slice(refusedBefore)) ?? [];
-      return { pdf, pages: countPdfPages(pdf), warnings, claims, ...(title === undefined ? {} : { title }) };
     } catch (err) {
       report?.finish([]);
       // Canceled or drained: the slot is not clean, so giving it back closes its page (and whatever the
@@ -146,10 +144,28 @@ export class RenderAttempts {
       if (job.stop.aborted) throw job.stop.reason;
       throw this.classify(err, instance, slot);
     } finally {
+      // What the page did is all known: the slot goes back (to be reset for the next render) before the PDF is finished.
+      refusals = slot.egress.refusals.slice(refusedBefore);
+      report?.stop();
       instance.busy -= 1;
       instance.giveBack(slot, clean);
       this.supervisor.rendered(instance);
     }
+    // The properties and the declared profiles (a page pass, XMP, the OutputIntent) are Node's work on
+    // the PDF alone: the slot's reset runs in Chromium meanwhile.
+    let made: ProfiledPdf;
+    try {
+      made = await printed.finish();
+    } catch (err) {
+      report?.finish([]);
+      if (err instanceof RenderError) throw err;
+      this.opts.log?.error({ err }, 'render failed unexpectedly');
+      throw new RenderError('INTERNAL_ERROR', 'the render failed unexpectedly', undefined, { cause: err });
+    }
+    const warnings = report?.finish(refusals) ?? [];
+    const { pdf, claims } = made;
+    const { title } = printed;
+    return { pdf, pages: countPdfPages(pdf), warnings, claims, ...(title === undefined ? {} : { title }) };
   }
 
   private classify(err: unknown, instance: Instance, slot: RenderSlot): RenderError {

@@ -166,9 +166,14 @@ export class ReportCollector {
     if (urls.length > 0) this.extra.push({ at: Date.now(), entry: pendingEntry(urls) });
   }
 
+  /** Stops listening to the page (its slot may serve another render next); what Node adds still counts. */
+  stop(): void {
+    for (const [name, fn] of this.listeners) this.session.off(name as never, fn as never);
+  }
+
   /** Stops listening and returns the entries in the order met, at most MAX_ENTRIES then one `truncated`. */
   finish(refusals: readonly EgressRefusal[]): ReportEntry[] {
-    for (const [name, fn] of this.listeners) this.session.off(name as never, fn as never);
+    this.stop();
     const byTarget = new Map<string, RefusalReason>();
     for (const r of refusals) if (!byTarget.has(r.target)) byTarget.set(r.target, r.reason);
     const found: Array<{ at: number; entry: ReportEntry; url?: string; type?: string }> = this.failures.map((f) => ({
