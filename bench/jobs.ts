@@ -101,7 +101,9 @@ async function throughput(databaseUrl: string): Promise<void> {
     `results: ${process.env.JOBS_BENCH_RESULTS === 'files' ? 'files under the data dir' : 's3rver in a process of its own'}\n`,
   );
   const html = invoice();
-  const count = Math.max(20, Math.round(N / 25));
+  // A steady stream: at 20 a round (N/25 at N=200) a round of jobs lasted under a second, of which the
+  // first job's submit and claim and the last one's upload were a fixed share no longer run than sync's.
+  const count = Math.max(60, Math.round(N / 5));
   try {
     const { key } = await cluster.account('tput');
     const api = cluster.apis[0]!;
@@ -116,7 +118,13 @@ async function throughput(databaseUrl: string): Promise<void> {
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`sync render answered ${res.status}`);
     };
-    await pooled([1, 2, 3, 4], 2, render); // warm-up
+    // Warm-up of both paths: the first job compiles its answer's serializer and the S3 client's middleware.
+    await pooled([1, 2, 3, 4], 2, render);
+    await cluster.waitFinal(
+      await Promise.all([1, 2, 3, 4].map(async () => (await submitJob(api, key, { html, reference: 'warm-up' })).id)),
+      10 * 60_000,
+    );
+    await new Promise((r) => setTimeout(r, 2000));
     for (let round = 0; round < 3; round++) {
       let t0 = Date.now();
       // Four callers keep both slots busy, as the queue keeps them busy for jobs.
@@ -138,7 +146,7 @@ async function throughput(databaseUrl: string): Promise<void> {
       `${count} renders per round, 3 alternating rounds, medians: sync ${fmt(median(syncRates), 2, 0)} PDF/s ` +
         `(rounds ${syncRates.map((r) => r.toFixed(2)).join(', ')}), jobs ${fmt(median(jobRates), 2, 0)} PDF/s ` +
         `(rounds ${jobRates.map((r) => r.toFixed(2)).join(', ')}; submit of the first to finish of the last)\n` +
-        `goal: job throughput ≥ 0.9 × sync: ${fmt(ratio, 2, 0)}× — ${verdict(ratio >= 0.9)} ` +
+        `goal: job throughput ≥ 0.97 × sync: ${fmt(ratio, 2, 0)}× — ${verdict(ratio >= 0.97)} ` +
         `(1-min load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores)\n`,
     );
   } finally {
