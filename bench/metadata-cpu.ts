@@ -1,7 +1,8 @@
 /**
  * Metadata CPU bench: what one request costs each process in CPU time (user + system, from
  * /proc/<pid>/stat), at concurrency 16, for the service, the bare proxy and the bare proxy + our extractor.
- * Unlike requests/s, CPU per request hardly moves with the machine's load, so the three compare fairly on a
+ * CPU per request moves much less with the machine's load than requests/s do (at a load of 20 on 2 cores its
+ * rounds still spread by ±15%, far more with the large saved pages), so the three compare more fairly on a
  * shared machine. The same children and loopback origin as the metadata bench; interleaved rounds, median.
  * METADATA_CPU_REQUESTS (default 4000) requests per round; METADATA_CPU_PROFILE=<dir> has each measured
  * process write a V8 CPU profile there (node --cpu-prof) when it exits.
