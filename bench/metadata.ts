@@ -76,9 +76,9 @@ async function extractionBench(pages: Page[], peers: Peers): Promise<{ ours: num
   return result;
 }
 
-/** Starts a bench child process (a role of metadata-children.ts) and waits for its READY line. */
-export async function child(role: string): Promise<{ proc: ChildProcess; port: number; extra: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'metadata-children.ts'), role], {
+/** Starts a bench child process (a role of metadata-children.ts) and waits for its READY line; `nodeArgs` go to its node. */
+export async function child(role: string, nodeArgs: string[] = []): Promise<{ proc: ChildProcess; port: number; extra: string }> {
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(HERE, 'metadata-children.ts'), role], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = readline.createInterface({ input: proc.stdout! });

@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|render-tuning|metadata|scale|soak|fuzz|pdf-fuzz|jobs|claims-fuzz|assemble|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|render-tuning|metadata|metadata-cpu|scale|soak|fuzz|pdf-fuzz|jobs|claims-fuzz|assemble|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -21,6 +21,7 @@ const sections: Record<string, () => Promise<void>> = {
   'render-unreachable': async () => (await import('./render-unreachable.js')).runRenderUnreachableBench(),
   'render-report': async () => (await import('./render.js')).runRenderReportBench(),
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
+  'metadata-cpu': async () => (await import('./metadata-cpu.js')).runMetadataCpuBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),
   jobs: async () => (await import('./jobs.js')).runJobsBench(),
   'jobs-overhead': async () => (await import('./jobs-overhead.js')).runJobsOverheadBench(),
@@ -61,6 +62,7 @@ const OPT_IN = new Set([
   'assemble',
   'sign',
   'pdf-engine',
+  'metadata-cpu',
 ]);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));

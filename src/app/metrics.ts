@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { RequestSeries } from './request-series.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,18 +28,13 @@ export function installMetrics(
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'pageworks_http_requests_total',
-    help: 'HTTP requests by route, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'pageworks_http_request_duration_seconds',
-    help: 'HTTP request latency by route, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
+  const requests = new RequestSeries(registry, {
+    counter: { name: 'pageworks_http_requests_total', help: 'HTTP requests by route, method and status' },
+    histogram: {
+      name: 'pageworks_http_request_duration_seconds',
+      help: 'HTTP request latency by route, method and status',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    },
   });
   const rateLimitRejections = new Counter({
     name: 'pageworks_rate_limit_rejections_total',
@@ -59,23 +55,10 @@ export function installMetrics(
     });
   }
 
-  // The children of one route, method and status, kept: prom-client would otherwise hash the label object
-  // twice per request. Few keys: route patterns (not raw URLs), the methods and the statuses the app sends.
-  const children = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<'route' | 'method' | 'status'> }>();
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the raw URL, so label values stay few; unknown routes share one label.
     const route = request.routeOptions.url ?? 'unmatched';
-    if (route !== '/metrics') {
-      const key = `${route} ${request.method} ${reply.statusCode}`;
-      let child = children.get(key);
-      if (child === undefined) {
-        const labels = { route, method: request.method, status: String(reply.statusCode) };
-        child = { count: requests.labels(labels), duration: latency.labels(labels) };
-        children.set(key, child);
-      }
-      child.count.inc();
-      child.duration.observe(reply.elapsedTime / 1000);
-    }
+    if (route !== '/metrics') requests.observe(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 

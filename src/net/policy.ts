@@ -60,8 +60,16 @@ type Addr = ipaddr.IPv4 | ipaddr.IPv6;
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
+const DOTTED_DECIMAL = /^(?:0|[1-9]\d{0,2})(?:\.(?:0|[1-9]\d{0,2})){3}$/;
+
 /** Parses an IP literal in any notation WHATWG URL accepts (IPv6 with or without brackets). */
 export function parseIp(ip: string): Addr | null {
+  // Dotted decimal as a URL's hostname has it (every address a fetch checks): read at once, without
+  // host parsing or ipaddr.js's parsers (together 2 µs of a fetch).
+  if (DOTTED_DECIMAL.test(ip)) {
+    const octets = ip.split('.').map(Number);
+    return octets.every((o) => o <= 255) ? new ipaddr.IPv4(octets) : null;
+  }
   let text = ip.trim();
   if (text.startsWith('[') && text.endsWith(']')) text = text.slice(1, -1);
   if (text.includes(':')) return ipaddr.IPv6.isValid(text) ? ipaddr.IPv6.parse(text) : null;
