@@ -2,15 +2,21 @@
  * What crosses between the service and a PDF worker: an operation's name and plain arguments one way;
  * its result, its progress (which part it reads), a call back for something only the service may do (a
  * timestamp through the egress policy) and a thrown error as plain fields the other way. Bytes may arrive
- * as Uint8Arrays; `asBuffers` gives them their Buffer face without copying.
+ * as Uint8Arrays; `asBuffers` gives them their Buffer face without copying. The bytes of a run's arguments
+ * and of its result go through a file when they are large (bytes-in-file.ts); call backs cross inline.
  */
+import type { BytesInFile } from './bytes-in-file.js';
 
 /** The service asks a worker to run an operation. */
 export interface RunMessage {
   type: 'run';
   id: number;
   op: string;
+  /** The arguments; their byte arrays null where `bytes` says they are in a file. */
   args: unknown;
+  bytes?: BytesInFile;
+  /** The file the worker writes its result's byte arrays to when they are large. */
+  out: string;
 }
 
 /** The service answers a worker's call back. */
@@ -35,7 +41,7 @@ export interface CrossedError {
 /** What a worker sends the service. */
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'done'; id: number; value: unknown }
+  | { type: 'done'; id: number; value: unknown; bytes?: BytesInFile; workMs: number }
   | { type: 'failed'; id: number; error: CrossedError }
   | { type: 'progress'; id: number; label: string | null }
   | { type: 'call'; id: number; call: number; name: string; arg: unknown };

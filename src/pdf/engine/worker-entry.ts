@@ -6,11 +6,12 @@
  */
 import { Worker } from 'node:worker_threads';
 import { limitQpdfRuns } from '../qpdf.js';
-import { asBuffers, crossedError, type FromWorker, rebuiltError, type ToWorker } from './messages.js';
+import { bytesInFile, readBytesSync, takeBytes, writeBytesSync } from './bytes-in-file.js';
+import { asBuffers, crossedError, type FromWorker, type RunMessage, rebuiltError, type ToWorker } from './messages.js';
 import { OPS, type OpContext } from './ops.js';
 
 if (!process.send) throw new Error('worker-entry runs as a child process of the service');
-const limits = JSON.parse(process.argv[2] ?? '{}') as { timeoutMs?: number };
+const limits = JSON.parse(process.argv[2] ?? '{}') as { timeoutMs?: number; inlineMaxBytes?: number };
 // A qpdf child is a process of its own: killing this one would not end it, its own deadline does.
 if (limits.timeoutMs) limitQpdfRuns(limits.timeoutMs);
 
@@ -26,7 +27,7 @@ const send = (message: FromWorker): void => {
 const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 let nextCall = 1;
 
-async function run(id: number, op: string, args: unknown): Promise<void> {
+async function run({ id, op, args, bytes, out }: RunMessage): Promise<void> {
   const ctx: OpContext = {
     progress: (label) => send({ type: 'progress', id, label }),
     call: (name, arg) =>
@@ -39,8 +40,16 @@ async function run(id: number, op: string, args: unknown): Promise<void> {
   try {
     const fn = (OPS as Record<string, (args: unknown, ctx: OpContext) => unknown>)[op];
     if (!fn) throw new Error(`no PDF operation "${op}"`);
-    const value = await fn(asBuffers(args), ctx);
-    send({ type: 'done', id, value });
+    const input = asBuffers(bytes ? readBytesSync(args, bytes) : args);
+    const started = performance.now();
+    const value = await fn(input, ctx);
+    const workMs = performance.now() - started;
+    const taken = takeBytes(value, limits.inlineMaxBytes);
+    if (!taken) send({ type: 'done', id, value, workMs });
+    else {
+      writeBytesSync(out, taken);
+      send({ type: 'done', id, value: taken.value, bytes: bytesInFile(taken, out), workMs });
+    }
   } catch (error) {
     send({ type: 'failed', id, error: crossedError(error) });
   }
@@ -48,7 +57,7 @@ async function run(id: number, op: string, args: unknown): Promise<void> {
 
 process.on('message', (message: ToWorker) => {
   if (message.type === 'run') {
-    void run(message.id, message.op, message.args);
+    void run(message);
     return;
   }
   const pending = waiting.get(message.call);

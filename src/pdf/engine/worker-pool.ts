@@ -12,6 +12,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { type ByteFiles, byteFiles, releaseFiles } from './bytes-directory.js';
+import { type BytesInFile, bytesInFile, readBytes, takeBytes, writeBytes } from './bytes-in-file.js';
 import { asBuffers, type CrossedError, crossedError, type FromWorker, type ToWorker } from './messages.js';
 
 /** The limits of the PDF work (PDF_WORKERS, PDF_WORK_TIMEOUT_MS, PDF_WORK_MAX_MB). */
@@ -19,6 +21,8 @@ export interface PdfWorkLimits {
   workers: number;
   timeoutMs: number;
   maxMemoryMb: number;
+  /** Bytes a message carries inline before they go through a file (INLINE_MAX_BYTES); a bench's baseline sets more. */
+  inlineMaxBytes?: number;
 }
 
 /** How an operation ended when it did not end by itself. */
@@ -31,7 +35,8 @@ export interface PoolJob {
   timeoutMs: number;
   /** The service's handlers for the operation's call backs. */
   calls: Record<string, (arg: unknown) => Promise<unknown>>;
-  resolve(value: unknown): void;
+  /** The result, and how long the operation itself took in the worker (the rest of the wait is the crossing). */
+  resolve(value: unknown, workMs: number): void;
   /** The operation threw (its error as it crossed), or overran, or its worker died. */
   reject(reason: { error: CrossedError } | { overrun: Overrun } | { lost: string }): void;
 }
@@ -47,6 +52,10 @@ interface Running {
   since: number;
   /** Call backs being answered by the service: the deadline waits meanwhile. */
   calling: number;
+  /** The files its bytes go through (arguments in, result out). */
+  files: ByteFiles;
+  /** Its arguments' bytes being written to `files.in`. */
+  writing?: Promise<void>;
 }
 
 interface Slot {
@@ -91,7 +100,6 @@ export class WorkerPool {
   /** Operations queued or running, and the timer that keeps the event loop alive while there are any. */
   private pending = 0;
   private keepAlive?: NodeJS.Timeout;
-
   constructor(private readonly limits: PdfWorkLimits) {}
 
   /** Queues `job`; it starts on the first free worker. */
@@ -116,9 +124,9 @@ export class WorkerPool {
     };
     return {
       ...job,
-      resolve: (value) => {
+      resolve: (value, workMs) => {
         settle();
-        job.resolve(value);
+        job.resolve(value, workMs);
       },
       reject: (reason) => {
         settle();
@@ -159,7 +167,8 @@ export class WorkerPool {
 
   private spawn(): void {
     const { file, execArgv } = workerEntry(this.limits.maxMemoryMb);
-    const child = fork(file, [JSON.stringify({ timeoutMs: this.limits.timeoutMs })], {
+    const { timeoutMs, inlineMaxBytes } = this.limits;
+    const child = fork(file, [JSON.stringify({ timeoutMs, inlineMaxBytes })], {
       execArgv,
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -182,15 +191,44 @@ export class WorkerPool {
   }
 
   private start(slot: Slot, job: PoolJob): void {
-    const running: Running = { job, id: this.nextId++, at: null, left: job.timeoutMs, since: Date.now(), calling: 0 };
+    const id = this.nextId++;
+    const files = byteFiles();
+    const running: Running = { job, id, at: null, left: job.timeoutMs, since: Date.now(), calling: 0, files };
     slot.running = running;
     this.arm(slot, running);
     running.watch = setInterval(() => {
       const mb = residentMb(slot.child.pid);
       if (mb !== undefined && mb > this.limits.maxMemoryMb) void this.end(slot, { overrun: { limit: 'memory', at: running.at } });
     }, MEMORY_CHECK_MS);
-    const message: ToWorker = { type: 'run', id: running.id, op: job.op, args: job.args };
-    slot.child.send(message);
+    const taken = takeBytes(job.args, this.limits.inlineMaxBytes);
+    if (!taken) {
+      slot.child.send({ type: 'run', id, op: job.op, args: job.args, out: files.out } satisfies ToWorker);
+      return;
+    }
+    running.writing = writeBytes(files.in, taken);
+    running.writing.then(
+      () => {
+        if (slot.running !== running || slot.ended) return;
+        const bytes = bytesInFile(taken, files.in);
+        slot.child.send({ type: 'run', id, op: job.op, args: taken.value, bytes, out: files.out } satisfies ToWorker);
+      },
+      (error: Error) => {
+        if (slot.running !== running || slot.ended) return;
+        void this.release(slot, running, 'remove');
+        running.job.reject({ lost: `its bytes could not be handed to the worker (${error.message})` });
+        this.dispatch();
+      },
+    );
+  }
+
+  /**
+   * The worker is done with `running`: its clocks stop, and its files are let go (`remove`d when it did not
+   * end well; a worker that finished removed its input, and its output is removed as it is read).
+   */
+  private release(slot: Slot, running: Running, files: 'keep' | 'remove'): Promise<void> {
+    this.stopClocks(running);
+    if (slot.running === running) slot.running = undefined;
+    return releaseFiles(running.files, files === 'remove');
   }
 
   private arm(slot: Slot, running: Running): void {
@@ -213,12 +251,31 @@ export class WorkerPool {
     if (!running || running.id !== message.id) return;
     if (message.type === 'progress') running.at = message.label;
     else if (message.type === 'call') void this.answer(slot, running, message.call, message.name, message.arg);
-    else {
-      this.stopClocks(running);
-      slot.running = undefined;
-      if (message.type === 'done') running.job.resolve(asBuffers(message.value));
-      else running.job.reject({ error: message.error });
+    else if (message.type === 'failed') {
+      void this.release(slot, running, 'remove');
+      running.job.reject({ error: message.error });
       this.dispatch();
+    } else {
+      if (!message.bytes) {
+        void this.release(slot, running, 'keep');
+        running.job.resolve(asBuffers(message.value), message.workMs);
+      } else {
+        this.stopClocks(running);
+        slot.running = undefined;
+        void this.readResult(running, message.value, message.bytes, message.workMs);
+      }
+      this.dispatch();
+    }
+  }
+
+  /** Resolves `running` with its result, whose bytes the worker wrote to a file. */
+  private async readResult(running: Running, value: unknown, bytes: BytesInFile, workMs: number): Promise<void> {
+    try {
+      running.job.resolve(asBuffers(await readBytes(value, bytes)), workMs);
+    } catch (error) {
+      running.job.reject({ lost: `its result could not be read back (${(error as Error).message})` });
+    } finally {
+      await releaseFiles(running.files, false);
     }
   }
 
@@ -261,11 +318,17 @@ export class WorkerPool {
     if (!slot.ready) for (const job of this.queue.splice(0)) job.reject(reason);
     else if (this.kept && !this.closed) this.spawn();
     this.dispatch();
-    if (slot.child.exitCode !== null || slot.child.signalCode !== null) return;
-    const exited = new Promise((resolve) => slot.child.once('exit', resolve));
-    // Held until it is gone: a shutdown that awaits this must not find the event loop empty meanwhile.
-    slot.child.ref();
-    slot.child.kill('SIGKILL');
-    await exited;
+    if (slot.child.exitCode === null && slot.child.signalCode === null) {
+      const exited = new Promise((resolve) => slot.child.once('exit', resolve));
+      // Held until it is gone: a shutdown that awaits this must not find the event loop empty meanwhile.
+      slot.child.ref();
+      slot.child.kill('SIGKILL');
+      await exited;
+    }
+    // Its files are removed once it is gone (until then it may still be writing one) and written.
+    if (running) {
+      await running.writing?.catch(() => undefined);
+      await releaseFiles(running.files, true);
+    }
   }
 }
