@@ -1,6 +1,7 @@
 /**
  * A PDF worker process: runs the operations of ops.ts one at a time as the service sends them, and sends
- * back each result, error, progress report and call back. The service kills the process when an
+ * back each result, error, progress report and call back (large bytes both ways through files:
+ * bytes-in-file.ts). The service kills the process when an
  * operation overruns its deadline or memory; nothing here has to cooperate for that. A watchdog thread
  * ends the process when the service is gone (killed outright), even while an operation holds this thread.
  */

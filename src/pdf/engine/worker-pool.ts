@@ -5,25 +5,17 @@
  * process killed (SIGKILL ends anything, native code included; the event loop never waited on it), and
  * the next operation gets a fresh one. Processes, not worker threads: a thread that reaches its heap
  * limit while allocating a Buffer aborts the whole service (V8's FatalProcessOutOfMemory), and a thread's
- * Buffers cannot be measured apart from the service's. Production runs the compiled worker-entry.js;
- * tests run the TypeScript through tsx.
+ * Buffers cannot be measured apart from the service's. worker-process.ts starts a worker; an operation's
+ * large bytes cross through files (bytes-in-file.ts), removed once read, or once a killed worker is gone.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import fs from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { type ByteFiles, byteFiles, releaseFiles } from './bytes-directory.js';
 import { type BytesInFile, bytesInFile, readBytes, takeBytes, writeBytes } from './bytes-in-file.js';
 import { asBuffers, type CrossedError, crossedError, type FromWorker, type ToWorker } from './messages.js';
+import { type PdfWorkLimits, residentMb, startWorker } from './worker-process.js';
 
-/** The limits of the PDF work (PDF_WORKERS, PDF_WORK_TIMEOUT_MS, PDF_WORK_MAX_MB). */
-export interface PdfWorkLimits {
-  workers: number;
-  timeoutMs: number;
-  maxMemoryMb: number;
-  /** Bytes a message carries inline before they go through a file (INLINE_MAX_BYTES); a bench's baseline sets more. */
-  inlineMaxBytes?: number;
-}
+export type { PdfWorkLimits } from './worker-process.js';
 
 /** How an operation ended when it did not end by itself. */
 export type Overrun = { limit: 'time'; ms: number; at: string | null } | { limit: 'memory'; at: string | null };
@@ -69,25 +61,6 @@ interface Slot {
 
 /** How often a running operation's resident memory is read. */
 const MEMORY_CHECK_MS = 50;
-const PAGE_BYTES = 4096;
-
-/** Where the worker's code is, and the Node options it starts with. */
-function workerEntry(maxMemoryMb: number): { file: string; execArgv: string[] } {
-  const ownUrl = import.meta.url;
-  const ts = ownUrl.endsWith('.ts');
-  const file = fileURLToPath(new URL(ts ? './worker-entry.ts' : './worker-entry.js', ownUrl));
-  return { file, execArgv: [`--max-old-space-size=${maxMemoryMb}`, ...(ts ? ['--import', 'tsx'] : [])] };
-}
-
-/** Resident memory of a process in MiB, or undefined where /proc cannot say. */
-function residentMb(pid: number | undefined): number | undefined {
-  try {
-    const pages = Number(fs.readFileSync(`/proc/${pid}/statm`, 'latin1').split(' ')[1]);
-    return (pages * PAGE_BYTES) / (1024 * 1024);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Runs operations in worker processes, ending any that overruns. */
 export class WorkerPool {
@@ -166,16 +139,7 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const { file, execArgv } = workerEntry(this.limits.maxMemoryMb);
-    const { timeoutMs, inlineMaxBytes } = this.limits;
-    const child = fork(file, [JSON.stringify({ timeoutMs, inlineMaxBytes })], {
-      execArgv,
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    // A worker never keeps the service alive on its own (an operation's timer does while it runs).
-    child.unref();
-    child.channel?.unref();
+    const child = startWorker(this.limits);
     const slot: Slot = { child, ready: false, ended: false, stderr: '' };
     this.slots.add(slot);
     child.stderr?.on('data', (d: Buffer) => (slot.stderr = (slot.stderr + d.toString()).slice(-2000)));
