@@ -5,9 +5,10 @@
  * so that load hits all alike. Twenty one-page invoices printed by Chromium, and a 150-page report with an
  * invoice. The hop is the median of each round's difference (engine − in process), split into the crossing
  * (the engine's wait less the operation's own time in the worker) and the rest (the same work, slower or
- * faster in the worker's process). Each case's hop is given as a share of its whole assembly: printing its
- * parts (one at a time, medians of `PDF_ENGINE_BENCH_PRINTS` rounds) plus the merge. Goal: the hop < 5% of an
- * assembly. `PDF_ENGINE_BENCH_ROUNDS` (15) rounds of merges, `PDF_ENGINE_BENCH_PAGES` (150) report pages.
+ * faster in the worker's process); a round trip with next to no bytes gives the crossing's fixed part.
+ * Each case's hop is given as a share of its whole assembly: printing its parts (one at a time, medians of
+ * `PDF_ENGINE_BENCH_PRINTS` (3) rounds) plus the merge. Goal: the hop < 5% of an assembly.
+ * `PDF_ENGINE_BENCH_ROUNDS` (30) rounds of merges, `PDF_ENGINE_BENCH_PAGES` (150) report pages.
  */
 import { loadConfig } from '../src/config.js';
 import { createEgressPolicy } from '../src/net/policy.js';
@@ -18,7 +19,7 @@ import { toPrintParams } from '../src/render/request/options.js';
 import { invoiceDocument, longReportDocument } from '../test/fixtures/pdf/profile-documents.js';
 import { fmt, heading, median, verdict } from './stats.js';
 
-const ROUNDS = Number(process.env.PDF_ENGINE_BENCH_ROUNDS ?? 15);
+const ROUNDS = Number(process.env.PDF_ENGINE_BENCH_ROUNDS ?? 30);
 const PRINTS = Number(process.env.PDF_ENGINE_BENCH_PRINTS ?? 3);
 const PAGES = Number(process.env.PDF_ENGINE_BENCH_PAGES ?? 150);
 const INVOICES = 20;
@@ -160,6 +161,17 @@ export async function runPdfEngineBench(): Promise<void> {
         `  its assembly: ${printing} ${fmt(printMs, 0, 5)} ms + the merge: the hop is ${fmt(share, 2, 5)}% of it  goal hop < 5% of an assembly: ${verdict(share < 5)}`,
       );
     }
+    // The fixed part of every hop: a message each way and the wake-ups, with next to no bytes or work.
+    const tiny = Buffer.from('%PDF-1.7 << /Type /Pages /Count 3 >>');
+    const trips: number[] = [];
+    for (let i = 0; i <= ROUNDS; i++) {
+      const started = performance.now();
+      await engine.run('count-pages', { pdf: tiny }, { label: 'parts[0]' });
+      if (i > 0) trips.push(performance.now() - started);
+    }
+    console.log(
+      `a round trip with next to no bytes or work (a page count of ${tiny.length} bytes): ${fmt(median(trips), 2, 6)} ms`,
+    );
     // What a fresh worker costs: paid at start-up (the service warms its workers) and when one is replaced.
     const starts: number[] = [];
     for (let i = 0; i < 3; i++) {
