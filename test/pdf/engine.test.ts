@@ -131,7 +131,9 @@ describe('PdfEngine', () => {
   });
 
   it('ends a part that overruns its deadline, naming it and the variable, without stalling the event loop; the next operation runs', async () => {
-    const long = manyPagesPdf(100_000);
+    // Reading 300,000 pages takes well over the 1 s deadline however fast the bytes arrive (100,000 took
+    // 0.5–1.1 s: the deadline could fall after the read, while the pages were being copied).
+    const long = manyPagesPdf(300_000);
     const started = Date.now();
     const { settled, stallMs } = await longestStall(
       timed.run(
@@ -184,7 +186,7 @@ describe('PdfEngine', () => {
     }
   }, 60_000);
 
-  it('keeps a process with nothing else pending alive until its operation is done (the CLI, a bench); its bytes directory goes with it', () => {
+  it('keeps a process with nothing else pending alive until its operation is done (the CLI, a bench); its bytes directory goes with it, and without one its bytes cross inline', () => {
     const script = path.join(dir, 'alone.mts');
     const engineUrl = new URL('../../src/pdf/engine.ts', import.meta.url).href;
     fs.writeFileSync(
@@ -205,6 +207,15 @@ describe('PdfEngine', () => {
     expect(run.status).toBe(0);
     const left = fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`pageworks-pdf-${pid?.split(' ')[1]}-`));
     expect(left).toEqual([]);
+    // Where no directory can be made ($TMPDIR missing or full), the bytes cross inline: the same answers.
+    const noTmp = spawnSync(process.execPath, ['--import', 'tsx', script], {
+      encoding: 'utf8',
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      // A $TMPDIR under a file cannot be made (tsx's own cache turned off, which would need one too).
+      env: { ...process.env, TMPDIR: '/dev/null/tmp', TSX_DISABLE_CACHE: '1' },
+    });
+    expect(noTmp.stdout.trim().split('\n').slice(0, 2)).toEqual(['pages 3', 'pages 4']);
+    expect(noTmp.status).toBe(0);
   }, 60_000);
 
   it("signs in a worker with the service's timestamp authority; the service's wait is not the operation's", async () => {

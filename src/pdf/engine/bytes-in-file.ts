@@ -78,7 +78,7 @@ function after(arrays: readonly Uint8Array[], skip: number): Uint8Array[] {
   return rest;
 }
 
-/** Writes `taken`'s arrays to a new file `file` (0600); past SYNC_MAX_BYTES off the event loop. */
+/** Writes `taken`'s arrays to a new file `file` (0600); past SYNC_MAX_BYTES off the event loop. A failed write leaves no file. */
 export async function writeBytes(file: string, taken: TakenBytes): Promise<void> {
   if (taken.total <= SYNC_MAX_BYTES) return writeBytesSync(file, taken);
   const all = taken.arrays.map((a) => a.bytes);
@@ -89,12 +89,18 @@ export async function writeBytes(file: string, taken: TakenBytes): Promise<void>
       if (bytesWritten === 0) throw new Error(`${file}: nothing written`);
       done += bytesWritten;
     }
+  } catch (error) {
+    await fsp.rm(file, { force: true });
+    throw error;
   } finally {
     await handle.close();
   }
 }
 
-/** Writes `taken`'s arrays to a new file `file` (0600) at once (a worker, where nothing else waits, or a few MiB). */
+/**
+ * Writes `taken`'s arrays to a new file `file` (0600) at once (a worker, where nothing else waits, or a few
+ * MiB). A failed write leaves no file.
+ */
 export function writeBytesSync(file: string, taken: TakenBytes): void {
   const all = taken.arrays.map((a) => a.bytes);
   const fd = fs.openSync(file, 'wx', 0o600);
@@ -104,6 +110,9 @@ export function writeBytesSync(file: string, taken: TakenBytes): void {
       if (written === 0) throw new Error(`${file}: nothing written`);
       done += written;
     }
+  } catch (error) {
+    fs.rmSync(file, { force: true });
+    throw error;
   } finally {
     fs.closeSync(fd);
   }

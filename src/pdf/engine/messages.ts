@@ -15,8 +15,8 @@ export interface RunMessage {
   /** The arguments; their byte arrays null where `bytes` says they are in a file. */
   args: unknown;
   bytes?: BytesInFile;
-  /** The file the worker writes its result's byte arrays to when they are large. */
-  out: string;
+  /** The file the worker writes its result's byte arrays to when they are large (none: all inline). */
+  out?: string;
 }
 
 /** The service answers a worker's call back. */

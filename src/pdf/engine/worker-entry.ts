@@ -7,7 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { limitQpdfRuns } from '../qpdf.js';
-import { bytesInFile, readBytesSync, takeBytes, writeBytesSync } from './bytes-in-file.js';
+import { type BytesInFile, bytesInFile, readBytesSync, type TakenBytes, takeBytes, writeBytesSync } from './bytes-in-file.js';
 import { asBuffers, crossedError, type FromWorker, type RunMessage, rebuiltError, type ToWorker } from './messages.js';
 import { OPS, type OpContext } from './ops.js';
 
@@ -28,6 +28,16 @@ const send = (message: FromWorker): void => {
 const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 let nextCall = 1;
 
+/** Where `taken`'s bytes now are, or undefined when the file cannot take them ($TMPDIR full): they cross inline. */
+function writtenTo(out: string, taken: TakenBytes): BytesInFile | undefined {
+  try {
+    writeBytesSync(out, taken);
+    return bytesInFile(taken, out);
+  } catch {
+    return undefined;
+  }
+}
+
 async function run({ id, op, args, bytes, out }: RunMessage): Promise<void> {
   const ctx: OpContext = {
     progress: (label) => send({ type: 'progress', id, label }),
@@ -45,12 +55,10 @@ async function run({ id, op, args, bytes, out }: RunMessage): Promise<void> {
     const started = performance.now();
     const value = await fn(input, ctx);
     const workMs = performance.now() - started;
-    const taken = takeBytes(value, limits.inlineMaxBytes);
-    if (!taken) send({ type: 'done', id, value, workMs });
-    else {
-      writeBytesSync(out, taken);
-      send({ type: 'done', id, value: taken.value, bytes: bytesInFile(taken, out), workMs });
-    }
+    const taken = out ? takeBytes(value, limits.inlineMaxBytes) : undefined;
+    const through = out && taken ? writtenTo(out, taken) : undefined;
+    if (taken && through) send({ type: 'done', id, value: taken.value, bytes: through, workMs });
+    else send({ type: 'done', id, value, workMs });
   } catch (error) {
     send({ type: 'failed', id, error: crossedError(error) });
   }

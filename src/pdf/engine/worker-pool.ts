@@ -44,8 +44,8 @@ interface Running {
   since: number;
   /** Call backs being answered by the service: the deadline waits meanwhile. */
   calling: number;
-  /** The files its bytes go through (arguments in, result out). */
-  files: ByteFiles;
+  /** The files its bytes go through (arguments in, result out); none where no directory can be made. */
+  files?: ByteFiles;
   /** Its arguments' bytes being written to `files.in`. */
   writing?: Promise<void>;
 }
@@ -156,7 +156,12 @@ export class WorkerPool {
 
   private start(slot: Slot, job: PoolJob): void {
     const id = this.nextId++;
-    const files = byteFiles();
+    let files: ByteFiles | undefined;
+    try {
+      files = byteFiles();
+    } catch {
+      // No writable $TMPDIR: the operation's bytes all cross inline, slower, but it runs.
+    }
     const running: Running = { job, id, at: null, left: job.timeoutMs, since: Date.now(), calling: 0, files };
     slot.running = running;
     this.arm(slot, running);
@@ -164,24 +169,19 @@ export class WorkerPool {
       const mb = residentMb(slot.child.pid);
       if (mb !== undefined && mb > this.limits.maxMemoryMb) void this.end(slot, { overrun: { limit: 'memory', at: running.at } });
     }, MEMORY_CHECK_MS);
-    const taken = takeBytes(job.args, this.limits.inlineMaxBytes);
-    if (!taken) {
-      slot.child.send({ type: 'run', id, op: job.op, args: job.args, out: files.out } satisfies ToWorker);
+    const taken = files && takeBytes(job.args, this.limits.inlineMaxBytes);
+    if (!files || !taken) {
+      slot.child.send({ type: 'run', id, op: job.op, args: job.args, out: files?.out } satisfies ToWorker);
       return;
     }
     running.writing = writeBytes(files.in, taken);
+    const send = (message: ToWorker): void => {
+      if (slot.running === running && !slot.ended) slot.child.send(message);
+    };
     running.writing.then(
-      () => {
-        if (slot.running !== running || slot.ended) return;
-        const bytes = bytesInFile(taken, files.in);
-        slot.child.send({ type: 'run', id, op: job.op, args: taken.value, bytes, out: files.out } satisfies ToWorker);
-      },
-      (error: Error) => {
-        if (slot.running !== running || slot.ended) return;
-        void this.release(slot, running, 'remove');
-        running.job.reject({ lost: `its bytes could not be handed to the worker (${error.message})` });
-        this.dispatch();
-      },
+      () => send({ type: 'run', id, op: job.op, args: taken.value, bytes: bytesInFile(taken, files.in), out: files.out }),
+      // The file cannot take them ($TMPDIR full): they cross inline.
+      () => send({ type: 'run', id, op: job.op, args: job.args, out: files.out }),
     );
   }
 
@@ -192,7 +192,7 @@ export class WorkerPool {
   private release(slot: Slot, running: Running, files: 'keep' | 'remove'): Promise<void> {
     this.stopClocks(running);
     if (slot.running === running) slot.running = undefined;
-    return releaseFiles(running.files, files === 'remove');
+    return running.files ? releaseFiles(running.files, files === 'remove') : Promise.resolve();
   }
 
   private arm(slot: Slot, running: Running): void {
@@ -239,7 +239,7 @@ export class WorkerPool {
     } catch (error) {
       running.job.reject({ lost: `its result could not be read back (${(error as Error).message})` });
     } finally {
-      await releaseFiles(running.files, false);
+      if (running.files) await releaseFiles(running.files, false);
     }
   }
 
@@ -292,7 +292,7 @@ export class WorkerPool {
     // Its files are removed once it is gone (until then it may still be writing one) and written.
     if (running) {
       await running.writing?.catch(() => undefined);
-      await releaseFiles(running.files, true);
+      if (running.files) await releaseFiles(running.files, true);
     }
   }
 }
