@@ -26,17 +26,18 @@ export interface BytesInFile {
   arrays: Array<{ at: Array<string | number>; length: number }>;
 }
 
+/** Whether `value` is a plain object (the ones whose fields are walked for bytes). */
+export const isPlain = (value: object): boolean => {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
+
 /** A value taken apart: the value with each byte array replaced by null, and the arrays with their places. */
 export interface TakenBytes {
   value: unknown;
   arrays: Array<{ at: Array<string | number>; bytes: Uint8Array }>;
   total: number;
 }
-
-const isPlain = (value: object): boolean => {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-};
 
 /**
  * `value` with the byte arrays of its plain objects and arrays taken out (the caller's value untouched), or

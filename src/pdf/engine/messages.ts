@@ -5,7 +5,7 @@
  * as Uint8Arrays; `asBuffers` gives them their Buffer face without copying. The bytes of a run's arguments
  * and of its result go through a file when they are large (bytes-in-file.ts); call backs cross inline.
  */
-import type { BytesInFile } from './bytes-in-file.js';
+import { type BytesInFile, isPlain } from './bytes-in-file.js';
 
 /** The service asks a worker to run an operation. */
 export interface RunMessage {
@@ -62,11 +62,6 @@ export function crossedError(error: unknown): CrossedError {
 export function rebuiltError(crossed: CrossedError): Error & { crossedKind: string } {
   return Object.assign(new Error(crossed.message), crossed.fields, { crossedKind: crossed.kind });
 }
-
-const isPlain = (value: object): boolean => {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-};
 
 /** `value` with every Uint8Array in its plain objects and arrays seen as a Buffer over the same bytes. */
 export function asBuffers(value: unknown): unknown {
