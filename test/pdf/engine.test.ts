@@ -8,11 +8,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parsePkcs12 } from '../../src/accounts/pkcs12.js';
 import { createPinnedAgent } from '../../src/net/pinned-agent.js';
 import { createEgressPolicy } from '../../src/net/policy.js';
 import { assemblePdfs } from '../../src/pdf/assemble/assemble-pdfs.js';
+import { splitPages } from '../../src/pdf/assemble/keep-pages.js';
 import { PdfEngine, PdfWorkError, PdfWorkLimitError } from '../../src/pdf/engine.js';
 import { rfc3161Timestamper } from '../../src/pdf/index.js';
 import { makeTestCertificates } from '../helpers/certificates.js';
@@ -34,6 +35,20 @@ const timed = new PdfEngine({ workers: 1, timeoutMs: 1000, maxMemoryMb: 2048 });
 const certs = makeTestCertificates();
 let tsa: TestTsa;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-engine-'));
+// What a service killed mid-operation leaves behind: its bytes directory, named by its process id.
+const gonePid = spawnSync('true').pid as number;
+const stale = path.join(os.tmpdir(), `pageworks-pdf-${gonePid}-stale`);
+fs.mkdirSync(stale, { mode: 0o700 });
+fs.writeFileSync(path.join(stale, '1.in'), 'a part of a killed service');
+
+/** This process's directories for the bytes that cross to the workers: each one's mode and files. */
+function bytesDirectories(): Array<{ mode: number; files: string[] }> {
+  return fs
+    .readdirSync(os.tmpdir())
+    .filter((name) => name.startsWith(`pageworks-pdf-${process.pid}-`))
+    .map((name) => path.join(os.tmpdir(), name))
+    .map((at) => ({ mode: fs.statSync(at).mode & 0o777, files: fs.readdirSync(at) }));
+}
 
 beforeAll(async () => {
   tsa = await startTestTsa();
@@ -74,6 +89,34 @@ describe('PdfEngine', () => {
     expect(Buffer.from(viaWorker.pdf).equals(Buffer.from(inProcess.pdf))).toBe(true);
   });
 
+  it('gives large parts and results exactly as in process, through files of a private directory removed once read', async () => {
+    // Over 64 KiB each way: the bytes go through files, not the IPC channel.
+    const parts = [
+      { pdf: manyPagesPdf(1500), label: 'parts[0]' },
+      { pdf: onePage(612), label: 'parts[1]' },
+    ];
+    // A deadline that a loaded machine cannot reach: the bytes, not the limits, are the point here.
+    const roomy = new PdfEngine({ workers: 1, timeoutMs: 30_000, maxMemoryMb: 512 });
+    const merging = roomy.run('assemble', { parts }, { label: 'parts' });
+    // While an operation holds it, the directory is the process's own.
+    await vi.waitFor(() => expect(bytesDirectories().map((d) => d.mode)).toEqual([0o700]), { timeout: 20_000, interval: 5 });
+    const viaWorker = await merging;
+    const inProcess = await assemblePdfs(parts);
+    expect(viaWorker.pdf.length).toBeGreaterThan(64 * 1024);
+    expect(Buffer.from(viaWorker.pdf).equals(Buffer.from(inProcess.pdf))).toBe(true);
+    const pieces = [
+      { label: 'a', pages: Array.from({ length: 1000 }, (_, i) => i) },
+      { label: 'b', pages: Array.from({ length: 501 }, (_, i) => i + 1000) },
+    ];
+    const split = await roomy.run('split-pages', { pdf: viaWorker.pdf, pieces }, { label: 'split' }).finally(() => roomy.close());
+    const expected = await splitPages(inProcess.pdf, pieces);
+    expect(split.map((p) => p.pages)).toEqual([1000, 501]);
+    expect(split.map((p) => Buffer.from(p.pdf).toString('hex'))).toEqual(expected.map((p) => Buffer.from(p.pdf).toString('hex')));
+    // Once no operation holds it, nothing is left: neither this process's files nor a killed one's.
+    await vi.waitFor(() => expect(bytesDirectories()).toEqual([]), { timeout: 2000 });
+    expect(fs.existsSync(stale)).toBe(false);
+  });
+
   it("returns an operation's refusal as the kind it was thrown as, with its fields", async () => {
     const refused = engine.run('assemble', { parts: [{ pdf: Buffer.from('not a pdf'), label: 'parts[3]' }] }, { label: 'parts' });
     await expect(refused).rejects.toBeInstanceOf(PdfWorkError);
@@ -88,7 +131,9 @@ describe('PdfEngine', () => {
   });
 
   it('ends a part that overruns its deadline, naming it and the variable, without stalling the event loop; the next operation runs', async () => {
-    const long = manyPagesPdf(100_000);
+    // Reading 300,000 pages takes well over the 1 s deadline however fast the bytes arrive (100,000 took
+    // 0.5–1.1 s: the deadline could fall after the read, while the pages were being copied).
+    const long = manyPagesPdf(300_000);
     const started = Date.now();
     const { settled, stallMs } = await longestStall(
       timed.run(
@@ -109,6 +154,8 @@ describe('PdfEngine', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     expect(stallMs).toBeLessThan(250);
     expect(await timed.run('count-pages', { pdf: onePage(595) }, { label: 'parts[0]' })).toBe(1);
+    // The killed worker's input is removed once its process is gone.
+    await vi.waitFor(() => expect(bytesDirectories()).toEqual([]), { timeout: 2000 });
   }, 60_000);
 
   it('scales the deadline of a large merge and says so', async () => {
@@ -139,21 +186,36 @@ describe('PdfEngine', () => {
     }
   }, 60_000);
 
-  it('keeps a process with nothing else pending alive until its operation is done (the CLI, a bench)', () => {
+  it('keeps a process with nothing else pending alive until its operation is done (the CLI, a bench); its bytes directory goes with it, and without one its bytes cross inline', () => {
     const script = path.join(dir, 'alone.mts');
     const engineUrl = new URL('../../src/pdf/engine.ts', import.meta.url).href;
     fs.writeFileSync(
       script,
       `import { PdfEngine } from ${JSON.stringify(engineUrl)};\n` +
         `const engine = new PdfEngine({ workers: 1, timeoutMs: 20000, maxMemoryMb: 512 });\n` +
-        `console.log('pages', await engine.run('count-pages', { pdf: Buffer.from('%PDF-1.7 << /Type /Pages /Count 3 >>') }, { label: 'x' }));\n`,
+        `console.log('pages', await engine.run('count-pages', { pdf: Buffer.from('%PDF-1.7 << /Type /Pages /Count 3 >>') }, { label: 'x' }));\n` +
+        // Large enough to cross through a file: the process's bytes directory goes with it.
+        `console.log('pages', await engine.run('count-pages', { pdf: Buffer.from('%PDF-1.7 << /Type /Pages /Count 4 >>'.padEnd(100000)) }, { label: 'x' }));\n` +
+        `console.log('pid', process.pid);\n`,
     );
     const run = spawnSync(process.execPath, ['--import', 'tsx', script], {
       encoding: 'utf8',
       cwd: path.resolve(import.meta.dirname, '../..'),
     });
-    expect(run.stdout.trim()).toBe('pages 3');
+    const [pages3, pages4, pid] = run.stdout.trim().split('\n');
+    expect([pages3, pages4]).toEqual(['pages 3', 'pages 4']);
     expect(run.status).toBe(0);
+    const left = fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`pageworks-pdf-${pid?.split(' ')[1]}-`));
+    expect(left).toEqual([]);
+    // Where no directory can be made ($TMPDIR missing or full), the bytes cross inline: the same answers.
+    const noTmp = spawnSync(process.execPath, ['--import', 'tsx', script], {
+      encoding: 'utf8',
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      // A $TMPDIR under a file cannot be made (tsx's own cache turned off, which would need one too).
+      env: { ...process.env, TMPDIR: '/dev/null/tmp', TSX_DISABLE_CACHE: '1' },
+    });
+    expect(noTmp.stdout.trim().split('\n').slice(0, 2)).toEqual(['pages 3', 'pages 4']);
+    expect(noTmp.status).toBe(0);
   }, 60_000);
 
   it("signs in a worker with the service's timestamp authority; the service's wait is not the operation's", async () => {

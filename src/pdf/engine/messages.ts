@@ -2,15 +2,21 @@
  * What crosses between the service and a PDF worker: an operation's name and plain arguments one way;
  * its result, its progress (which part it reads), a call back for something only the service may do (a
  * timestamp through the egress policy) and a thrown error as plain fields the other way. Bytes may arrive
- * as Uint8Arrays; `asBuffers` gives them their Buffer face without copying.
+ * as Uint8Arrays; `asBuffers` gives them their Buffer face without copying. The bytes of a run's arguments
+ * and of its result go through a file when they are large (bytes-in-file.ts); call backs cross inline.
  */
+import { type BytesInFile, isPlain } from './bytes-in-file.js';
 
 /** The service asks a worker to run an operation. */
 export interface RunMessage {
   type: 'run';
   id: number;
   op: string;
+  /** The arguments; their byte arrays null where `bytes` says they are in a file. */
   args: unknown;
+  bytes?: BytesInFile;
+  /** The file the worker writes its result's byte arrays to when they are large (none: all inline). */
+  out?: string;
 }
 
 /** The service answers a worker's call back. */
@@ -35,7 +41,7 @@ export interface CrossedError {
 /** What a worker sends the service. */
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'done'; id: number; value: unknown }
+  | { type: 'done'; id: number; value: unknown; bytes?: BytesInFile; workMs: number }
   | { type: 'failed'; id: number; error: CrossedError }
   | { type: 'progress'; id: number; label: string | null }
   | { type: 'call'; id: number; call: number; name: string; arg: unknown };
@@ -56,11 +62,6 @@ export function crossedError(error: unknown): CrossedError {
 export function rebuiltError(crossed: CrossedError): Error & { crossedKind: string } {
   return Object.assign(new Error(crossed.message), crossed.fields, { crossedKind: crossed.kind });
 }
-
-const isPlain = (value: object): boolean => {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-};
 
 /** `value` with every Uint8Array in its plain objects and arrays seen as a Buffer over the same bytes. */
 export function asBuffers(value: unknown): unknown {

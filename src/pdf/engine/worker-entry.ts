@@ -1,16 +1,18 @@
 /**
  * A PDF worker process: runs the operations of ops.ts one at a time as the service sends them, and sends
- * back each result, error, progress report and call back. The service kills the process when an
+ * back each result, error, progress report and call back (large bytes both ways through files:
+ * bytes-in-file.ts). The service kills the process when an
  * operation overruns its deadline or memory; nothing here has to cooperate for that. A watchdog thread
  * ends the process when the service is gone (killed outright), even while an operation holds this thread.
  */
 import { Worker } from 'node:worker_threads';
 import { limitQpdfRuns } from '../qpdf.js';
-import { asBuffers, crossedError, type FromWorker, rebuiltError, type ToWorker } from './messages.js';
+import { type BytesInFile, bytesInFile, readBytesSync, type TakenBytes, takeBytes, writeBytesSync } from './bytes-in-file.js';
+import { asBuffers, crossedError, type FromWorker, type RunMessage, rebuiltError, type ToWorker } from './messages.js';
 import { OPS, type OpContext } from './ops.js';
 
 if (!process.send) throw new Error('worker-entry runs as a child process of the service');
-const limits = JSON.parse(process.argv[2] ?? '{}') as { timeoutMs?: number };
+const limits = JSON.parse(process.argv[2] ?? '{}') as { timeoutMs?: number; inlineMaxBytes?: number };
 // A qpdf child is a process of its own: killing this one would not end it, its own deadline does.
 if (limits.timeoutMs) limitQpdfRuns(limits.timeoutMs);
 
@@ -26,7 +28,17 @@ const send = (message: FromWorker): void => {
 const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 let nextCall = 1;
 
-async function run(id: number, op: string, args: unknown): Promise<void> {
+/** Where `taken`'s bytes now are, or undefined when the file cannot take them ($TMPDIR full): they cross inline. */
+function writtenTo(out: string, taken: TakenBytes): BytesInFile | undefined {
+  try {
+    writeBytesSync(out, taken);
+    return bytesInFile(taken, out);
+  } catch {
+    return undefined;
+  }
+}
+
+async function run({ id, op, args, bytes, out }: RunMessage): Promise<void> {
   const ctx: OpContext = {
     progress: (label) => send({ type: 'progress', id, label }),
     call: (name, arg) =>
@@ -39,8 +51,14 @@ async function run(id: number, op: string, args: unknown): Promise<void> {
   try {
     const fn = (OPS as Record<string, (args: unknown, ctx: OpContext) => unknown>)[op];
     if (!fn) throw new Error(`no PDF operation "${op}"`);
-    const value = await fn(asBuffers(args), ctx);
-    send({ type: 'done', id, value });
+    const input = asBuffers(bytes ? readBytesSync(args, bytes) : args);
+    const started = performance.now();
+    const value = await fn(input, ctx);
+    const workMs = performance.now() - started;
+    const taken = out ? takeBytes(value, limits.inlineMaxBytes) : undefined;
+    const through = out && taken ? writtenTo(out, taken) : undefined;
+    if (taken && through) send({ type: 'done', id, value: taken.value, bytes: through, workMs });
+    else send({ type: 'done', id, value, workMs });
   } catch (error) {
     send({ type: 'failed', id, error: crossedError(error) });
   }
@@ -48,7 +66,7 @@ async function run(id: number, op: string, args: unknown): Promise<void> {
 
 process.on('message', (message: ToWorker) => {
   if (message.type === 'run') {
-    void run(message.id, message.op, message.args);
+    void run(message);
     return;
   }
   const pending = waiting.get(message.call);

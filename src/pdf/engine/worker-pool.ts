@@ -5,21 +5,17 @@
  * process killed (SIGKILL ends anything, native code included; the event loop never waited on it), and
  * the next operation gets a fresh one. Processes, not worker threads: a thread that reaches its heap
  * limit while allocating a Buffer aborts the whole service (V8's FatalProcessOutOfMemory), and a thread's
- * Buffers cannot be measured apart from the service's. Production runs the compiled worker-entry.js;
- * tests run the TypeScript through tsx.
+ * Buffers cannot be measured apart from the service's. worker-process.ts starts a worker; an operation's
+ * large bytes cross through files (bytes-in-file.ts), removed once read, or once a killed worker is gone.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import fs from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { type ByteFiles, byteFiles, releaseFiles } from './bytes-directory.js';
+import { type BytesInFile, bytesInFile, readBytes, takeBytes, writeBytes } from './bytes-in-file.js';
 import { asBuffers, type CrossedError, crossedError, type FromWorker, type ToWorker } from './messages.js';
+import { type PdfWorkLimits, residentMb, startWorker } from './worker-process.js';
 
-/** The limits of the PDF work (PDF_WORKERS, PDF_WORK_TIMEOUT_MS, PDF_WORK_MAX_MB). */
-export interface PdfWorkLimits {
-  workers: number;
-  timeoutMs: number;
-  maxMemoryMb: number;
-}
+export type { PdfWorkLimits } from './worker-process.js';
 
 /** How an operation ended when it did not end by itself. */
 export type Overrun = { limit: 'time'; ms: number; at: string | null } | { limit: 'memory'; at: string | null };
@@ -31,7 +27,8 @@ export interface PoolJob {
   timeoutMs: number;
   /** The service's handlers for the operation's call backs. */
   calls: Record<string, (arg: unknown) => Promise<unknown>>;
-  resolve(value: unknown): void;
+  /** The result, and how long the operation itself took in the worker (the rest of the wait is the crossing). */
+  resolve(value: unknown, workMs: number): void;
   /** The operation threw (its error as it crossed), or overran, or its worker died. */
   reject(reason: { error: CrossedError } | { overrun: Overrun } | { lost: string }): void;
 }
@@ -47,6 +44,10 @@ interface Running {
   since: number;
   /** Call backs being answered by the service: the deadline waits meanwhile. */
   calling: number;
+  /** The files its bytes go through (arguments in, result out); none where no directory can be made. */
+  files?: ByteFiles;
+  /** Its arguments' bytes being written to `files.in`. */
+  writing?: Promise<void>;
 }
 
 interface Slot {
@@ -60,25 +61,6 @@ interface Slot {
 
 /** How often a running operation's resident memory is read. */
 const MEMORY_CHECK_MS = 50;
-const PAGE_BYTES = 4096;
-
-/** Where the worker's code is, and the Node options it starts with. */
-function workerEntry(maxMemoryMb: number): { file: string; execArgv: string[] } {
-  const ownUrl = import.meta.url;
-  const ts = ownUrl.endsWith('.ts');
-  const file = fileURLToPath(new URL(ts ? './worker-entry.ts' : './worker-entry.js', ownUrl));
-  return { file, execArgv: [`--max-old-space-size=${maxMemoryMb}`, ...(ts ? ['--import', 'tsx'] : [])] };
-}
-
-/** Resident memory of a process in MiB, or undefined where /proc cannot say. */
-function residentMb(pid: number | undefined): number | undefined {
-  try {
-    const pages = Number(fs.readFileSync(`/proc/${pid}/statm`, 'latin1').split(' ')[1]);
-    return (pages * PAGE_BYTES) / (1024 * 1024);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Runs operations in worker processes, ending any that overruns. */
 export class WorkerPool {
@@ -91,7 +73,6 @@ export class WorkerPool {
   /** Operations queued or running, and the timer that keeps the event loop alive while there are any. */
   private pending = 0;
   private keepAlive?: NodeJS.Timeout;
-
   constructor(private readonly limits: PdfWorkLimits) {}
 
   /** Queues `job`; it starts on the first free worker. */
@@ -116,9 +97,9 @@ export class WorkerPool {
     };
     return {
       ...job,
-      resolve: (value) => {
+      resolve: (value, workMs) => {
         settle();
-        job.resolve(value);
+        job.resolve(value, workMs);
       },
       reject: (reason) => {
         settle();
@@ -158,15 +139,7 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const { file, execArgv } = workerEntry(this.limits.maxMemoryMb);
-    const child = fork(file, [JSON.stringify({ timeoutMs: this.limits.timeoutMs })], {
-      execArgv,
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    // A worker never keeps the service alive on its own (an operation's timer does while it runs).
-    child.unref();
-    child.channel?.unref();
+    const child = startWorker(this.limits);
     const slot: Slot = { child, ready: false, ended: false, stderr: '' };
     this.slots.add(slot);
     child.stderr?.on('data', (d: Buffer) => (slot.stderr = (slot.stderr + d.toString()).slice(-2000)));
@@ -182,15 +155,44 @@ export class WorkerPool {
   }
 
   private start(slot: Slot, job: PoolJob): void {
-    const running: Running = { job, id: this.nextId++, at: null, left: job.timeoutMs, since: Date.now(), calling: 0 };
+    const id = this.nextId++;
+    let files: ByteFiles | undefined;
+    try {
+      files = byteFiles();
+    } catch {
+      // No writable $TMPDIR: the operation's bytes all cross inline, slower, but it runs.
+    }
+    const running: Running = { job, id, at: null, left: job.timeoutMs, since: Date.now(), calling: 0, files };
     slot.running = running;
     this.arm(slot, running);
     running.watch = setInterval(() => {
       const mb = residentMb(slot.child.pid);
       if (mb !== undefined && mb > this.limits.maxMemoryMb) void this.end(slot, { overrun: { limit: 'memory', at: running.at } });
     }, MEMORY_CHECK_MS);
-    const message: ToWorker = { type: 'run', id: running.id, op: job.op, args: job.args };
-    slot.child.send(message);
+    const taken = files && takeBytes(job.args, this.limits.inlineMaxBytes);
+    if (!files || !taken) {
+      slot.child.send({ type: 'run', id, op: job.op, args: job.args, out: files?.out } satisfies ToWorker);
+      return;
+    }
+    running.writing = writeBytes(files.in, taken);
+    const send = (message: ToWorker): void => {
+      if (slot.running === running && !slot.ended) slot.child.send(message);
+    };
+    running.writing.then(
+      () => send({ type: 'run', id, op: job.op, args: taken.value, bytes: bytesInFile(taken, files.in), out: files.out }),
+      // The file cannot take them ($TMPDIR full): they cross inline.
+      () => send({ type: 'run', id, op: job.op, args: job.args, out: files.out }),
+    );
+  }
+
+  /**
+   * The worker is done with `running`: its clocks stop, and its files are let go (`remove`d when it did not
+   * end well; a worker that finished removed its input, and its output is removed as it is read).
+   */
+  private release(slot: Slot, running: Running, files: 'keep' | 'remove'): Promise<void> {
+    this.stopClocks(running);
+    if (slot.running === running) slot.running = undefined;
+    return running.files ? releaseFiles(running.files, files === 'remove') : Promise.resolve();
   }
 
   private arm(slot: Slot, running: Running): void {
@@ -213,12 +215,31 @@ export class WorkerPool {
     if (!running || running.id !== message.id) return;
     if (message.type === 'progress') running.at = message.label;
     else if (message.type === 'call') void this.answer(slot, running, message.call, message.name, message.arg);
-    else {
-      this.stopClocks(running);
-      slot.running = undefined;
-      if (message.type === 'done') running.job.resolve(asBuffers(message.value));
-      else running.job.reject({ error: message.error });
+    else if (message.type === 'failed') {
+      void this.release(slot, running, 'remove');
+      running.job.reject({ error: message.error });
       this.dispatch();
+    } else {
+      if (!message.bytes) {
+        void this.release(slot, running, 'keep');
+        running.job.resolve(asBuffers(message.value), message.workMs);
+      } else {
+        this.stopClocks(running);
+        slot.running = undefined;
+        void this.readResult(running, message.value, message.bytes, message.workMs);
+      }
+      this.dispatch();
+    }
+  }
+
+  /** Resolves `running` with its result, whose bytes the worker wrote to a file. */
+  private async readResult(running: Running, value: unknown, bytes: BytesInFile, workMs: number): Promise<void> {
+    try {
+      running.job.resolve(asBuffers(await readBytes(value, bytes)), workMs);
+    } catch (error) {
+      running.job.reject({ lost: `its result could not be read back (${(error as Error).message})` });
+    } finally {
+      if (running.files) await releaseFiles(running.files, false);
     }
   }
 
@@ -261,11 +282,17 @@ export class WorkerPool {
     if (!slot.ready) for (const job of this.queue.splice(0)) job.reject(reason);
     else if (this.kept && !this.closed) this.spawn();
     this.dispatch();
-    if (slot.child.exitCode !== null || slot.child.signalCode !== null) return;
-    const exited = new Promise((resolve) => slot.child.once('exit', resolve));
-    // Held until it is gone: a shutdown that awaits this must not find the event loop empty meanwhile.
-    slot.child.ref();
-    slot.child.kill('SIGKILL');
-    await exited;
+    if (slot.child.exitCode === null && slot.child.signalCode === null) {
+      const exited = new Promise((resolve) => slot.child.once('exit', resolve));
+      // Held until it is gone: a shutdown that awaits this must not find the event loop empty meanwhile.
+      slot.child.ref();
+      slot.child.kill('SIGKILL');
+      await exited;
+    }
+    // Its files are removed once it is gone (until then it may still be writing one) and written.
+    if (running) {
+      await running.writing?.catch(() => undefined);
+      if (running.files) await releaseFiles(running.files, true);
+    }
   }
 }
