@@ -137,7 +137,8 @@ export async function assemblePdfs(
       const invoiceRenames = invoices.plan(file, copier, partFiles, catalog.get('AF'), parts[k].label, k + 1, taken.files);
 
       const first = pageRefs.length;
-      pageRefs.push(...pagesOf(file, copier, pagesRef));
+      // One by one: a spread of a few hundred thousand pages would overflow the stack.
+      for (const page of pagesOf(file, copier, pagesRef)) pageRefs.push(page);
       partPages.push(pageRefs.length - first);
       const title = titleOf(parts[k].title, file, k);
       partTitles.push(stringText(title.text));
@@ -173,7 +174,7 @@ export async function assemblePdfs(
         embedded.push([unique, copier.value(invoiceRenames.direct.get(v) ?? v)]);
       }
       const partAf = file.resolve(catalog.get('AF'));
-      if (Array.isArray(partAf)) af.push(...partAf.map((v) => copier.value(v)));
+      if (Array.isArray(partAf)) for (const v of partAf) af.push(copier.value(v));
       if (k === 0) {
         info = file.trailer.has('Info') ? copier.value(file.trailer.get('Info')) : undefined;
         for (const key of ['ViewerPreferences', 'PageLayout', 'Lang'])

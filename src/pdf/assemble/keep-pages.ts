@@ -302,7 +302,7 @@ function copyOutline(
       const node = file.dict(at);
       if (!node) break;
       const kids = level(node.get('First'), depth + 1);
-      if (lost(linkTarget(file, node))) items.push(...kids);
+      if (lost(linkTarget(file, node))) for (const kid of kids) items.push(kid);
       else {
         const entry: PdfDict = new Map();
         for (const key of ['Title', 'Dest', 'A', 'C', 'F']) if (node.has(key)) entry.set(key, copier.value(node.get(key)));
