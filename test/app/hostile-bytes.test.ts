@@ -2,7 +2,8 @@
  * A real `pageworks serve` (dashboard, render and metadata in one process, as by default) sent files
  * written to exhaust their reader — a PKCS#12 whose MAC asks for 2^31 − 1 iterations, PDF parts whose
  * xref claims 10^9 entries, whose page tree contains itself, whose XMP backtracks a pattern or inflates to
- * 400 MiB: each is answered 4xx naming the part and the limit within 5 s, while every service's
+ * 400 MiB: each is answered within 5 s (4xx naming the part and the limit; the XMP that is not XML is read
+ * in linear time and carried over as nothing, so that readable file is a 200), while every service's
  * /v1/health answers within 1 s and another account's one-line render within 3 s. SIGTERM while such a
  * PKCS#12 is being read ends the process within its drain time, its Chromium with it.
  */
