@@ -15,6 +15,9 @@ import type { PdfSteps } from './pdf-steps.js';
 const asBuffer = (bytes: Uint8Array): Buffer =>
   Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
+/** Retry-After when the timestamp authority gave no timestamp. */
+const TIMESTAMP_RETRY_AFTER_S = 30;
+
 /** Parts whose merge shares one PDF_WORK_TIMEOUT_MS (a 5,000-part job gets 50 of them). */
 const PARTS_PER_DEADLINE = 100;
 
@@ -138,7 +141,18 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
       } catch (err) {
         const unsignable = (e: PdfWorkError) =>
           new RenderError('INTERNAL_ERROR', 'the assembled PDF could not be signed', undefined, { cause: e });
-        throw answered(err, { SignInputError: unsignable, PdfPasswordError: unsignable });
+        throw answered(err, {
+          SignInputError: unsignable,
+          PdfPasswordError: unsignable,
+          // The authority is the operator's choice and may be back in a moment: the request may be sent again.
+          TimestampError: (e) =>
+            new RenderError(
+              'SERVICE_UNAVAILABLE',
+              `the timestamp authority (SIGN_TSA_URL) gave no timestamp: ${e.message}`,
+              TIMESTAMP_RETRY_AFTER_S,
+              { cause: e },
+            ),
+        });
       }
     },
   };

@@ -48,9 +48,19 @@ export function rfc3161Timestamper(url: string, policy: EgressPolicy, agent: Dis
       return tokenOfResponse(Buffer.concat(chunks));
     } catch (error) {
       if (error instanceof TimestampError) throw error;
-      throw new TimestampError((error as Error).message, { cause: error });
+      throw new TimestampError(reasonOf(error), { cause: error });
     } finally {
       clearTimeout(timer);
     }
   };
+}
+
+/**
+ * Why a call to the authority failed, in words that may reach a customer: a socket's error by its code
+ * alone (its message names the authority's address), an answer that is not a timestamp by what it was.
+ */
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return `it could not be reached (${code})`;
+  return (error as Error).message;
 }
