@@ -15,5 +15,6 @@ export {
   AssembleRequestSchema,
   MAX_ASSEMBLE_BODY_BYTES,
   UPLOADED_NAMES,
+  UPLOADS_NOT_PDF,
   validateAssembleRequest,
 } from './schema.js';

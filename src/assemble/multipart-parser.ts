@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { RenderError } from '../errors.js';
 import type { ServiceApp } from '../service-app-type.js';
 import { readMultipartAssemble, removeUploads, type Uploads } from './multipart-upload.js';
-import { UPLOADED_NAMES } from './schema.js';
+import { UPLOADED_NAMES, UPLOADS_NOT_PDF } from './schema.js';
 
 /** The uploaded files of each multipart request, removed once it is answered. */
 const uploadsOf = new WeakMap<FastifyRequest, Uploads>();
@@ -33,8 +33,12 @@ export function acceptMultipart(scope: ServiceApp, maxBytes: number): void {
         done(new RenderError('INVALID_REQUEST', 'body: the "body" field of the form is not valid JSON'));
         return;
       }
-      if (body !== null && typeof body === 'object')
-        Object.defineProperty(body, UPLOADED_NAMES, { value: new Set(read.uploads.files.keys()), enumerable: false });
+      if (body !== null && typeof body === 'object') {
+        const files = [...read.uploads.files];
+        Object.defineProperty(body, UPLOADED_NAMES, { value: new Set(files.map(([name]) => name)), enumerable: false });
+        const notPdf = new Set(files.filter(([, file]) => file.pdf === false).map(([name]) => name));
+        Object.defineProperty(body, UPLOADS_NOT_PDF, { value: notPdf, enumerable: false });
+      }
       done(null, body);
     }, done);
   });

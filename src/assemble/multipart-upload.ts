@@ -18,8 +18,11 @@ import { RenderError } from '../errors.js';
 /** The files of a multipart request, by the name a part gives (`{"file": "terms.pdf"}`), and where they are. */
 export interface Uploads {
   dir: string;
-  /** `sha256`: hex digest of the file's bytes, from the reader (a job's Idempotency-Key is bound to its files too). */
-  files: Map<string, { path: string; bytes: number; sha256?: string }>;
+  /**
+   * `sha256`: hex digest of the file's bytes, from the reader (a job's Idempotency-Key is bound to its files too);
+   * `pdf`: whether `%PDF-` stands in its first KiB, where a PDF reader looks for it.
+   */
+  files: Map<string, { path: string; bytes: number; sha256?: string; pdf?: boolean }>;
 }
 
 /** What the multipart reader makes of a request: the JSON of its `body` field, and its files. */
@@ -52,7 +55,10 @@ function param(disposition: string, key: string): string | undefined {
 /** One part being read: a field held as text, or a file being written. */
 type Sink =
   | { kind: 'body'; chunks: Buffer[] }
-  | { kind: 'file'; name: string; path: string; out: fs.WriteStream; bytes: number; hash: crypto.Hash };
+  | { kind: 'file'; name: string; path: string; out: fs.WriteStream; bytes: number; hash: crypto.Hash; head: Buffer[] };
+
+/** Where a PDF reader looks for `%PDF-` (read-part.ts looks in the same KiB). */
+const PDF_HEADER_WITHIN = 1024;
 
 /**
  * Reads a multipart assemble request from `stream`, files to a new temporary directory (removed again
@@ -75,12 +81,19 @@ export async function readMultipartAssemble(stream: Readable, contentType: strin
     }
     done.out.end();
     await once(done.out, 'close');
-    uploads.files.set(done.name, { path: done.path, bytes: done.bytes, sha256: done.hash.digest('hex') });
+    const head = Buffer.concat(done.head).subarray(0, PDF_HEADER_WITHIN);
+    uploads.files.set(done.name, {
+      path: done.path,
+      bytes: done.bytes,
+      sha256: done.hash.digest('hex'),
+      pdf: head.indexOf('%PDF-') >= 0,
+    });
   };
   const write = async (data: Buffer): Promise<void> => {
     if (!sink || data.length === 0) return;
     if (sink.kind === 'body') sink.chunks.push(data);
     else {
+      if (sink.bytes < PDF_HEADER_WITHIN) sink.head.push(data.subarray(0, PDF_HEADER_WITHIN - sink.bytes));
       sink.bytes += data.length;
       sink.hash.update(data);
       if (!sink.out.write(data)) await once(sink.out, 'drain');
@@ -105,7 +118,7 @@ export async function readMultipartAssemble(stream: Readable, contentType: strin
     // Taken at once: a second file of the same name is refused above, before anything is written.
     uploads.files.set(name, { path: file, bytes: 0 });
     const out = fs.createWriteStream(file, { flags: 'wx', mode: 0o600 });
-    sink = { kind: 'file', name, path: file, out, bytes: 0, hash: crypto.createHash('sha256') };
+    sink = { kind: 'file', name, path: file, out, bytes: 0, hash: crypto.createHash('sha256'), head: [] };
   };
 
   const first = Buffer.from(`--${boundary}`);

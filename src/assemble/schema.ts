@@ -99,6 +99,8 @@ export const AssemblePartSchema = Type.Union([HtmlPart, PdfPart, UrlPart, FilePa
 
 /** Where a multipart request's uploaded file names ride on its parsed body (not a JSON field: a symbol). */
 export const UPLOADED_NAMES = Symbol('uploaded file names');
+/** Beside them, the names of the files that are not PDFs (no `%PDF-` in their first KiB). */
+export const UPLOADS_NOT_PDF = Symbol('uploaded files that are not PDFs');
 
 /** `protect`: AES-256 (revision 6) with an owner password, an optional user password and permissions. */
 export const ProtectSchema = Type.Object(
@@ -298,25 +300,35 @@ function checkHtmlPart(part: Record<string, unknown>, label: string): void {
   }
 }
 
-function checkFile(file: unknown, label: string, uploaded: ReadonlySet<string> | undefined): void {
+function checkFile(file: unknown, label: string, uploaded: Uploaded): void {
   if (typeof file !== 'string' || file === '')
     throw invalid(`${label}.file: must be the name of an uploaded file, got ${show(file)}`);
   if (file.length > MAX_FILE_NAME)
     throw invalid(`${label}.file: ${file.length} characters is more than the limit of ${MAX_FILE_NAME}`);
-  if (!uploaded)
+  if (!uploaded.names)
     throw invalid(`${label}.file: a file part needs a multipart/form-data request with the file uploaded beside the body`);
-  if (!uploaded.has(file))
+  const names = uploaded.names;
+  if (!names.has(file))
     throw invalid(
       `${label}.file: ${JSON.stringify(file)} is not among the uploaded files (${
-        [...uploaded]
+        [...names]
           .slice(0, 10)
           .map((n) => JSON.stringify(n))
           .join(', ') || 'none'
       })`,
     );
+  // Refused before any part is rendered, in the words the merge would use an hour later in a job.
+  if (uploaded.notPdf?.has(file))
+    throw invalid(`${label}: not a PDF (the file ${JSON.stringify(file)} does not start with %PDF-)`);
 }
 
-function checkPart(part: unknown, index: number, uploaded: ReadonlySet<string> | undefined): void {
+/** A multipart request's files as the validator sees them: their names, and which of them are not PDFs. */
+interface Uploaded {
+  names?: ReadonlySet<string>;
+  notPdf?: ReadonlySet<string>;
+}
+
+function checkPart(part: unknown, index: number, uploaded: Uploaded): void {
   const label = partLabel(index);
   if (!isObject(part)) throw invalid(`${label}: must be a JSON object {"html"}, {"pdf"} or {"url"}, got ${show(part)}`);
   const given = KINDS.filter((k) => k in part);
@@ -464,7 +476,8 @@ export function validateAssembleRequest(body: unknown, maxParts: number, limitNa
   if (parts.length > maxParts) {
     throw invalid(`parts: ${parts.length} parts is more than the limit of ${maxParts} (${limitName})`);
   }
-  const uploaded = (body as { [UPLOADED_NAMES]?: ReadonlySet<string> })[UPLOADED_NAMES];
+  const carried = body as { [UPLOADED_NAMES]?: ReadonlySet<string>; [UPLOADS_NOT_PDF]?: ReadonlySet<string> };
+  const uploaded: Uploaded = { names: carried[UPLOADED_NAMES], notPdf: carried[UPLOADS_NOT_PDF] };
   for (const [i, part] of parts.entries()) checkPart(part, i, uploaded);
   if (body.stamps !== undefined) checkStamps(body.stamps);
   if (body.metadata !== undefined) checkMetadata(body.metadata);

@@ -13,6 +13,7 @@ import {
   multipartDocs,
   requestUploads,
   UPLOADED_NAMES,
+  UPLOADS_NOT_PDF,
   validateAssembleRequest,
 } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
@@ -84,8 +85,10 @@ function validateJobRequest(body: unknown): JobRequest {
     return { request: validateRenderRequest(body), webhookUrl: null, reference: null };
   const { webhook, reference, ...rest } = body as Record<string, unknown>;
   // The names of a multipart request's files ride on the body as a symbol the spread above leaves behind.
-  const uploaded = (body as { [UPLOADED_NAMES]?: ReadonlySet<string> })[UPLOADED_NAMES];
-  if (uploaded) Object.defineProperty(rest, UPLOADED_NAMES, { value: uploaded, enumerable: false });
+  for (const carried of [UPLOADED_NAMES, UPLOADS_NOT_PDF]) {
+    const value = (body as Record<symbol, unknown>)[carried];
+    if (value) Object.defineProperty(rest, carried, { value, enumerable: false });
+  }
   // An assembly job: `parts` instead of `html`, up to ASSEMBLE_JOB_MAX_PARTS.
   const request =
     'parts' in rest ? validateAssembleRequest(rest, ASSEMBLE_JOB_MAX_PARTS, `a job's limit`) : validateRenderRequest(rest);

@@ -89,6 +89,23 @@ describe('multipart/form-data', () => {
     expect(res.json().error.message).toBe('parts[1].file: "annex.pdf" is not among the uploaded files ("terms.pdf")');
   });
 
+  it('refuses an uploaded file that is not a PDF before rendering anything: 400 naming the part and the file', async () => {
+    // A .docx is a zip: its first KiB has no %PDF-. A PDF after 600 bytes of mail headers is still one.
+    const docx = Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.alloc(2000, 0x41)]);
+    const res = await postForm(
+      form({ parts: [{ html: page('x') }, { file: 'letter.docx' }] }, { 'letter.docx': docx, 'terms.pdf': terms }),
+    );
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().error).toEqual({
+      code: 'INVALID_REQUEST',
+      message: 'parts[1]: not a PDF (the file "letter.docx" does not start with %PDF-)',
+    });
+    const prefixed = Buffer.concat([Buffer.alloc(600, 0x20), terms]);
+    const ok = await postForm(form({ parts: [{ file: 'mailed.pdf' }] }, { 'mailed.pdf': prefixed, 'letter.docx': docx }));
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(pageTexts(ok.rawPayload)[0]).toContain('Payment is due within 30 days');
+  }, 60_000);
+
   it('refuses a file part in a JSON request, and a form without its body field', async () => {
     const json = await postAssemble(app, key, { parts: [{ file: 'terms.pdf' }] });
     expect(json.statusCode).toBe(400);

@@ -186,6 +186,21 @@ describe.each(backends)('multipart assembly jobs ($name)', ({ scale, enabled }) 
     expect(await storedUploads()).toEqual([]);
   });
 
+  it.skipIf(!enabled)(
+    'refuses a file that is not a PDF at submit, not when the job runs: 400, no job, no file stored',
+    async () => {
+      const before = await jobIds();
+      const res = await submitForm({ parts: [{ file: 'scan.png' }] }, { 'scan.png': Buffer.from('\x89PNG\r\n\x1a\n', 'latin1') });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error).toEqual({
+        code: 'INVALID_REQUEST',
+        message: 'parts[0]: not a PDF (the file "scan.png" does not start with %PDF-)',
+      });
+      expect(await jobIds()).toEqual(before);
+      expect(await storedUploads()).toEqual([]);
+    },
+  );
+
   it.skipIf(!enabled)('a job refused after its files were stored (over the queued bytes) leaves none behind', async () => {
     const before = await jobIds();
     // Still a PDF to a reader (bytes after %%EOF), and 1.5 MiB: over the 1 MiB of queued bytes.
