@@ -2,6 +2,10 @@
  * Finishing an assembly through POST /v1/assemble (real Chromium, real SQLite): a part's title, pages and
  * rotation, the assembly's metadata, and what is refused — each bad value a 4xx naming its field.
  */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
@@ -135,6 +139,35 @@ describe('metadata', () => {
     if (!VERAPDF) return console.log(VERAPDF_SKIPPED);
     expect(verapdf({ meta: pdf }, '3b')).toEqual({ meta: [] });
     expect(verapdf({ meta: pdf }, 'ua1')).toEqual({ meta: [] });
+  }, 120_000);
+
+  it("leaves nothing of the first part's replaced title anywhere in the file, not even in an earlier revision", async () => {
+    const draft = 'Internal draft for Jane';
+    const first = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${draft}</title><meta name="pdf-profile" content="PDF/A-3b"></head><body><h1>Statement</h1><p>Balance 12.00</p></body></html>`;
+    // The part's own title would be its outline entry, which a reader sees; the caller names that entry too.
+    const res = await postAssemble(app, key, {
+      parts: [{ html: first, title: 'Statement' }],
+      metadata: { title: 'Statement 42' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const pdf = res.rawPayload;
+    expect(pdfInfoFields(pdf).Title).toBe('Statement 42');
+    // Every stream inflated, every object written out, whether a trailer still points at it or not.
+    const file = path.join(os.tmpdir(), `pw-titled-${process.pid}.pdf`);
+    fs.writeFileSync(file, pdf);
+    const qdf = spawnSync('qpdf', ['--qdf', '--object-streams=disable', '--preserve-unreferenced', file, '-'], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    fs.rmSync(file);
+    const expanded = qdf.stdout.toString('latin1');
+    const utf16 = Buffer.from(`\ufeff${draft}`, 'utf16le').swap16().toString('hex');
+    expect(expanded).toContain('Statement 42');
+    expect(expanded).not.toContain(draft);
+    expect(expanded.toLowerCase()).not.toContain(utf16);
+    expect(pdf.toString('latin1')).not.toContain(draft);
+    expect(claimsHeader(res)).toEqual(['PDF/A-3b']);
+    if (!VERAPDF) return console.log(VERAPDF_SKIPPED);
+    expect(verapdf({ titled: pdf }, '3b')).toEqual({ titled: [] });
   }, 120_000);
 
   it('refuses a language that is not a language tag, and an unknown field, naming them', async () => {

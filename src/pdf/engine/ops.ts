@@ -81,9 +81,13 @@ export const OPS = {
   /** The rendered stamps laid over or under the pages as artifacts (stamp-overlay.ts). */
   'overlay-stamps': (args: { pdf: Uint8Array; stamps: readonly StampLayer[] }) => overlayStamps(args.pdf, args.stamps),
 
-  /** The assembly's own title, author, subject, keywords and language (document-metadata.ts). */
-  'document-metadata': (args: { pdf: Uint8Array; metadata: DocumentMetadata; claims: readonly Claim[] }) =>
-    withDocumentMetadata(args.pdf, args.metadata, args.claims),
+  /**
+   * The assembly's own title, author, subject, keywords and language (document-metadata.ts). The update
+   * leaves the first part's own properties in the revision before it, where anyone reading the file's bytes
+   * still finds the author the caller replaced: the file is written again from its last revision alone.
+   */
+  'document-metadata': async (args: { pdf: Uint8Array; metadata: DocumentMetadata; claims: readonly Claim[] }) =>
+    (await keepPages(withDocumentMetadata(args.pdf, args.metadata, args.claims), { label: 'the assembly' })).pdf,
 
   /** A PDF's page count as its page tree states it (0 when it does not say). */
   'count-pages': (args: { pdf: Uint8Array }) => countPdfPages(buffer(args.pdf)),
