@@ -294,8 +294,11 @@ export async function runCli(argv: string[]): Promise<number> {
         parseVerb(verbOf('secrets', rest[0]), rest.slice(1));
         return await (await import('./cli-secrets.js')).secretsRotate(config);
       case 'render':
+        // A document's PDF work runs here as in the service: in its workers, within PDF_WORK_* of the environment.
+        (await import('./pdf/engine.js')).configurePdfEngineFrom(config);
         return await (await import('./render/index.js')).runRenderCli(rest, config);
       case 'assemble':
+        (await import('./pdf/engine.js')).configurePdfEngineFrom(config);
         return await (await import('./assemble/cli.js')).runAssembleCli(rest, config);
       case 'fetch':
         return await (await import('./metadata/cli.js')).runFetchCli(rest, config);

@@ -12,7 +12,7 @@ import type { DashboardCore } from '../dashboard/context.js';
 import { deleteJobsWithAccount } from '../jobs/account-deletion.js';
 import { openResultStore } from '../jobs/results/open-result-store.js';
 import type { JobsCore } from '../jobs/runtime.js';
-import { configurePdfEngine, PdfWorkError, PdfWorkLimitError, pdfEngine, stopPdfEngine } from '../pdf/engine.js';
+import { configurePdfEngineFrom, PdfWorkError, PdfWorkLimitError, pdfEngine, stopPdfEngine } from '../pdf/engine.js';
 import { FallbackRateLimiter } from '../ratelimit/fallback.js';
 import { MemoryRateLimiter } from '../ratelimit/memory.js';
 import { RedisRateLimiter } from '../ratelimit/redis.js';
@@ -112,11 +112,7 @@ export async function createCore(config: Config, log: Logger = createLogger(conf
   deleteJobsWithAccount(accounts, { store, results });
   const activity = new ActivityLog(store, config.activityRetentionDays);
   // Customers' PDFs, PKCS#12 files and XML are worked on in these limits, off the event loop (pdf/engine.ts).
-  configurePdfEngine({
-    workers: config.pdfWorkers,
-    timeoutMs: config.pdfWorkTimeoutMs,
-    maxMemoryMb: config.pdfWorkMaxMb,
-  });
+  configurePdfEngineFrom(config);
   const secrets = loadServerKey(config);
   return {
     config,

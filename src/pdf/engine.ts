@@ -6,6 +6,7 @@
  * part and the limit; an operation's own refusal (a damaged part, a wrong password) is PdfWorkError of
  * the kind it was thrown as.
  */
+import type { Config } from '../config.js';
 import type { OpArgs, OpName, OpResult } from './engine/ops.js';
 import { type Overrun, type PdfWorkLimits, WorkerPool } from './engine/worker-pool.js';
 
@@ -149,6 +150,15 @@ export function configurePdfEngine(limits: PdfWorkLimits): PdfEngine {
     shared = new PdfEngine(limits);
   }
   return shared as PdfEngine;
+}
+
+/** The process's engine in the limits the configuration sets (PDF_WORKERS, PDF_WORK_TIMEOUT_MS, PDF_WORK_MAX_MB). */
+export function configurePdfEngineFrom(config: Pick<Config, 'pdfWorkers' | 'pdfWorkTimeoutMs' | 'pdfWorkMaxMb'>): PdfEngine {
+  return configurePdfEngine({
+    workers: config.pdfWorkers,
+    timeoutMs: config.pdfWorkTimeoutMs,
+    maxMemoryMb: config.pdfWorkMaxMb,
+  });
 }
 
 /** The process's engine (with the default limits when nothing configured it). */

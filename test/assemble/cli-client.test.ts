@@ -15,6 +15,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { RenderApiError, RenderClient } from '../../src/client/index.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { manyPagesPdf } from '../helpers/hostile-inputs.js';
 import { PAGEWORKS } from '../helpers/pageworks-command.js';
 import { noDns } from '../helpers/render.js';
 import { page, pageCount, pageTexts, tinyPdf } from './helpers.js';
@@ -48,12 +49,12 @@ const facturX = {
  */
 const UNDER_TSX = { PDF_WORK_TIMEOUT_MS: '30000' };
 
-function cli(args: string[], input?: string) {
+function cli(args: string[], input?: string, env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [...PAGEWORKS, 'assemble', ...args], {
     // From the repository (tsx resolves from there when the sources run); files by absolute path.
     cwd: ROOT,
     input,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PAGEWORKS_DATA_DIR: work, LOG_LEVEL: 'warn', ...UNDER_TSX },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PAGEWORKS_DATA_DIR: work, LOG_LEVEL: 'warn', ...UNDER_TSX, ...env },
     timeout: 90_000,
   });
 }
@@ -107,6 +108,15 @@ describe('pageworks assemble', () => {
     const bad = cli([path.join(work, 'batch.json'), '--split', '0']);
     expect(bad.status).toBe(2);
     expect(bad.stderr.toString()).toContain('--split needs "parts" or a number of pages of at least 1, got "0"');
+  }, 180_000);
+
+  it('works on PDFs within the PDF_WORK_* limits of its environment, as the service does', () => {
+    // Reading 300,000 pages takes seconds: past the 0.1 s asked for, within the 5 s of the default.
+    const long = path.join(work, 'long.json');
+    fs.writeFileSync(long, JSON.stringify({ parts: [{ pdf: manyPagesPdf(300_000).toString('base64') }] }));
+    const run = cli([long, '-o', path.join(work, 'long.pdf')], undefined, { PDF_WORK_TIMEOUT_MS: '100' });
+    expect(run.status).toBe(1);
+    expect(run.stderr.toString()).toMatch(/took longer than 0\.1 s \(PDF_WORK_TIMEOUT_MS\)/);
   }, 180_000);
 
   it('--help says what it takes; a bad part exits 2 naming it; no input exits 2', () => {
