@@ -22,10 +22,13 @@ async function eachFile(doc: Finishing, fn: (file: FinishedFile) => Promise<Fini
 
 const stamps: FinishingStep = (doc, ctx) => stampAssembly(doc, ctx, ctx.renderStamp);
 
-const metadata: FinishingStep = async (doc, { steps, request }) => {
+const metadata: FinishingStep = async (doc, { steps, request, pages }) => {
   const given = request.metadata;
   if (!given) return doc;
-  return { ...doc, files: await eachFile(doc, async (f) => ({ ...f, pdf: await steps.metadata(f.pdf, given, doc.claims) })) };
+  return {
+    ...doc,
+    files: await eachFile(doc, async (f) => ({ ...f, pdf: await steps.metadata(f.pdf, given, doc.claims, pages) })),
+  };
 };
 
 const split: FinishingStep = async (doc, ctx) => {

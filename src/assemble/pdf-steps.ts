@@ -46,7 +46,7 @@ export interface PdfSteps {
     opts: { label: string; field?: string; pages?: string | readonly number[]; rotate?: Rotation },
   ): Promise<KeptPages>;
   /** The assembly's own title, author, subject, keywords and language in its Info and XMP (which identifies `claims`). */
-  metadata(pdf: Buffer, metadata: DocumentMetadata, claims: readonly Claim[]): Promise<Buffer>;
+  metadata(pdf: Buffer, metadata: DocumentMetadata, claims: readonly Claim[], pages: number): Promise<Buffer>;
   /** One document per piece (pages as indexes from 0), copied from one reading of the assembly. */
   split(pdf: Buffer, pieces: ReadonlyArray<{ label: string; pages: readonly number[] }>): Promise<Buffer[]>;
   /** Each page's media box, in order. */
