@@ -148,13 +148,12 @@ describe('RenderClient', () => {
       expect(streamed.maxQueued).toBeLessThan(1024 * 1024);
       // What stays live is what fetch has read ahead of the file (0.4 to 6.5 MB seen on a busy machine), not the PDF.
       expect(streamed.peakLiveBuffers).toBeLessThan(streamed.pdfBytes / 3);
-      // Raw RSS growth (logged above) also counts chunks written but not yet collected, and on a busy machine
-      // it reached 23 MB for this 27 MB PDF without the PDF ever being live: it is a figure, not a bound.
-      // The same measurements do see a PDF held whole: they are not measurements that cannot fail. Both
-      // are against a baseline taken before the request, part of which is collected meanwhile (7 KB short
-      // of the 27 MB PDF was seen), and RSS reuses pages freed earlier (23.2 MB growth seen under load).
+      // Raw RSS growth (logged above) is a figure, not a bound, either way: it also counts chunks written but
+      // not yet collected (23 MB for this 27 MB PDF streamed on a busy machine, the PDF never live), and it
+      // reuses pages freed before the baseline (11.7 MB for the 27 MB PDF held whole, seen in CI).
+      // Live buffers after a full GC do see a PDF held whole, so the bound above can fail: the buffered
+      // control holds it, against a baseline part of which is collected meanwhile (7 KB short of 27 MB seen).
       expect(buffered.peakLiveBuffers).toBeGreaterThan(buffered.pdfBytes * 0.9);
-      expect(buffered.growth).toBeGreaterThan(buffered.pdfBytes * 0.5);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
