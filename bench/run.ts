@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|render-tuning|metadata|metadata-cpu|scale|soak|fuzz|pdf-fuzz|jobs|claims-fuzz|assemble|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|render-tuning|metadata|metadata-cpu|scale|soak|fuzz|pdf-fuzz|jobs|claims-fuzz|assemble|assemble-finishing|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -45,6 +45,8 @@ const sections: Record<string, () => Promise<void>> = {
     await (await import('./assemble-api.js')).runAssembleApiBench();
   },
   sign: async () => (await import('./sign.js')).runSignBench(),
+  // A split against the merge of the same pages, on a tagged document written by hand (no browser).
+  'assemble-finishing': async () => (await import('./assemble-finishing.js')).runAssembleFinishingBench(),
   // What the wall around customers' bytes costs a merge: in process vs through the PDF engine's worker.
   'pdf-engine': async () => (await import('./pdf-engine.js')).runPdfEngineBench(),
 };
@@ -60,6 +62,7 @@ const OPT_IN = new Set([
   'pdf-profiles',
   'claims-fuzz',
   'assemble',
+  'assemble-finishing',
   'sign',
   'pdf-engine',
   'metadata-cpu',

@@ -21,9 +21,16 @@ import type { PdfWriter } from './pdf-writer.js';
 const INHERITED = ['Resources', 'MediaBox', 'CropBox', 'Rotate'];
 const MAX_DEPTH = 32;
 
-/** The part's pages in order, as the assembly's references; its page tree nodes become `pagesRef`. */
-export function pagesOf(file: PdfFile, copier: PartCopier, pagesRef: PdfRef): PdfValue[] {
-  const out: PdfValue[] = [];
+/** A part's page tree: its pages in order, its page tree nodes, and the pages that inherit attributes (written onto them). */
+export interface PageTree {
+  pages: number[];
+  nodes: number[];
+  inherited: Map<number, PdfDict>;
+}
+
+/** The part's page tree as a copy sees it (see PageTree). */
+export function pageTreeOf(file: PdfFile): PageTree {
+  const tree: PageTree = { pages: [], nodes: [], inherited: new Map() };
   const seen = new Set<number>();
   const walk = (ref: PdfValue | undefined, inherited: Map<string, PdfValue>, depth: number): void => {
     if (!(ref instanceof PdfRef) || depth > MAX_DEPTH) return;
@@ -33,7 +40,7 @@ export function pagesOf(file: PdfFile, copier: PartCopier, pagesRef: PdfRef): Pd
     const node = file.dict(ref);
     if (!node) return;
     if (nameOf(node.get('Type')) === 'Pages') {
-      copier.redirect(ref.num, pagesRef);
+      tree.nodes.push(ref.num);
       const here = new Map(inherited);
       for (const key of INHERITED) if (node.has(key)) here.set(key, node.get(key) as PdfValue);
       const kids = file.resolve(node.get('Kids'));
@@ -42,11 +49,19 @@ export function pagesOf(file: PdfFile, copier: PartCopier, pagesRef: PdfRef): Pd
     }
     const missing = INHERITED.filter((key) => !node.has(key) && inherited.has(key));
     if (missing.length)
-      copier.override(ref.num, new Map([...node, ...missing.map((k) => [k, inherited.get(k)] as [string, PdfValue])]));
-    out.push(copier.ref(ref));
+      tree.inherited.set(ref.num, new Map([...node, ...missing.map((k) => [k, inherited.get(k)] as [string, PdfValue])]));
+    tree.pages.push(ref.num);
   };
   walk(file.catalog().value.get('Pages'), new Map(), 0);
-  return out;
+  return tree;
+}
+
+/** The part's pages in order, as the assembly's references; its page tree nodes become `pagesRef`. */
+export function pagesOf(file: PdfFile, copier: PartCopier, pagesRef: PdfRef): PdfValue[] {
+  const tree = pageTreeOf(file);
+  for (const num of tree.nodes) copier.redirect(num, pagesRef);
+  for (const [num, page] of tree.inherited) copier.override(num, page);
+  return tree.pages.map((num) => copier.ref(new PdfRef(num, 0)));
 }
 
 /** The part's outline entry (links, Prev/Next and its place under the root are set by the caller). */

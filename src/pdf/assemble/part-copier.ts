@@ -34,6 +34,11 @@ export interface CopyRules {
   ids: Map<string, string>;
   /** What the part carries that acts on its reader, left out of the copy. */
   active?: ActiveContent;
+  /**
+   * What references to an object become, when the caller decides it for many objects at once (a file of
+   * a split: its pages taken out, the structure elements they take with them); undefined copies the object.
+   */
+  mapped?: (num: number) => PdfValue | undefined;
 }
 
 const NULL = raw('null');
@@ -90,6 +95,8 @@ export class PartCopier {
     if (this.rules.active?.drops.has(old.num)) return NULL;
     const known = this.map.get(old.num);
     if (known) return known;
+    const mapped = this.rules.mapped?.(old.num);
+    if (mapped !== undefined) return mapped;
     if (!this.file.listed(old.num)) return NULL;
     const ref = this.out.allocate();
     this.map.set(old.num, ref);
