@@ -104,7 +104,7 @@ describe('an assembly job whose process is killed mid-way', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function start(): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  async function start(leaseMs = 3000): Promise<{ child: ChildProcess; url: string; output: () => string }> {
     const child = spawn(process.execPath, [...PAGEWORKS, 'serve', '--services', 'render'], {
       cwd: ROOT,
       env: {
@@ -116,8 +116,9 @@ describe('an assembly job whose process is killed mid-way', () => {
         RENDER_PORT: '0',
         RENDER_CONCURRENCY: '2',
         RENDER_RATE_LIMIT: '1000',
-        // Short, so the job the killed process held is taken again within seconds.
-        RENDER_JOB_LEASE_MS: '3000',
+        // Short for the process that is killed, so the job it held is taken again within seconds; long for
+        // the one that takes it, whose own lease could otherwise lapse on a loaded machine (a third attempt).
+        RENDER_JOB_LEASE_MS: String(leaseMs),
         LOG_LEVEL: 'warn',
       },
     });
@@ -157,7 +158,7 @@ describe('an assembly job whose process is killed mid-way', () => {
     first.child.kill('SIGKILL');
     await exited;
 
-    const second = await start();
+    const second = await start(60_000);
     let job = { status: '', attempts: 0, pdf: null as { pages: number } | null };
     const deadline = Date.now() + 180_000;
     while (Date.now() < deadline) {
