@@ -52,11 +52,17 @@ export async function runAssembly(
     request.parts.length > SPILL_OVER_PARTS ? await fs.mkdtemp(path.join(os.tmpdir(), 'pageworks-assembly-')) : undefined;
   try {
     const parts = await obtainParts(request.parts, deps, { ...opts, spillDir });
-    // A part's pages and rotation come first: the merge sees each part as it is to appear.
+    // A part's pages and rotation come first: the merge sees each part as it is to appear. A rendered part's
+    // claims are checked again on the pages it keeps; what they break is out of its XMP, so the merge does not
+    // claim it, and the warning says why.
+    const cut: ReportEntry[] = [];
     const load = async (part: ObtainedPart): Promise<Buffer> => {
       const pdf = await partPdf(part);
       if (!part.select) return pdf;
-      return (await deps.steps.keepPages(pdf, { label: part.label, ...part.select })).pdf;
+      const claims = part.kind === 'html' ? { claims: part.claims } : {};
+      const kept = await deps.steps.keepPages(pdf, { label: part.label, ...part.select, ...claims });
+      for (const issue of kept.withheld) cut.push({ kind: 'conformance', ...issue, part: part.label });
+      return kept.pdf;
     };
     const merged = await deps.steps.assemble(parts, { load, signal: opts.signal });
     // The assembly's title: the one its body gives, else what the merged Info says before encryption hides
@@ -67,7 +73,7 @@ export async function runAssembly(
       {
         files: [{ name: 'assembly.pdf', pdf: merged.pdf }],
         claims: merged.claims,
-        warnings: [...parts.flatMap(labelled), ...merged.warnings],
+        warnings: [...parts.flatMap(labelled), ...cut, ...merged.warnings],
         split: false,
       },
       {

@@ -40,11 +40,22 @@ const split: FinishingStep = async (doc, ctx) => {
   } catch (err) {
     throw new RenderError('INVALID_REQUEST', (err as Error).message, undefined, { cause: err });
   }
-  const pdfs = await ctx.steps.split(
+  const pieces = await ctx.steps.splitChecked(
     doc.files[0].pdf,
     plan.map((piece) => ({ label: `split ${piece.name}`, pages: piece.pages })),
+    // Factur-X is claimed only when the first part is the invoice: its pages are the assembly's first
+    // (a count not known takes every page for the invoice's).
+    { claims: doc.claims, invoicePages: ctx.parts[0]?.pages || undefined },
   );
-  return { ...doc, split: true, files: plan.map((piece, i) => ({ name: piece.name, pdf: pdfs[i] })) };
+  // Each file claims what its own pages meet (its XMP says so); the answer claims what every file does.
+  const withheld = pieces.flatMap((piece) => piece.withheld);
+  return {
+    ...doc,
+    split: true,
+    files: plan.map((piece, i) => ({ name: piece.name, pdf: pieces[i].pdf })),
+    claims: doc.claims.filter((claim) => !withheld.some((w) => w.kind === 'conformance' && w.profile === claim)),
+    warnings: [...doc.warnings, ...withheld],
+  };
 };
 
 const protect: FinishingStep = async (doc, { steps, request }) => {

@@ -3,7 +3,7 @@
  * so the assembly's order and bookkeeping (assembly.ts) read apart from the byte work.
  */
 import type { KeyObject } from 'node:crypto';
-import type { DocumentMetadata, KeptPages, PageBox, Rotation, StampLayer } from '../pdf/index.js';
+import type { DocumentMetadata, KeptPages, PageBox, Rotation, SplitChecks, StampLayer } from '../pdf/index.js';
 import type { Claim } from '../pdf/profiles/types.js';
 import type { ReportEntry } from '../render/index.js';
 import type { ObtainedPart } from './parts.js';
@@ -39,16 +39,27 @@ export interface PdfSteps {
   ): Promise<MergedPdf>;
   /**
    * The pages a selection keeps (`"1-3,5"`, or indexes from 0), each turned by `rotate`; what is taken out takes
-   * its outline entries, links and structure elements along. A page past the end is INVALID_REQUEST naming `field`.
+   * its outline entries, links and structure elements along, and `claims` (a render's) are checked again on what
+   * is left. A page past the end is INVALID_REQUEST naming `field`.
    */
   keepPages(
     pdf: Buffer,
-    opts: { label: string; field?: string; pages?: string | readonly number[]; rotate?: Rotation },
+    opts: { label: string; field?: string; pages?: string | readonly number[]; rotate?: Rotation; claims?: readonly Claim[] },
   ): Promise<KeptPages>;
   /** The assembly's own title, author, subject, keywords and language in its Info and XMP (which identifies `claims`). */
   metadata(pdf: Buffer, metadata: DocumentMetadata, claims: readonly Claim[], pages: number): Promise<Buffer>;
   /** One document per piece (pages as indexes from 0), copied from one reading of the assembly. */
   split(pdf: Buffer, pieces: ReadonlyArray<{ label: string; pages: readonly number[] }>): Promise<Buffer[]>;
+  /**
+   * As `split`, each piece's pages checked again for the assembly's claims: a claim they break (headings that now
+   * start at an h2, an invoice not whole) is cut out of that piece's XMP, and `withheld` has a `conformance`
+   * warning naming the piece.
+   */
+  splitChecked(
+    pdf: Buffer,
+    pieces: ReadonlyArray<{ label: string; pages: readonly number[] }>,
+    checks: SplitChecks,
+  ): Promise<Array<{ pdf: Buffer; withheld: ReportEntry[] }>>;
   /** Each page's media box, in order. */
   pageBoxes(pdf: Buffer): Promise<PageBox[]>;
   /** The PDF with each rendered stamp laid over or under the pages it names, as artifacts. */

@@ -7,7 +7,14 @@
 export type { ActiveContentFinding } from './assemble/active-content.js';
 export { type AssemblePart, type AssembleResult, assemblePdfs } from './assemble/assemble-pdfs.js';
 export { type DocumentMetadata, withDocumentMetadata } from './assemble/document-metadata.js';
-export { type KeepPagesOptions, type KeptPages, keepPages, type Rotation, splitPages } from './assemble/keep-pages.js';
+export {
+  type KeepPagesOptions,
+  type KeptPages,
+  keepPages,
+  type Rotation,
+  type SplitChecks,
+  splitPages,
+} from './assemble/keep-pages.js';
 export { MAX_SELECTION_LENGTH, PageSelectionError, pageIndexes, parsePageSelection } from './assemble/page-ranges.js';
 export { AssembleInputError, type PartProblem } from './assemble/read-part.js';
 export { MAX_SPLIT_FILES, type SplitPiece, type SplitSpec, splitPlan } from './assemble/split-plan.js';

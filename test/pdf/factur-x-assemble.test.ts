@@ -3,7 +3,8 @@
  * wherever it is named, so `pdfdetach -list` shows exactly one factur-x.xml, the first part's bytes); a
  * Factur-X invoice followed by an existing PDF is warned with what happened and what to do, naming the
  * part that keeps the assembly from PDF/A-3b (and the dashboard's "What to do" says it); the first part
- * is held to what a reader sees as a render is.
+ * is held to what a reader sees as a render is; a file that does not keep the whole invoice (a part's
+ * `pages`, a file of a split) is not Factur-X.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,6 +16,7 @@ import type { ReportEntry } from '../../src/report/report.js';
 import { fixture as assembleFixture, postAssemble } from '../assemble/helpers.js';
 import { claimsFacturX } from './claims/claims-runner.js';
 import { type DeclarationsApp, startDeclarationsApp, startFileServer } from './declarations-app.js';
+import { VERAPDF, VERAPDF_SKIPPED, verapdf } from './verapdf.js';
 
 const XML = fs.readFileSync(new URL('../fixtures/factur-x/en16931-invoice.xml', import.meta.url));
 /** Another invoice's XML: the one a receiver must never book from this file. */
@@ -138,5 +140,47 @@ describe('the first part of an assembly', () => {
     expect(claimsFacturX(pdf)).toBe(false);
     const clauses = warnings.flatMap((w) => (w.kind === 'conformance' && w.profile === 'Factur-X' ? [w.clause] : []));
     expect(clauses).toEqual(['BT-115', 'BT-115']);
+  }, 120_000);
+});
+
+describe('a cut', () => {
+  const TERMS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Terms</title>
+<meta name="pdf-profile" content="PDF/A-3b"></head><body><h1>Terms</h1><p>Payment within 30 days.</p></body></html>`;
+  const notWhole = (label: string) => ({
+    kind: 'conformance',
+    profile: 'Factur-X',
+    clause: 'Factur-X 1.0',
+    element: label,
+    message:
+      `${label}: it does not keep every page of the invoice, and a Factur-X file must show the invoice its XML is ` +
+      '(its number and amount due were checked on all of those pages together), so it does not claim Factur-X',
+  });
+
+  it('split "parts": the invoice’s file is Factur-X, the terms’ file (the XML still attached) is PDF/A-3b only', async () => {
+    const res = await postAssemble(ctx.app, ctx.key, { parts: [{ html: INVOICE() }, { html: TERMS }], split: 'parts' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['x-render-claims']).toBe('PDF/A-3b');
+    expect(ctx.recordOf(res.headers['x-render-id']).warnings).toEqual([notWhole('split Terms.pdf')]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-fx-split-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'a.zip'), res.rawPayload);
+      execFileSync('unzip', ['-q', path.join(dir, 'a.zip'), '-d', dir]);
+      const invoice = fs.readFileSync(path.join(dir, 'Invoice PW-2026-0142.pdf'));
+      const terms = fs.readFileSync(path.join(dir, 'Terms.pdf'));
+      expect(claimsFacturX(invoice)).toBe(true);
+      expect(claimsFacturX(terms)).toBe(false);
+      expect(listed(terms)).toEqual(['factur-x.xml']);
+      // A part kept to the terms' page of a two-page invoice is not Factur-X either.
+      const twoPages = INVOICE('<p>Amount due: 630.00 EUR</p><h2 style="break-before: page">Terms</h2><p>Within 30 days.</p>');
+      const kept = await postAssemble(ctx.app, ctx.key, { parts: [{ html: twoPages, pages: '2' }] });
+      expect(kept.statusCode, kept.body).toBe(200);
+      expect(kept.headers['x-render-claims']).toBe('PDF/A-3b');
+      expect(ctx.recordOf(kept.headers['x-render-id']).warnings).toEqual([{ ...notWhole('parts[0]'), part: 'parts[0]' }]);
+      expect(claimsFacturX(kept.rawPayload)).toBe(false);
+      if (!VERAPDF) return console.log(VERAPDF_SKIPPED);
+      expect(verapdf({ invoice, terms, kept: kept.rawPayload }, '3b')).toEqual({ invoice: [], terms: [], kept: [] });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });

@@ -3,11 +3,14 @@
  * split. A page taken out takes with it what points at it: its outline entries (their kept children move
  * up into their place), the named destinations and links landing on it, the open action, and the
  * structure elements whose content is all on taken-out pages (with their parent and ID tree entries).
- * Everything else is copied as the merge copies a part (part-copier.ts), so claims made of the structure
- * tree and XMP hold for what is left.
+ * Everything else is copied as the merge copies a part (part-copier.ts). The claims the caller knows the
+ * document makes are checked again on what is left (kept-claims.ts): one the kept pages break (headings
+ * that now start at an h2) is cut out of the XMP, and said why.
  */
 import { dict, name, type PdfDict, PdfRaw, PdfRef, type PdfValue, raw } from '../profiles/pdf-objects.js';
+import type { Claim, ConformanceIssue } from '../profiles/types.js';
 import { KeepIndex } from './keep-index.js';
+import { cutIssues, xmpWithout } from './kept-claims.js';
 import { PageSelectionError, pageIndexes } from './page-ranges.js';
 import { PartCopier } from './part-copier.js';
 import { PdfWriter } from './pdf-writer.js';
@@ -28,12 +31,16 @@ export interface KeepPagesOptions {
   field?: string;
   /** Degrees clockwise added to each kept page's /Rotate. */
   rotate?: Rotation;
+  /** What the caller knows the document meets (a render's claims), checked again on the kept pages; unchecked when absent. */
+  claims?: readonly Claim[];
 }
 
-/** The smaller PDF and its page count. */
+/** The smaller PDF, its page count, and why it no longer claims what the kept pages break of `claims`. */
 export interface KeptPages {
   pdf: Buffer;
   pages: number;
+  /** A `conformance` issue for each claim of `claims` the file no longer makes (taken out of its XMP), naming it by its label. */
+  withheld: ConformanceIssue[];
 }
 
 const NULL = raw('null');
@@ -57,14 +64,23 @@ export async function keepPages(bytes: Uint8Array, opts: KeepPagesOptions): Prom
   }
 }
 
+/** What each file of a split is checked for: the document's claims, and the pages its invoice is on. */
+export interface SplitChecks {
+  /** What the document is known to meet (an assembly's claims). */
+  claims: readonly Claim[];
+  /** The invoice's pages, the document's first ones (a Factur-X assembly's first part); every page when absent. */
+  invoicePages?: number;
+}
+
 /**
  * Several documents out of one (a split): each piece's pages (indexes from 0, in order) copied from one
- * reading of `bytes`, as keepPages copies them. The document is indexed once (keep-index.ts), so each piece
- * costs what its own pages hold.
+ * reading of `bytes`, as keepPages copies them, each checked for what `checks` claims. The document is
+ * indexed once (keep-index.ts), so each piece costs what its own pages hold.
  */
 export async function splitPages(
   bytes: Uint8Array,
   pieces: ReadonlyArray<{ label: string; pages: readonly number[] }>,
+  checks?: SplitChecks,
 ): Promise<KeptPages[]> {
   const file = await readPart(bytes, 'the assembly');
   const all = file.pages();
@@ -73,7 +89,8 @@ export async function splitPages(
     try {
       // Read in the first piece's name: what the index finds damaged, that piece was the first to meet.
       index ??= new KeepIndex(file);
-      return copyKept(index, { label: piece.label }, new Set(piece.pages.map((i) => all[i])));
+      const opts = { label: piece.label, ...(checks ? { claims: checks.claims } : {}) };
+      return copyKept(index, opts, new Set(piece.pages.map((i) => all[i])), checks?.invoicePages);
     } catch (error) {
       if (error instanceof AssembleInputError) throw error;
       throw damaged(piece.label, (error as Error).message);
@@ -81,7 +98,8 @@ export async function splitPages(
   });
 }
 
-function copyKept(index: KeepIndex, opts: KeepPagesOptions, keptSet: Set<number>): KeptPages {
+/** The file keeping `keptSet` (page object numbers); the first `invoicePages` pages (all when undefined) are the invoice's. */
+function copyKept(index: KeepIndex, opts: KeepPagesOptions, keptSet: Set<number>, invoicePages?: number): KeptPages {
   const { file, tree } = index;
   const out = new PdfWriter();
   const catalogRef = out.allocate();
@@ -137,20 +155,35 @@ function copyKept(index: KeepIndex, opts: KeepPagesOptions, keptSet: Set<number>
     if (touched || tree.inherited.has(num)) copier.override(num, changed);
   }
 
-  const catalogOut: PdfDict = new Map();
-  for (const [key, v] of catalog.value) {
-    if (['Pages', 'Outlines', 'Names', 'Dests', 'StructTreeRoot', 'OpenAction'].includes(key)) continue;
-    catalogOut.set(key, copier.value(v));
-  }
-  catalogOut.set('Pages', pagesRef);
-  const open = catalog.value.get('OpenAction');
-  if (open !== undefined && !lost(index.openPage)) catalogOut.set('OpenAction', copier.value(open));
   structure = index.keptStructure({
     removed,
     kept,
     droppedAnnots,
     droppedKey: (key) => droppedKeys.has(key) || index.pagesWithKey(key).some(removed),
   });
+  const claims = someRemoved ? opts.claims : undefined;
+  const withheld = claims
+    ? cutIssues(file, opts.label, {
+        claims,
+        structure,
+        invoiceCut: claims.includes('Factur-X') && tree.pages.slice(0, invoicePages).some((num) => !keptSet.has(num)),
+      })
+    : [];
+  const catalogOut: PdfDict = new Map();
+  for (const [key, v] of catalog.value) {
+    if (['Pages', 'Outlines', 'Names', 'Dests', 'StructTreeRoot', 'OpenAction'].includes(key)) continue;
+    if (key === 'Metadata' && withheld.length > 0) {
+      // The old packet is never copied: its claims would still be in the file's bytes.
+      const xmp = xmpWithout(file, out, opts.label, withheld);
+      if (xmp.ref) catalogOut.set(key, xmp.ref);
+      withheld.push(...xmp.lost);
+      continue;
+    }
+    catalogOut.set(key, copier.value(v));
+  }
+  catalogOut.set('Pages', pagesRef);
+  const open = catalog.value.get('OpenAction');
+  if (open !== undefined && !lost(index.openPage)) catalogOut.set('OpenAction', copier.value(open));
   if (structure) {
     for (const [num, value] of structure.overrides) copier.override(num, value);
     catalogOut.set('StructTreeRoot', copier.value(catalog.value.get('StructTreeRoot')));
@@ -170,5 +203,5 @@ function copyKept(index: KeepIndex, opts: KeepPagesOptions, keptSet: Set<number>
   if (file.trailer.has('Info')) trailer.set('Info', copier.value(file.trailer.get('Info')));
   copier.drain();
   const version = /^%PDF-(\d\.\d)/.exec(file.text.slice(0, 16))?.[1] ?? '1.7';
-  return { pdf: out.finish(version, trailer), pages: pageRefs.length };
+  return { pdf: out.finish(version, trailer), pages: pageRefs.length, withheld };
 }

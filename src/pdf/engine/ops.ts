@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { parsePkcs12 } from '../../accounts/pkcs12.js';
 import { type AssemblePart, assemblePdfs } from '../assemble/assemble-pdfs.js';
 import { type DocumentMetadata, withDocumentMetadata } from '../assemble/document-metadata.js';
-import { type KeepPagesOptions, keepPages, splitPages } from '../assemble/keep-pages.js';
+import { type KeepPagesOptions, keepPages, type SplitChecks, splitPages } from '../assemble/keep-pages.js';
 import { overlayStamps, pageBoxes, type StampLayer } from '../assemble/stamp-overlay.js';
 import { examineInvoice } from '../factur-x/check-invoice.js';
 import type { FacturXLevel } from '../factur-x/levels.js';
@@ -71,9 +71,12 @@ export const OPS = {
   /** A part's pages kept and turned (keep-pages.ts); a selection past its pages crosses as PageSelectionError. */
   'keep-pages': (args: { pdf: Uint8Array; opts: KeepPagesOptions }) => keepPages(args.pdf, args.opts),
 
-  /** The assembly cut into files of the given pages (keep-pages.ts), one file per piece. */
-  'split-pages': (args: { pdf: Uint8Array; pieces: ReadonlyArray<{ label: string; pages: readonly number[] }> }) =>
-    splitPages(args.pdf, args.pieces),
+  /** The assembly cut into files of the given pages (keep-pages.ts), one file per piece, each checked for what it claims. */
+  'split-pages': (args: {
+    pdf: Uint8Array;
+    pieces: ReadonlyArray<{ label: string; pages: readonly number[] }>;
+    checks?: SplitChecks;
+  }) => splitPages(args.pdf, args.pieces, args.checks),
 
   /** Each page's box, to render the stamps at their pages' sizes (stamp-overlay.ts). */
   'page-boxes': (args: { pdf: Uint8Array }) => pageBoxes(args.pdf),

@@ -3,14 +3,14 @@
  * the standard. That is the document's own markup, so it is reported, not rewritten: read from the
  * structure tree Chromium made from the DOM, in document order.
  */
-import type { PdfFile } from './pdf-file.js';
+import type { StructureReader } from './pdf-file.js';
 import { nameOf } from './pdf-objects.js';
 
 /** Deepest structure tree walked; deeper elements are not checked. */
 const MAX_DEPTH = 256;
 
 /** The first heading that skips a level: its tag (`H3`) and the level before it (0 at the start), if any. */
-export function skippedHeading(file: PdfFile): { tag: string; previous: number; index: number } | undefined {
+export function skippedHeading(file: StructureReader): { tag: string; previous: number; index: number } | undefined {
   const root = file.dict(file.catalog().value.get('StructTreeRoot'));
   let previous = 0;
   let index = 0;

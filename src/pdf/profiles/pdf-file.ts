@@ -43,6 +43,9 @@ export const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
 /** A PDF that cannot be read as a classic-table file. */
 export class UnreadablePdf extends Error {}
 
+/** What the structure checks read of a PDF: a file, or what a file keeping some of its pages will hold (keep-pages.ts). */
+export type StructureReader = Pick<PdfFile, 'catalog' | 'dict' | 'kids' | 'resolve'>;
+
 /** A printed PDF, read lazily, with the objects an update adds or replaces. */
 export class PdfFile {
   readonly text: string;

@@ -5,7 +5,7 @@
  * rows of 3, 1 and 5 cells). Each is the document's markup, so it is reported, not rewritten.
  */
 import { isLanguageTag } from './language-tag.js';
-import type { PdfFile } from './pdf-file.js';
+import type { StructureReader } from './pdf-file.js';
 import { isDict, nameOf, type PdfDict, PdfRaw, PdfRef, type PdfValue, stringText } from './pdf-objects.js';
 
 /** Deepest structure tree walked, and most elements read (a table of 100,000 cells stops there). */
@@ -38,7 +38,7 @@ function text(value: PdfValue | undefined): string | undefined {
 }
 
 /** A cell's RowSpan and ColSpan, from its attribute objects (a dictionary, or an array of them with revisions). */
-function spans(file: PdfFile, cell: PdfDict): { rows: number; cols: number } {
+function spans(file: StructureReader, cell: PdfDict): { rows: number; cols: number } {
   const out = { rows: 1, cols: 1 };
   const attributes = file.resolve(cell.get('A'));
   for (const item of Array.isArray(attributes) ? attributes : [attributes]) {
@@ -53,7 +53,7 @@ function spans(file: PdfFile, cell: PdfDict): { rows: number; cols: number } {
 }
 
 /** The slots each row of a table covers (cells and the rows spanned into it), or undefined when regular. */
-function irregular(file: PdfFile, rows: PdfDict[]): number[] | undefined {
+function irregular(file: StructureReader, rows: PdfDict[]): number[] | undefined {
   const widths = rows.map(() => 0);
   let overflow = false;
   rows.forEach((row, r) => {
@@ -69,7 +69,7 @@ function irregular(file: PdfFile, rows: PdfDict[]): number[] | undefined {
 }
 
 /** Reads the structure tree (and the catalog's /Lang) for what PDF/UA-1 cannot have. */
-export function checkStructure(file: PdfFile): StructureFindings {
+export function checkStructure(file: StructureReader): StructureFindings {
   const found: StructureFindings = {};
   const catalog = file.catalog().value;
   const lang = text(file.resolve(catalog.get('Lang')));
