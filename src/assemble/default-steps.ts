@@ -34,23 +34,6 @@ function answered(err: unknown, refused: Record<string, (err: PdfWorkError) => R
   return err;
 }
 
-/** The assembly cut into pieces, each checked for what it claims (see PdfSteps.splitChecked). */
-const splitChecked: PdfSteps['splitChecked'] = async (pdf, pieces, checks) => {
-  try {
-    const pages = pieces.reduce((n, piece) => n + piece.pages.length, 0);
-    const scale = { times: Math.ceil(pages / PAGES_PER_DEADLINE), per: 'per 10,000 pages' };
-    const split = await pdfEngine().run('split-pages', { pdf, pieces, checks }, { label: 'split', scale });
-    return split.map((piece) => ({
-      pdf: asBuffer(piece.pdf),
-      withheld: piece.withheld.map((issue): ReportEntry => ({ kind: 'conformance', ...issue })),
-    }));
-  } catch (err) {
-    throw answered(err, {
-      PageSelectionError: (e) => new RenderError('INVALID_REQUEST', e.message, undefined, { cause: e }),
-    });
-  }
-};
-
 /** The assembly's PDF steps; `timestamp` adds a timestamp to each signature (PAdES B-T). */
 export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
   return {
@@ -113,10 +96,21 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         throw answered(err, {});
       }
     },
-    async split(pdf, pieces) {
-      return (await splitChecked(pdf, pieces, { claims: [] })).map((piece) => piece.pdf);
+    async split(pdf, pieces, checks) {
+      try {
+        const pages = pieces.reduce((n, piece) => n + piece.pages.length, 0);
+        const scale = { times: Math.ceil(pages / PAGES_PER_DEADLINE), per: 'per 10,000 pages' };
+        const files = await pdfEngine().run('split-pages', { pdf, pieces, checks }, { label: 'split', scale });
+        return files.map((piece) => ({
+          pdf: asBuffer(piece.pdf),
+          withheld: piece.withheld.map((issue): ReportEntry => ({ kind: 'conformance', ...issue })),
+        }));
+      } catch (err) {
+        throw answered(err, {
+          PageSelectionError: (e) => new RenderError('INVALID_REQUEST', e.message, undefined, { cause: e }),
+        });
+      }
     },
-    splitChecked,
     async metadata(pdf, metadata, claims, pages) {
       try {
         // The file is written again whole (document-metadata in engine/ops.ts): its time grows with its pages.

@@ -40,7 +40,7 @@ const split: FinishingStep = async (doc, ctx) => {
   } catch (err) {
     throw new RenderError('INVALID_REQUEST', (err as Error).message, undefined, { cause: err });
   }
-  const pieces = await ctx.steps.splitChecked(
+  const pieces = await ctx.steps.split(
     doc.files[0].pdf,
     plan.map((piece) => ({ label: `split ${piece.name}`, pages: piece.pages })),
     // Factur-X is claimed only when the first part is the invoice: its pages are the assembly's first

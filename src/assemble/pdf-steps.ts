@@ -48,14 +48,12 @@ export interface PdfSteps {
   ): Promise<KeptPages>;
   /** The assembly's own title, author, subject, keywords and language in its Info and XMP (which identifies `claims`). */
   metadata(pdf: Buffer, metadata: DocumentMetadata, claims: readonly Claim[], pages: number): Promise<Buffer>;
-  /** One document per piece (pages as indexes from 0), copied from one reading of the assembly. */
-  split(pdf: Buffer, pieces: ReadonlyArray<{ label: string; pages: readonly number[] }>): Promise<Buffer[]>;
   /**
-   * As `split`, each piece's pages checked again for the assembly's claims: a claim they break (headings that now
-   * start at an h2, an invoice not whole) is cut out of that piece's XMP, and `withheld` has a `conformance`
-   * warning naming the piece.
+   * One document per piece (pages as indexes from 0), copied from one reading of the assembly, each piece's
+   * pages checked again for the assembly's claims: a claim they break (headings that now start at an h2, an
+   * invoice not whole) is cut out of that piece's XMP, and `withheld` has a `conformance` warning naming the piece.
    */
-  splitChecked(
+  split(
     pdf: Buffer,
     pieces: ReadonlyArray<{ label: string; pages: readonly number[] }>,
     checks: SplitChecks,
