@@ -3,19 +3,20 @@
  * private redis-server and s3rver, each part bounded in count and time:
  *   1. the burst scenario: 2 API + 3 worker processes, JOBS_BENCH_N (1,000) jobs from 3 accounts
  *      (one sends 90%), the receiver down for 60 s then failing 20%, 2 SIGKILLs, a Redis restart;
- *   2. job throughput ÷ sync `/v1/render` throughput on one render instance, same document;
+ *   2. job throughput ÷ sync `/v1/render` throughput on one render instance, same document, per store
+ *      (bench/jobs-throughput.ts: PostgreSQL and the embedded SQLite store; the only part without PostgreSQL);
  *   3. submit-to-running on an idle queue, with Redis and without (bench/jobs-latency.ts);
  *   4. Node RSS over JOBS_BENCH_RSS_N (10 × JOBS_BENCH_N: 10,000) jobs, sampled every tenth;
  *   5. another account's sync render p50 during a 300-job burst against idle (bench/jobs-interactive.ts).
  * JOBS_BENCH_N=100 makes a quick run; JOBS_BENCH_PARTS (scenario,throughput,latency,rss,interactive) picks parts.
  */
-import os from 'node:os';
 import { JobsCluster, submitJob } from '../test/scale/jobs-cluster.js';
 import { awaitWebhooks, checkDownloads, doneAfterS, pooled, runBurst, worstWaitS } from '../test/scale/jobs-scenario.js';
 import { runInteractiveUnderBurst } from './jobs-interactive.js';
 import { runSubmitToRunning } from './jobs-latency.js';
+import { runJobsThroughput } from './jobs-throughput.js';
 import { benchDatabaseUrl } from './scale.js';
-import { fmt, heading, median, verdict } from './stats.js';
+import { fmt, heading } from './stats.js';
 
 const N = Math.max(20, Number(process.env.JOBS_BENCH_N ?? 1000));
 const RSS_N = Math.max(100, Number(process.env.JOBS_BENCH_RSS_N ?? N * 10));
@@ -73,81 +74,6 @@ async function scenario(databaseUrl: string): Promise<void> {
         `t+${fmt(smallDone, 1, 0)} s; the burst drained at t+${fmt(drain, 1, 0)} s (${fmt((smallDone / drain) * 100, 1, 0)}% of the drain)\n` +
         `longest submit-to-finished wait: small accounts ${fmt(worstWaitS(small), 1, 0)} s, big account ${fmt(worstWaitS(big), 1, 0)} s\n` +
         `throughput over the burst: ${fmt(N / drain, 2, 0)} jobs/s\n`,
-    );
-  } finally {
-    await cluster.close();
-  }
-}
-
-/** Part 2: one render instance (2 slots), the same invoice, sync renders then jobs, alternating. */
-async function throughput(databaseUrl: string): Promise<void> {
-  heading('job throughput ÷ sync /v1/render throughput, one render instance with 2 render slots');
-  // Jobs get both slots, as sync renders do (a `render` instance that also serves interactive
-  // renders keeps one for them by default); RENDER_WORKER_CONCURRENCY overrides it.
-  const workerConcurrency = process.env.RENDER_WORKER_CONCURRENCY ?? '2';
-  const cluster = await JobsCluster.start(databaseUrl, {
-    apis: 1,
-    workers: 0,
-    env: {
-      RENDER_CONCURRENCY: '2',
-      RENDER_WORKER_CONCURRENCY: workerConcurrency,
-      // JOBS_BENCH_RESULTS=files keeps the PDFs under the data dir; else they go to the bench's S3 server,
-      // a process of its own but on the same two cores as the renders, which a real S3 is not.
-      ...(process.env.JOBS_BENCH_RESULTS === 'files' ? { RESULT_STORE: '' } : {}),
-    },
-  });
-  process.stdout.write(`RENDER_WORKER_CONCURRENCY ${workerConcurrency}\n`);
-  process.stdout.write(
-    `results: ${process.env.JOBS_BENCH_RESULTS === 'files' ? 'files under the data dir' : 's3rver in a process of its own'}\n`,
-  );
-  const html = invoice();
-  // A steady stream: at 20 a round (N/25 at N=200) a round of jobs lasted under a second, of which the
-  // first job's submit and claim and the last one's upload were a fixed share no longer run than sync's.
-  const count = Math.max(60, Math.round(N / 5));
-  try {
-    const { key } = await cluster.account('tput');
-    const api = cluster.apis[0]!;
-    const syncRates: number[] = [];
-    const jobRates: number[] = [];
-    const render = async () => {
-      const res = await fetch(`${api.url}/v1/render`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ html }),
-      });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`sync render answered ${res.status}`);
-    };
-    // Warm-up of both paths: the first job compiles its answer's serializer and the S3 client's middleware.
-    await pooled([1, 2, 3, 4], 2, render);
-    await cluster.waitFinal(
-      await Promise.all([1, 2, 3, 4].map(async () => (await submitJob(api, key, { html, reference: 'warm-up' })).id)),
-      10 * 60_000,
-    );
-    await new Promise((r) => setTimeout(r, 2000));
-    for (let round = 0; round < 3; round++) {
-      let t0 = Date.now();
-      // Four callers keep both slots busy, as the queue keeps them busy for jobs.
-      await pooled(Array.from({ length: count }), 4, render);
-      syncRates.push(count / ((Date.now() - t0) / 1000));
-      // Jobs right behind sync renders are paced for a moment (interactive first); each half of a round
-      // measures its path alone.
-      await new Promise((r) => setTimeout(r, 2000));
-      t0 = Date.now();
-      const ids: string[] = [];
-      await pooled(Array.from({ length: count }), 8, async () => {
-        ids.push((await submitJob(api, key, { html, reference: `tput-${round}` })).id);
-      });
-      const finished = await cluster.waitFinal(ids, 10 * 60_000);
-      jobRates.push(count / ((finished - t0) / 1000));
-    }
-    const ratio = median(jobRates) / median(syncRates);
-    process.stdout.write(
-      `${count} renders per round, 3 alternating rounds, medians: sync ${fmt(median(syncRates), 2, 0)} PDF/s ` +
-        `(rounds ${syncRates.map((r) => r.toFixed(2)).join(', ')}), jobs ${fmt(median(jobRates), 2, 0)} PDF/s ` +
-        `(rounds ${jobRates.map((r) => r.toFixed(2)).join(', ')}; submit of the first to finish of the last)\n` +
-        `goal: job throughput ≥ 0.97 × sync: ${fmt(ratio, 2, 0)}× — ${verdict(ratio >= 0.97)} ` +
-        `(1-min load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores)\n`,
     );
   } finally {
     await cluster.close();
@@ -214,17 +140,18 @@ function leastSquaresSlope(values: number[]): number {
   return den === 0 ? 0 : num / den;
 }
 
-/** Runs the jobs bench (skipped, loudly, without PostgreSQL). */
+/** Runs the jobs bench; without PostgreSQL, only the throughput on the embedded store (the rest skipped, loudly). */
 export async function runJobsBench(): Promise<void> {
   const databaseUrl = await benchDatabaseUrl();
+  const parts = (process.env.JOBS_BENCH_PARTS ?? 'scenario,throughput,latency,rss,interactive').split(',');
   if (!databaseUrl) {
+    if (parts.includes('throughput')) await runJobsThroughput(undefined, invoice(), N);
     heading('render jobs');
-    process.stdout.write('SKIPPED: set DATABASE_URL (or run PostgreSQL on 127.0.0.1) for the jobs bench\n');
+    process.stdout.write('SKIPPED: set DATABASE_URL (or run PostgreSQL on 127.0.0.1) for the other parts of the jobs bench\n');
     return;
   }
-  const parts = (process.env.JOBS_BENCH_PARTS ?? 'scenario,throughput,latency,rss,interactive').split(',');
   if (parts.includes('scenario')) await scenario(databaseUrl);
-  if (parts.includes('throughput')) await throughput(databaseUrl);
+  if (parts.includes('throughput')) await runJobsThroughput(databaseUrl, invoice(), N);
   if (parts.includes('latency')) await runSubmitToRunning(databaseUrl);
   if (parts.includes('rss')) await rss(databaseUrl);
   if (parts.includes('interactive')) await runInteractiveUnderBurst(databaseUrl, invoice());

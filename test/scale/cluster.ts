@@ -3,7 +3,9 @@ import type net from 'node:net';
 import { AccountService } from '../../src/accounts/accounts.js';
 import { KeyService } from '../../src/accounts/keys.js';
 import type { ApiService } from '../../src/config.js';
+import { SQLITE_FILE } from '../../src/store/open-store.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import type { Instance } from './instances.js';
 
@@ -13,6 +15,11 @@ export class Seeder {
 
   static async open(databaseUrl: string): Promise<Seeder> {
     return new Seeder(await openPostgresStore(databaseUrl));
+  }
+
+  /** On the embedded store of data dir `dataDir` (made and migrated here; close before an instance writes to it at will). */
+  static async openEmbedded(dataDir: string): Promise<Seeder> {
+    return new Seeder(await openSqliteStore(dataDir, SQLITE_FILE));
   }
 
   /** A new account with `limit` requests per minute on `service` and one key for it. */
