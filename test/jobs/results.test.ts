@@ -101,6 +101,27 @@ for (const backend of backends) {
   });
 }
 
+describe('result store: files on disk', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-results-modes-'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("a PDF is the owner's alone (0600, in a 0700 directory made for the account), and a put leaves no temporary file, also when it fails", async () => {
+    const store = new FileResultStore(dir);
+    await store.put('acc_modes/job_1.pdf', Buffer.from('%PDF-1.4 one'));
+    await store.put('acc_modes/job_2.pdf', Buffer.from('%PDF-1.4 two'));
+    expect(fs.statSync(path.join(dir, 'acc_modes')).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(dir, 'acc_modes/job_1.pdf')).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(path.join(dir, 'acc_modes/job_2.pdf'), 'utf8')).toBe('%PDF-1.4 two');
+    // A name the rename cannot take (a directory holds it): the put fails, and its bytes are not left behind.
+    fs.mkdirSync(path.join(dir, 'acc_modes/job_3.pdf'));
+    await expect(store.put('acc_modes/job_3.pdf', Buffer.from('%PDF-1.4 three'))).rejects.toThrow();
+    expect(fs.readdirSync(path.join(dir, 'acc_modes')).sort()).toEqual(['job_1.pdf', 'job_2.pdf', 'job_3.pdf']);
+  });
+});
+
 describe('openResultStore', () => {
   it('keeps files under the data dir unless RESULT_STORE names a bucket', () => {
     const files = openResultStore(loadConfig({ PAGEWORKS_DATA_DIR: '/tmp/pw-x' }));
