@@ -154,7 +154,9 @@ export class JobQueue {
     const { store, results } = this.opts;
     const { request } = s;
     const files = 'parts' in request ? namedUploads(request, s.uploads) : [];
-    const hash = requestHash(s, this.opts.secrets, files);
+    // Only a key is bound to the body: without one, canonical JSON and a SHA-256 of the whole HTML would be
+    // work for nothing on every submit.
+    const hash = s.idempotencyKey === null ? null : requestHash(s, this.opts.secrets, files);
     const now = this.now();
     if (s.idempotencyKey !== null) {
       const earlier = await store.findJobByIdempotencyKey(accountId, s.idempotencyKey);
@@ -194,7 +196,7 @@ export class JobQueue {
           request: stored,
           reference: s.reference,
           idempotencyKey: s.idempotencyKey,
-          requestHash: s.idempotencyKey === null ? null : hash,
+          requestHash: hash,
           webhookUrl: s.webhookUrl,
           createdAt: now,
           htmlBytes,
@@ -223,7 +225,7 @@ export class JobQueue {
     return { row, replayed: false };
   }
 
-  private sameBody(row: RenderJobRow, hash: string): RenderJobRow {
+  private sameBody(row: RenderJobRow, hash: string | null): RenderJobRow {
     if (row.request_hash !== hash) {
       throw new RenderError(
         'IDEMPOTENCY_KEY_REUSED',

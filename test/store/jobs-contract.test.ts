@@ -70,6 +70,54 @@ for (const backend of backends) {
       await drain();
     });
 
+    it('submits within the queued caps exactly under concurrency, counting the job’s own bytes; a taken key gives its job back at the cap', async () => {
+      const caps = { jobs: 5, htmlBytes: 1000 };
+      const a = await account();
+      const out = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => store.insertJobWithinCaps(job(a, t0 + i, { htmlBytes: 10 }), caps)),
+      );
+      const inserted = out.flatMap((o) => ('inserted' in o && o.inserted ? [o.row] : []));
+      expect(inserted).toHaveLength(5);
+      expect(out.filter((o) => 'refused' in o)).toEqual(Array(25).fill({ refused: 'jobs', queuedJobs: 5, queuedHtmlBytes: 50 }));
+      expect(await store.countQueuedJobs(a)).toBe(5);
+      // The row stored is the one the submit answered with.
+      for (const row of inserted)
+        expect(await store.findJob(row.id)).toMatchObject({
+          id: row.id,
+          account_id: a,
+          status: 'queued',
+          html_bytes: 10,
+          attempts: 0,
+          created_at: row.created_at,
+        });
+
+      // Bytes: up to the cap exactly, this job's bytes included; 2 of 6 concurrent 9s fit in 20.
+      const b = await account();
+      const bytes = { jobs: 100, htmlBytes: 100 };
+      expect(await store.insertJobWithinCaps(job(b, t0, { htmlBytes: 60 }), bytes)).toMatchObject({ inserted: true });
+      expect(await store.insertJobWithinCaps(job(b, t0, { htmlBytes: 40 }), bytes)).toMatchObject({ inserted: true });
+      expect(await store.insertJobWithinCaps(job(b, t0, { htmlBytes: 1 }), bytes)).toEqual({
+        refused: 'html_bytes',
+        queuedJobs: 2,
+        queuedHtmlBytes: 100,
+      });
+      const c = await account();
+      const nines = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          store.insertJobWithinCaps(job(c, t0 + i, { htmlBytes: 9 }), { jobs: 100, htmlBytes: 20 }),
+        ),
+      );
+      expect(nines.filter((o) => 'inserted' in o && o.inserted)).toHaveLength(2);
+
+      // An Idempotency-Key already taken: its job, not a refusal, though the account is at its cap.
+      const d = await account();
+      const one = { jobs: 1, htmlBytes: 1000 };
+      const first = await store.insertJobWithinCaps(job(d, t0, { idempotencyKey: 'k', requestHash: 'h' }), one);
+      const again = await store.insertJobWithinCaps(job(d, t0 + 1, { idempotencyKey: 'k', requestHash: 'h' }), one);
+      expect(again).toEqual({ inserted: false, row: (first as { row: unknown }).row });
+      await drain();
+    });
+
     it('claims with a lease, renews it, and makes the job final with its webhook due in one statement', async () => {
       const a = await account();
       const { row } = await store.insertJob(job(a, t0, { webhookUrl: 'https://hooks.example/x', reference: 'inv-1' }));
