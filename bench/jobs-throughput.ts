@@ -15,6 +15,7 @@ import { Seeder } from '../test/scale/cluster.js';
 import { Instance } from '../test/scale/instances.js';
 import { JobsCluster, submitJob } from '../test/scale/jobs-cluster.js';
 import { pooled } from '../test/scale/jobs-scenario.js';
+import { type CpuScope, cpuSnapshot, cpuSpent } from './jobs-cpu.js';
 import { fmt, heading, median, verdict } from './stats.js';
 
 /** How long the render instance may take to listen: Chromium and the TypeScript loader start slowly on a busy machine. */
@@ -27,6 +28,8 @@ type Results = 'files' | 's3';
 interface Deployment {
   api: Instance;
   key: string;
+  /** Whose CPU time is counted (jobs-cpu.ts). */
+  cpu: CpuScope;
   /** Epoch ms at which the last of `ids` finished, once all are final (read from the store of record). */
   waitFinal(ids: string[], timeoutMs: number): Promise<number>;
   close(): Promise<void>;
@@ -49,6 +52,7 @@ async function postgresDeployment(databaseUrl: string, results: Results, workerC
     return {
       api: cluster.apis[0]!,
       key,
+      cpu: { instancePid: cluster.apis[0]!.pid, database: cluster.db.name, redisPort: cluster.redis?.port },
       waitFinal: (ids, timeoutMs) => cluster.waitFinal(ids, timeoutMs),
       close: () => cluster.close(),
     };
@@ -99,17 +103,29 @@ async function embeddedDeployment(results: Results, workerConcurrency: string): 
         await new Promise((r) => setTimeout(r, 1000));
       }
     };
-    return { api, key, waitFinal, close };
+    return { api, key, cpu: { instancePid: api.pid }, waitFinal, close };
   } catch (err) {
     await close();
     throw err;
   }
 }
 
-/** Sync renders per second and jobs per second, three alternating rounds of `count` each. */
-async function measure(d: Deployment, html: string, count: number): Promise<{ sync: number[]; jobs: number[] }> {
+/** What one path cost over all its rounds: PDFs made, and CPU milliseconds by process group. */
+type PathCpu = { pdfs: number; ms: Record<string, number> };
+
+/** Sync renders per second and jobs per second, three alternating rounds of `count` each, and each path's CPU. */
+async function measure(
+  d: Deployment,
+  html: string,
+  count: number,
+): Promise<{ sync: number[]; jobs: number[]; cpu: { sync: PathCpu; jobs: PathCpu } }> {
   const sync: number[] = [];
   const jobs: number[] = [];
+  const cpu = { sync: { pdfs: 0, ms: {} as Record<string, number> }, jobs: { pdfs: 0, ms: {} as Record<string, number> } };
+  const add = (path: PathCpu, before: Record<string, number>) => {
+    path.pdfs += count;
+    for (const [group, ms] of Object.entries(cpuSpent(before, cpuSnapshot(d.cpu)))) path.ms[group] = (path.ms[group] ?? 0) + ms;
+  };
   const render = async () => {
     const res = await fetch(`${d.api.url}/v1/render`, {
       method: 'POST',
@@ -127,13 +143,16 @@ async function measure(d: Deployment, html: string, count: number): Promise<{ sy
   );
   await new Promise((r) => setTimeout(r, 2000));
   for (let round = 0; round < 3; round++) {
+    let before = cpuSnapshot(d.cpu);
     let t0 = Date.now();
     // Four callers keep both slots busy, as the queue keeps them busy for jobs.
     await pooled(Array.from({ length: count }), 4, render);
     sync.push(count / ((Date.now() - t0) / 1000));
+    add(cpu.sync, before);
     // Jobs right behind sync renders are paced for a moment (interactive first); each half of a round
     // measures its path alone.
     await new Promise((r) => setTimeout(r, 2000));
+    before = cpuSnapshot(d.cpu);
     t0 = Date.now();
     const ids: string[] = [];
     await pooled(Array.from({ length: count }), 8, async () => {
@@ -141,8 +160,21 @@ async function measure(d: Deployment, html: string, count: number): Promise<{ sy
     });
     const finished = await d.waitFinal(ids, 10 * 60_000);
     jobs.push(count / ((finished - t0) / 1000));
+    // Up to a second of idle past the last job's end (the poll): nothing runs then but the idle loops.
+    add(cpu.jobs, before);
   }
-  return { sync, jobs };
+  return { sync, jobs, cpu };
+}
+
+/** "Node 9.1 | 14.0, Chromium …": CPU ms per PDF of each group, sync | jobs, and the totals. */
+function cpuLine(cpu: { sync: PathCpu; jobs: PathCpu }): string {
+  const per = (path: PathCpu, group: string) => (path.ms[group] ?? 0) / path.pdfs;
+  const groups = Object.keys(cpu.jobs.ms).filter((g) => per(cpu.sync, g) >= 0.05 || per(cpu.jobs, g) >= 0.05);
+  const total = (path: PathCpu) => groups.reduce((sum, g) => sum + per(path, g), 0);
+  return (
+    `CPU ms per PDF, sync | jobs: ${groups.map((g) => `${g} ${per(cpu.sync, g).toFixed(1)} | ${per(cpu.jobs, g).toFixed(1)}`).join(', ')}; ` +
+    `total ${total(cpu.sync).toFixed(1)} | ${total(cpu.jobs).toFixed(1)}`
+  );
 }
 
 /** Which stores to measure: JOBS_BENCH_STORES, else both with PostgreSQL, else the embedded one. */
@@ -179,11 +211,12 @@ export async function runJobsThroughput(databaseUrl: string | undefined, html: s
         ? await postgresDeployment(databaseUrl!, results, workerConcurrency)
         : await embeddedDeployment(results, workerConcurrency);
     try {
-      const { sync, jobs } = await measure(d, html, count);
+      const { sync, jobs, cpu } = await measure(d, html, count);
       const ratio = median(jobs) / median(sync);
       process.stdout.write(
         `${label}: medians sync ${fmt(median(sync), 2, 0)} PDF/s (rounds ${sync.map((r) => r.toFixed(2)).join(', ')}), ` +
-          `jobs ${fmt(median(jobs), 2, 0)} PDF/s (rounds ${jobs.map((r) => r.toFixed(2)).join(', ')}; submit of the first to finish of the last)\n`,
+          `jobs ${fmt(median(jobs), 2, 0)} PDF/s (rounds ${jobs.map((r) => r.toFixed(2)).join(', ')}; submit of the first to finish of the last)\n` +
+          `  ${cpuLine(cpu)}\n`,
       );
       summary.push(`${label}: ${fmt(ratio, 2, 0)}× — ${verdict(ratio >= 0.97)}`);
     } finally {

@@ -1,0 +1,83 @@
+/**
+ * CPU time by process from /proc (Linux only): what the render instance's Node process, its Chromium,
+ * the PostgreSQL backends of its database and the processes beside it (s3rver, Redis) spent, so that
+ * a path's cost per PDF can be told apart by where it is spent, not only in wall time.
+ */
+import fs from 'node:fs';
+
+/** Linux reports utime and stime in USER_HZ ticks, 100 a second on every architecture Node runs on. */
+const TICK_MS = 10;
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  comm: string;
+  cmdline: string;
+  cpuMs: number;
+}
+
+function processes(): Proc[] {
+  const found: Proc[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      // After "pid (comm) ": state ppid … with utime and stime the 12th and 13th fields.
+      const fields = stat.slice(close + 2).split(' ');
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      found.push({
+        pid: Number(entry),
+        ppid: Number(fields[1]),
+        comm: stat.slice(stat.indexOf('(') + 1, close),
+        cmdline,
+        cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
+      });
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/** What to tell apart: the render instance's process id and how to know the backends' processes. */
+export interface CpuScope {
+  instancePid: number;
+  /** PostgreSQL database whose backends count (their titles name it). */
+  database?: string;
+  /** Port of the deployment's own redis-server. */
+  redisPort?: number;
+}
+
+/** Milliseconds of CPU so far by group: Node (the instance), Chromium, PostgreSQL, s3rver, Redis. */
+export function cpuSnapshot(scope: CpuScope): Record<string, number> {
+  const all = processes();
+  const children = new Map<number, Proc[]>();
+  for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  const below = new Set<number>();
+  const queue = [...(children.get(scope.instancePid) ?? [])];
+  while (queue.length > 0) {
+    const p = queue.pop()!;
+    below.add(p.pid);
+    queue.push(...(children.get(p.pid) ?? []));
+  }
+  const groups: Record<string, number> = { Node: 0, Chromium: 0, PostgreSQL: 0, s3rver: 0, Redis: 0 };
+  for (const p of all) {
+    let group: string | undefined;
+    if (p.pid === scope.instancePid) group = 'Node';
+    else if (below.has(p.pid)) group = /chrom|headless/i.test(p.comm) ? 'Chromium' : 'Node';
+    else if (scope.database && p.cmdline.startsWith('postgres: ') && p.cmdline.includes(` ${scope.database} `))
+      group = 'PostgreSQL';
+    else if (p.cmdline.includes('s3-server-main')) group = 's3rver';
+    else if (scope.redisPort && p.comm === 'redis-server' && p.cmdline.includes(`:${scope.redisPort}`)) group = 'Redis';
+    if (group) groups[group]! += p.cpuMs;
+  }
+  const own = process.cpuUsage();
+  groups['bench client'] = (own.user + own.system) / 1000;
+  return groups;
+}
+
+/** The growth of each group from `before` to `after`. */
+export function cpuSpent(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.keys(after).map((k) => [k, after[k]! - (before[k] ?? 0)]));
+}
