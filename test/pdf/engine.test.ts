@@ -170,7 +170,9 @@ describe('PdfEngine', () => {
           { label: 'parts', scale: { times: 2, per: 'per 100 parts' } },
         )
         .catch((e: unknown) => e);
-      expect((scaled as Error).message).toBe('parts[0]: reading the PDF took longer than 0.6 s (PDF_WORK_TIMEOUT_MS per 100 parts)');
+      expect((scaled as Error).message).toBe(
+        'parts[0]: reading the PDF took longer than 0.6 s (PDF_WORK_TIMEOUT_MS per 100 parts)',
+      );
     } finally {
       await short.close();
     }
