@@ -17,7 +17,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { makeTestCertificates, type TestCertificates } from '../helpers/certificates.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { pageTexts, pdfOfObjects, postAssemble, postCertificate, tinyPdf } from './helpers.js';
+import { pageTexts, pdfOfObjects, postAssemble, tinyPdf, uploadCertificate } from './helpers.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -31,9 +31,7 @@ beforeAll(async () => {
   core = await createTestCore({ CERTIFICATE_KEY: crypto.randomBytes(32).toString('hex') });
   app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
   alice = await createKey(core, 'render');
-  const res = await postCertificate(app, alice.key, certs.rsaChain, certs.password);
-  expect(res.statusCode, res.body).toBe(201);
-  certificate = res.json().id;
+  certificate = await uploadCertificate(app, alice.key, certs.rsaChain, certs.password);
 }, 180_000);
 afterAll(async () => {
   await app?.close();

@@ -2,11 +2,13 @@
  * What the assemble tests share: requests to POST /v1/assemble, the fixtures, and the PDF checks a user
  * would run (qpdf --check, pdfinfo's page count, pdftotext, the outline as qpdf --json shows it).
  */
+
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 
 /** A fixture under test/fixtures/assemble. */
 export function fixture(name: string): Buffer {
@@ -41,6 +43,13 @@ export function postCertificate(
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     payload: JSON.stringify({ pkcs12: pkcs12.toString('base64'), password }),
   });
+}
+
+/** Uploads a certificate that must be accepted (201) and gives its id. */
+export async function uploadCertificate(app: FastifyInstance, key: string, pkcs12: Buffer, password: string): Promise<string> {
+  const res = await postCertificate(app, key, pkcs12, password);
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().id;
 }
 
 /** The boundary of the multipart bodies `multipartForm` writes. */

@@ -15,7 +15,7 @@ import { makeTestCertificates } from '../helpers/certificates.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
 import { startTestTsa, type TestTsa } from '../helpers/tsa-server.js';
-import { postAssemble, postCertificate, tinyPdf } from './helpers.js';
+import { postAssemble, tinyPdf, uploadCertificate } from './helpers.js';
 
 /** What the authority in front of the test TSA does with the next requests. */
 let mode: 'grant' | 'error' | 'garbage' | 'drop' = 'grant';
@@ -58,9 +58,7 @@ beforeAll(async () => {
   });
   app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
   alice = await createKey(core, 'render');
-  const res = await postCertificate(app, alice.key, certs.rsaChain, certs.password);
-  expect(res.statusCode, res.body).toBe(201);
-  certificate = res.json().id;
+  certificate = await uploadCertificate(app, alice.key, certs.rsaChain, certs.password);
 }, 180_000);
 
 afterAll(async () => {

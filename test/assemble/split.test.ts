@@ -15,7 +15,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { makeTestCertificates } from '../helpers/certificates.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { outline, page, pageCount, pageTexts, postAssemble, postCertificate, qpdfCheck, tinyPdf } from './helpers.js';
+import { outline, page, pageCount, pageTexts, postAssemble, qpdfCheck, tinyPdf, uploadCertificate } from './helpers.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -28,9 +28,7 @@ beforeAll(async () => {
   core = await createTestCore({ CERTIFICATE_KEY: crypto.randomBytes(32).toString('hex'), RENDER_CONCURRENCY: '2' });
   app = await buildRenderApp(core, { lookup: noDns, jobPollMs: 50 });
   key = (await createKey(core, 'render')).key;
-  const res = await postCertificate(app, key, certs.rsaChain, certs.password);
-  expect(res.statusCode, res.body).toBe(201);
-  certificate = res.json().id;
+  certificate = await uploadCertificate(app, key, certs.rsaChain, certs.password);
 }, 180_000);
 afterAll(async () => {
   await app?.close();
