@@ -1,15 +1,12 @@
 import { sql } from 'kysely';
-import { findJobByIdempotencyKey, insertJob, type NewRenderJob, newJobRow, type RenderJobRow } from './jobs-queries.js';
+import { findJobByIdempotencyKey, insertJob, type NewRenderJob, type RenderJobRow } from './jobs-queries.js';
 import { bindQueries, type StoreContext } from './store-context.js';
 
 // A job submit within the account's queued caps: the check and the insert are one step on both
 // dialects, so 30 concurrent submits against a cap of 5 queue exactly 5. On PostgreSQL a per-account
 // advisory lock held to the end of the transaction serialises the account's submits (a count then
-// an insert under READ COMMITTED would let each of them see 4). On SQLite one statement is atomic by
-// itself: the insert carries the caps in its WHERE, and only a submit it does not insert (a cap
-// reached, or the idempotency key taken) runs the transaction that finds out which and answers with the
-// totals. Its four statements (begin, totals, insert, commit) on every submit were CPU the renders beside
-// it did not get.
+// an insert under READ COMMITTED would let each of them see 4); on SQLite the one connection's
+// transaction already excludes every other statement of the process.
 
 /** How much an account may have queued. */
 export interface QueuedCaps {
@@ -47,43 +44,6 @@ export async function queuedTotals({ db }: StoreContext, accountId: string) {
 
 /** See JobSubmitStore.insertJobWithinCaps. */
 export async function insertJobWithinCaps(ctx: StoreContext, job: NewRenderJob, caps: QueuedCaps): Promise<CappedInsert> {
-  if (ctx.kind === 'sqlite') {
-    const row = newJobRow(job);
-    if (await insertIfWithinCaps(ctx, row, caps)) return { inserted: true, row };
-  }
-  return checkThenInsert(ctx, job, caps);
-}
-
-/**
- * One INSERT … SELECT whose WHERE holds the caps (the account's queued totals in one aggregate, which
- * always gives one row, kept by HAVING only within the caps); a taken idempotency key inserts nothing too.
- */
-async function insertIfWithinCaps({ db }: StoreContext, row: RenderJobRow, caps: QueuedCaps): Promise<boolean> {
-  const columns = Object.keys(row) as Array<keyof RenderJobRow>;
-  const withinCaps = db
-    .selectFrom('render_jobs')
-    .select((eb) => eb.fn.countAll().as('queued'))
-    .where('status', '=', 'queued')
-    .where('account_id', '=', row.account_id)
-    .having((eb) =>
-      eb.and([
-        eb(eb.fn.countAll(), '<', caps.jobs),
-        eb(sql`coalesce(sum(html_bytes), 0) + ${row.html_bytes}`, '<=', caps.htmlBytes),
-      ]),
-    );
-  const result = await db
-    .insertInto('render_jobs')
-    .columns(columns)
-    .expression(
-      db.selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column))).where((eb) => eb.exists(withinCaps)),
-    )
-    .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
-}
-
-/** The caps checked, then the job inserted, in one transaction (under the account's lock on PostgreSQL). */
-async function checkThenInsert(ctx: StoreContext, job: NewRenderJob, caps: QueuedCaps): Promise<CappedInsert> {
   return ctx.db.transaction().execute(async (trx) => {
     const tx = { ...ctx, db: trx };
     if (ctx.kind === 'postgres')

@@ -100,9 +100,10 @@ export interface RenderJobStore {
   jobQueueStats(): Promise<{ queued: number; oldestCreatedAt: number | null }>;
 }
 
-/** The row a new job is stored as: queued, never attempted. */
-export function newJobRow(job: NewRenderJob): RenderJobRow {
-  return {
+/** See RenderJobStore.insertJob. */
+export async function insertJob(ctx: StoreContext, job: NewRenderJob) {
+  const { db } = ctx;
+  const row: RenderJobRow = {
     id: job.id,
     account_id: job.accountId,
     status: 'queued',
@@ -136,12 +137,6 @@ export function newJobRow(job: NewRenderJob): RenderJobRow {
     upload_keys: job.uploads && job.uploads.keys.length > 0 ? JSON.stringify(job.uploads.keys) : null,
     upload_store: job.uploads && job.uploads.keys.length > 0 ? job.uploads.store : null,
   };
-}
-
-/** See RenderJobStore.insertJob. */
-export async function insertJob(ctx: StoreContext, job: NewRenderJob) {
-  const { db } = ctx;
-  const row = newJobRow(job);
   const result = await db
     .insertInto('render_jobs')
     .values(row)
