@@ -90,13 +90,15 @@ export async function runRenderBrowsersBench(): Promise<void> {
     await closeCore(core);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+  // The pace the service reached once it sent the shell's frames itself (2.49× and 1.55×, the tree 0.70×):
+  // a change must not fall below it.
   const q = (v: number[]) =>
     `${fmt(median(v), 2, 0)}× (quartiles ${fmt(quantile(v, 0.25), 2, 0)}–${fmt(quantile(v, 0.75), 2, 0)})`;
   process.stdout.write(
-    `\ngoal: service on the shell ≥ 1.4× a bare loop on full Chromium: ${q(vsFull)} — ${verdict(median(vsFull) >= 1.4)}\n`,
+    `\ngoal: service on the shell ≥ 2.4× a bare loop on full Chromium: ${q(vsFull)} — ${verdict(median(vsFull) >= 2.4)}\n`,
   );
   process.stdout.write(
-    `goal: service on the shell ≥ 0.95× a bare loop on the shell: ${q(vsShell)} — ${verdict(median(vsShell) >= 0.95)}\n`,
+    `goal: service on the shell ≥ 1.5× a bare loop on the shell: ${q(vsShell)} — ${verdict(median(vsShell) >= 1.5)}\n`,
   );
 
   // Memory: the same pool code on each browser, the same renders, then the whole process tree's RSS.
@@ -125,5 +127,5 @@ export async function runRenderBrowsersBench(): Promise<void> {
   process.stdout.write(
     `Chromium tree RSS after ${MEMORY_RENDERS} renders: shell ${fmt(rss.shell / 2 ** 20, 0, 0)} MiB, full ${fmt(rss.full / 2 ** 20, 0, 0)} MiB\n`,
   );
-  process.stdout.write(`goal: shell ≤ 0.85× full: ${fmt(ratio, 2, 0)}× — ${verdict(ratio <= 0.85)}\n`);
+  process.stdout.write(`goal: shell ≤ 0.75× full: ${fmt(ratio, 2, 0)}× — ${verdict(ratio <= 0.75)}\n`);
 }
