@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|render-tuning|metadata|metadata-cpu|scale|soak|fuzz|pdf-fuzz|jobs|claims-fuzz|assemble|assemble-finishing|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|render-tuning|render-report-oracle|metadata|metadata-cpu|scale|soak|fuzz|pdf-fuzz|jobs|claims-fuzz|assemble|assemble-finishing|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -20,6 +20,8 @@ const sections: Record<string, () => Promise<void>> = {
   'render-tuning': async () => (await import('./render-tuning.js')).runRenderTuningBench(),
   'render-unreachable': async () => (await import('./render-unreachable.js')).runRenderUnreachableBench(),
   'render-report': async () => (await import('./render.js')).runRenderReportBench(),
+  // Precision and recall of the report's network entries on the saved pages, against a bare page's requests.
+  'render-report-oracle': async () => (await import('./render-report-oracle.js')).runRenderReportOracleBench(),
   metadata: async () => (await import('./metadata.js')).runMetadataBench(),
   'metadata-cpu': async () => (await import('./metadata-cpu.js')).runMetadataCpuBench(),
   scale: async () => (await import('./scale.js')).runScaleBench(),
@@ -66,6 +68,7 @@ const OPT_IN = new Set([
   'sign',
   'pdf-engine',
   'metadata-cpu',
+  'render-report-oracle',
 ]);
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
