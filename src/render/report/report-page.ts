@@ -102,37 +102,55 @@ export function watchErrors(limits: { errors: number; text: number }): () => Pag
 }
 
 /**
- * Runs in an isolated world just before the document prints: every font face in state `error` with the
- * `src` URLs of the readable @font-face rules of its family (a cross-origin sheet's rules cannot be read;
- * the renderer then matches the family to a failed font request), cut to `limits`.
+ * Runs in an isolated world just before the document prints: each family with a font face in state
+ * `error`, with the `src` URLs of the readable @font-face rules of its failed faces (a family of many faces
+ * lists a file Chromium never asked for otherwise: only the faces a document uses are loaded), or of all
+ * its rules when none of them is one of those faces (a cross-origin sheet's rules cannot be read; the
+ * renderer then matches the family to a failed font request), cut to `limits`.
  */
 export function failedFonts(limits: { fonts: number; urls: number; url: number; text: number }): PageFonts {
   const fonts: PageFonts = [];
   const unquote = (family: string): string => family.replace(/^(["'])(.*)\1$/, '$2');
+  // A face's descriptors as FontFace reads them; a rule leaves out those at their initial value.
+  const descriptors = (face: { style: string; weight: string; stretch: string; unicodeRange: string }): string =>
+    [face.style || 'normal', face.weight || 'normal', face.stretch || 'normal', face.unicodeRange || 'U+0-10FFFF'].join('|');
   try {
-    const faces: FontFace[] = [];
+    const failed = new Map<string, Set<string>>();
     document.fonts.forEach((face) => {
-      if (face.status === 'error' && faces.length < limits.fonts) faces.push(face);
-    });
-    for (const face of faces) {
+      if (face.status !== 'error') return;
       const family = unquote(face.family);
+      if (!failed.has(family) && failed.size >= limits.fonts) return;
+      failed.set(family, (failed.get(family) ?? new Set<string>()).add(descriptors(face)));
+    });
+    const rules: CSSFontFaceRule[] = [];
+    for (const sheet of Array.from(document.styleSheets)) {
+      try {
+        for (const rule of Array.from(sheet.cssRules)) if (rule instanceof CSSFontFaceRule) rules.push(rule);
+      } catch {
+        // cross-origin: its rules cannot be read
+      }
+    }
+    for (const [family, faces] of failed) {
+      const ofFamily = rules.filter((rule) => unquote(rule.style.getPropertyValue('font-family')) === family);
+      const ofFaces = ofFamily.filter((rule) =>
+        faces.has(
+          descriptors({
+            style: rule.style.getPropertyValue('font-style'),
+            weight: rule.style.getPropertyValue('font-weight'),
+            stretch: rule.style.getPropertyValue('font-stretch'),
+            unicodeRange: rule.style.getPropertyValue('unicode-range'),
+          }),
+        ),
+      );
       const urls: string[] = [];
-      for (const sheet of Array.from(document.styleSheets)) {
-        let rules: CSSRule[];
-        try {
-          rules = Array.from(sheet.cssRules);
-        } catch {
-          continue;
-        }
-        for (const rule of rules) {
-          if (!(rule instanceof CSSFontFaceRule) || unquote(rule.style.getPropertyValue('font-family')) !== family) continue;
-          for (const m of rule.style.getPropertyValue('src').matchAll(/url\(\s*(["']?)(.*?)\1\s*\)/g)) {
-            if (urls.length >= limits.urls) break;
-            try {
-              urls.push(new URL(m[2], sheet.href ?? document.baseURI).href.slice(0, limits.url));
-            } catch {
-              // not a URL: nothing to name
-            }
+      for (const rule of ofFaces.length > 0 ? ofFaces : ofFamily) {
+        const base = rule.parentStyleSheet?.href ?? document.baseURI;
+        for (const m of rule.style.getPropertyValue('src').matchAll(/url\(\s*(["']?)(.*?)\1\s*\)/g)) {
+          if (urls.length >= limits.urls) break;
+          try {
+            urls.push(new URL(m[2], base).href.slice(0, limits.url));
+          } catch {
+            // not a URL: nothing to name
           }
         }
       }
