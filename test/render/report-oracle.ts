@@ -33,6 +33,9 @@ const QUIET_MS = 50;
 /** Longest wait after the load for the network to go quiet (the service's RENDER_IDLE_MAX_MS default). */
 const IDLE_MAX_MS = 2000;
 
+/** Longest wait after the print for the failures of requests made while printing to be told. */
+const SETTLE_MS = 1000;
+
 /** One request the document made, as the oracle saw it. */
 export interface OracleRequest {
   url: string;
@@ -176,6 +179,9 @@ async function observe(page: Page, session: CDPSession, html: string): Promise<O
   printing = true;
   await page.pdf({ format: 'A4', timeout: 0 });
   printed = true;
+  // What started while printing is refused at once, but its failure may be told after the print's answer.
+  const settleBy = performance.now() + SETTLE_MS;
+  while (outstanding.size > 0 && performance.now() < settleBy) await new Promise((resolve) => setTimeout(resolve, 20));
   return { requests, fontErrors, loadMs: Math.round(loadedAt - start), printMs: Math.round(performance.now() - start) };
 }
 
