@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { JobError, JobResult, RenderJobRow } from './jobs-queries.js';
 import type { Database, RenderJobStatus } from './schema.js';
-import { bindQueries, type StoreContext } from './store-context.js';
+import { bindQueries, PREPARED, type StoreContext } from './store-context.js';
 
 // The render job queue's leases: claim, renew, and the statements that end an attempt (final, back
 // to the queue, given back), written once for both dialects.
@@ -59,7 +59,7 @@ export async function claimJob(
     sql<RenderJobRow>`update render_jobs
       set status = 'running', attempts = attempts + 1, lease_owner = ${owner}, lease_expires_at = ${now + leaseMs}, started_at = ${now}
       where id = (${pick}) and status = ${status}
-      returning *`.execute(db);
+      returning * ${sql.raw(PREPARED)}`.execute(db);
   if (lapsed) {
     const row = await takeLapsed(db, take, lock, now, maxAttempts);
     if (row) return row;
@@ -185,6 +185,7 @@ export async function finishJob({ db }: StoreContext, id: string, owner: string,
     .where('id', '=', id)
     .where('status', '=', 'running')
     .where('lease_owner', '=', owner)
+    .modifyEnd(sql.raw(PREPARED))
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) > 0;
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { findJobByIdempotencyKey, insertJob, type NewRenderJob, type RenderJobRow } from './jobs-queries.js';
-import { bindQueries, type StoreContext } from './store-context.js';
+import { bindQueries, PREPARED, type StoreContext } from './store-context.js';
 
 // A job submit within the account's queued caps: the check and the insert are one step on both
 // dialects, so 30 concurrent submits against a cap of 5 queue exactly 5. On PostgreSQL a per-account
@@ -38,6 +38,7 @@ export async function queuedTotals({ db }: StoreContext, accountId: string) {
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number | null>('html_bytes').as('bytes')])
     .where('status', '=', 'queued')
     .where('account_id', '=', accountId)
+    .modifyEnd(sql.raw(PREPARED))
     .executeTakeFirstOrThrow();
   return { jobs: Number(row.n), htmlBytes: Number(row.bytes ?? 0) };
 }
@@ -47,7 +48,7 @@ export async function insertJobWithinCaps(ctx: StoreContext, job: NewRenderJob, 
   return ctx.db.transaction().execute(async (trx) => {
     const tx = { ...ctx, db: trx };
     if (ctx.kind === 'postgres')
-      await sql`select pg_advisory_xact_lock(${SUBMIT_LOCK_SPACE}, hashtext(${job.accountId}))`.execute(trx);
+      await sql`select pg_advisory_xact_lock(${SUBMIT_LOCK_SPACE}, hashtext(${job.accountId})) ${sql.raw(PREPARED)}`.execute(trx);
     // A concurrent request with the same key went first: the caller gets that job, not a 429.
     if (job.idempotencyKey !== null) {
       const earlier = await findJobByIdempotencyKey(tx, job.accountId, job.idempotencyKey);

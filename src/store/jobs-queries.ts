@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import type { RenderJobStatus, RenderJobsTable } from './schema.js';
-import { bindQueries, type StoreContext } from './store-context.js';
+import { bindQueries, PREPARED, type StoreContext } from './store-context.js';
 
 // Render jobs: the queue of record and the stored PDFs' keys, written once for both dialects;
 // submits within the account's caps are in job-submit-queries.ts, claims and leases in job-lease-queries.ts.
@@ -141,6 +142,7 @@ export async function insertJob(ctx: StoreContext, job: NewRenderJob) {
     .insertInto('render_jobs')
     .values(row)
     .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing())
+    .modifyEnd(sql.raw(PREPARED))
     .executeTakeFirst();
   if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) return { inserted: true, row };
   const existing =

@@ -7,6 +7,14 @@ export interface StoreContext {
   readonly kind: 'sqlite' | 'postgres';
 }
 
+/**
+ * Ends the text of a statement that PostgreSQL parses and plans once per connection (a named prepared
+ * statement, postgres.ts): the hot statements of a render job's way through the queue. Only for
+ * statements whose text never varies (no IN-list of varying length): each text is kept on every
+ * connection for as long as it lives. SQLite keeps every statement prepared anyway.
+ */
+export const PREPARED = '/* prepared */';
+
 // `never[]`: a query's own parameters vary, and any parameter type accepts `never`.
 type Query = (ctx: StoreContext, ...args: never[]) => unknown;
 
