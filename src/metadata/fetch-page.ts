@@ -87,18 +87,27 @@ function decompressor(coding: string): Transform {
 /** Bytes read and discarded after an early stop so the connection can serve the next request. */
 const DRAIN_LIMIT = 1024 * 1024;
 
+/** The body length a response declares (Content-Length), or null when it declares none or an unusable one. */
+function declaredLength(header: string | string[] | undefined): number | null {
+  return typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : null;
+}
+
 /**
  * Feeds an uncompressed body to the extractor, chunk by chunk as it arrives, up to `maxBytes`. After an
  * early stop the rest (up to DRAIN_LIMIT) is read and dropped in the background: reusing a keep-alive
- * connection is cheaper than a new handshake, and undici's body timeout bounds a target that stalls.
+ * connection is cheaper than a new handshake, and undici's body timeout bounds a target that stalls. A rest
+ * the Content-Length says is longer than that is not read at all: draining would end with the connection
+ * dropped anyway, after a megabyte read for nothing.
  */
-function readPlain(body: PushBody, extractor: MetadataExtractor, maxBytes: number): Promise<void> {
+function readPlain(body: PushBody, extractor: MetadataExtractor, maxBytes: number, length: number | null): Promise<void> {
   let remaining = maxBytes;
+  let received = 0;
   return body.read((chunk) => {
+    received += chunk.length;
     const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
     remaining -= part.length;
     const settled = extractor.push(part);
-    if (settled && remaining > 0) body.dump(DRAIN_LIMIT);
+    if (settled && remaining > 0 && (length === null || length - received <= DRAIN_LIMIT)) body.dump(DRAIN_LIMIT);
     else if (settled || remaining <= 0) body.destroy();
   });
 }
@@ -165,7 +174,7 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
     if (!isHtmlContentType(contentType)) return nonHtmlMetadata(finalUrl);
     const codings = contentCodings(res.headers['content-encoding']);
     const extractor = new MetadataExtractor(contentType, finalUrl);
-    if (codings.length === 0) await readPlain(body, extractor, opts.maxBytes);
+    if (codings.length === 0) await readPlain(body, extractor, opts.maxBytes, declaredLength(res.headers['content-length']));
     else await readDecoded(body, codings, extractor, opts.maxBytes);
     return extractor.finish();
   } catch (err) {

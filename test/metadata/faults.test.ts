@@ -43,12 +43,19 @@ async function withRss<T>(fn: () => Promise<T>): Promise<{ result: T; growth: nu
   }
 }
 
+/** A head that settles every field, and the body's start: nothing after it can change the result. */
+const SETTLED_HEAD =
+  '<html><head><title>T</title><meta name="description" content="D"><meta property="og:title" content="OT">' +
+  '<meta property="og:description" content="OD"><meta property="og:image" content="/i.png">' +
+  '<meta property="og:url" content="/u"><link rel="canonical" href="/c"><link rel="icon" href="/f.ico"></head><body>';
+
 describe('fault suite (loopback targets)', () => {
   let core: CoreDeps;
   let app: FastifyInstance;
   let origin: Origin;
   let key: string;
   const sent = { bytes: 0 };
+  const trickled = { blocks: 0, closed: false };
   let gzipMember: Buffer;
   let brotliBomb: Buffer;
 
@@ -73,6 +80,26 @@ describe('fault suite (loopback targets)', () => {
         return;
       }
       if (path === '/silent') return; // accepts, never answers
+      if (path === '/settled-long') {
+        // Every field in the head, then 64 MiB declared and sent slowly: the fetch has no reason to read on.
+        const head = Buffer.from(SETTLED_HEAD);
+        const block = Buffer.alloc(64 * 1024, '<p>filler</p>\n');
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': head.length + 1024 * block.length });
+        res.on('error', () => {});
+        res.write(head);
+        trickled.blocks = 0;
+        trickled.closed = false;
+        const t = setInterval(() => {
+          if (res.destroyed) return clearInterval(t);
+          trickled.blocks++;
+          res.write(block);
+        }, 20);
+        res.on('close', () => {
+          clearInterval(t);
+          trickled.closed = true;
+        });
+        return;
+      }
       if (path === '/huge') {
         res.writeHead(200, { 'content-type': 'text/html' });
         return stream(res, Buffer.alloc(64 * 1024, '<p>filler text without any metadata</p>\n'), GiB, sent);
@@ -138,6 +165,25 @@ describe('fault suite (loopback targets)', () => {
     const res = await get('/silent');
     expect(res.statusCode).toBe(504);
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1000);
+  });
+
+  it('a rest longer than a keep-alive drain is worth is not read: the connection is dropped at once', async () => {
+    const res = await get('/settled-long');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      title: 'T',
+      description: 'D',
+      og_title: 'OT',
+      og_description: 'OD',
+      og_image: `${origin.base}/i.png`,
+      og_url: `${origin.base}/u`,
+      canonical_url: `${origin.base}/c`,
+      favicon_url: `${origin.base}/f.ico`,
+    });
+    for (let waited = 0; !trickled.closed && waited < 3000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    expect(trickled.closed).toBe(true);
+    // Draining the 1 MiB a connection is kept for would take 16 blocks at one per 20 ms.
+    expect(trickled.blocks).toBeLessThan(8);
   });
 
   it('a 1 GiB body is cut at METADATA_MAX_BYTES with flat memory', async () => {
