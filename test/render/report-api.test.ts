@@ -221,6 +221,36 @@ describe('refusals met through a tunnel, and failures below HTTP', () => {
   });
 });
 
+describe("the document's own Content-Security-Policy", () => {
+  it('names a request it stopped as stopped by it, even on a host the proxy refused for another request', async () => {
+    const html = `<meta http-equiv="Content-Security-Policy" content="img-src https://theme.nowhere.test; font-src 'none'">
+      <style>@font-face { font-family: Brand; src: url(https://theme.nowhere.test/brand.woff2) } p { font-family: Brand }</style>
+      <p>policy</p>
+      <img src="https://theme.nowhere.test/mark.png">
+      <img src="${assets.base}/ok.gif">`;
+    const res = await postRender(app, key, { html });
+    expect(res.statusCode).toBe(200);
+    const sorted = [...recordOf(res.headers['x-render-id']).warnings].sort((a, b) => a.message.localeCompare(b.message));
+    const policy = "the document's own Content-Security-Policy does not allow it";
+    expect(sorted).toEqual([
+      {
+        kind: 'resource_blocked',
+        url: 'https://theme.nowhere.test/mark.png',
+        reason: 'unresolvable',
+        message:
+          "mark.png was not loaded: the host theme.nowhere.test could not be found (check the address, or the render server's DNS)",
+      },
+      { kind: 'resource_failed', url: `${assets.base}/ok.gif`, error: 'csp', message: `ok.gif was not loaded: ${policy}` },
+      {
+        kind: 'font_failed',
+        family: 'Brand',
+        url: 'https://theme.nowhere.test/brand.woff2',
+        message: `The font "Brand" could not be loaded from brand.woff2 (${policy}); its text printed in a fallback font`,
+      },
+    ]);
+  });
+});
+
 describe('late documents', () => {
   it('report a rejected pageworksReady and the requests still pending when the wait ran out', async () => {
     const html = `<p>late</p><script>

@@ -36,6 +36,8 @@ interface Failure {
   type: string | undefined;
   status?: number;
   errorText?: string;
+  /** Why Chromium stopped the request before it left (`csp`: the document's own policy), when it did. */
+  blockedReason?: string;
 }
 
 /** Chromium's net errors in the report's words; null for a cancellation (the document dropped it, or it printed). */
@@ -84,7 +86,10 @@ export class ReportCollector {
     };
     const failed = (event: Protocol.Network.LoadingFailedEvent): void => {
       if (event.canceled) return;
-      this.fail(event.requestId, { errorText: event.corsErrorStatus ? 'cors' : event.errorText });
+      this.fail(event.requestId, {
+        errorText: event.corsErrorStatus ? 'cors' : event.errorText,
+        blockedReason: event.blockedReason,
+      });
     };
     // A response the page may not read (a cross-origin font without Access-Control-Allow-Origin) is only
     // reported as a CORS failure; its status comes with the extra info, before or after.
@@ -100,7 +105,7 @@ export class ReportCollector {
     for (const [name, fn] of this.listeners) session.on(name as never, fn as never);
   }
 
-  private fail(requestId: string, what: { status?: number; errorText?: string }): void {
+  private fail(requestId: string, what: { status?: number; errorText?: string; blockedReason?: string }): void {
     const known = this.urls.get(requestId);
     // A response that answered 404 and then failed to finish (a font Chromium gives up on) is one failure.
     if (!known || known.failed) return;
@@ -198,6 +203,9 @@ export class ReportCollector {
   /** A failed request's entry: refused by the egress policy, failed at the proxy, or as Chromium saw it. */
   private resourceEntry(f: Failure, byTarget: Map<string, RefusalReason>): ReportEntry {
     if (!LOADABLE.test(f.url)) return blockedEntry(f.url, 'scheme');
+    // Stopped by the document's own policy before it reached the proxy: a refusal the proxy gave another
+    // request to the same host is not its cause.
+    if (f.blockedReason === 'csp') return failedEntry(f.url, { error: 'csp' });
     // A plain http request the proxy refused has the proxy's 403/502 as its answer; a tunnel fails below HTTP.
     const keys = proxyKeys(f.url);
     const refusal = (f.status === undefined || /^http:/i.test(f.url) ? keys : []).map((k) => byTarget.get(k)).find(Boolean);

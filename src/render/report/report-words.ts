@@ -110,6 +110,7 @@ const NETWORK: Record<NetworkFailure, string> = {
   timeout: 'its server did not answer in time',
   tls: 'its HTTPS certificate or connection is not valid',
   cors: 'its server does not let other sites use it (a font or fetch from another origin needs Access-Control-Allow-Origin)',
+  csp: "the document's own Content-Security-Policy does not allow it",
 };
 
 /** An entry for a request the egress policy refused. */
