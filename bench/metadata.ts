@@ -219,11 +219,14 @@ async function endToEndBench(pages: Page[], ogs: Ogs): Promise<void> {
       `pageworks latency at c=1: p50 ${p50all.toFixed(2)} ms, p95 ${p95all.toFixed(2)} ms over the corpus; ` +
         `p50 ${p50typical.toFixed(2)} ms for a typical page (${typical.name}, ${(typical.bytes.length / 1024).toFixed(0)} KiB, the median size)\n`,
     );
+    // Under load (c=16) the service is to serve what a lean proxy serves: auth, limits, SSRF-safe fetching
+    // and exact extraction at no cost the proxy does not pay. One request at a time keeps the earlier floor.
+    const bareGoal: Record<number, number> = { 1: 0.7, 16: 1.0 };
     for (const c of [1, 16]) {
       const vsBare = rps(`ours c${c}`) / rps(`bare c${c}`);
       const vsOgs = rps(`ours c${c}`) / rps(`ogs c${c}`);
       process.stdout.write(
-        `c=${c}: ${vsBare.toFixed(2)}× bare proxy (goal ≥ 0.7: ${verdict(vsBare >= 0.7)}), ` +
+        `c=${c}: ${vsBare.toFixed(2)}× bare proxy (goal ≥ ${bareGoal[c]!.toFixed(1)}: ${verdict(vsBare >= bareGoal[c]!)}), ` +
           `${vsOgs.toFixed(1)}× open-graph-scraper (goal ≥ 30: ${verdict(vsOgs >= 30)})\n`,
       );
     }
