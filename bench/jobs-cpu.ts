@@ -14,6 +14,8 @@ interface Proc {
   comm: string;
   cmdline: string;
   cpuMs: number;
+  /** What its children that have exited (and were waited for) spent. */
+  exitedChildrenMs: number;
 }
 
 function processes(): Proc[] {
@@ -32,6 +34,7 @@ function processes(): Proc[] {
         comm: stat.slice(stat.indexOf('(') + 1, close),
         cmdline,
         cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
+        exitedChildrenMs: (Number(fields[13]) + Number(fields[14])) * TICK_MS,
       });
     } catch {
       // The process ended while we looked.
@@ -64,8 +67,16 @@ export function cpuSnapshot(scope: CpuScope): Record<string, number> {
   const groups: Record<string, number> = { Node: 0, Chromium: 0, PostgreSQL: 0, s3rver: 0, Redis: 0 };
   for (const p of all) {
     let group: string | undefined;
-    if (p.pid === scope.instancePid) group = 'Node';
-    else if (below.has(p.pid)) group = /chrom|headless/i.test(p.comm) ? 'Chromium' : 'Node';
+    if (p.pid === scope.instancePid) {
+      group = 'Node';
+      // A Chromium the pool relaunched (it recycles after so many renders) is gone from /proc; its
+      // time, renderers included, is in the instance's count of exited children.
+      groups.Chromium! += p.exitedChildrenMs;
+    } else if (below.has(p.pid) && /chrom|headless/i.test(p.comm)) {
+      group = 'Chromium';
+      // A renderer ends with its browser context: what it spent is kept by the browser that waited for it.
+      groups.Chromium! += p.exitedChildrenMs;
+    } else if (below.has(p.pid)) group = 'Node';
     else if (scope.database && p.cmdline.startsWith('postgres: ') && p.cmdline.includes(` ${scope.database} `))
       group = 'PostgreSQL';
     else if (p.cmdline.includes('s3-server-main')) group = 's3rver';
