@@ -14,8 +14,11 @@ export function chromiumPath(): string {
   return chromiumExecutable(process.env.CHROMIUM_PATH || undefined) ?? '/usr/bin/chromium';
 }
 
-/** Launches the headless Chromium the oracle uses. */
-export async function launchOracleBrowser(): Promise<Browser> {
+/**
+ * Launches chromiumPath() as a test oracle: no sandbox, GPU, background requests, updates or first-run
+ * work, then `args` (how its requests must fail).
+ */
+export function launchOracleChromium(args: string[]): Promise<Browser> {
   const executablePath = chromiumPath();
   return puppeteer.launch({
     executablePath,
@@ -27,12 +30,19 @@ export async function launchOracleBrowser(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
-      '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
-      '--blink-settings=scriptEnabled=false,imagesEnabled=false',
-      // Nothing resolves: a request the oracle does not answer itself fails inside the browser.
-      '--host-resolver-rules=MAP * ~NOTFOUND',
+      ...args,
     ],
   });
+}
+
+/** Launches the headless Chromium the oracle uses. */
+export function launchOracleBrowser(): Promise<Browser> {
+  return launchOracleChromium([
+    '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
+    '--blink-settings=scriptEnabled=false,imagesEnabled=false',
+    // Nothing resolves: a request the oracle does not answer itself fails inside the browser.
+    '--host-resolver-rules=MAP * ~NOTFOUND',
+  ]);
 }
 
 /** The oracle's Chromium for the tests of one describe block: launched before them, closed after them. */

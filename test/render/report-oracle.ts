@@ -25,8 +25,8 @@
  * is recorded as such: report-oracle-compare.ts does not require it.
  */
 import net, { type AddressInfo } from 'node:net';
-import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
-import { chromiumPath } from '../metadata/oracle.js';
+import type { Browser, CDPSession, Page } from 'puppeteer-core';
+import { launchOracleChromium } from '../metadata/oracle.js';
 
 /** The network quiet after which the oracle prints (the service's rule: docs/rendering.md). */
 const QUIET_MS = 50;
@@ -66,25 +66,14 @@ export class ReportOracle {
 
   /** Launches the oracle's Chromium (CHROMIUM_PATH, else what the renderer would start). */
   static async launch(): Promise<ReportOracle> {
-    const executablePath = chromiumPath();
     const closed = await closedPort();
-    const browser = await puppeteer.launch({
-      executablePath,
-      headless: /headless[-_]shell/.test(executablePath) ? 'shell' : true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        // Belt and braces under the Fetch interception (which a worker's requests escape): every connection
-        // goes to a closed loopback port, loopback included, and no name resolves.
-        `--proxy-server=http://127.0.0.1:${closed}`,
-        '--proxy-bypass-list=<-loopback>',
-        '--host-resolver-rules=MAP * ~NOTFOUND',
-      ],
-    });
+    const browser = await launchOracleChromium([
+      // Belt and braces under the Fetch interception (which a worker's requests escape): every connection
+      // goes to a closed loopback port, loopback included, and no name resolves.
+      `--proxy-server=http://127.0.0.1:${closed}`,
+      '--proxy-bypass-list=<-loopback>',
+      '--host-resolver-rules=MAP * ~NOTFOUND',
+    ]);
     return new ReportOracle(browser);
   }
 
