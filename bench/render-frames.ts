@@ -5,11 +5,12 @@
  * pool drives it (render, then reset to about:blank; it sends a document without script no frames:
  * src/render/browser/frames.ts). Prints each thread's CPU per render (the trace's thread
  * time of its top-level tasks), and the screen paints a render. Thread time is read off the trace, so it
- * counts what each thread ran, whatever else the machine did.
+ * counts what each thread ran, whatever else the machine did. Then what each browser spends at rest.
  */
+import fs from 'node:fs';
 import type { CDPSession, Page } from 'puppeteer-core';
 import { createEgressPolicy } from '../src/net/policy.js';
-import { type LaunchedChromium, launchChromium, shutdownChromium } from '../src/render/browser/chromium.js';
+import { type LaunchedChromium, launchChromium, processGroupMembers, shutdownChromium } from '../src/render/browser/chromium.js';
 import { closeSlot, createSlot, resetSlot } from '../src/render/browser/slot.js';
 import { renderInSlot } from '../src/render/document/renderer.js';
 import { ReportCollector } from '../src/render/report/report-collector.js';
@@ -82,6 +83,32 @@ function perRender(events: TraceEvent[]): { threads: Map<string, number>; paints
   return { threads, paints: events.filter((e) => e.ph === 'X' && e.name === 'Paint').length / RENDERS };
 }
 
+/** How long each browser is watched at rest. */
+const IDLE_MS = 5000;
+
+/** Milliseconds of CPU a process group spent (user and system, its exited children included). */
+function groupCpuMs(pgid: number): number {
+  let ticks = 0;
+  for (const pid of processGroupMembers(pgid)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  // USER_HZ is 100 wherever Node runs on Linux.
+  return ticks * 10;
+}
+
+/** The CPU a browser's process group spends a second over `ms` with nothing asked of it. */
+async function idleCpuMsPerSecond(pgid: number, ms: number): Promise<number> {
+  const before = groupCpuMs(pgid);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return ((groupCpuMs(pgid) - before) / ms) * 1000;
+}
+
 /** Runs the frames bench and prints CPU per render by thread for both loops. */
 export async function runRenderFramesBench(): Promise<void> {
   heading(`render: where the shell's CPU goes (invoice-40-rows, one at a time, ${RENDERS} traced renders each)`);
@@ -128,6 +155,10 @@ export async function runRenderFramesBench(): Promise<void> {
     const total = (r: (typeof results)[number]) => [...r.threads.values()].reduce((a, b) => a + b, 0);
     process.stdout.write(`${'all threads'.padEnd(34)}${results.map((r) => fmt(total(r), 2, 14)).join('')}\n`);
     process.stdout.write(`${'paints a render'.padEnd(34)}${results.map((r) => fmt(r.paints, 2, 14)).join('')}\n`);
+    // At rest: what each browser spends with no render under way (the bare loop's pages, not under frame
+    // control, are drawn at 60 frames a second; a shell tab left open is too: chromium.ts closes its own).
+    const idle = await Promise.all([bare.pid, served.pid].map((pid) => idleCpuMsPerSecond(pid, IDLE_MS)));
+    process.stdout.write(`${'idle, ms of CPU a second'.padEnd(34)}${idle.map((ms) => fmt(ms, 1, 14)).join('')}\n`);
   } finally {
     await closeSlot(slot);
     await Promise.all([shutdownChromium(served), shutdownChromium(bare)]);

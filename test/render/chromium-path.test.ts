@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findChromium, launchChromium, shutdownChromium } from '../../src/render/browser/chromium.js';
+import { findChromium, launchChromium, processGroupMembers, shutdownChromium } from '../../src/render/browser/chromium.js';
 import { browserBuild, chromiumExecutable } from '../../src/render/browser/chromium-executable.js';
 
 describe('finding Chromium', () => {
@@ -66,6 +66,25 @@ describe('finding Chromium', () => {
       expect(features(enabled.pid)['enable-features']).toContain('RenderDocument');
     } finally {
       await Promise.all([shutdownChromium(shipped), shutdownChromium(enabled)]);
+    }
+  });
+
+  it('the shell starts with no tab and no renderer: its start-up tab was drawn 60 times a second while idle', async () => {
+    const launched = await launchChromium(findChromium());
+    try {
+      const { targetInfos } = await launched.client.send('Target.getTargets');
+      const renderers = processGroupMembers(launched.pid).filter((pid) =>
+        fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--type=renderer'),
+      );
+      if (launched.build === 'chromium-headless-shell') {
+        expect(targetInfos.filter((t) => t.type === 'page')).toEqual([]);
+        expect(renderers).toEqual([]);
+      } else {
+        // Full Chromium keeps its tab: it may quit with its last one, and it does not draw an idle tab.
+        expect(targetInfos.filter((t) => t.type === 'page').map((t) => t.url)).toEqual(['about:blank']);
+      }
+    } finally {
+      await shutdownChromium(launched);
     }
   });
 });
