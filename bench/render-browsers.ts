@@ -57,6 +57,19 @@ export async function runRenderBrowsersBench(): Promise<void> {
   const core = await createCore(config, pino({ level: 'warn' }));
   const app = await buildRenderApp(core);
   const [bareFull, bareShell] = await Promise.all([startBare(html, 2, FULL), startBare(html, 2, SHELL)]);
+  const resumeBare = () => {
+    for (const pgid of [bareFull.pid, bareShell.pid]) {
+      try {
+        process.kill(-pgid, 'SIGCONT');
+      } catch {
+        // That Chromium is gone already.
+      }
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    resumeBare();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
   const vsFull: number[] = [];
   const vsShell: number[] = [];
   try {
@@ -68,10 +81,14 @@ export async function runRenderBrowsersBench(): Promise<void> {
     // A bare loop's browser, between its chunks, still draws its two pages 60 times a second (54–84 ms of
     // CPU a second on the shell; the service's idle browser spends 2): it is stopped while another loop is
     // measured, so that no loop pays for another's rest.
+    // A bench stopped by a signal or an error must not leave a stopped Chromium behind: a stopped process
+    // never sees its pipe close, so it would not exit by itself.
     const bareGroups: Partial<Record<keyof typeof loops, number>> = { bareFull: bareFull.pid, bareShell: bareShell.pid };
     const only = (name: keyof typeof loops) => {
       for (const [loop, pgid] of Object.entries(bareGroups)) process.kill(-pgid, loop === name ? 'SIGCONT' : 'SIGSTOP');
     };
+    process.on('exit', resumeBare);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, onSignal);
     for (const name of Object.keys(loops) as Array<keyof typeof loops>) {
       only(name);
       await drive(emptyResult('warm-up', 2), 4, CHUNK_MAX_MS, loops[name]);
@@ -96,7 +113,9 @@ export async function runRenderBrowsersBench(): Promise<void> {
       );
     }
   } finally {
-    for (const pgid of [bareFull.pid, bareShell.pid]) process.kill(-pgid, 'SIGCONT');
+    resumeBare();
+    process.off('exit', resumeBare);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, onSignal);
     await Promise.all([bareFull.close(), bareShell.close()]);
     await app.close();
     await closeCore(core);
