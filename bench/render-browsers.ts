@@ -81,12 +81,12 @@ export async function runRenderBrowsersBench(): Promise<void> {
     // A bare loop's browser, between its chunks, still draws its two pages 60 times a second (54–84 ms of
     // CPU a second on the shell; the service's idle browser spends 2): it is stopped while another loop is
     // measured, so that no loop pays for another's rest.
-    // A bench stopped by a signal or an error must not leave a stopped Chromium behind: a stopped process
-    // never sees its pipe close, so it would not exit by itself.
     const bareGroups: Partial<Record<keyof typeof loops, number>> = { bareFull: bareFull.pid, bareShell: bareShell.pid };
     const only = (name: keyof typeof loops) => {
       for (const [loop, pgid] of Object.entries(bareGroups)) process.kill(-pgid, loop === name ? 'SIGCONT' : 'SIGSTOP');
     };
+    // A bench stopped by a signal or an error must not leave a stopped Chromium behind: a stopped process
+    // never sees its pipe close, so it would not exit by itself.
     process.on('exit', resumeBare);
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, onSignal);
     for (const name of Object.keys(loops) as Array<keyof typeof loops>) {

@@ -73,9 +73,14 @@ describe('finding Chromium', () => {
     const launched = await launchChromium(findChromium());
     try {
       const { targetInfos } = await launched.client.send('Target.getTargets');
-      const renderers = processGroupMembers(launched.pid).filter((pid) =>
-        fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--type=renderer'),
-      );
+      const isRenderer = (pid: number) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--type=renderer');
+        } catch {
+          return false; // it ended while we looked
+        }
+      };
+      const renderers = processGroupMembers(launched.pid).filter(isRenderer);
       if (launched.build === 'chromium-headless-shell') {
         expect(targetInfos.filter((t) => t.type === 'page')).toEqual([]);
         expect(renderers).toEqual([]);

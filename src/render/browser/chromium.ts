@@ -169,7 +169,10 @@ export async function launchChromium(
     // compositor draws it at 60 frames a second for as long as the browser lives: 60 ms of CPU a second
     // across the display, browser and renderer threads with nothing to do, 0 without it. The shell stays up
     // with no tab open; full Chromium spends 2–5 ms a second on it and may quit with its last tab, so it keeps it.
-    if (build === 'chromium-headless-shell') await Promise.all((await browser.pages()).map((page) => page.close()));
+    // A tab that will not close costs CPU, not renders: the launch goes on.
+    if (build === 'chromium-headless-shell') {
+      await Promise.all((await browser.pages()).map((page) => page.close().catch(() => undefined)));
+    }
     const [client, version] = await Promise.all([browser.target().createCDPSession(), browser.version()]);
     return { browser, client, pid, userDataDir, executable, build, version };
   } catch (err) {
