@@ -18,29 +18,45 @@ interface Proc {
   exitedChildrenMs: number;
 }
 
+/** One process as /proc tells it, or undefined when it ended while we looked. */
+function readProc(pid: number): Proc | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    // After "pid (comm) ": state ppid … with utime and stime the 12th and 13th fields.
+    const fields = stat.slice(close + 2).split(' ');
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    return {
+      pid,
+      ppid: Number(fields[1]),
+      comm: stat.slice(stat.indexOf('(') + 1, close),
+      cmdline,
+      cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
+      exitedChildrenMs: (Number(fields[13]) + Number(fields[14])) * TICK_MS,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 function processes(): Proc[] {
   const found: Proc[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      // After "pid (comm) ": state ppid … with utime and stime the 12th and 13th fields.
-      const fields = stat.slice(close + 2).split(' ');
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      found.push({
-        pid: Number(entry),
-        ppid: Number(fields[1]),
-        comm: stat.slice(stat.indexOf('(') + 1, close),
-        cmdline,
-        cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
-        exitedChildrenMs: (Number(fields[13]) + Number(fields[14])) * TICK_MS,
-      });
-    } catch {
-      // The process ended while we looked.
-    }
+    const proc = readProc(Number(entry));
+    if (proc) found.push(proc);
   }
   return found;
+}
+
+/** Milliseconds of CPU the processes `pids` spent, with what their exited children spent; 0 for one that ended. */
+export function processesCpuMs(pids: readonly number[]): number {
+  let ms = 0;
+  for (const pid of pids) {
+    const proc = readProc(pid);
+    if (proc) ms += proc.cpuMs + proc.exitedChildrenMs;
+  }
+  return ms;
 }
 
 /** What to tell apart: the render instance's process id and how to know the backends' processes. */

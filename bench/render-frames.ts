@@ -7,7 +7,6 @@
  * time of its top-level tasks), and the screen paints a render. Thread time is read off the trace, so it
  * counts what each thread ran, whatever else the machine did. Then what each browser spends at rest.
  */
-import fs from 'node:fs';
 import type { CDPSession, Page } from 'puppeteer-core';
 import { createEgressPolicy } from '../src/net/policy.js';
 import { type LaunchedChromium, launchChromium, processGroupMembers, shutdownChromium } from '../src/render/browser/chromium.js';
@@ -16,6 +15,7 @@ import { renderInSlot } from '../src/render/document/renderer.js';
 import { ReportCollector } from '../src/render/report/report-collector.js';
 import { toPrintParams } from '../src/render/request/options.js';
 import { invoiceDocument } from '../test/fixtures/corpus/documents.js';
+import { processesCpuMs } from './jobs-cpu.js';
 import { fmt, heading } from './stats.js';
 
 const SHELL = '/usr/lib/chromium/chromium-headless-shell';
@@ -86,27 +86,12 @@ function perRender(events: TraceEvent[]): { threads: Map<string, number>; paints
 /** How long each browser is watched at rest. */
 const IDLE_MS = 5000;
 
-/** Milliseconds of CPU a process group spent (user and system, its exited children included). */
-function groupCpuMs(pgid: number): number {
-  let ticks = 0;
-  for (const pid of processGroupMembers(pgid)) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  // USER_HZ is 100 wherever Node runs on Linux.
-  return ticks * 10;
-}
-
 /** The CPU a browser's process group spends a second over `ms` with nothing asked of it. */
 async function idleCpuMsPerSecond(pgid: number, ms: number): Promise<number> {
-  const before = groupCpuMs(pgid);
+  const spent = () => processesCpuMs(processGroupMembers(pgid));
+  const before = spent();
   await new Promise((resolve) => setTimeout(resolve, ms));
-  return ((groupCpuMs(pgid) - before) / ms) * 1000;
+  return ((spent() - before) / ms) * 1000;
 }
 
 /** Runs the frames bench and prints CPU per render by thread for both loops. */
