@@ -7,9 +7,9 @@
  * METADATA_CPU_REQUESTS (default 4000) requests per round; METADATA_CPU_PROFILE=<dir> has each measured
  * process write a V8 CPU profile there (node --cpu-prof) when it exits.
  */
-import fs from 'node:fs';
 import { Pool } from 'undici';
 import { metadataPages } from '../test/fixtures/corpus/index.js';
+import { processesCpuMs } from './jobs-cpu.js';
 import { child } from './metadata.js';
 import { fmt, heading, median } from './stats.js';
 
@@ -17,21 +17,11 @@ const REQUESTS = Number(process.env.METADATA_CPU_REQUESTS ?? 4000);
 const ROUNDS = 3;
 const CONCURRENCY = 16;
 const WARMUP_REQUESTS = 12_000;
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
-const TICKS_PER_S = 100;
 
 /** node's arguments for each measured process: a CPU profile into METADATA_CPU_PROFILE when set. */
 function profileArgs(): string[] {
   const dir = process.env.METADATA_CPU_PROFILE;
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
-}
-
-/** CPU time of a process so far (user + system), in milliseconds. */
-function cpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) start after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
 }
 
 /** Sends `count` requests, `concurrency` at a time; returns how many were not 200. */
@@ -80,9 +70,9 @@ export async function runMetadataCpuBench(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const r of runs) {
         const pid = r.proc.proc.pid!;
-        const before = cpuMs(pid);
+        const before = processesCpuMs([pid]);
         r.errors += await send(r.base, r.paths, r.headers, REQUESTS);
-        r.perRequest.push((cpuMs(pid) - before) / REQUESTS);
+        r.perRequest.push((processesCpuMs([pid]) - before) / REQUESTS);
       }
     }
     process.stdout.write(`                         CPU ms/request   rounds                  errors\n`);
