@@ -1,7 +1,7 @@
 /**
  * CPU time by process from /proc (Linux only): what the render instance's Node process, its Chromium,
- * the PostgreSQL backends of its database and the processes beside it (s3rver, Redis) spent, so that
- * a path's cost per PDF can be told apart by where it is spent, not only in wall time.
+ * the PostgreSQL server (backends, ended ones and writers) and the processes beside it (s3rver, Redis)
+ * spent, so that a path's cost per PDF can be told apart by where it is spent, not only in wall time.
  */
 import fs from 'node:fs';
 
@@ -62,8 +62,13 @@ export function processesCpuMs(pids: readonly number[]): number {
 /** What to tell apart: the render instance's process id and how to know the backends' processes. */
 export interface CpuScope {
   instancePid: number;
-  /** PostgreSQL database whose backends count (their titles name it). */
-  database?: string;
+  /**
+   * Whether the deployment uses the local PostgreSQL server: then the whole server counts (the bench is
+   * its only user): backends, those that ended, and the WAL writer, checkpointer and autovacuum the jobs' writes
+   * keep busy. Counting only the live backends named by the database lost what a backend closed between
+   * two snapshots had spent, and read −0.8 ms a PDF.
+   */
+  postgres?: boolean;
   /** Port of the deployment's own redis-server. */
   redisPort?: number;
 }
@@ -73,13 +78,23 @@ export function cpuSnapshot(scope: CpuScope): Record<string, number> {
   const all = processes();
   const children = new Map<number, Proc[]>();
   for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
-  const below = new Set<number>();
-  const queue = [...(children.get(scope.instancePid) ?? [])];
-  while (queue.length > 0) {
-    const p = queue.pop()!;
-    below.add(p.pid);
-    queue.push(...(children.get(p.pid) ?? []));
-  }
+  const descendants = (root: number) => {
+    const found = new Set<number>();
+    const queue = [...(children.get(root) ?? [])];
+    while (queue.length > 0) {
+      const p = queue.pop()!;
+      found.add(p.pid);
+      queue.push(...(children.get(p.pid) ?? []));
+    }
+    return found;
+  };
+  const below = descendants(scope.instancePid);
+  const byPid = new Map(all.map((p) => [p.pid, p]));
+  // The postmaster: a `postgres` process whose parent is not one.
+  const postmaster = scope.postgres
+    ? all.find((p) => p.comm === 'postgres' && byPid.get(p.ppid)?.comm !== 'postgres')
+    : undefined;
+  const server = postmaster ? descendants(postmaster.pid).add(postmaster.pid) : new Set<number>();
   const groups: Record<string, number> = { Node: 0, Chromium: 0, PostgreSQL: 0, s3rver: 0, Redis: 0 };
   for (const p of all) {
     let group: string | undefined;
@@ -92,9 +107,11 @@ export function cpuSnapshot(scope: CpuScope): Record<string, number> {
       group = 'Chromium';
       // A renderer ends with its browser context: what it spent is kept by the browser that waited for it.
       groups.Chromium! += p.exitedChildrenMs;
-    } else if (below.has(p.pid)) group = 'Node';
-    else if (scope.database && p.cmdline.startsWith('postgres: ') && p.cmdline.includes(` ${scope.database} `))
+    } else if (server.has(p.pid)) {
       group = 'PostgreSQL';
+      // Backends that ended since the last look: the postmaster waited for them.
+      if (p === postmaster) groups.PostgreSQL! += p.exitedChildrenMs;
+    } else if (below.has(p.pid)) group = 'Node';
     else if (p.cmdline.includes('s3-server-main')) group = 's3rver';
     else if (scope.redisPort && p.comm === 'redis-server' && p.cmdline.includes(`:${scope.redisPort}`)) group = 'Redis';
     if (group) groups[group]! += p.cpuMs;

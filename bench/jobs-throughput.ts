@@ -52,7 +52,7 @@ async function postgresDeployment(databaseUrl: string, results: Results, workerC
     return {
       api: cluster.apis[0]!,
       key,
-      cpu: { instancePid: cluster.apis[0]!.pid, database: cluster.db.name, redisPort: cluster.redis?.port },
+      cpu: { instancePid: cluster.apis[0]!.pid, postgres: true, redisPort: cluster.redis?.port },
       waitFinal: (ids, timeoutMs) => cluster.waitFinal(ids, timeoutMs),
       close: () => cluster.close(),
     };

@@ -157,6 +157,11 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000,
     query_timeout: opts.queryTimeoutMs ?? 5000,
+    // A connection's prepared statements go with it, and the next one plans each of them six times
+    // again (the job claim's fair pick about 2 ms a time). At pg's 10 s, the connections a burst of
+    // submits had opened closed between bursts; a minute keeps them through a pause and still lets
+    // an idle instance give its backends back.
+    idleTimeoutMillis: 60_000,
   });
   const store = composeStore('postgres', db);
   try {
