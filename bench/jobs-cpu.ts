@@ -63,10 +63,11 @@ export function processesCpuMs(pids: readonly number[]): number {
 export interface CpuScope {
   instancePid: number;
   /**
-   * Whether the deployment uses the local PostgreSQL server: then the whole server counts (the bench is
-   * its only user): backends, those that ended, and the WAL writer, checkpointer and autovacuum the jobs' writes
-   * keep busy. Counting only the live backends named by the database lost what a backend closed between
-   * two snapshots had spent, and read −0.8 ms a PDF.
+   * Whether the deployment uses the local PostgreSQL server. Then the whole server counts, since the
+   * bench is its only user (its own looks at the store included): the backends, those that ended, and
+   * the WAL writer, checkpointer and autovacuum the jobs' writes keep busy. Counting only the live
+   * backends named by the database lost what a backend closed between two snapshots had spent, and
+   * read −0.8 ms a sync PDF.
    */
   postgres?: boolean;
   /** Port of the deployment's own redis-server. */
