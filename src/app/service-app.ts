@@ -18,6 +18,7 @@ import { answerUnrouted, routerErrorHandler } from './not-found.js';
 import { registerOpenApi, type ServiceOpenApi } from './openapi.js';
 import { registerHealthAndReadiness } from './readiness.js';
 import { randomRequestId, requestIdPrefix } from './request-ids.js';
+import { buildSerializer } from './response-serializers.js';
 import { installServiceAuth } from './service-auth.js';
 import { recordUsage } from './usage-recording.js';
 
@@ -54,6 +55,8 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     forceCloseConnections: 'idle',
     frameworkErrors: routerErrorHandler(requestIdHeader, sendError),
     clientErrorHandler: clientErrorHandler(service),
+    // Serializers that write our plain unions without Ajv, so a route's first answer does not wait for it to compile.
+    schemaController: { compilersFactory: { buildSerializer } },
     ...httpServerLimits(core.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   ignoreEmptyBodies(app);
