@@ -19,8 +19,11 @@ export interface BenchService {
   close(): Promise<void>;
 }
 
-/** Starts the render service for a bench named `name` (CHROMIUM_PATH from the environment applies). */
-export async function startBenchService(name: string): Promise<BenchService> {
+/**
+ * Starts the render service for a bench named `name` (CHROMIUM_PATH from the environment applies);
+ * `startJobWorker: false` holds its job worker, so submitted jobs stay queued.
+ */
+export async function startBenchService(name: string, opts: { startJobWorker?: boolean } = {}): Promise<BenchService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `pageworks-bench-${name}-`));
   const config = loadConfig({
     PAGEWORKS_DATA_DIR: dataDir,
@@ -29,7 +32,7 @@ export async function startBenchService(name: string): Promise<BenchService> {
     ...(process.env.CHROMIUM_PATH ? { CHROMIUM_PATH: process.env.CHROMIUM_PATH } : {}),
   });
   const core = await createCore(config, pino({ level: 'warn' }));
-  const app = await buildRenderApp(core);
+  const app = await buildRenderApp(core, opts);
   const close = async (): Promise<void> => {
     await app.close();
     await closeCore(core);

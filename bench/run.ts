@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|render-tuning|render-report-oracle|metadata|metadata-cpu|scale|soak|fuzz|pdf-fuzz|jobs|claims-fuzz|assemble|assemble-finishing|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|render-tuning|render-report-oracle|metadata|metadata-cpu|scale|soak|fuzz|pdf-fuzz|jobs|first-answers|claims-fuzz|assemble|assemble-finishing|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -28,6 +28,8 @@ const sections: Record<string, () => Promise<void>> = {
   jobs: async () => (await import('./jobs.js')).runJobsBench(),
   'jobs-overhead': async () => (await import('./jobs-overhead.js')).runJobsOverheadBench(),
   'jobs-rows': async () => (await import('./jobs-rows.js')).runJobsRowsBench(),
+  // A process's first answer of a job route against its later ones (the serializers' one-time work).
+  'first-answers': async () => (await import('./first-answers.js')).runFirstAnswersBench(),
   soak: async () => (await import('./soak.js')).runSoakBench(),
   fuzz: async () => (await import('./fuzz.js')).runFuzzBench(),
   'pdf-fuzz': async () => (await import('./pdf-fuzz.js')).runPdfFuzzBench(),
@@ -61,6 +63,7 @@ const OPT_IN = new Set([
   'jobs',
   'jobs-overhead',
   'jobs-rows',
+  'first-answers',
   'pdf-profiles',
   'claims-fuzz',
   'assemble',
