@@ -1,7 +1,7 @@
 /**
  * The response serializers: the bytes fast-json-stringify writes from the schemas as written, for job,
  * render and metadata answers of every shape; the job object's report entries are the one union left to
- * Ajv; and the first answers of the job routes, their errors included, compile no Ajv check.
+ * Ajv; and a new instance's first job answers, their errors included, and its first fetch compile no Ajv check.
  */
 import { createRequire } from 'node:module';
 import { Type } from '@sinclair/typebox';
@@ -9,6 +9,7 @@ import fastJsonStringify from 'fast-json-stringify';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
+import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { serializerSchema } from '../../src/app/response-serializers.js';
 import { type JobObject, JobObjectSchema } from '../../src/jobs/job-object.js';
@@ -18,6 +19,7 @@ import { RenderObjectSchema } from '../../src/render/log/render-log-routes.js';
 import type { ReportEntry } from '../../src/report/report.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { jobRequest, submitJob } from '../jobs/helpers.js';
+import { html, type Origin, startOrigin } from '../metadata/origin.js';
 
 type AnySchema = Parameters<typeof fastJsonStringify>[0];
 const stock = (schema: unknown) => fastJsonStringify(schema as AnySchema);
@@ -159,42 +161,78 @@ describe('serializerSchema', () => {
   });
 });
 
-describe('the job routes', () => {
+/** fast-json-stringify's own Ajv, the one it compiles a union's branches with on first use, watched (not replaced). */
+function watchAjvCompiles() {
+  const Ajv = createRequire(createRequire(import.meta.url).resolve('fast-json-stringify'))('ajv');
+  return vi.spyOn(Ajv.prototype, 'getSchema');
+}
+
+describe('a new instance', () => {
   let core: CoreDeps;
-  let app: FastifyInstance;
+  let render: FastifyInstance;
+  let metadata: FastifyInstance;
+  let origin: Origin;
   let key: string;
+  let metadataKey: string;
 
   beforeAll(async () => {
-    core = await createTestCore({ RENDER_RATE_LIMIT: '1000' });
-    app = await buildRenderApp(core, { startJobWorker: false });
+    core = await createTestCore({ RENDER_RATE_LIMIT: '1000', EGRESS_ALLOW: '127.0.0.1/32', METADATA_CACHE_TTL_S: '0' });
+    render = await buildRenderApp(core, { startJobWorker: false });
+    metadata = await buildMetadataApp(core);
     key = (await createKey(core, 'render')).key;
-    await app.ready();
+    metadataKey = (await createKey(core, 'metadata')).key;
+    origin = await startOrigin(html('<title>First</title><meta property="og:title" content="OG first">'));
+    await Promise.all([render.ready(), metadata.ready()]);
   }, 60_000);
   afterAll(async () => {
-    await app?.close();
+    await render?.close();
+    await metadata?.close();
+    await origin?.close();
     if (core) await closeTestCore(core);
   });
 
-  it('answer their first submit, read, list, cancel and errors without compiling an Ajv check', async () => {
-    // fast-json-stringify's own Ajv: the one it compiles a union's branches with, on first use.
-    const Ajv = createRequire(createRequire(import.meta.url).resolve('fast-json-stringify'))('ajv');
-    const compiles = vi.spyOn(Ajv.prototype, 'getSchema');
+  it('answers its first job submit, read, list, cancel and errors without compiling an Ajv check', async () => {
+    const compiles = watchAjvCompiles();
     try {
-      const submitted = await submitJob(app, key, { html: '<p>first</p>', reference: 'first' });
+      const submitted = await submitJob(render, key, { html: '<p>first</p>', reference: 'first' });
       expect(submitted.statusCode).toBe(202);
       const { id } = submitted.json();
-      const read = await jobRequest(app, key, 'GET', `/v1/jobs/${id}`);
+      const read = await jobRequest(render, key, 'GET', `/v1/jobs/${id}`);
       expect(read.json()).toEqual(submitted.json());
-      const list = await jobRequest(app, key, 'GET', '/v1/jobs');
+      const list = await jobRequest(render, key, 'GET', '/v1/jobs');
       expect(list.json().data.map((j: JobObject) => j.id)).toEqual([id]);
-      const canceled = await jobRequest(app, key, 'DELETE', `/v1/jobs/${id}`);
+      const canceled = await jobRequest(render, key, 'DELETE', `/v1/jobs/${id}`);
       expect(canceled.json().status).toBe('canceled');
-      const missing = await jobRequest(app, key, 'GET', `/v1/jobs/job_${'0'.repeat(32)}`);
+      const missing = await jobRequest(render, key, 'GET', `/v1/jobs/job_${'0'.repeat(32)}`);
       expect(missing.statusCode).toBe(404);
       expect(missing.json().error.code).toBe('NOT_FOUND');
-      const invalid = await submitJob(app, key, { html: 42 });
+      const invalid = await submitJob(render, key, { html: 42 });
       expect(invalid.statusCode).toBe(400);
       expect(invalid.json().error.code).toBe('INVALID_REQUEST');
+      expect(compiles).not.toHaveBeenCalled();
+    } finally {
+      compiles.mockRestore();
+    }
+  });
+
+  it('answers its first fetch, eight fields of string or null, without compiling an Ajv check', async () => {
+    const compiles = watchAjvCompiles();
+    try {
+      const res = await metadata.inject({
+        url: `/v1/fetch?url=${encodeURIComponent(`${origin.base}/`)}`,
+        headers: { 'x-api-key': metadataKey },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({
+        title: 'First',
+        description: null,
+        og_title: 'OG first',
+        og_description: null,
+        og_image: null,
+        og_url: null,
+        canonical_url: null,
+        favicon_url: `${origin.base}/favicon.ico`,
+      });
       expect(compiles).not.toHaveBeenCalled();
     } finally {
       compiles.mockRestore();
