@@ -2,8 +2,8 @@
  * Response serializers built from the route's schema with its plain unions said without `anyOf`.
  *
  * fast-json-stringify picks a branch of an `anyOf` by validating the value against each branch with
- * Ajv, and Ajv compiles those checks on a serializer's first use: a new process took about 250 ms to
- * answer its first job submit, later ones 3 ms (docs/deploy.md, "The first answer of a route"). Most
+ * Ajv, and Ajv compiles those checks on a serializer's first use: a new process took 157–174 ms to
+ * answer its first job submit, later ones 2–3 ms (docs/deploy.md, "The first answer of a route"). Most
  * unions in our schemas say something fast-json-stringify can write without Ajv: a choice of string
  * literals is a string, and `T | null` is a nullable `T`. Only those two are rewritten. The OpenAPI
  * document keeps the schemas as written, and every value they admit is written byte for byte as before
