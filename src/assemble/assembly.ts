@@ -5,13 +5,12 @@
  * decides what goes in and what the result claims and reports.
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { RenderError } from '../errors.js';
 import { zipFiles } from '../pdf/index.js';
 import { infoTitle } from '../pdf/info-title.js';
 import { redactUrl } from '../redact-url.js';
 import type { RecordAssembly, RecordPart, RenderResult, ReportEntry } from '../render/index.js';
+import { scratchDir } from '../scratch-dirs.js';
 import { recordFinishing, recordPartFinishing } from './assembly-record.js';
 import { finishAssembly } from './finishing.js';
 import { type ObtainedPart, obtainParts, type PartRequestOptions, type PartSources, partPdf } from './parts.js';
@@ -48,8 +47,7 @@ export async function runAssembly(
 ): Promise<AssemblyResult> {
   // The certificate is looked up first: a request that cannot be signed fails before any part is rendered.
   const signer = request.sign ? await requireSigner(deps, opts.accountId, request.sign.certificate) : undefined;
-  const spillDir =
-    request.parts.length > SPILL_OVER_PARTS ? await fs.mkdtemp(path.join(os.tmpdir(), 'pageworks-assembly-')) : undefined;
+  const spillDir = request.parts.length > SPILL_OVER_PARTS ? await scratchDir('assembly') : undefined;
   try {
     const parts = await obtainParts(request.parts, deps, { ...opts, spillDir });
     // A part's pages and rotation come first: the merge sees each part as it is to appear. A rendered part's

@@ -10,10 +10,10 @@ import crypto from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { RenderError } from '../errors.js';
+import { scratchDir } from '../scratch-dirs.js';
 
 /** The files of a multipart request, by the name a part gives (`{"file": "terms.pdf"}`), and where they are. */
 export interface Uploads {
@@ -66,7 +66,7 @@ const PDF_HEADER_WITHIN = 1024;
  */
 export async function readMultipartAssemble(stream: Readable, contentType: string, maxBytes: number): Promise<MultipartAssemble> {
   const boundary = boundaryOf(contentType);
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'pageworks-upload-'));
+  const dir = await scratchDir('upload');
   const uploads: Uploads = { dir, files: new Map() };
   let json: string | undefined;
   let sink: Sink | undefined;

@@ -7,11 +7,11 @@
 import { once } from 'node:events';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AssembleRequest, Uploads } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
+import { scratchDir } from '../scratch-dirs.js';
 import type { RenderJobRow, RenderJobStore } from '../store/jobs-queries.js';
 import type { ResultStore } from './results/result-store.js';
 
@@ -71,7 +71,7 @@ export async function fetchUploads(
   job: { accountId: string; id: string },
   names: readonly string[],
 ): Promise<Uploads> {
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'pageworks-job-upload-'));
+  const dir = await scratchDir('job-upload');
   const uploads: Uploads = { dir, files: new Map() };
   try {
     for (const [i, name] of names.entries()) {

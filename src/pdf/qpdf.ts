@@ -4,8 +4,8 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+import { scratchDir } from '../scratch-dirs.js';
 
 /** What qpdf said: its exit status (0 clean, 2 error, 3 warnings), stderr and the output file's bytes. */
 export interface QpdfRun {
@@ -34,7 +34,7 @@ export function limitQpdfRuns(ms: number): void {
  * started is QpdfMissing; any exit status is returned, with the output when qpdf wrote one.
  */
 export async function runQpdf(input: Uint8Array, args: string[], after: string[] = []): Promise<QpdfRun> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pageworks-qpdf-'));
+  const dir = await scratchDir('qpdf');
   try {
     const inFile = path.join(dir, 'in.pdf');
     const outFile = path.join(dir, 'out.pdf');

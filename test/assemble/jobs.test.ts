@@ -98,11 +98,17 @@ describe('an assembly job of 1,000 parts', () => {
 
 describe('an assembly job whose process is killed mid-way', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-assemble-kill-'));
+  // The services' own temp folder, so what the killed one leaves there can be seen.
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-assemble-kill-tmp-'));
   const children: ChildProcess[] = [];
   afterAll(() => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(tmpDir, { recursive: true, force: true });
   });
+  /** The kinds of temporary directory process `pid` left (`pageworks-<kind>-<pid>-XXXXXX`). */
+  const dirsOf = (pid: number | undefined) =>
+    fs.readdirSync(tmpDir).flatMap((name) => new RegExp(`^pageworks-(.+)-${pid}-\\w{6}$`).exec(name)?.[1] ?? []);
 
   async function start(leaseMs = 3000): Promise<{ child: ChildProcess; url: string; output: () => string }> {
     const child = spawn(process.execPath, [...PAGEWORKS, 'serve', '--services', 'render'], {
@@ -113,6 +119,7 @@ describe('an assembly job whose process is killed mid-way', () => {
         LANG: 'C.UTF-8',
         PAGEWORKS_HOST: '127.0.0.1',
         PAGEWORKS_DATA_DIR: dataDir,
+        TMPDIR: tmpDir,
         RENDER_PORT: '0',
         RENDER_CONCURRENCY: '2',
         RENDER_RATE_LIMIT: '1000',
@@ -157,6 +164,8 @@ describe('an assembly job whose process is killed mid-way', () => {
     const exited = new Promise((resolve) => first.child.once('exit', resolve));
     first.child.kill('SIGKILL');
     await exited;
+    // What it could not remove: its parts spilled so far, and Chromium's profile.
+    expect(dirsOf(first.child.pid)).toEqual(expect.arrayContaining(['assembly', 'chromium']));
 
     const second = await start(60_000);
     let job = { status: '', attempts: 0, pdf: null as { pages: number } | null };
@@ -174,6 +183,9 @@ describe('an assembly job whose process is killed mid-way', () => {
     const texts = pageTexts(pdf);
     expect(texts[0]).toContain('Statement 0');
     expect(texts[199]).toContain('Page 199');
+    // The process that took the job over removed them, each kind with its own first directory.
+    expect(dirsOf(first.child.pid)).not.toContain('assembly');
+    expect(dirsOf(first.child.pid)).not.toContain('chromium');
     const stopped = new Promise((resolve) => second.child.once('exit', resolve));
     second.child.kill('SIGTERM');
     await stopped;

@@ -37,7 +37,7 @@ let tsa: TestTsa;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-engine-'));
 // What a service killed mid-operation leaves behind: its bytes directory, named by its process id.
 const gonePid = spawnSync('true').pid as number;
-const stale = path.join(os.tmpdir(), `pageworks-pdf-${gonePid}-stale`);
+const stale = path.join(os.tmpdir(), `pageworks-pdf-${gonePid}-stale1`);
 fs.mkdirSync(stale, { mode: 0o700 });
 fs.writeFileSync(path.join(stale, '1.in'), 'a part of a killed service');
 

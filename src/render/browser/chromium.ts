@@ -3,9 +3,9 @@
  * (killing its whole process group, measuring its memory).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
+import { scratchDirSync } from '../../scratch-dirs.js';
 import { type BrowserBuild, browserBuild, CHROMIUM_CANDIDATES, chromiumExecutable } from './chromium-executable.js';
 
 /** CHROMIUM_PATH when set, else the first candidate that exists, else Debian's path (the error then names it). */
@@ -116,7 +116,7 @@ export function chromiumArgs(build: BrowserBuild = 'chromium', enabled: readonly
  * ignored by current Chromium, the profile preference is not (checked by the security suite).
  */
 function writeProfile(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-chromium-'));
+  const dir = scratchDirSync('chromium');
   fs.mkdirSync(path.join(dir, 'Default'));
   const prefs = {
     webrtc: { ip_handling_policy: 'disable_non_proxied_udp', multiple_routes_enabled: false, nonproxied_udp_enabled: false },
