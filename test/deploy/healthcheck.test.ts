@@ -55,10 +55,15 @@ async function localEnvironment(environment: Record<string, string>): Promise<No
   // The health check needs neither: the instance runs on its own embedded store.
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-health-'));
+  // Its temp folder inside the data dir, removed with it: what the killed PID 1 leaves there (Chromium's
+  // profile) carries the id 1, which from this side is init's, alive, so no later process removes it.
+  fs.mkdirSync(path.join(dataDir, 'tmp'));
   return {
     ...env,
     PAGEWORKS_HOST: '127.0.0.1',
-    PAGEWORKS_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'pw-health-')),
+    PAGEWORKS_DATA_DIR: dataDir,
+    TMPDIR: path.join(dataDir, 'tmp'),
     // Every port set and distinct, so probing another service's port finds nothing there.
     DASHBOARD_PORT: String(await freeLoopbackPort()),
     RENDER_PORT: String(await freeLoopbackPort()),
@@ -162,6 +167,8 @@ describe.skipIf(!canUnshare)("the Dockerfile's HEALTHCHECK against each compose 
         const healthy = runHealthcheck(up.pid, env);
         expect(healthy.code, healthy.stderr).toBe(0);
       } finally {
+        // The namespace ends first, so nothing in it still writes to the folders removed.
+        await Promise.all(running.splice(0).map(stop));
         fs.rmSync(env.PAGEWORKS_DATA_DIR!, { recursive: true, force: true });
       }
     },
