@@ -5,14 +5,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { AccountService } from '../../src/accounts/accounts.js';
 import { hashPassword, verifyPassword } from '../../src/accounts/password.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/open-store.js';
 
-const config = (env: Record<string, string>) =>
-  loadConfig({ PAGEWORKS_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'pw-cost-')), ...env });
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-cost-'));
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+const config = (env: Record<string, string>) => loadConfig({ PAGEWORKS_DATA_DIR: dataDir, ...env });
 
 describe('password hash cost', () => {
   it('is 17 unset, and anything outside 14..20 is refused', () => {

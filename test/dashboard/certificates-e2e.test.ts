@@ -39,13 +39,14 @@ let dashboardUrl: string;
 let bareUrl: string;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
+// The files the browser uploads, private keys among them: removed after the suite.
+const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-cert-files-'));
 
 beforeAll(async () => {
   certs = makeTestCertificates();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-cert-files-'));
   const write = (name: string, data: Buffer) => {
-    fs.writeFileSync(path.join(dir, name), data);
-    return path.join(dir, name);
+    fs.writeFileSync(path.join(certDir, name), data);
+    return path.join(certDir, name);
   };
   files = {
     rsa: write('acme.p12', certs.rsaChain),
@@ -72,6 +73,7 @@ afterAll(async () => {
   await bareDashboard?.close();
   if (core) await closeTestCore(core);
   if (bare) await closeTestCore(bare);
+  fs.rmSync(certDir, { recursive: true, force: true });
 });
 
 async function signedInPage(baseURL: string, email: string): Promise<Page> {
