@@ -39,9 +39,14 @@ afterAll(async () => {
 });
 
 function pages(pdf: Buffer | string): number {
-  const file = typeof pdf === 'string' ? pdf : path.join(os.tmpdir(), `pw-client-${process.pid}.pdf`);
-  if (typeof pdf !== 'string') fs.writeFileSync(file, pdf);
-  return Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [file], { encoding: 'utf8' }))?.[1]);
+  if (typeof pdf === 'string') return Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))?.[1]);
+  const file = path.join(os.tmpdir(), `pw-client-${process.pid}.pdf`);
+  fs.writeFileSync(file, pdf);
+  try {
+    return pages(file);
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
 }
 
 describe('RenderClient', () => {
