@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, LightMyRequestResponse } from 'fastify';
@@ -36,7 +37,7 @@ describe('authentication and rate limits', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join('/tmp', 'pw-auth-'));
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-auth-'));
     const config = loadConfig({ PAGEWORKS_DATA_DIR: dataDir, RENDER_RATE_LIMIT: '5', LOG_LEVEL: 'info' });
     const sink = new Writable({
       write(chunk, _enc, done) {

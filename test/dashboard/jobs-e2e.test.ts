@@ -3,10 +3,11 @@
  * the dashboard on one store, a loopback webhook receiver. A signed-in person sees their jobs, downloads
  * a PDF, redelivers a webhook, reveals the signing secret, rotates it after a confirmation (the new one is
  * shown once, the old one still signs), cancels a running job, pages through older jobs, and the pages fit
- * a phone without sideways scrolling with no Copy button over code. Screenshots go to /tmp/jobs-*.png.
+ * a phone without sideways scrolling with no Copy button over code. Screenshots go to test-artifacts/jobs-*.png.
  */
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
@@ -21,6 +22,9 @@ import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { queueJob } from '../helpers/webhook-jobs.js';
 import { type Delivery, startWebhookSink, type WebhookSink } from '../helpers/webhook-sink.js';
 import { pdfInfo } from '../render/pdf-tools.js';
+
+/** Screenshots, for a person to look at after a run (as the other dashboard suites keep theirs). */
+const ARTIFACTS = path.resolve('test-artifacts');
 
 const EMAIL = 'jobs-browser@example.com';
 const PASSWORD = 'correct horse battery staple';
@@ -37,6 +41,7 @@ const hits: Delivery[] = [];
 const jobIds: string[] = [];
 
 beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
   receiver = await startWebhookSink(hits, { status: 200, path: '/hooks' });
   hookUrl = receiver.url;
   core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '1' });
@@ -103,7 +108,7 @@ describe('Jobs page in Chromium', () => {
     expect(await newest.locator('.job-facts').textContent()).toMatch(/Duration\s*[\d.]+ (ms|s)/);
     expect(await newest.locator('.job-facts').textContent()).toMatch(/Size\s*[\d.]+ KB · 2 pages/);
     expect(await newest.locator('summary').textContent()).toBe('Webhook: delivered · 1 attempt');
-    await page.screenshot({ path: '/tmp/jobs-laptop.png', fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'jobs-laptop.png'), fullPage: true });
   }, 240_000);
 
   it('downloads a job’s PDF', async () => {
@@ -150,7 +155,7 @@ describe('Jobs page in Chromium', () => {
       expect.stringMatching(/^\s*200\s*attempt 2\s*just now/),
       expect.stringMatching(/^\s*200\s*attempt 1\s*just now/),
     ]);
-    await page.screenshot({ path: '/tmp/jobs-redelivered.png', fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'jobs-redelivered.png'), fullPage: true });
     await page.close();
   });
 
@@ -180,7 +185,7 @@ describe('Jobs page in Chromium', () => {
       await page.getByRole('button', { name: 'Reveal secret' }).click();
       for (const summary of await page.locator('li.job summary').all()) await summary.click();
       expect(await overflow(page), `${width} px`).toEqual({ scrollWidth: width, innerWidth: width });
-      await page.screenshot({ path: `/tmp/jobs-phone-${width}.png`, fullPage: true });
+      await page.screenshot({ path: path.join(ARTIFACTS, `jobs-phone-${width}.png`), fullPage: true });
       await phone.close();
     }
   });
@@ -193,7 +198,7 @@ describe('Jobs page in Chromium', () => {
     await page.getByRole('link', { name: 'Rotate secret…' }).click();
     await page.waitForURL('**/jobs/webhook-secret/rotate');
     expect(await page.getByRole('heading', { name: 'Rotate the webhook secret?' }).isVisible()).toBe(true);
-    await page.screenshot({ path: '/tmp/jobs-rotate-confirm-1366.png', fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'jobs-rotate-confirm-1366.png'), fullPage: true });
     // Nothing changed yet.
     expect(await core.store.findWebhookSecret((await core.accounts.findByEmail(EMAIL))?.id ?? '')).toBe(old);
     await page.getByRole('button', { name: 'Rotate secret' }).click();
@@ -201,7 +206,7 @@ describe('Jobs page in Chromium', () => {
     expect(fresh).toMatch(/^whsec_/);
     expect(fresh).not.toBe(old);
     expect(await page.getByRole('status').first().textContent()).toContain('This is the only time it is shown');
-    await page.screenshot({ path: '/tmp/jobs-rotated-1366.png', fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'jobs-rotated-1366.png'), fullPage: true });
     // Shown once: the page after it has the Reveal button again, not the secret.
     await page.goto('/jobs');
     expect(await page.locator('#webhook-secret').count()).toBe(0);
@@ -247,11 +252,11 @@ describe('Jobs page in Chromium', () => {
         expect(await card.textContent()).toContain('No webhook is sent for a canceled job');
         expect(await overflow(page)).toEqual({ scrollWidth: width, innerWidth: width });
         await card.scrollIntoViewIfNeeded();
-        await page.screenshot({ path: '/tmp/jobs-canceled-375.png' });
+        await page.screenshot({ path: path.join(ARTIFACTS, 'jobs-canceled-375.png') });
       } else {
         expect(await card.locator('.status').textContent()).toBe('Running');
         await card.scrollIntoViewIfNeeded();
-        await page.screenshot({ path: '/tmp/jobs-running-1366.png' });
+        await page.screenshot({ path: path.join(ARTIFACTS, 'jobs-running-1366.png') });
         await card.getByRole('link', { name: /Cancel the job never-ready/ }).click();
         await page.getByRole('button', { name: 'Cancel job' }).click();
         await page.waitForURL('**/jobs?notice=canceled-running');
@@ -285,7 +290,7 @@ describe('Jobs page in Chromium', () => {
     const names = await page.locator('li.job .job-name').allTextContents();
     // 53 jobs in all: the three oldest of January on the second page, oldest last.
     expect(names).toEqual(['january-03', 'january-02', 'january-01']);
-    await page.screenshot({ path: '/tmp/jobs-page2-1366.png', fullPage: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'jobs-page2-1366.png'), fullPage: true });
     await page.getByRole('link', { name: 'Newest jobs' }).click();
     await page.waitForURL(/\/jobs$/);
     expect(await page.locator('li.job').count()).toBe(50);
@@ -305,13 +310,15 @@ describe('Jobs page in Chromium', () => {
       expect(await page.locator('#verify-webhook').textContent()).toContain('verifyWebhook(process.env.PAGEWORKS_WEBHOOK_SECRET');
       expect(await page.locator('#curl-job').textContent()).toContain('"webhook": {"url":');
       await expectNoCopyOverCode(page, width);
-      await page.screenshot({ path: `/tmp/jobs-docs-${width}.png`, fullPage: true });
-      await page.locator('section[aria-labelledby="docs-jobs"]').screenshot({ path: `/tmp/jobs-docs-jobs-${width}.png` });
+      await page.screenshot({ path: path.join(ARTIFACTS, `jobs-docs-${width}.png`), fullPage: true });
+      await page
+        .locator('section[aria-labelledby="docs-jobs"]')
+        .screenshot({ path: path.join(ARTIFACTS, `jobs-docs-jobs-${width}.png`) });
       await page.goto('/keys');
       await page.getByRole('button', { name: 'Create render key' }).click();
       await page.waitForURL('**/keys?created=*');
       await expectNoCopyOverCode(page, width);
-      await page.locator('#new-key').screenshot({ path: `/tmp/jobs-keypanel-${width}.png` });
+      await page.locator('#new-key').screenshot({ path: path.join(ARTIFACTS, `jobs-keypanel-${width}.png`) });
       await ctx.close();
     }
   }, 120_000);

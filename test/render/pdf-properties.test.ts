@@ -7,6 +7,8 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +30,7 @@ let key: string;
 let dataDir: string;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync('/tmp/pageworks-test-');
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-test-'));
   const config = loadConfig({ PAGEWORKS_DATA_DIR: dataDir, RENDER_CONCURRENCY: '1', RENDER_TIMEOUT_MS: '20000' });
   core = await createCore(config, pino({ level: 'silent' }));
   app = await buildRenderApp(core, { lookup: noDns });

@@ -6,6 +6,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CertificateService } from '../../src/accounts/certificates.js';
@@ -74,7 +75,7 @@ describe.each(storeBackends('secrets_rotate'))('rotation on $name', (backend) =>
 
   it.runIf(backend.enabled)('opens with SECRETS_KEY_PREVIOUS until rotated, then with the new key alone', async () => {
     store = await backend.open();
-    const dir = fs.mkdtempSync(path.join('/tmp', 'pw-rotate-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-rotate-'));
     const [oldKey, newKey] = [crypto.randomBytes(32), crypto.randomBytes(32)];
     const seeded = await seedSecrets(store, new SecretBox(oldKey), dir);
     const newAlone = new SecretBox(newKey);
