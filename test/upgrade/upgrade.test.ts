@@ -58,7 +58,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
   const fixture = JSON.parse(fs.readFileSync(path.join(source, 'fixture.json'), 'utf8')) as Fixture;
 
   describe.runIf(backend === 'sqlite' || DATABASE_URL)(`a ${backend} store written by ${fixture.commit.slice(0, 7)}`, () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `pw-upgrade-${backend}-`));
+    // Made in beforeAll: a suite skipped (no DATABASE_URL) runs no afterAll to remove it.
+    let dataDir = '';
     const schema = uniqueName('upgrade');
     let core: CoreDeps;
     let render: FastifyInstance;
@@ -69,6 +70,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       // next: the dashboard session (2 h idle) and the PDFs (24 h) are still within their lifetimes.
       vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
       vi.setSystemTime(Date.parse(fixture.writtenAt) + 60_000);
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `pw-upgrade-${backend}-`));
       fs.cpSync(path.join(source, 'results'), path.join(dataDir, 'results'), { recursive: true });
       let databaseUrl = '';
       if (backend === 'sqlite') fs.copyFileSync(path.join(source, 'pageworks.sqlite'), path.join(dataDir, 'pageworks.sqlite'));
@@ -85,7 +87,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       await dashboard?.close();
       if (core) await closeCore(core);
       vi.useRealTimers();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
       if (backend === 'postgres') await dropSchema(schema);
     });
 
