@@ -3,7 +3,9 @@
  * qpdf's files, the bytes for the PDF workers): `pageworks-<kind>-<pid>-XXXXXX` in the OS temp folder.
  * Each is removed by its maker when done, but a process killed (SIGKILL, the OOM killer) cannot: a killed
  * 5,000-part assembly leaves every part it had spilled. So the first directory of a kind a process makes
- * removes those of that kind whose process is gone; the process id in the name says whose it is.
+ * removes those of that kind whose process is gone; the process id in the name says whose it is. The
+ * folder is listed at once (before this process's own directory exists), and the removal, which may be
+ * thousands of files, runs in the background: the request that made the directory does not wait for it.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -16,7 +18,7 @@ export type ScratchKind = 'chromium' | 'assembly' | 'upload' | 'job-upload' | 'q
 const swept = new Set<ScratchKind>();
 
 /** Whether process `pid` is alive (one of another user's counts: it is not ours to judge). */
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -29,32 +31,31 @@ export function processAlive(pid: number): boolean {
  * Removes the `kind` directories of processes gone, before this process makes its first of that kind. Its
  * own id counts as gone: it has none of its own yet, so one with its id is an earlier process's that had
  * the same id (a restarted container's service often has). Only names of exactly this form are touched
- * (not an older release's, without a process id, nor another tool's), and never a live process's.
+ * (not an older release's, without a process id, nor another tool's), and never a live process's. Lists
+ * now; resolves when the removals are done (none fails: another user's directory, say, is left).
  */
-export function sweepScratchDirs(kind: ScratchKind): void {
+export function sweepScratchDirs(kind: ScratchKind): Promise<void> {
   const name = new RegExp(`^pageworks-${kind}-(\\d+)-[A-Za-z0-9]{6}$`);
   const tmp = os.tmpdir();
   let entries: string[];
   try {
     entries = fs.readdirSync(tmp);
   } catch {
-    return;
+    return Promise.resolve();
   }
-  for (const entry of entries) {
+  const stale = entries.filter((entry) => {
     const pid = Number(name.exec(entry)?.[1]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || (pid !== process.pid && processAlive(pid))) continue;
-    try {
-      fs.rmSync(path.join(tmp, entry), { recursive: true, force: true });
-    } catch {
-      // Another user's, or gone already.
-    }
-  }
+    return Number.isSafeInteger(pid) && pid > 0 && (pid === process.pid || !processAlive(pid));
+  });
+  return Promise.all(
+    stale.map((entry) => fsp.rm(path.join(tmp, entry), { recursive: true, force: true }).catch(() => undefined)),
+  ).then(() => undefined);
 }
 
 function prefix(kind: ScratchKind): string {
   if (!swept.has(kind)) {
     swept.add(kind);
-    sweepScratchDirs(kind);
+    void sweepScratchDirs(kind);
   }
   return path.join(os.tmpdir(), `pageworks-${kind}-${process.pid}-`);
 }

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { scratchDir, scratchDirSync, sweepScratchDirs } from '../src/scratch-dirs.js';
 
 const realTmp = os.tmpdir();
@@ -38,7 +38,7 @@ it('names a directory by kind and process id, private to this user', async () =>
   expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
 });
 
-it("the first directory of a kind removes that kind's directories of processes gone, and nothing else", () => {
+it("the first directory of a kind removes that kind's directories of processes gone, and nothing else", async () => {
   const gone = spawnSync('true').pid as number;
   const killed = leave(`pageworks-assembly-${gone}-Ab12Cd`);
   // An earlier process's with this one's id, as a restarted container's service gets the same id again.
@@ -53,30 +53,32 @@ it("the first directory of a kind removes that kind's directories of processes g
     leave(`other-assembly-${gone}-Ab12Cd`),
   ];
   const made = scratchDirSync('assembly');
+  // The removal runs in the background, behind the directory just made.
+  await vi.waitFor(() => expect(fs.readdirSync(tmp)).not.toContain(killed), { timeout: 5000 });
+  await vi.waitFor(() => expect(fs.readdirSync(tmp)).not.toContain(sameId), { timeout: 5000 });
   const names = fs.readdirSync(tmp);
-  expect(names).not.toContain(killed);
-  expect(names).not.toContain(sameId);
   for (const name of kept) expect(names).toContain(name);
   // Another kind waits for its own first directory.
   expect(names).toContain(killedChromium);
   expect(names).toContain(path.basename(made));
   scratchDirSync('chromium');
-  expect(fs.readdirSync(tmp)).not.toContain(killedChromium);
+  await vi.waitFor(() => expect(fs.readdirSync(tmp)).not.toContain(killedChromium), { timeout: 5000 });
 });
 
-it('sweeps a kind once a process: later directories do not read the temp folder again', () => {
+it('sweeps a kind once a process: later directories do not read the temp folder again', async () => {
   const gone = spawnSync('true').pid as number;
   const later = leave(`pageworks-assembly-${gone}-Later1`);
   scratchDirSync('assembly');
+  await new Promise((r) => setTimeout(r, 200));
   expect(fs.readdirSync(tmp)).toContain(later);
-  sweepScratchDirs('assembly');
+  await sweepScratchDirs('assembly');
   expect(fs.readdirSync(tmp)).not.toContain(later);
 });
 
-it('sweeps nothing, and throws nothing, when the temp folder cannot be read', () => {
+it('sweeps nothing, and throws nothing, when the temp folder cannot be read', async () => {
   process.env.TMPDIR = '/dev/null/tmp';
   try {
-    expect(() => sweepScratchDirs('qpdf')).not.toThrow();
+    await expect(sweepScratchDirs('qpdf')).resolves.toBeUndefined();
   } finally {
     process.env.TMPDIR = tmp;
   }

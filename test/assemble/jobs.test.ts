@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
@@ -183,9 +183,9 @@ describe('an assembly job whose process is killed mid-way', () => {
     const texts = pageTexts(pdf);
     expect(texts[0]).toContain('Statement 0');
     expect(texts[199]).toContain('Page 199');
-    // The process that took the job over removed them, each kind with its own first directory.
-    expect(dirsOf(first.child.pid)).not.toContain('assembly');
-    expect(dirsOf(first.child.pid)).not.toContain('chromium');
+    // The process that took the job over removed them (in the background), each kind with its own first directory.
+    await vi.waitFor(() => expect(dirsOf(first.child.pid)).not.toContain('assembly'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(dirsOf(first.child.pid)).not.toContain('chromium'), { timeout: 10_000 });
     const stopped = new Promise((resolve) => second.child.once('exit', resolve));
     second.child.kill('SIGTERM');
     await stopped;
