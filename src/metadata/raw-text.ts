@@ -4,7 +4,8 @@
  * the content, which element is open and where the search resumes. The start tag is consumed by then, so
  * a long script is neither rescanned nor copied from its start when the next chunk comes.
  */
-import { findEndTag, findScriptEnd, NEED_MORE, type ScriptCarry, scriptStart } from './html-scan.js';
+import { findEndTag, NEED_MORE } from './html-scan.js';
+import { findScriptEnd, type ScriptCarry, scriptStart } from './script-end.js';
 
 /** The raw-text element left open at the end of a window, if any. */
 export class RawTextSearch {
