@@ -10,8 +10,9 @@
  */
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import type { Decoder } from './decoder.js';
-import { isWs, type TagAttrs } from './html-scan.js';
+import { isWs } from './html-scan.js';
 import type { ScanSink } from './scanner.js';
+import type { TagAttrs } from './tag-attrs.js';
 import { collapseWhitespace, decodeReferences, defaultFavicon } from './text.js';
 import type { Metadata } from './types.js';
 import { resolveUrl } from './url-resolve.js';

@@ -29,8 +29,8 @@ import {
   resolveEncodingLabel,
   sniffBom,
 } from './encoding.js';
-import type { TagAttrs } from './html-scan.js';
 import { DocumentScanner } from './scanner.js';
+import type { TagAttrs } from './tag-attrs.js';
 import { nonHtmlMetadata } from './text.js';
 import type { Metadata } from './types.js';
 

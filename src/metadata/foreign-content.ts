@@ -3,7 +3,8 @@
  * elements with their HTML integration points, the start tags that break back out into HTML, and how end
  * tags close foreign elements. The scanner needs it only to know which tags are HTML.
  */
-import { eqLower, type TagAttrs } from './html-scan.js';
+import { eqLower } from './html-scan.js';
+import type { TagAttrs } from './tag-attrs.js';
 
 interface ForeignFrame {
   name: string;

@@ -8,19 +8,9 @@
 import { decodeHTMLAttribute } from 'entities';
 import { ForeignContent } from './foreign-content.js';
 import { BLANK, FramesetWatch, textKind, textUndecided } from './frameset.js';
-import {
-  EOF_IN_TAG,
-  eqLower,
-  findCommentEnd,
-  findEndTag,
-  isAlpha,
-  lowerName,
-  NEED_MORE,
-  skipAttributes,
-  skipToGt,
-  TagAttrs,
-} from './html-scan.js';
+import { EOF_IN_TAG, eqLower, findCommentEnd, findEndTag, isAlpha, lowerName, NEED_MORE, skipToGt } from './html-scan.js';
 import { RawTextSearch } from './raw-text.js';
+import { skipAttributes, TagAttrs } from './tag-attrs.js';
 import { HEAD_TAGS, isSpecial, RAWTEXT } from './tag-names.js';
 
 /**
