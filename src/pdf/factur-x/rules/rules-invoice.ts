@@ -9,8 +9,9 @@
 import { anyIs, has } from './cii-tree.js';
 import type { Rule } from './invoice.js';
 import { periodInOrder, taxAmountOfRate } from './rule-checks.js';
+import { DOCUMENT_RULES } from './rules-invoice-document.js';
 import { LINE_AND_PARTY_RULES } from './rules-invoice-lines.js';
-import { TOTAL_AND_DOCUMENT_RULES } from './rules-invoice-totals.js';
+import { TOTAL_AND_PAYMENT_RULES } from './rules-invoice-totals.js';
 import {
   anywhere,
   documentAllowances,
@@ -190,4 +191,9 @@ const SETTLEMENT_RULES: readonly Rule[] = [
 ];
 
 /** The invoice rules, in the Schematron's order. */
-export const INVOICE_RULES: readonly Rule[] = [...SETTLEMENT_RULES, ...LINE_AND_PARTY_RULES, ...TOTAL_AND_DOCUMENT_RULES];
+export const INVOICE_RULES: readonly Rule[] = [
+  ...SETTLEMENT_RULES,
+  ...LINE_AND_PARTY_RULES,
+  ...TOTAL_AND_PAYMENT_RULES,
+  ...DOCUMENT_RULES,
+];
