@@ -14,12 +14,13 @@ import type { BrowserPool, RenderRecorder } from '../render/index.js';
 import type { ServerKey } from '../secrets/server-key.js';
 import type { ServiceLog } from '../service-log.js';
 import type { Store } from '../store/store.js';
+import type { JobOutcome } from './attempt-outcome.js';
 import { partMeter } from './part-meter.js';
 import { JobQueue } from './queue.js';
 import type { ResultStore } from './results/result-store.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
-import { type JobOutcome, JobWorker } from './worker.js';
+import { JobWorker } from './worker.js';
 
 /** The Redis channel a submit publishes on, so idle workers on any machine look at the store at once. */
 export const WAKE_CHANNEL = 'pageworks:render-jobs:wake';

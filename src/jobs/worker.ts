@@ -6,81 +6,14 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { RenderError } from '../errors.js';
-import { DISCARD_RECORDS, incompleteError, type RenderRecord, type RenderRecorder, reportJson } from '../render/index.js';
-import type { ServiceLog } from '../service-log.js';
-import type { JobLeaseStore } from '../store/job-lease-queries.js';
-import type { RenderJobRow, RenderJobStore } from '../store/jobs-queries.js';
+import { DISCARD_RECORDS, incompleteError, type RenderRecord, reportJson } from '../render/index.js';
+import type { RenderJobRow } from '../store/jobs-queries.js';
+import { BUSY, finalAttemptRecord, hooked, Released, TRANSIENT } from './attempt-outcome.js';
 import { isAssemblyJob, type JobMakers, type JobResult, makeJob } from './job-render.js';
 import { takingTurns } from './job-turns.js';
 import { dropJobUploads } from './job-uploads.js';
 import { pdfKey } from './queue.js';
-import type { ResultStore } from './results/result-store.js';
-
-/** How a job attempt ended, for metrics: `succeeded`, `failed`, `retried` or `released`. */
-export type JobOutcome = 'succeeded' | 'failed' | 'retried' | 'released';
-
-/** What the worker needs. */
-export interface JobWorkerOptions {
-  store: JobLeaseStore & Pick<RenderJobStore, 'clearJobUploads'>;
-  results: ResultStore;
-  pool: JobMakers['pool'];
-  /** What assembly jobs are made with (besides the pool). */
-  assembly?: JobMakers['assembly'];
-  /** Jobs rendering at once (0: none; the process serves the API alone). */
-  concurrency: number;
-  /** Whether a claim may be made now: false while an interactive render waits for a slot (interactive first). */
-  mayClaim?: () => boolean;
-  /** How long the next claim waits (ms; 0: now), asked when `mayClaim` allows one. */
-  claimPauseMs?: () => number;
-  leaseMs: number;
-  maxAttempts: number;
-  retentionMs: number;
-  log: ServiceLog;
-  /** Longest idle wait between two looks at the store (Redis or a local submit wake it sooner). */
-  pollMs?: number;
-  /** Each attempt's outcome, with whether the job has a webhook (a final one makes its event due). */
-  onOutcome?: (outcome: JobOutcome, job: { webhook: boolean }) => void;
-  now?: () => number;
-  /** Where each job's final attempt is reported (the render log); default: nowhere. */
-  recorder?: RenderRecorder;
-  /** The server's key, which opens an assembly job's sealed `protect` passwords. */
-  secrets?: JobMakers['secrets'];
-  /** Counts an assembly job's parts against the account's limit as they start. */
-  meter?: JobMakers['meter'];
-}
-
-/**
- * Idle poll of the store: without Redis, a job queued by another process waits half of this on
- * average before a worker sees it; one cheap claim query per interval per idle process.
- */
-export const DEFAULT_POLL_MS = 250;
-
-/** Errors that say nothing about the document: the attempt is retried while attempts remain. */
-const TRANSIENT = new Set(['RENDER_FAILED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
-
-/** The pool refused for lack of capacity (shutting down, no slot in time): give the job back, uncounted. */
-const BUSY = new Set(['OVERLOADED']);
-/**
- * How often a worker with jobs running asks the store whether they are still its own: a job canceled
- * through any instance stops rendering within this (Redis, where set, tells it sooner).
- */
-export const HELD_CHECK_MS = 500;
-
-/**
- * How often a claim also looks for jobs whose worker died (a lapsed lease). Those are rare, and the
- * look is two statements: made on every claim, they were two of a job's thirteen store round trips,
- * each a context switch on the cores that render. A lapsed job still goes before queued ones, at most
- * this much later.
- */
-export const LAPSED_LOOK_MS = 1000;
-
-/** Whether the job's final outcome makes a webhook event due. */
-function hooked(row: RenderJobRow): { webhook: boolean } {
-  return { webhook: row.webhook_url !== null };
-}
-
-/** Why the worker stopped a render itself: the job was canceled, taken by another worker, or handed back. */
-class Released extends Error {}
+import { DEFAULT_POLL_MS, HELD_CHECK_MS, type JobWorkerOptions, LAPSED_LOOK_MS } from './worker-options.js';
 
 /** Claims and renders jobs, `concurrency` at a time. */
 export class JobWorker {
@@ -340,25 +273,7 @@ export class JobWorker {
   /** Reports the job's final attempt to the render log. */
   private record(row: RenderJobRow, startedAt: number, printed: JobResult | undefined, error: RenderRecord['error']): void {
     const recorder = this.opts.recorder ?? DISCARD_RECORDS;
-    recorder.record({
-      id: row.id,
-      accountId: row.account_id,
-      keyId: row.key_id ?? null,
-      createdAt: Number(row.created_at),
-      durationMs: this.now() - startedAt,
-      source: 'job',
-      jobId: row.id,
-      status: error === null ? 'succeeded' : 'failed',
-      error,
-      // A failed job (strict handling refused its warnings) delivered no PDF: no pages, bytes or claims.
-      pages: error === null ? (printed?.pages ?? null) : null,
-      bytes: error === null ? (printed?.pdf.length ?? null) : null,
-      warnings: printed?.warnings ?? [],
-      claims: error === null ? (printed?.claims ?? []) : [],
-      ...(printed?.assembly ? { assembly: printed.assembly } : {}),
-      ...(printed?.title ? { title: printed.title } : {}),
-      ...(row.reference ? { reference: row.reference } : {}),
-    });
+    recorder.record(finalAttemptRecord(row, this.now() - startedAt, printed, error));
   }
 
   private async settleFailure(
