@@ -1,21 +1,10 @@
 /**
- * The render job routes: thin — authenticate, validate (the render request's own strict rules plus
- * `webhook` and `reference`), call the queue, map the result to HTTP.
+ * The render job routes: thin — authenticate, validate (the body: job-request.ts; the list's query:
+ * job-list-query.ts), call the queue, map the result to HTTP.
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { unshowableCharacterProblem } from '../accounts/user-text.js';
-import {
-  ASSEMBLE_JOB_MAX_PARTS,
-  type AssembleRequest,
-  AssembleRequestSchema,
-  acceptMultipart,
-  multipartDocs,
-  requestUploads,
-  UPLOADED_NAMES,
-  UPLOADS_NOT_PDF,
-  validateAssembleRequest,
-} from '../assemble/index.js';
+import { acceptMultipart, multipartDocs, requestUploads } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
 import { ownValidator } from '../own-validator.js';
@@ -23,119 +12,23 @@ import {
   CLAIMS_HEADER,
   ClaimsHeaderDoc,
   claimsHeaderValue,
-  MAX_BODY_BYTES,
   PreferHeaders,
   prefersStrict,
   RenderErrorSchema,
-  type RenderRequest,
-  RenderRequestSchema,
   STRICT_APPLIED,
   storedReport,
   toPrintParams,
-  validateRenderRequest,
   warningCount,
 } from '../render/index.js';
 import type { ServiceApp } from '../service-app-type.js';
-import type { RenderJobStatus } from '../store/schema.js';
 import type { RenderJobRow } from '../store/store.js';
+import { JobListQuerySchema, validateListQuery } from './job-list-query.js';
 import { JobObjectSchema, toJobObject } from './job-object.js';
+import { type JobRequest, JobRequestSchema, MAX_JOB_BODY_BYTES, validateJobRequest } from './job-request.js';
 import { checkIdempotencyKey, type JobQueue } from './queue.js';
-import { MAX_WEBHOOK_URL_LENGTH, validateWebhookUrl } from './webhook-url.js';
-
-/** Longest `reference`. */
-export const MAX_REFERENCE_LENGTH = 200;
-const STATUSES: readonly RenderJobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
-
-const JobExtras = {
-  webhook: Type.Optional(
-    Type.Object(
-      {
-        url: Type.String({
-          maxLength: MAX_WEBHOOK_URL_LENGTH,
-          description: 'https:// (or http://) URL called when the job is final.',
-        }),
-      },
-      { additionalProperties: false },
-    ),
-  ),
-  reference: Type.Optional(Type.String({ maxLength: MAX_REFERENCE_LENGTH, description: 'Your own label, echoed back.' })),
-};
-
-/**
- * The body of POST /v1/jobs: the render request, or the assemble request (`parts`, up to 5,000), plus
- * `webhook` and `reference`.
- */
-export const JobRequestSchema = Type.Union([
-  Type.Object({ ...RenderRequestSchema.properties, ...JobExtras }, { additionalProperties: false, title: 'Render job' }),
-  Type.Object({ ...AssembleRequestSchema.properties, ...JobExtras }, { additionalProperties: false, title: 'Assembly job' }),
-]);
-
-/** A validated job request. */
-interface JobRequest {
-  request: RenderRequest | AssembleRequest;
-  webhookUrl: string | null;
-  reference: string | null;
-}
+import { validateWebhookUrl } from './webhook-url.js';
 
 const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
-
-/** The render request's validator does the shared part, so every message and code is the same as /v1/render's. */
-function validateJobRequest(body: unknown): JobRequest {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    return { request: validateRenderRequest(body), webhookUrl: null, reference: null };
-  const { webhook, reference, ...rest } = body as Record<string, unknown>;
-  // The names of a multipart request's files ride on the body as a symbol the spread above leaves behind.
-  for (const carried of [UPLOADED_NAMES, UPLOADS_NOT_PDF]) {
-    const value = (body as Record<symbol, unknown>)[carried];
-    if (value) Object.defineProperty(rest, carried, { value, enumerable: false });
-  }
-  // An assembly job: `parts` instead of `html`, up to ASSEMBLE_JOB_MAX_PARTS.
-  const request =
-    'parts' in rest ? validateAssembleRequest(rest, ASSEMBLE_JOB_MAX_PARTS, `a job's limit`) : validateRenderRequest(rest);
-  if (reference !== undefined && typeof reference !== 'string') throw invalid('reference: must be a string');
-  if (typeof reference === 'string' && reference.length > MAX_REFERENCE_LENGTH) {
-    throw invalid(`reference: ${reference.length} characters is more than the limit of ${MAX_REFERENCE_LENGTH}`);
-  }
-  // The reference is shown back on the dashboard's Jobs page, so it follows the rule for names.
-  const unshowable = typeof reference === 'string' ? unshowableCharacterProblem('reference', reference) : undefined;
-  if (unshowable !== undefined) throw invalid(unshowable);
-  let webhookUrl: string | null = null;
-  if (webhook !== undefined) {
-    if (webhook === null || typeof webhook !== 'object' || Array.isArray(webhook))
-      throw invalid('webhook: must be a JSON object {"url": "https://…"}');
-    const { url, ...others } = webhook as Record<string, unknown>;
-    const unknown = Object.keys(others)[0];
-    if (unknown !== undefined) throw invalid(`webhook.${unknown}: unknown field`);
-    if (typeof url !== 'string' || url === '') throw invalid('webhook.url: required, a URL string');
-    webhookUrl = url;
-  }
-  return { request, webhookUrl, reference: reference ?? null };
-}
-
-/** Query of GET /v1/jobs. */
-export const JobListQuerySchema = Type.Object(
-  {
-    status: Type.Optional(Type.Union(STATUSES.map((s) => Type.Literal(s)))),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page.' })),
-  },
-  { additionalProperties: false },
-);
-
-function validateListQuery(query: unknown): { status?: RenderJobStatus; limit: number; cursor?: string } {
-  const q = (query ?? {}) as Record<string, unknown>;
-  const unknown = Object.keys(q).find((k) => !['status', 'limit', 'cursor'].includes(k));
-  if (unknown !== undefined) throw invalid(`${unknown}: unknown query parameter`);
-  for (const [name, value] of Object.entries(q)) if (typeof value !== 'string') throw invalid(`${name}: give it once`);
-  const { status, limit, cursor } = q as Record<string, string | undefined>;
-  if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
-    throw invalid(`status: ${JSON.stringify(status)} is not a job status (${STATUSES.join(', ')})`);
-  }
-  if (limit !== undefined && (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 100)) {
-    throw invalid(`limit: ${JSON.stringify(limit)} is not a whole number from 1 to 100`);
-  }
-  return { status: status as RenderJobStatus | undefined, limit: limit === undefined ? 20 : Number(limit), cursor };
-}
 
 const IdParams = Type.Object({ id: Type.String({ description: 'The job id (job_…).' }) });
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
@@ -164,9 +57,6 @@ const accountOf = (request: FastifyRequest) => {
 };
 const sendJob = (reply: FastifyReply, row: RenderJobRow, publicUrl: string, status = 200) =>
   reply.code(status).header('X-Render-ID', row.id).header('Cache-Control', 'no-store').send(toJobObject(row, publicUrl));
-
-/** Longest body of POST /v1/jobs, JSON or multipart: the render request's, with room for `webhook` and `reference`. */
-const MAX_JOB_BODY_BYTES = MAX_BODY_BYTES + 8 * 1024;
 
 /** Registers the /v1/jobs routes on the render service app. */
 export function registerJobRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
