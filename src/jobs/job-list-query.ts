@@ -1,4 +1,7 @@
-/** The query of GET /v1/jobs: a status to keep, a page size, and the cursor of the previous page. */
+/**
+ * The query of GET /v1/jobs: a status to keep, a page size, and the cursor of the previous page (which
+ * the dashboard's Jobs page pages with too).
+ */
 import { Type } from '@sinclair/typebox';
 import { RenderError } from '../errors.js';
 import type { RenderJobStatus } from '../store/schema.js';
@@ -30,4 +33,16 @@ export function validateListQuery(query: unknown): { status?: RenderJobStatus; l
     throw invalid(`limit: ${JSON.stringify(limit)} is not a whole number from 1 to 100`);
   }
   return { status: status as RenderJobStatus | undefined, limit: limit === undefined ? 20 : Number(limit), cursor };
+}
+
+/** The list cursor: opaque to clients, the last row's creation time and id. */
+export function encodeCursor(next: { createdAt: number; id: string }): string {
+  return Buffer.from(`${next.createdAt}.${next.id}`).toString('base64url');
+}
+
+/** Parses a list cursor; throws INVALID_REQUEST. */
+export function decodeCursor(cursor: string): { createdAt: number; id: string } {
+  const m = /^(\d{1,16})\.(job_[0-9a-f]{32})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!m) throw new RenderError('INVALID_REQUEST', 'cursor: not a cursor from a previous page');
+  return { createdAt: Number(m[1]), id: m[2] };
 }

@@ -1,9 +1,8 @@
 /**
- * The render job queue as the API sees it: submit (idempotency keys, the per-account cap), look up,
- * list, cancel, open the PDF, and the retention sweep. The queue of record is the store; the worker
- * (worker.ts) claims from it.
+ * The render job queue as the API sees it: submit (idempotency keys, idempotency-key.ts; the
+ * per-account cap), look up, list, cancel, open the PDF, and the retention sweep. The queue of record is
+ * the store; the worker (worker.ts) claims from it.
  */
-import crypto from 'node:crypto';
 import type { AssembleRequest, Uploads } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import { newTimeOrderedId } from '../ids.js';
@@ -12,22 +11,11 @@ import type { SecretBox } from '../secrets/sealing.js';
 import type { JobSubmitStore } from '../store/job-submit-queries.js';
 import type { RenderJobRow, RenderJobStore } from '../store/jobs-queries.js';
 import type { RenderJobStatus } from '../store/schema.js';
+import { IDEMPOTENCY_WINDOW_MS, requestHash, sameBody } from './idempotency-key.js';
+import { decodeCursor, encodeCursor } from './job-list-query.js';
 import { sealProtect } from './job-secrets.js';
-import {
-  deleteUploads,
-  dropJobUploads,
-  type JobUpload,
-  namedUploads,
-  storeUploads,
-  sweepJobUploads,
-  uploadKey,
-} from './job-uploads.js';
+import { deleteUploads, dropJobUploads, namedUploads, storeUploads, sweepJobUploads, uploadKey } from './job-uploads.js';
 import type { ResultStore, StoredResult } from './results/result-store.js';
-
-/** A repeated Idempotency-Key returns the first job within this window. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
-/** Longest Idempotency-Key. */
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 /** What a submit carries besides the render request. */
 export interface JobSubmission {
@@ -77,65 +65,6 @@ export type PdfLookup =
 
 const MIB = 1024 * 1024;
 
-/** JSON with object keys sorted, so the same body hashes the same whatever the client's key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/**
- * The hash an Idempotency-Key is bound to: the whole submitted body. A body with `protect` passwords is
- * hashed with the server's key (`keyed`), so the stored hash is no way to guess the passwords offline.
- */
-export function requestHash(
-  s: Omit<JobSubmission, 'idempotencyKey'>,
-  keyed?: SecretBox,
-  files: readonly JobUpload[] = [],
-): string {
-  // `strict` and `files` only when there are some, so the hashes of keys given before them stay the same;
-  // the files by their digest, so a repeat with other bytes under the same names is another body.
-  const body = canonical({
-    request: s.request,
-    reference: s.reference,
-    webhook: s.webhookUrl,
-    strict: s.strict || undefined,
-    files: files.length > 0 ? files.map((f) => [f.name, f.sha256]) : undefined,
-  });
-  if (keyed && 'protect' in s.request && s.request.protect !== undefined) return keyed.digest(body);
-  return crypto.createHash('sha256').update(body).digest('hex');
-}
-
-/** Checks an Idempotency-Key header value; throws INVALID_REQUEST naming the header. */
-export function checkIdempotencyKey(value: string | string[] | undefined): string | null {
-  if (value === undefined) return null;
-  if (Array.isArray(value)) throw new RenderError('INVALID_REQUEST', 'Idempotency-Key: send the header once');
-  if (value === '' || value.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(value)) {
-    throw new RenderError(
-      'INVALID_REQUEST',
-      `Idempotency-Key: must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters without spaces`,
-    );
-  }
-  return value;
-}
-
-/** The list cursor: opaque to clients, the last row's creation time and id. */
-export function encodeCursor(next: { createdAt: number; id: string }): string {
-  return Buffer.from(`${next.createdAt}.${next.id}`).toString('base64url');
-}
-
-/** Parses a list cursor; throws INVALID_REQUEST. */
-export function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  const m = /^(\d{1,16})\.(job_[0-9a-f]{32})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!m) throw new RenderError('INVALID_REQUEST', 'cursor: not a cursor from a previous page');
-  return { createdAt: Number(m[1]), id: m[2] };
-}
-
 /** The result store key of a job's PDF. */
 export function pdfKey(row: Pick<RenderJobRow, 'account_id' | 'id'>): string {
   return `${row.account_id}/${row.id}.pdf`;
@@ -161,7 +90,7 @@ export class JobQueue {
     if (s.idempotencyKey !== null) {
       const earlier = await store.findJobByIdempotencyKey(accountId, s.idempotencyKey);
       if (earlier && Number(earlier.created_at) <= now - IDEMPOTENCY_WINDOW_MS) await store.releaseIdempotencyKey(earlier.id);
-      else if (earlier) return { row: this.sameBody(earlier, hash), replayed: true };
+      else if (earlier) return { row: sameBody(earlier, hash), replayed: true };
     }
     const id = newTimeOrderedId('job', now);
     // The kind is stored with the request: any worker that claims the job knows what to make of it.
@@ -220,19 +149,9 @@ export class JobQueue {
       throw new RenderError('RATE_LIMITED', message, 30);
     }
     const { inserted, row } = out;
-    if (!inserted) return { row: this.sameBody(row, hash), replayed: true };
+    if (!inserted) return { row: sameBody(row, hash), replayed: true };
     this.opts.onSubmitted?.();
     return { row, replayed: false };
-  }
-
-  private sameBody(row: RenderJobRow, hash: string | null): RenderJobRow {
-    if (row.request_hash !== hash) {
-      throw new RenderError(
-        'IDEMPOTENCY_KEY_REUSED',
-        `Idempotency-Key: already used for job ${row.id} with a different body; use a new key for a new request`,
-      );
-    }
-    return row;
   }
 
   /** The account's job; NOT_FOUND for a missing job and for another account's. */

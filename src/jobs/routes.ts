@@ -22,10 +22,11 @@ import {
 } from '../render/index.js';
 import type { ServiceApp } from '../service-app-type.js';
 import type { RenderJobRow } from '../store/store.js';
+import { checkIdempotencyKey } from './idempotency-key.js';
 import { JobListQuerySchema, validateListQuery } from './job-list-query.js';
 import { JobObjectSchema, toJobObject } from './job-object.js';
 import { type JobRequest, JobRequestSchema, MAX_JOB_BODY_BYTES, validateJobRequest } from './job-request.js';
-import { checkIdempotencyKey, type JobQueue } from './queue.js';
+import type { JobQueue } from './queue.js';
 import { validateWebhookUrl } from './webhook-url.js';
 
 const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);

@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
-import { requestHash } from '../../src/jobs/queue.js';
+import { requestHash } from '../../src/jobs/idempotency-key.js';
 import { KEY_FILE } from '../../src/secrets/server-key.js';
 import { FORM_BOUNDARY, fixture, multipartForm } from '../assemble/helpers.js';
 import { makeTestCertificates } from '../helpers/certificates.js';

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isId } from '../../ids.js';
-import { decodeCursor, encodeCursor, JobQueue } from '../../jobs/queue.js';
+import { decodeCursor, encodeCursor } from '../../jobs/job-list-query.js';
+import { JobQueue } from '../../jobs/queue.js';
 import { rotationDetail, WebhookSecrets } from '../../jobs/webhook-secrets.js';
 import { storedReport, warningCount } from '../../render/index.js';
 import type { RenderJobRow } from '../../store/store.js';
