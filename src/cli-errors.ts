@@ -2,7 +2,7 @@
  * The CLI's one exit-code rule, for every verb: a usage or input error exits 2, any other failure
  * exits 1, and either is reported as one line on stderr.
  */
-import { ConfigError } from './config.js';
+import { ConfigError } from './config-env.js';
 import { InputError } from './errors.js';
 
 /** A mistake in the command line or its input (a flag, a value, a file, an unknown account): exit 2. */

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
-import ipaddr from 'ipaddr.js';
-import { addressClass, createEgressPolicy, parseIp } from './net/policy.js';
+import { egressAllow, mailFrom, resultStore, signTsaUrl, trustProxy } from './config-addresses.js';
+import { bool, ConfigError, type Env, fraction, int, oneOf, port, publicBase, str, url } from './config-env.js';
+import { previousKeys, secretsKey } from './config-secrets-key.js';
 
 /** The services one process can run; `render-worker` works render jobs with no public API. */
 export const SERVICES = ['dashboard', 'render', 'metadata', 'render-worker'] as const;
@@ -110,131 +111,6 @@ export interface Config {
   readonly pdfWorkMaxMb: number;
 }
 
-/** A configuration value that is not allowed; the message names the variable. */
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    detail: string,
-  ) {
-    super(`${variable}: ${detail}`);
-    this.name = 'ConfigError';
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: string, fallback: string): string {
-  const v = env[name];
-  return v === undefined || v === '' ? fallback : v;
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) {
-    throw new ConfigError(name, `"${raw}" is not a whole number (allowed: ${min}..${max})`);
-  }
-  const n = Number(raw.trim());
-  if (n < min || n > max) throw new ConfigError(name, `${n} is out of range (allowed: ${min}..${max})`);
-  return n;
-}
-
-function port(env: Env, name: string, fallback: number): number {
-  return int(env, name, fallback, 0, 65535);
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = str(env, name, fallback);
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `"${raw}" is not allowed (allowed: ${allowed.join(', ')})`);
-  }
-  return raw as T;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(name, `"${raw}" is not a boolean (allowed: true, false, 1, 0)`);
-}
-
-function url(env: Env, name: string, schemes: readonly string[]): string | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `not a URL (allowed: ${schemes.map((s) => `${s}//…`).join(', ')})`);
-  }
-  if (!schemes.includes(parsed.protocol)) {
-    throw new ConfigError(
-      name,
-      `scheme "${parsed.protocol}" is not allowed (allowed: ${schemes.map((s) => `${s}//…`).join(', ')})`,
-    );
-  }
-  return raw;
-}
-
-/**
- * SIGN_TSA_URL: an http(s) URL the egress policy lets through. An address it refuses (a private or loopback
- * literal, localhost) is said now, not as a 500 on every signature; it is classified as the policy would,
- * without a DNS query (a name is checked when a signature asks for its timestamp).
- */
-function signTsaUrl(env: Env, allow: readonly string[]): string | undefined {
-  const raw = url(env, 'SIGN_TSA_URL', ['http:', 'https:']);
-  if (raw === undefined) return undefined;
-  const host = new URL(raw).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  const allowedName = allow.some((entry) => entry.trim().toLowerCase().replace(/\.$/, '') === host);
-  const loopbackName = host === 'localhost' || host.endsWith('.localhost');
-  const address = parseIp(host) ? host : loopbackName && !allowedName ? '127.0.0.1' : undefined;
-  const policy = createEgressPolicy({ allow, lookup: () => Promise.reject(new Error('no DNS query at start-up')) });
-  if (address !== undefined && !policy.allowsAddress(address)) {
-    const parsed = parseIp(address);
-    throw new ConfigError(
-      'SIGN_TSA_URL',
-      `host ${host} is ${parsed ? addressClass(parsed) : 'not reachable'}, which the egress policy refuses (name a public timestamp authority, or add it to EGRESS_ALLOW)`,
-    );
-  }
-  return raw;
-}
-
-/**
- * A server key: 32 random bytes as 64 hex digits or base64 (`openssl rand -hex 32`). The error never
- * repeats the value: it is a secret even when malformed.
- */
-export function parseServerKey(raw: string, variable: string, allowed = '64 hex digits or 32 bytes in base64'): Buffer {
-  const value = raw.trim();
-  const key = /^[0-9a-f]{64}$/i.test(value)
-    ? Buffer.from(value, 'hex')
-    : /^[A-Za-z0-9+/]{43}=?$/.test(value)
-      ? Buffer.from(value, 'base64')
-      : undefined;
-  if (key?.length !== 32) throw new ConfigError(variable, `not a 32-byte key (allowed: ${allowed})`);
-  return key;
-}
-
-/** SECRETS_KEY, or CERTIFICATE_KEY (its name before it sealed more than certificates); both set must agree. */
-function secretsKey(env: Env): Buffer | undefined {
-  const current = (env.SECRETS_KEY ?? '').trim();
-  const older = (env.CERTIFICATE_KEY ?? '').trim();
-  const key = current === '' ? undefined : parseServerKey(current, 'SECRETS_KEY');
-  const olderKey = older === '' ? undefined : parseServerKey(older, 'CERTIFICATE_KEY');
-  if (key && olderKey && !key.equals(olderKey)) {
-    throw new ConfigError('CERTIFICATE_KEY', "differs from SECRETS_KEY (it is SECRETS_KEY's older name: set SECRETS_KEY alone)");
-  }
-  return key ?? olderKey;
-}
-
-/** SECRETS_KEY_PREVIOUS: comma-separated keys a rotation moves away from. */
-function previousKeys(env: Env): Buffer[] {
-  return (env.SECRETS_KEY_PREVIOUS ?? '')
-    .split(',')
-    .filter((k) => k.trim() !== '')
-    .map((k) => parseServerKey(k, 'SECRETS_KEY_PREVIOUS', 'comma-separated keys of 64 hex digits or 32 bytes in base64'));
-}
-
 /** Parses the comma-separated service list of PAGEWORKS_SERVICES or `serve --services`. */
 export function parseServices(raw: string, variable = 'PAGEWORKS_SERVICES'): ServiceName[] {
   const names = raw
@@ -251,80 +127,6 @@ export function parseServices(raw: string, variable = 'PAGEWORKS_SERVICES'): Ser
     throw new ConfigError(variable, 'render and render-worker both listen on RENDER_PORT (render works jobs itself; choose one)');
   }
   return [...new Set(names)] as ServiceName[];
-}
-
-const CIDR_OR_HOST = /^(?:[0-9a-f:.]+(?:\/\d{1,3})?|[a-z0-9]([a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?)$/i;
-
-function egressAllow(env: Env): string[] {
-  const raw = str(env, 'EGRESS_ALLOW', '');
-  const entries = raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const entry of entries) {
-    if (!CIDR_OR_HOST.test(entry)) {
-      throw new ConfigError(
-        'EGRESS_ALLOW',
-        `"${entry}" is neither a CIDR nor a host name (allowed: comma-separated CIDRs or host names)`,
-      );
-    }
-  }
-  return entries;
-}
-
-/**
- * TRUST_PROXY: addresses or CIDRs only. Host names and `true` are refused on purpose: believing
- * every hop's `X-Forwarded-For` would let any client pick the address its throttles count against.
- */
-function trustProxy(env: Env): string[] {
-  const entries = str(env, 'TRUST_PROXY', '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const entry of entries) {
-    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
-    if (!valid) {
-      throw new ConfigError('TRUST_PROXY', `"${entry}" is not an IP address or CIDR (allowed: comma-separated addresses/CIDRs)`);
-    }
-  }
-  return entries;
-}
-
-// A display name and an address in angle brackets, or a bare address; no line breaks (header injection).
-const MAIL_FROM = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
-
-function mailFrom(env: Env): string {
-  const raw = str(env, 'MAIL_FROM', 'Pageworks <no-reply@localhost>');
-  if (!MAIL_FROM.test(raw.trim())) {
-    throw new ConfigError('MAIL_FROM', `"${raw}" is not a sender (allowed: "Name <address@host>" or "address@host")`);
-  }
-  return raw.trim();
-}
-
-function publicBase(env: Env, name: string, fallback: string): string {
-  const raw = url(env, name, ['http:', 'https:']) ?? fallback;
-  // Links are built by appending paths: one base without a trailing slash.
-  return raw.replace(/\/+$/, '');
-}
-
-function resultStore(env: Env): string | undefined {
-  const raw = str(env, 'RESULT_STORE', '');
-  if (raw === '') return undefined;
-  if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(raw)) {
-    throw new ConfigError(
-      'RESULT_STORE',
-      `"${raw}" is not allowed (allowed: unset for files under the data dir, or s3://bucket/prefix)`,
-    );
-  }
-  return raw;
-}
-
-function fraction(env: Env, name: string, fallback: number): number {
-  const raw = str(env, name, String(fallback));
-  const value = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw) || value > 1)
-    throw new ConfigError(name, `"${raw}" is not a number from 0 to 1 (allowed: 0..1)`);
-  return value;
 }
 
 /** The configured limit of a service per rate-limit window, before per-account overrides. */

@@ -7,7 +7,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Config, ConfigError, parseServerKey } from '../config.js';
+import type { Config } from '../config.js';
+import { ConfigError } from '../config-env.js';
+import { parseServerKey } from '../config-secrets-key.js';
 import { SecretBox } from './sealing.js';
 
 /** The embedded store's key file, inside PAGEWORKS_DATA_DIR. */

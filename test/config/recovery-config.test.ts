@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config-env.js';
 
 describe('configuration of mail, links and the activity log', () => {
   it('has the documented defaults', () => {

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config-env.js';
 import { codeLiteral, plain, ROOT, tableUnder } from './markdown.js';
 
 const DOC = 'docs/deploy.md';
@@ -78,7 +79,7 @@ describe(`${DOC} "${HEADING}"`, () => {
 
   it('lists every variable the program reads', () => {
     const missing = [
-      ...[...loader].filter((v) => !documented.has(v)).map((v) => `${v} (read by loadConfig, src/config.ts)`),
+      ...[...loader].filter((v) => !documented.has(v)).map((v) => `${v} (read by loadConfig, src/config*.ts)`),
       ...[...elsewhere].filter(([v]) => !documented.has(v) && !loader.has(v)).map(([v, file]) => `${v} (read in ${file})`),
     ];
     expect(missing, `variables without a row in ${DOC} "${HEADING}"`).toEqual([]);
