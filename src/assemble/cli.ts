@@ -19,7 +19,8 @@ import { BrowserPool, claimsHeaderValue, incompleteError, type ReportEntry } fro
 import { runAssembly } from './assembly.js';
 import { PDF_STEPS } from './default-steps.js';
 import type { Uploads } from './multipart-upload.js';
-import { ASSEMBLE_JOB_MAX_PARTS, UPLOADED_NAMES, validateAssembleRequest } from './schema.js';
+import { ASSEMBLE_JOB_MAX_PARTS, UPLOADED_NAMES } from './schema.js';
+import { validateAssembleRequest } from './validate-request.js';
 
 const COMMAND = cliCommand('assemble');
 const USAGE = `usage: ${synopsis(COMMAND)}`;

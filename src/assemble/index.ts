@@ -16,5 +16,5 @@ export {
   MAX_ASSEMBLE_BODY_BYTES,
   UPLOADED_NAMES,
   UPLOADS_NOT_PDF,
-  validateAssembleRequest,
 } from './schema.js';
+export { validateAssembleRequest } from './validate-request.js';

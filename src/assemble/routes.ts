@@ -21,7 +21,8 @@ import {
 import type { ServiceApp } from '../service-app-type.js';
 import { type AssemblyDeps, type AssemblyResult, runAssembly } from './assembly.js';
 import { acceptMultipart, multipartDocs, requestUploads } from './multipart-parser.js';
-import { type AssembleRequest, AssembleRequestSchema, MAX_ASSEMBLE_BODY_BYTES, validateAssembleRequest } from './schema.js';
+import { type AssembleRequest, AssembleRequestSchema, MAX_ASSEMBLE_BODY_BYTES } from './schema.js';
+import { validateAssembleRequest } from './validate-request.js';
 
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
 
