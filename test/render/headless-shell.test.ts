@@ -108,29 +108,47 @@ describe('what a document sees of the browser', () => {
     });
   });
 
-  // Frames counted over half a second (30 at 60 Hz; a loaded machine drops some, and none may flood), and
-  // the paints the page was told of.
+  // The time the document's first 20 frames take, and the paints it was told of. A loaded machine only
+  // slows frames down, so the bounds hold under load: 20 frames within 5 s (they come, at 4 a second or
+  // more; at 60 Hz they take a third of a second) and at most 80 a second (none flood). The document stops
+  // waiting after 5 s and prints how many it got, so a missing frame source fails here, not as a timeout.
   const COUNT_FRAMES = `<!doctype html><h1>Heading</h1><p id="out"></p><script>
-    let frames = 0;
-    const tick = () => { frames += 1; requestAnimationFrame(tick); };
-    requestAnimationFrame(tick);
-    window.pageworksReady = new Promise((resolve) => setTimeout(() => {
-      const paints = performance.getEntriesByType('paint').map((entry) => entry.name).join('+');
-      document.getElementById('out').innerHTML = 'frames=' + frames + '<br>paints=' + paints;
-      resolve();
-    }, 500));
+    window.pageworksReady = new Promise((resolve) => {
+      let frames = 0;
+      let first = 0;
+      const done = (elapsed) => {
+        const paints = performance.getEntriesByType('paint').map((entry) => entry.name).join('+');
+        document.getElementById('out').innerHTML =
+          'frames=' + frames + '<br>elapsed=' + Math.round(elapsed) + '<br>paints=' + paints;
+        resolve();
+      };
+      const timer = setTimeout(() => done(-1), 5000);
+      const tick = () => {
+        frames += 1;
+        if (frames === 1) first = performance.now();
+        if (frames < 20) return requestAnimationFrame(tick);
+        clearTimeout(timer);
+        done(performance.now() - first);
+      };
+      requestAnimationFrame(tick);
+    });
   </script>`;
 
-  it("frames come at about a display's pace while the document gets ready, and are painted (on the shell, sent by the render)", async () => {
+  /** Checks what a COUNT_FRAMES document printed: 20 frames, 19 intervals at 80 a second or fewer. */
+  function expectDisplayFrames(seen: Record<string, string>): void {
+    expect(seen.frames).toBe('20');
+    expect(Number(seen.elapsed)).toBeGreaterThanOrEqual(Math.floor((19 * 1000) / 80));
+  }
+
+  it("frames come while the document gets ready, never faster than a display's, and are painted (on the shell, sent by the render)", async () => {
     const seen = probed(pdfText(await print(COUNT_FRAMES)));
-    expect(Number(seen.frames)).toBeGreaterThanOrEqual(8);
-    expect(Number(seen.frames)).toBeLessThanOrEqual(40);
+    expectDisplayFrames(seen);
     expect(seen.paints).toBe('first-paint+first-contentful-paint');
   });
 
   it('documents that ask for frames at the same time all get them, and the browser stays up', async () => {
     const pdfs = await Promise.all([print(COUNT_FRAMES), print(COUNT_FRAMES), print(COUNT_FRAMES)]);
-    for (const pdf of pdfs) expect(Number(probed(pdfText(pdf)).frames)).toBeGreaterThanOrEqual(8);
+    for (const pdf of pdfs) expectDisplayFrames(probed(pdfText(pdf)));
   });
 
   it('the documented differences: user agent version, languages, PDF plugins, window.chrome, outer size', async () => {
