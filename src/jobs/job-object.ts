@@ -5,6 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { ClaimsSchema, ReportEntrySchema, storedReport } from '../render/index.js';
 import type { RenderJobRow } from '../store/store.js';
+import { MAX_REFERENCE_LENGTH } from './job-request.js';
 
 const Time = (description: string) => Type.String({ format: 'date-time', description });
 const NullableTime = (description: string) => Type.Union([Time(description), Type.Null()]);
@@ -24,7 +25,9 @@ export const JobObjectSchema = Type.Object(
       Type.Literal('failed'),
       Type.Literal('canceled'),
     ]),
-    reference: Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'Echoed back as submitted.' }),
+    reference: Type.Union([Type.String({ maxLength: MAX_REFERENCE_LENGTH }), Type.Null()], {
+      description: 'Echoed back as submitted.',
+    }),
     created_at: Time('When the job was submitted (RFC 3339).'),
     started_at: NullableTime('When its latest attempt started.'),
     finished_at: NullableTime('When it succeeded, failed or was canceled.'),
