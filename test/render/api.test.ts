@@ -61,6 +61,22 @@ describe('successful renders', () => {
     expect(a.headers['x-render-id']).not.toBe(b.headers['x-render-id']);
   });
 
+  it('twelve renders at once are all served, and the service prints no warning', async () => {
+    // Each render in flight holds a listener on its pool's drain signal until it ends; past ten, Node's
+    // default would print a possible-memory-leak warning on every busy instance's stderr.
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const results = await Promise.all(Array.from({ length: 12 }, () => render({ html: TEXT })));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(results.map((res) => res.statusCode)).toEqual(Array(12).fill(200));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   const sizes: Array<[string, Record<string, unknown>, number, number]> = [
     ['A3', { format: 'A3' }, 297 * MM, 420 * MM],
     ['A4 (default)', {}, 210 * MM, 297 * MM],

@@ -5,6 +5,7 @@
  * drains and then ends what still waits or runs.
  */
 
+import { setMaxListeners } from 'node:events';
 import { RenderError } from '../../errors.js';
 import type { EgressPolicy } from '../../net/policy.js';
 import type { ServiceLog } from '../../service-log.js';
@@ -106,7 +107,11 @@ export class BrowserPool {
   private readonly queue: FairQueue;
   private readonly supervisor: ChromiumSupervisor;
   private readonly attempts: RenderAttempts;
-  /** Aborted at the drain deadline: every render still running or waiting ends then. */
+  /**
+   * Aborted at the drain deadline: every render still running or waiting ends then. Each render holds one
+   * listener on it until it ends (`linked`), so a busy pool has as many as renders in flight; no limit, or
+   * Node prints a false memory-leak warning past ten.
+   */
   private readonly drain = new AbortController();
   private drainDeadline?: number;
   private avgRenderMs = 500;
@@ -120,6 +125,7 @@ export class BrowserPool {
     Pick<BrowserPoolOptions, 'executablePath' | 'log' | 'events'>;
 
   private constructor(options: BrowserPoolOptions) {
+    setMaxListeners(0, this.drain.signal);
     this.opts = {
       maxRendersPerBrowser: 2000,
       maxRendersPerSlot: 250,
