@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { pdfSteps, registerAssembleRoutes } from '../assemble/index.js';
+import { registerCertificateRoutes } from '../certificates/routes.js';
 import { jobSlots } from '../config.js';
 import { RenderError } from '../errors.js';
 import { registerJobRoutes } from '../jobs/routes.js';
@@ -22,7 +23,6 @@ import {
   MAX_BODY_BYTES,
   RenderLog,
   type RenderRecorder,
-  registerCertificateRoutes,
   registerRenderLogRoutes,
   registerRenderRoutes,
   sendRenderError,

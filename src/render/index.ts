@@ -19,7 +19,6 @@ export {
 } from '../report/report.js';
 export { ReportEntrySchema, storedEntries } from '../report/report-schema.js';
 export { type RecordFacts, recordText, reportJson, storedFacts, storedReport } from '../report/stored-report.js';
-export { certificateJson, registerCertificateRoutes } from './certificate-routes.js';
 export { runRenderCli } from './cli.js';
 export { checkFontCoverage, describeCoverage, fcListRunner } from './document/font-coverage.js';
 export { RENDER_LOG_FLUSH_MS, RenderLog } from './log/render-log.js';

@@ -1,6 +1,8 @@
 /**
- * The signing certificate routes of the render service: thin — authenticate with a render key, validate,
- * call the certificate service, map the result to HTTP. The private key never leaves the service.
+ * The signing certificate routes, served by the render service (a certificate signs assemblies there):
+ * thin — authenticate with a render key, validate, call the certificate service, map the result to HTTP.
+ * The private key never leaves the service. A certificate is account data (`accounts/certificates.ts`);
+ * its routes are a room of their own, above `render/` only for the render service's error shape.
  */
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
@@ -12,8 +14,8 @@ import {
 } from '../accounts/certificates.js';
 import { unshowableCharacterProblem } from '../accounts/user-text.js';
 import { RenderError } from '../errors.js';
+import { RenderErrorSchema } from '../render/index.js';
 import type { ServiceApp } from '../service-app-type.js';
-import { RenderErrorSchema } from './request/schema.js';
 
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
 
@@ -42,7 +44,7 @@ type CertificateUpload = Static<typeof CertificateUploadSchema>;
 const CERTIFICATE_ID = /^crt_[0-9a-f]{32}$/;
 
 /** The API's JSON of a certificate. */
-export function certificateJson(c: CertificateView): Static<typeof CertificateObjectSchema> {
+function certificateJson(c: CertificateView): Static<typeof CertificateObjectSchema> {
   return {
     id: c.id,
     name: c.name,
@@ -56,7 +58,7 @@ export function certificateJson(c: CertificateView): Static<typeof CertificateOb
 const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
 
 /** Checks the upload body by hand (no type coercion, unknown fields refused), naming the field at fault. */
-export function validateCertificateUpload(body: unknown): CertificateUpload {
+function validateCertificateUpload(body: unknown): CertificateUpload {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('body: expected a JSON object');
   const input = body as Record<string, unknown>;
   for (const key of Object.keys(input)) {
