@@ -124,6 +124,20 @@ describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
       ),
       /^parts\[0\]: its XMP metadata cannot be read: object 4 cannot be read/,
     ],
+    [
+      'a structure tree root that cannot be parsed (found by the PDF fuzz: it was a 500)',
+      pdfOfObjects(
+        '1.7',
+        [
+          '<< /Type /Catalog /Pages 2 0 R /StructTreeRoot 4 0 R >>',
+          '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+          '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+          '<< /Type /StructTreeRoot 7 >>',
+        ],
+        '/Root 1 0 R',
+      ),
+      /^parts\[0\]: the PDF is damaged \(object 4 cannot be read \(dictionary key expected at \d+\)\)/,
+    ],
   ];
   for (const [what, pdf, message] of cases) {
     it(`${what} (${pdf.length} bytes)`, async () => {

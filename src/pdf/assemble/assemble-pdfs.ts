@@ -79,7 +79,14 @@ export async function assemblePdfs(
   const catalogRef = out.allocate();
   const pagesRef = out.allocate();
   const outlinesRef = out.allocate();
-  const tagged = files.map((f) => isDict(f.dict(f.catalog().value.get('StructTreeRoot'))));
+  // The first read of a part's structure tree: an object there that cannot be read is the part's damage, named.
+  const tagged = files.map((f, k) => {
+    try {
+      return isDict(f.dict(f.catalog().value.get('StructTreeRoot')));
+    } catch (error) {
+      throw damaged(parts[k].label, (error as Error).message);
+    }
+  });
   const structRef = tagged.some(Boolean) ? out.allocate() : undefined;
   // One Document element holds every part (a structure tree root has one child, as poppler and PDF 2.0
   // expect); each part's own Document becomes a Part beneath it.
