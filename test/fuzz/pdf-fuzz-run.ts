@@ -121,6 +121,36 @@ async function post(service: Service, key: string, route: string, body: unknown,
   }
 }
 
+/** A finishing step a PDF part is sent with: the part's fields, the request's, and how to say it. */
+interface Finishing {
+  part: Record<string, unknown>;
+  request: Record<string, unknown>;
+  how: string;
+}
+
+const STAMP = '<p style="font:8px sans-serif;margin:0">{{page}} / {{pages}}</p>';
+
+/**
+ * One PDF input in two is sent with a finishing step, so that the hostile part is read again by the page
+ * selection, or its copied objects meet the steps that work on the merge (stamps, metadata, split, protect).
+ */
+function finishing(rng: () => number): Finishing {
+  const none: Finishing = { part: {}, request: {}, how: '' };
+  if (rng() < 0.5) return none;
+  const roll = rng();
+  const step = (how: string, part: Record<string, unknown>, request: Record<string, unknown> = {}) => ({ part, request, how });
+  if (roll < 0.25) {
+    const pages = ['1', '-1', '!1', '1,1', '2-'][Math.floor(rng() * 5)];
+    return step(`pages ${pages}`, { pages });
+  }
+  if (roll < 0.4) return step('rotate 90', { rotate: 90 });
+  if (roll < 0.5) return step('title', { title: 'Fuzz part' });
+  if (roll < 0.65) return step('metadata', {}, { metadata: { title: 'Fuzz', author: 'Pageworks', lang: 'en' } });
+  if (roll < 0.8) return step('split', {}, { split: rng() < 0.5 ? 'parts' : { every: 1 } });
+  if (roll < 0.92) return step('protect', {}, { protect: { owner_password: 'owner' } });
+  return step('stamp', {}, { stamps: [{ html: STAMP }] });
+}
+
 const invoice = (xmlUrl: string) => `<!doctype html><html lang="fr"><head><meta charset="utf-8"><title>Facture</title>
 <meta name="factur-x" content="EN 16931"><link rel="attachment" href="${xmlUrl}" title="factur-x.xml"></head>
 <body><h1>Facture PW-2026-0142</h1><p>Total TTC : 630,00 €</p></body></html>`;
@@ -189,11 +219,13 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
       } else {
         kind = 'pdf';
         mutant = mutatePdf(rng, pdfs[Math.floor(rng() * pdfs.length)], pdfs);
+        const finish = finishing(rng);
+        if (finish.how) mutant = { ...mutant, how: `${mutant.how}, ${finish.how}` };
         const parts = [
-          { pdf: mutant.bytes.toString('base64') },
+          { pdf: mutant.bytes.toString('base64'), ...finish.part },
           ...(rng() < 0.3 ? [{ pdf: tinyPdf('After').toString('base64') }] : []),
         ];
-        send = () => post(service, service.fuzzKey, '/v1/assemble', { parts }, DEADLINE_MS.pdf);
+        send = () => post(service, service.fuzzKey, '/v1/assemble', { parts, ...finish.request }, DEADLINE_MS.pdf);
       }
       // Another account renders while every tenth input is answered: it must not be hurt.
       if (i % 10 === 0) {
