@@ -15,7 +15,7 @@ import {
   sniffBom,
 } from '../../src/metadata/encoding.js';
 import { extractMetadata, MetadataExtractor } from '../../src/metadata/extract.js';
-import { decodeReferences } from '../../src/metadata/text.js';
+import { collapseWhitespace, decodeReferences } from '../../src/metadata/text.js';
 import { METADATA_FIELDS, type Metadata } from '../../src/metadata/types.js';
 import { metadataPages } from '../fixtures/corpus/index.js';
 import { LEGACY_ENCODINGS } from './pathological.js';
@@ -195,6 +195,26 @@ export function metadataProperties(): Array<{ name: string; property: fc.IRawPro
           fc.pre(!/&[A-Za-z][A-Za-z0-9]*[^A-Za-z0-9;=&\s]/.test(v));
           const expected = attribute ? decodeHTMLAttribute(v) : decodeHTML(v);
           const got = decodeReferences(v, attribute, wholeUpTo);
+          if (got !== expected)
+            throw new Error(`${JSON.stringify(v)}: ${JSON.stringify(got)} instead of ${JSON.stringify(expected)}`);
+        },
+      ) as fc.IRawProperty<unknown[]>,
+    },
+    {
+      name: 'whitespace collapsed in one pass exactly as by the regular expression',
+      property: fc.property(
+        fc.array(
+          fc.oneof(
+            fc.constantFrom(' ', '  ', '\t', '\n', '\f', '\r', '\r\n', '\u00a0', '\u2003', '\v', '\ud800', '\udc00', '😀', 'é'),
+            fc.string({ maxLength: 4 }),
+          ),
+          { maxLength: 80 },
+        ),
+        (parts) => {
+          const v = parts.join('');
+          const expected = collapseWhitespace(v);
+          // A limit of 0 sends every value down the long values' path.
+          const got = collapseWhitespace(v, 0);
           if (got !== expected)
             throw new Error(`${JSON.stringify(v)}: ${JSON.stringify(got)} instead of ${JSON.stringify(expected)}`);
         },
