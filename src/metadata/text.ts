@@ -1,5 +1,6 @@
 /** Small text and URL helpers shared by the extractor and the fetcher. */
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
+import { isWs } from './html-scan.js';
 import type { Metadata } from './types.js';
 
 /** The empty result for a non-HTML response: only the origin's default favicon. */
@@ -37,8 +38,6 @@ export function collapseWhitespace(s: string, regexpUpTo = COLLAPSE_BY_REGEXP_UP
   return out;
 }
 
-const isAsciiSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
-
 /**
  * collapseWhitespace for a long value, in one pass into one array of UTF-16 code units (lone surrogates kept
  * as they are). String#replace keeps a part for every match: on a 5 MB title of short words the collector's
@@ -50,7 +49,7 @@ function collapseLong(s: string): string {
   let gap = false;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (isAsciiSpace(c)) {
+    if (isWs(c)) {
       gap = k > 0;
       continue;
     }
