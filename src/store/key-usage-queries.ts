@@ -36,6 +36,15 @@ function chunks<T>(rows: T[]): T[][] {
   return out;
 }
 
+/**
+ * The rows sorted by their unique columns. Every instance upserts the counters it shares with others in
+ * this one order, so two flushes that update the same rows wait for each other instead of deadlocking.
+ */
+function inRowOrder<T>(rows: T[], key: (row: T) => string[]): T[] {
+  const keyed = rows.map((row) => ({ row, key: key(row).join('\0') }));
+  return keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((k) => k.row);
+}
+
 /** Store methods for per-key usage and the sealed one-time display of a new key. */
 export interface KeyUsageStore {
   /**
@@ -56,29 +65,36 @@ export interface KeyUsageStore {
 }
 
 /** See KeyUsageStore.recordUsage. */
-export async function recordUsage({ db }: StoreContext, batch: UsageBatch): Promise<void> {
+export async function recordUsage({ db, kind }: StoreContext, batch: UsageBatch): Promise<void> {
   if (batch.daily.length + batch.keyDaily.length + batch.keyHourly.length === 0 && !batch.pruneHoursBefore) return;
   await db.transaction().execute(async (trx) => {
     // Rows of a key or account deleted since the requests were counted would break the foreign keys.
+    // On PostgreSQL the rows read are locked (KEY SHARE), the accounts before the keys: an account's
+    // deletion locks its account row first (deleteAccount), so either it waits for this flush or this
+    // flush waits for it and then finds the account gone. Unlocked, the flush's foreign key checks took
+    // those locks later, a key's before its account's, and the two could deadlock.
     const existing = async (table: 'api_keys' | 'accounts', ids: Iterable<string>) => {
       const found = new Set<string>();
       for (const part of chunks([...new Set(ids)])) {
-        for (const r of await trx.selectFrom(table).select('id').where('id', 'in', part).execute()) found.add(r.id);
+        const query = trx.selectFrom(table).select('id').where('id', 'in', part);
+        for (const r of await (kind === 'postgres' ? query.forKeyShare() : query).execute()) found.add(r.id);
       }
       return found;
     };
-    const live = await existing(
-      'api_keys',
-      [...batch.keyDaily, ...batch.keyHourly].map((i) => i.keyId),
-    );
+    const keyRows = [...batch.keyDaily, ...batch.keyHourly];
     const liveAccounts = await existing(
       'accounts',
-      batch.daily.map((i) => i.accountId),
+      [...batch.daily, ...keyRows].map((i) => i.accountId),
     );
+    const liveKeys = await existing(
+      'api_keys',
+      keyRows.map((i) => i.keyId),
+    );
+    const live = (i: KeyUsageIncrement) => liveKeys.has(i.keyId) && liveAccounts.has(i.accountId);
     const daily: UsageDailyTable[] = batch.daily
       .filter((i) => liveAccounts.has(i.accountId))
       .map((i) => ({ account_id: i.accountId, service: i.service, day: i.day, outcome: i.outcome, count: i.count }));
-    for (const rows of chunks(daily)) {
+    for (const rows of chunks(inRowOrder(daily, (r) => [r.account_id, r.service, r.day, r.outcome]))) {
       await trx
         .insertInto('usage_daily')
         .values(rows)
@@ -89,17 +105,15 @@ export async function recordUsage({ db }: StoreContext, batch: UsageBatch): Prom
         )
         .execute();
     }
-    const keyDaily: UsageDailyKeysTable[] = batch.keyDaily
-      .filter((i) => live.has(i.keyId))
-      .map((i) => ({
-        key_id: i.keyId,
-        account_id: i.accountId,
-        service: i.service,
-        day: i.bucket,
-        outcome: i.outcome,
-        count: i.count,
-      }));
-    for (const rows of chunks(keyDaily)) {
+    const keyDaily: UsageDailyKeysTable[] = batch.keyDaily.filter(live).map((i) => ({
+      key_id: i.keyId,
+      account_id: i.accountId,
+      service: i.service,
+      day: i.bucket,
+      outcome: i.outcome,
+      count: i.count,
+    }));
+    for (const rows of chunks(inRowOrder(keyDaily, (r) => [r.key_id, r.day, r.outcome]))) {
       await trx
         .insertInto('usage_daily_keys')
         .values(rows)
@@ -110,17 +124,15 @@ export async function recordUsage({ db }: StoreContext, batch: UsageBatch): Prom
         )
         .execute();
     }
-    const keyHourly: UsageHourlyKeysTable[] = batch.keyHourly
-      .filter((i) => live.has(i.keyId))
-      .map((i) => ({
-        key_id: i.keyId,
-        account_id: i.accountId,
-        service: i.service,
-        hour: i.bucket,
-        outcome: i.outcome,
-        count: i.count,
-      }));
-    for (const rows of chunks(keyHourly)) {
+    const keyHourly: UsageHourlyKeysTable[] = batch.keyHourly.filter(live).map((i) => ({
+      key_id: i.keyId,
+      account_id: i.accountId,
+      service: i.service,
+      hour: i.bucket,
+      outcome: i.outcome,
+      count: i.count,
+    }));
+    for (const rows of chunks(inRowOrder(keyHourly, (r) => [r.key_id, r.hour, r.outcome]))) {
       await trx
         .insertInto('usage_hourly_keys')
         .values(rows)

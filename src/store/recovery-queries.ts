@@ -216,9 +216,14 @@ export async function deleteSessionByPublicId({ db }: StoreContext, accountId: s
 }
 
 /** See RecoveryStore.deleteAccount. */
-export async function deleteAccount({ db }: StoreContext, accountId: string, tombstone: ActivityEntry) {
+export async function deleteAccount({ db, kind }: StoreContext, accountId: string, tombstone: ActivityEntry) {
   return db.transaction().execute(async (trx) => {
-    if (!(await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst())) return false;
+    // On PostgreSQL the account row is locked before any of its children: every transaction that writes
+    // rows referencing it holds its lock on that row from its start (a usage flush, a render log insert,
+    // a password change), so one of the two waits for the other to end rather than each holding a row
+    // the other needs. Locked last, as the cascade did, a usage flush and a deletion could deadlock.
+    const found = trx.selectFrom('accounts').select('id').where('id', '=', accountId);
+    if (!(await (kind === 'postgres' ? found.forUpdate() : found).executeTakeFirst())) return false;
     // Children first, explicitly: the foreign keys cascade too, but SQLite enforces them only per connection setting.
     for (const table of [
       'usage_hourly_keys',

@@ -110,6 +110,47 @@ for (const backend of backends) {
       expect(await store.usageSince('acc_gone', '2026-01-01')).toEqual([]);
     });
 
+    // Two instances flush counters of the same keys, each in the order its requests came.
+    it('adds up two flushes of the same counters at once, in opposite orders, without a deadlock', async () => {
+      await store.createAccount({ id: 'acc_c', email: 'acc_c@example.com', passwordHash: null, createdAt: t0 });
+      for (const id of ['key_c1', 'key_c2'])
+        await store.insertKey({
+          id,
+          accountId: 'acc_c',
+          service: 'render',
+          keyHash: `h_${id}`,
+          displayPrefix: 'pwr_live_cccc',
+          name: null,
+          createdAt: t0,
+        });
+      const rows = (['ok', 'rate_limited', 'server_error'] as const).flatMap((outcome) =>
+        ['key_c1', 'key_c2'].map((keyId) => ({ keyId, accountId: 'acc_c', service: 'render' as const, outcome, count: 1 })),
+      );
+      const batch = (order: typeof rows) => ({
+        daily: order
+          .filter((r) => r.keyId === 'key_c1')
+          .map((r) => ({
+            accountId: 'acc_c',
+            service: 'render' as const,
+            day: '2026-03-01',
+            outcome: r.outcome,
+            count: 1,
+          })),
+        keyDaily: order.map((r) => ({ ...r, bucket: '2026-03-01' })),
+        keyHourly: order.map((r) => ({ ...r, bucket: '2026-03-01T09' })),
+      });
+      const failures: string[] = [];
+      for (let round = 0; round < 100; round++) {
+        const settled = await Promise.allSettled([store.recordUsage(batch(rows)), store.recordUsage(batch(rows.toReversed()))]);
+        for (const s of settled) if (s.status === 'rejected') failures.push(String(s.reason));
+      }
+      expect(failures).toEqual([]);
+      const hourly = await store.keyHourlyUsageSince('acc_c', '2026-03-01T09');
+      expect(hourly.map((r) => `${r.keyId} ${r.outcome} ${r.count}`).sort()).toEqual(
+        rows.map((r) => `${r.keyId} ${r.outcome} 200`).sort(),
+      );
+    });
+
     it('prunes hourly counters older than the cut-off in the same write', async () => {
       await store.recordUsage({
         daily: [],

@@ -164,5 +164,64 @@ for (const backend of backends) {
       ]);
       expect(await store.usageSince('acc_d', '2000-01-01')).toEqual([]);
     });
+
+    // Each account is deleted while, at the same moment, its usage is flushed and its password changed:
+    // the three write the account's rows in one transaction each, and none may fail. Before the deletion
+    // locked the account row first, PostgreSQL broke a deadlock about once in 300 such races.
+    it('deletes accounts while their usage is flushed and their password changed, without a deadlock', async () => {
+      const failures: string[] = [];
+      for (let round = 0; round < 100; round++) {
+        const ids = [0, 1, 2].map((n) => `acc_race_${round}_${n}`);
+        for (const id of ids) {
+          await store.createAccount({ id, email: `${id}@example.com`, passwordHash: 'x', createdAt: t0 });
+          await store.insertKey({
+            id: `key_${id}`,
+            accountId: id,
+            service: 'render',
+            keyHash: `kh_${id}`,
+            displayPrefix: 'pwr_live_race',
+            name: null,
+            createdAt: t0,
+          });
+          await store.createSession(`hash_${id}`, {
+            accountId: id,
+            csrfToken: 'c',
+            createdAt: t0,
+            lastSeenAt: t0,
+            publicId: `pub_${id}`,
+          });
+        }
+        const counted = (id: string, bucket: string) => ({
+          keyId: `key_${id}`,
+          accountId: id,
+          service: 'render' as const,
+          bucket,
+          outcome: 'ok' as const,
+          count: 1,
+        });
+        const settled = await Promise.allSettled([
+          store.recordUsage({
+            daily: ids.map((id) => ({
+              accountId: id,
+              service: 'render' as const,
+              day: '2026-01-02',
+              outcome: 'ok' as const,
+              count: 1,
+            })),
+            keyDaily: ids.map((id) => counted(id, '2026-01-02')),
+            keyHourly: ids.map((id) => counted(id, '2026-01-02T10')),
+          }),
+          ...ids.map((id) => store.setPasswordHash(id, 'y')),
+          ...ids.map((id, n) => store.deleteAccount(id, entry(id, t0, `act_race_${round}_${n}`, { kind: 'account_deleted' }))),
+        ]);
+        for (const s of settled) if (s.status === 'rejected') failures.push(String(s.reason));
+        expect(failures).toEqual([]);
+        expect(settled.slice(-ids.length).map((s) => s.status === 'fulfilled' && s.value)).toEqual([true, true, true]);
+        for (const id of ids) {
+          expect(await store.usageSince(id, '2000-01-01')).toEqual([]);
+          expect(await store.keyUsageSince(id, '2000-01-01')).toEqual([]);
+        }
+      }
+    });
   });
 }
