@@ -86,6 +86,33 @@ for (const backend of backends) {
       expect((await store.findKeyByHash('h2'))?.lastUsedAt).toBe(t0 + 50);
     });
 
+    // Two instances flush the same keys, each in the order its requests came: the store takes the rows
+    // in one order, so neither flush is ever broken as a deadlock.
+    it('touches the same keys from two flushes at once, in opposite orders, without a deadlock', async () => {
+      const keyIds = Array.from({ length: 8 }, (_, i) => `key_touch_${i}`);
+      for (const id of keyIds)
+        await store.insertKey({
+          id,
+          accountId: 'acc_a',
+          service: 'render',
+          keyHash: `h_${id}`,
+          displayPrefix: 'pwr_live_tttt',
+          name: null,
+          createdAt: t0,
+        });
+      const failures: string[] = [];
+      for (let round = 1; round <= 100; round++) {
+        const at = t0 + 2 * round;
+        const settled = await Promise.allSettled([
+          store.touchKeys(keyIds.map((keyId) => ({ keyId, at }))),
+          store.touchKeys(keyIds.toReversed().map((keyId) => ({ keyId, at: at + 1 }))),
+        ]);
+        for (const s of settled) if (s.status === 'rejected') failures.push(String(s.reason));
+      }
+      expect(failures).toEqual([]);
+      for (const id of keyIds) expect((await store.findKeyByHash(`h_${id}`))?.lastUsedAt).toBe(t0 + 201);
+    });
+
     it('revokes a key once, only for its own account', async () => {
       expect(await store.revokeKey('key_2', t0 + 1000, 'acc_other')).toBe(false);
       expect(await store.revokeKey('key_2', t0 + 1000, 'acc_a')).toBe(true);
