@@ -152,7 +152,11 @@ describe('PdfEngine', () => {
     expect(error).toBeInstanceOf(PdfWorkLimitError);
     expect(error.message).toBe('parts[1]: reading the PDF took longer than 1 s (PDF_WORK_TIMEOUT_MS)');
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(stallMs).toBeLessThan(250);
+    // Read on this thread, the pages would hold the loop for the whole second and more. What the loop
+    // still pays is its own share of the work (handing over the bytes, starting the next worker) and the
+    // scheduler: 16-28 ms beside four busy loops, 86 ms beside the PDF suite, 346 ms once beside the
+    // whole suite on 2 cores. Half the deadline tells the two apart with room for a loaded machine.
+    expect(stallMs).toBeLessThan(500);
     expect(await timed.run('count-pages', { pdf: onePage(595) }, { label: 'parts[0]' })).toBe(1);
     // The killed worker's input is removed once its process is gone.
     await vi.waitFor(() => expect(bytesDirectories()).toEqual([]), { timeout: 2000 });
