@@ -71,7 +71,11 @@ type Take = (pick: RawBuilder<unknown>, status: RenderJobStatus) => Promise<{ ro
 
 /** Jobs whose worker died: out of attempts they end failed; else the longest lapsed is taken. */
 async function takeLapsed(db: Kysely<Database>, take: Take, lock: RawBuilder<unknown>, now: number, maxAttempts: number) {
-  // A job whose worker died ran out of attempts: it ends failed, with its webhook due.
+  // A job whose worker died ran out of attempts: it ends failed, with its webhook due. A job another
+  // transaction holds is left for the next claim (`lock` skips it on PostgreSQL): waiting on one while
+  // holding others could deadlock with an account's deletion, which locks its jobs in its own order.
+  const exhausted = sql`select id from render_jobs where status = 'running' and lease_expires_at < ${now}
+    and attempts >= ${maxAttempts} ${lock}`;
   await db
     .updateTable('render_jobs')
     .set({
@@ -84,6 +88,7 @@ async function takeLapsed(db: Kysely<Database>, take: Take, lock: RawBuilder<unk
       error_message: `the render was interrupted ${maxAttempts} times (its worker stopped before finishing)`,
       ...webhookDue(now),
     })
+    .where(sql<boolean>`id in (${exhausted})`)
     .where('status', '=', 'running')
     .where('lease_expires_at', '<', now)
     .where('attempts', '>=', maxAttempts)

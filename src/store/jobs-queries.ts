@@ -257,8 +257,10 @@ export async function expiredPdfs({ db }: StoreContext, now: number, limit: numb
 }
 
 /** See RenderJobStore.deleteFinishedJobs. */
-export async function deleteFinishedJobs({ db }: StoreContext, before: number, limit: number) {
+export async function deleteFinishedJobs({ db, kind }: StoreContext, before: number, limit: number) {
   // Ids first, then the delete by id: SQLite's DELETE takes no LIMIT, and one batch keeps a lock short.
+  // On PostgreSQL a row another transaction holds (an account's deletion locking its jobs) is left for
+  // the next sweep: waiting on it while holding others could deadlock with that transaction.
   const ids = db
     .selectFrom('render_jobs')
     .select('id')
@@ -269,7 +271,8 @@ export async function deleteFinishedJobs({ db }: StoreContext, before: number, l
     .where('upload_keys', 'is', null)
     // A delivery still retrying keeps its row (it cannot be, 7 days on; the guard costs nothing).
     .where((eb) => eb.or([eb('webhook_state', 'is', null), eb('webhook_state', '!=', 'pending')]))
-    .limit(limit);
+    .limit(limit)
+    .$if(kind === 'postgres', (q) => q.forUpdate().skipLocked());
   const result = await db.deleteFrom('render_jobs').where('id', 'in', ids).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -203,10 +203,14 @@ export async function claimDueWebhooks(
 ) {
   // Each due event's place in its account's line (1 = oldest due) plus the account's attempts in
   // flight must stay within the cap; ordering by that place first takes one event per account per round.
+  // On PostgreSQL a job another transaction holds is left for the next round rather than waited for:
+  // an account's deletion locks its jobs in its own order, and a claim waiting on one of them while
+  // holding another would deadlock with it.
+  const skipHeld = kind === 'postgres' ? sql`for update skip locked` : sql``;
   const claim = (q: Kysely<Database>) =>
     sql<WebhookDueJob>`
     update render_jobs set webhook_lease_expires_at = ${leaseUntil}
-    where id in (
+    where id in (select id from render_jobs where id in (
       select d.id from (
         select id, account_id, webhook_next_at,
           row_number() over (partition by account_id order by webhook_next_at, id) as place
@@ -222,7 +226,7 @@ export async function claimDueWebhooks(
       where d.place + coalesce(f.busy, 0) <= ${perAccount}
       order by d.place, d.webhook_next_at, d.id
       limit ${limit}
-    )
+    ) ${skipHeld})
     and (webhook_lease_expires_at is null or webhook_lease_expires_at <= ${now})
     returning *`.execute(q);
   const { rows } =
