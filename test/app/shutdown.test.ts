@@ -45,12 +45,21 @@ describe('answers while shutting down', () => {
   it('render: 503 OVERLOADED with X-Render-ID and Retry-After, while the render in flight completes', async () => {
     const port = await start((c) => buildRenderApp(c, { lookup: noDns }));
     const { key } = await createKey(core!, 'render');
+    // The drain starts once the server holds the render: a request still on its way when the server
+    // closes meets a closed connection, which is not what this test is about (a loaded machine took
+    // longer than the 300 ms below to deliver it once).
+    const received = new Promise<void>((resolve) =>
+      app!.server.on('request', (req) => {
+        if (req.url === '/v1/render') resolve();
+      }),
+    );
     const inFlight = fetch(`http://127.0.0.1:${port}/v1/render`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ html: slowDocument(1500) }),
     });
     const late = await halfSentRequest(port, '/v1/health');
+    await received;
     await sleep(300);
     const closed = app!.close();
     await sleep(100);
