@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { JobError, JobResult, RenderJobRow } from './jobs-queries.js';
 import type { Database, RenderJobStatus } from './schema.js';
-import { bindQueries, PREPARED, type StoreContext } from './store-context.js';
+import { bindQueries, PREPARED, type StoreContext, skipHeldRows } from './store-context.js';
 
 // The render job queue's leases: claim, renew, and the statements that end an attempt (final, back
 // to the queue, given back), written once for both dialects.
@@ -54,7 +54,7 @@ export async function claimJob(
   now: number,
   { leaseMs, maxAttempts, lapsed = true }: ClaimOptions,
 ) {
-  const lock = kind === 'postgres' ? sql`for update skip locked` : sql``;
+  const lock = skipHeldRows(kind);
   const take = (pick: RawBuilder<unknown>, status: RenderJobStatus) =>
     sql<RenderJobRow>`update render_jobs
       set status = 'running', attempts = attempts + 1, lease_owner = ${owner}, lease_expires_at = ${now + leaseMs}, started_at = ${now}
@@ -89,9 +89,6 @@ async function takeLapsed(db: Kysely<Database>, take: Take, lock: RawBuilder<unk
       ...webhookDue(now),
     })
     .where(sql<boolean>`id in (${exhausted})`)
-    .where('status', '=', 'running')
-    .where('lease_expires_at', '<', now)
-    .where('attempts', '>=', maxAttempts)
     .execute();
   // Lapsed leases first: those jobs were claimed fairly once already and have waited longest.
   const lapsed = await take(

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from './schema.js';
 
 /** What every store query runs over: the database (or a transaction of it) and its dialect. */
@@ -14,6 +14,15 @@ export interface StoreContext {
  * connection for as long as it lives. SQLite keeps every statement prepared anyway.
  */
 export const PREPARED = '/* prepared */';
+
+/**
+ * Ends a select that picks rows to change: on PostgreSQL it locks them and skips any row another
+ * transaction holds, so a statement over many rows never waits on one while holding others (an
+ * account's deletion locks its jobs in its own order). SQLite has one writer at a time: nothing.
+ */
+export function skipHeldRows(kind: StoreContext['kind']): RawBuilder<unknown> {
+  return kind === 'postgres' ? sql`for update skip locked` : sql``;
+}
 
 // `never[]`: a query's own parameters vary, and any parameter type accepts `never`.
 type Query = (ctx: StoreContext, ...args: never[]) => unknown;

@@ -1,7 +1,7 @@
 /** The store's webhook queries: signing secrets, delivery attempts, and the webhook outbox columns of render_jobs. */
 import { type Kysely, sql } from 'kysely';
 import type { Database, RenderJobsTable, WebhookDeliveriesTable } from './schema.js';
-import { bindQueries, type StoreContext } from './store-context.js';
+import { bindQueries, type StoreContext, skipHeldRows } from './store-context.js';
 
 /** One delivery attempt as the application sees it. */
 export interface WebhookDeliveryRecord {
@@ -206,7 +206,7 @@ export async function claimDueWebhooks(
   // On PostgreSQL a job another transaction holds is left for the next round rather than waited for:
   // an account's deletion locks its jobs in its own order, and a claim waiting on one of them while
   // holding another would deadlock with it.
-  const skipHeld = kind === 'postgres' ? sql`for update skip locked` : sql``;
+  const skipHeld = skipHeldRows(kind);
   const claim = (q: Kysely<Database>) =>
     sql<WebhookDueJob>`
     update render_jobs set webhook_lease_expires_at = ${leaseUntil}
