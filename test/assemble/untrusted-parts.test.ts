@@ -150,6 +150,33 @@ describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
   }
 });
 
+describe('an object the reader cannot parse is refused, never copied into the assembly', () => {
+  // Found by the PDF fuzz: a bit flip in a structure element (`/Str}ctElem`). The merge copied its text as
+  // it stood, so the assembly came back with an object no reader parses, and a split of it was a 500.
+  const flipped = pdfOfObjects(
+    '1.7',
+    [
+      '<< /Type /Catalog /Pages 2 0 R /StructTreeRoot 4 0 R /MarkInfo << /Marked true >> >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /StructParents 0 >>',
+      '<< /Type /StructTreeRoot /K [5 0 R] >>',
+      '<< /Type /StructElem /S /L /P 4 0 R /K [6 0 R] >>',
+      '<< /Type /Str}ctElem /S /LI /P 5 0 R /Pg 3 0 R /K 0 >>',
+    ],
+    '/Root 1 0 R',
+  );
+  for (const extra of [{}, { split: { every: 1 } }, { split: 'parts' }]) {
+    it(`a structure element with a brace in it, merged with another part${'split' in extra ? `, split ${JSON.stringify(extra.split)}` : ''}: 422 naming the part and the object`, async () => {
+      const { res } = await assemble([{ pdf: b64(flipped) }, { pdf: b64(tinyPdf('After')) }], extra);
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(422);
+      expect(res.json().error.code).toBe('PART_FAILED');
+      expect(res.json().error.message).toMatch(
+        /^parts\[0\]: the PDF is damaged \(object 6 cannot be read \(dictionary key expected at \d+\)\)/,
+      );
+    }, 60_000);
+  }
+});
+
 describe('XMP is parsed, never matched by a backtracking expression', () => {
   it('a part whose (deflated, 1 KB) XMP is one 192 KB open tag full of xmlns:pdfaid: assembled in under 3 s', async () => {
     const part = pdfWithXmp(backtrackingXmp(12_000), { deflate: true });

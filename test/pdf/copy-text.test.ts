@@ -23,8 +23,8 @@ describe('copyObjectText', () => {
   });
 
   it('takes nothing inside a string, a hex string, a name or a comment for a reference or the end', () => {
-    expect(copy('<</T (see 1 0 R \\) and (endobj) 2 0 R) /U <31 30 52> /N /R1 0 R>>')).toBe(
-      '\n<</T (see 1 0 R \\) and (endobj) 2 0 R) /U <31 30 52> /N /R1 0 R>>\n',
+    expect(copy('<</T (see 1 0 R \\) and (endobj) 2 0 R) /U <31 30 52> /N [/R1 0 R]>>')).toBe(
+      '\n<</T (see 1 0 R \\) and (endobj) 2 0 R) /U <31 30 52> /N [/R1 0 R]>>\n',
     );
     expect(copy('<</A 1 0 R % 2 0 R endobj (\n/B 3 0 R>>')).toBe('\n<</A 101 0 R % 2 0 R endobj (\n/B 103 0 R>>\n');
     // Numbers that are not references stay: a real, a lone integer, `R` glued to more letters.
@@ -47,5 +47,28 @@ describe('copyObjectText', () => {
     expect(copy('<</Length 3>>\nstream\nabc\nendstream')).toBeUndefined();
     expect(copy('<</Dest /chapter-1>>')).toBeUndefined();
     expect(copy('<</A <</S /GoTo /D (chapter-1)>>>>')).toBeUndefined();
+  });
+
+  it('leaves to the parsed copy, which refuses it, any text the parser would not read as one object', () => {
+    // A bit flip in a structure element: the parser stops at the brace, so the object must not be copied.
+    expect(copy('<</Type /Str}ctElem /S /LBody /K [20 0 R]>>')).toBeUndefined();
+    for (const body of [
+      '<</Type /StructElem K 1>>', // a key without its slash
+      '<</A>>', // a key without a value
+      '<</A 1 2>>', // two values for one key
+      '<</A [1 2>>', // an array closed as a dictionary
+      '<</A 1]>>', // an array closed that never opened
+      '<</A (x))>>', // a parenthesis closing nothing
+      '<</A 1> >>', // a lone angle bracket
+      '<</A {1}>>', // braces belong to PostScript functions, in streams
+      '<</A 1>> 2', // more than one value before endobj
+      '<</A [1 2]', // the end comes before the dictionary closes
+      '',
+    ])
+      expect(copy(body), body).toBeUndefined();
+    expect(copy(`${'['.repeat(300)}${']'.repeat(300)}`)).toBeUndefined();
+    // What the parser reads still copies: keywords, empty containers, comments between a key and its value.
+    expect(copy('<</A true /B [] /C <<>> /E % note\n null>>')).toBe('\n<</A true /B [] /C <<>> /E % note\n null>>\n');
+    expect(copy('42')).toBe('\n42\n');
   });
 });

@@ -1,8 +1,10 @@
 /**
  * The quick way to copy a part's object: its source text with each reference renumbered, the parent tree
- * keys shifted and renamed structure IDs replaced, and nothing else touched or parsed. It serves every
+ * keys shifted and renamed structure IDs replaced, and nothing else touched or built. It serves every
  * object but streams and the rare destination written as a name or a string, which the copier's parsed
- * path handles (part-copier.ts `value`, whose rules this follows).
+ * path handles (part-copier.ts `value`, whose rules this follows). It follows the object's syntax as the
+ * parser reads it (profiles/pdf-objects.ts) and leaves to the parsed path any text the parser would refuse
+ * or stop short of, so that a damaged object is refused as damaged there, never written into the assembly.
  */
 
 /** What a copy changes besides references. */
@@ -32,6 +34,28 @@ enum Next {
   Dest,
 }
 
+/** What the scan expects next: the object's value or its end, or in a dictionary or an array. */
+enum Expect {
+  Start,
+  End,
+  Key,
+  Value,
+  Item,
+  /** A value where none may stand: where a key is due, or after the object's value. */
+  Refused,
+}
+
+/** What the scan expects after a value that starts where it expects `at`. */
+function afterValue(at: Expect): Expect {
+  if (at === Expect.Item) return at;
+  if (at === Expect.Value) return Expect.Key;
+  if (at === Expect.Start) return Expect.End;
+  return Expect.Refused;
+}
+
+/** Deepest nesting copied by text, below the parser's limit (MAX_NESTING in pdf-objects.ts). */
+const MAX_DEPTH = 250;
+
 const KEYS = new Map<string, Next>([
   ['StructParents', Next.Shift],
   ['StructParent', Next.Shift],
@@ -53,7 +77,9 @@ export function copyObjectText(text: string, from: number, rules: TextRules): st
   let next = Next.Copy;
   /** Depth of the /Headers array being renamed, 0 outside one. */
   let headers = 0;
-  let depth = 0;
+  let at = Expect.Start;
+  /** What each open dictionary or array's container expects after it, outermost first. */
+  const outer: Expect[] = [];
   const n = text.length;
   const replace = (start: number, end: number, by: string): void => {
     pieces.push(text.slice(copied, start), by);
@@ -73,40 +99,57 @@ export function copyObjectText(text: string, from: number, rules: TextRules): st
       next = key;
       while (pos < n && text[pos] !== '\n' && text[pos] !== '\r') pos++;
     } else if (c === 0x28 || (c === 0x3c && text.charCodeAt(pos + 1) !== 0x3c)) {
+      at = afterValue(at);
+      if (at === Expect.Refused) return undefined;
       const start = pos;
       pos = c === 0x28 ? literalEnd(text, pos) : text.indexOf('>', pos) + 1;
       if (pos <= 0) return undefined;
-      if (key === Next.Rename || (headers > 0 && depth === headers)) {
+      if (key === Next.Rename || (headers > 0 && outer.length === headers)) {
         const renamed = rules.renameId(text.slice(start, pos));
         if (renamed !== undefined) replace(start, pos, renamed);
       }
-    } else if (c === 0x3c || c === 0x3e) {
-      pos += text.charCodeAt(pos + 1) === c ? 2 : 1;
-    } else if (c === 0x5b) {
-      depth++;
-      if (key === Next.RenameEach) headers = depth;
-      pos++;
+    } else if (c === 0x3c || c === 0x5b) {
+      at = afterValue(at);
+      if (at === Expect.Refused || outer.length >= MAX_DEPTH) return undefined;
+      outer.push(at);
+      if (c === 0x3c) {
+        at = Expect.Key;
+        pos += 2;
+      } else {
+        at = Expect.Item;
+        if (key === Next.RenameEach) headers = outer.length;
+        pos++;
+      }
+    } else if (c === 0x3e) {
+      if (text.charCodeAt(pos + 1) !== 0x3e || at !== Expect.Key) return undefined;
+      at = outer.pop() as Expect;
+      pos += 2;
     } else if (c === 0x5d) {
-      if (headers === depth) headers = 0;
-      depth--;
+      if (at !== Expect.Item) return undefined;
+      if (headers === outer.length) headers = 0;
+      at = outer.pop() as Expect;
       pos++;
     } else if (c === 0x2f) {
+      const isKey: boolean = at === Expect.Key;
+      at = isKey ? Expect.Value : afterValue(at);
+      if (at === Expect.Refused) return undefined;
       const start = ++pos;
       while (pos < n && CLASS[text.charCodeAt(pos) & 0xff] === 0) pos++;
-      next = KEYS.get(text.slice(start, pos)) ?? Next.Copy;
+      if (isKey) next = KEYS.get(text.slice(start, pos)) ?? Next.Copy;
     } else if (kind === 2) {
-      pos++;
+      // `)`, `{` or `}`: no object's syntax has one here.
+      return undefined;
     } else {
       const start = pos;
       while (pos < n && CLASS[text.charCodeAt(pos) & 0xff] === 0) pos++;
-      if (!isDigit(c)) {
-        if (pos - start === 6 && text.startsWith('endobj', start)) {
-          pieces.push(text.slice(copied, start));
-          return pieces.join('');
-        }
-        if (pos - start === 6 && text.startsWith('stream', start)) return undefined;
-        continue;
+      if (pos - start === 6 && text.startsWith('endobj', start)) {
+        if (at !== Expect.End) return undefined;
+        pieces.push(text.slice(copied, start));
+        return pieces.join('');
       }
+      at = afterValue(at);
+      if (at === Expect.Refused) return undefined;
+      if (!isDigit(c)) continue;
       const end = referenceEnd(text, start, pos);
       if (end > 0) {
         replace(start, end, rules.ref(Number(text.slice(start, pos)), generation(text, pos)));
