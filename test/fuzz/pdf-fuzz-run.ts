@@ -2,7 +2,8 @@
  * The PDF fuzz against a real running service (the render app listening on a loopback port, real Chromium,
  * qpdf and SQLite): mutated PDFs as parts of POST /v1/assemble, mutated PKCS#12 files to POST
  * /v1/certificates, mutated Factur-X XMLs attached to a render. Every answer must be 200/201 or a 4xx within
- * its deadline; meanwhile another account renders a page now and then, and each of those must succeed.
+ * its deadline, and every assembly answered 200 (each file of a split) a PDF whose every object its reader
+ * parses; meanwhile another account renders a page now and then, and each of those must succeed.
  * The suite runs it with a fixed seed and a few hundred inputs; `npm run bench -- pdf-fuzz` with 20,000.
  */
 import crypto from 'node:crypto';
@@ -14,6 +15,7 @@ import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
+import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
 import { tinyPdf } from '../assemble/helpers.js';
 import {
   backtrackingXmp,
@@ -115,10 +117,46 @@ async function post(service: Service, key: string, route: string, body: unknown,
     });
     const answer = Buffer.from(await res.arrayBuffer());
     const said = res.status >= 500 ? answer.toString('utf8', 0, 200) : '';
-    return { status: res.status, ms: performance.now() - started, said };
+    return { status: res.status, ms: performance.now() - started, said, answer };
   } catch {
-    return { status: 0, ms: performance.now() - started, said: '' };
+    return { status: 0, ms: performance.now() - started, said: '', answer: Buffer.alloc(0) };
   }
+}
+
+/** The files of a zip as zip-files.ts writes it (local headers in order, stored or deflated). */
+function zipEntries(zip: Buffer): Array<{ name: string; data: Buffer }> {
+  const entries = [];
+  for (let at = 0; zip.readUInt32LE(at) === 0x04034b50; ) {
+    const method = zip.readUInt16LE(at + 8);
+    const size = zip.readUInt32LE(at + 18);
+    const nameLength = zip.readUInt16LE(at + 26);
+    const start = at + 30 + nameLength + zip.readUInt16LE(at + 28);
+    const body = zip.subarray(start, start + size);
+    entries.push({
+      name: zip.toString('utf8', at + 30, at + 30 + nameLength),
+      data: method === 8 ? zlib.inflateRawSync(body) : body,
+    });
+    at = start + size;
+  }
+  return entries;
+}
+
+/**
+ * Why an assembly's answer is not a PDF whose every object parses (each file, for a split's zip), or
+ * undefined: what the service copies from a hostile part must come out readable or not at all.
+ */
+function unreadable(answer: Buffer): string | undefined {
+  const files =
+    answer.subarray(0, 4).toString('latin1') === 'PK\x03\x04' ? zipEntries(answer) : [{ name: 'the PDF', data: answer }];
+  for (const { name, data } of files) {
+    try {
+      const file = new PdfFile(data);
+      for (const num of file.objectNumbers()) file.get(num);
+    } catch (error) {
+      return `${name}: ${(error as Error).message}`;
+    }
+  }
+  return undefined;
 }
 
 /** A finishing step a PDF part is sent with: the part's fields, the request's, and how to say it. */
@@ -204,6 +242,7 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
       let kind: 'pdf' | 'pkcs12' | 'xml';
       let mutant: Mutant;
       let send: () => ReturnType<typeof post>;
+      let protectedAnswer = false;
       if (roll < 0.04 && xmlRenders < (opts.maxXmlRenders ?? Number.POSITIVE_INFINITY)) {
         kind = 'xml';
         xmlRenders++;
@@ -220,6 +259,7 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
         kind = 'pdf';
         mutant = mutatePdf(rng, pdfs[Math.floor(rng() * pdfs.length)], pdfs);
         const finish = finishing(rng);
+        protectedAnswer = 'protect' in finish.request;
         if (finish.how) mutant = { ...mutant, how: `${mutant.how}, ${finish.how}` };
         const parts = [
           { pdf: mutant.bytes.toString('base64'), ...finish.part },
@@ -236,14 +276,19 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
           report.bystander.slowestMs = Math.max(report.bystander.slowestMs, other.ms);
         });
       }
-      const { status, ms, said } = await send();
+      const { status, ms, said, answer } = await send();
       report.inputs++;
       report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
       report.slowest.push({ ms, kind, how: mutant.how, status });
       report.slowest.sort((a, b) => b.ms - a.ms).splice(5);
       const ok = status === 200 || status === 201 || (status >= 400 && status < 500);
-      if (!ok || ms > DEADLINE_MS[kind]) {
-        report.failures.push(`input ${i} (${kind}, ${mutant.how}): ${status || 'no answer'} after ${Math.round(ms)} ms ${said}`);
+      // A protected assembly's strings are encrypted, and the reader opens no encrypted file.
+      const damage = kind === 'pdf' && status === 200 && !protectedAnswer ? unreadable(answer) : undefined;
+      if (!ok || ms > DEADLINE_MS[kind] || damage) {
+        const what = damage
+          ? `200 with an object no reader parses (${damage})`
+          : `${status || 'no answer'} after ${Math.round(ms)} ms ${said}`;
+        report.failures.push(`input ${i} (${kind}, ${mutant.how}): ${what}`);
         const ext = { pdf: 'pdf', pkcs12: 'p12', xml: 'xml' }[kind];
         if (opts.failureDir) fs.writeFileSync(path.join(opts.failureDir, `input-${i}.${ext}`), mutant.bytes);
       }

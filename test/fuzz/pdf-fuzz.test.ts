@@ -1,8 +1,9 @@
 /**
  * Mutated PDFs, PKCS#12 files and Factur-X XMLs against a running service, fixed seed (about a minute; the
- * bench's `pdf-fuzz` runs 20,000 inputs): every answer 200/201 or a 4xx within its deadline, the process's
- * peak memory under the documented budget, and another account's renders unhurt. PKCS#12 bit flips leave
- * the MAC's iteration count alone here (see mutatePkcs12).
+ * bench's `pdf-fuzz` runs 20,000 inputs): every answer 200/201 or a 4xx within its deadline, every assembly
+ * answered with a PDF whose objects all parse, the process's peak memory under the documented budget, and
+ * another account's renders unhurt. PKCS#12 bit flips leave the MAC's iteration count alone here (see
+ * mutatePkcs12).
  */
 import { describe, expect, it } from 'vitest';
 import { runPdfFuzz } from './pdf-fuzz-run.js';
@@ -12,7 +13,7 @@ const SEED = 15;
 const MAX_PEAK_RSS_MIB = 512 + 384;
 
 describe('PDF fuzzing (fixed seed)', () => {
-  it('300 mutated inputs: 200/201 or 4xx in time, memory bounded, another account unhurt', async () => {
+  it('300 mutated inputs: 200/201 or 4xx in time, assemblies readable, memory bounded, another account unhurt', async () => {
     const report = await runPdfFuzz({ seed: SEED, inputs: 300, maxXmlRenders: 6, pkcs12MacTail: true });
     expect(report.failures).toEqual([]);
     expect(report.inputs).toBe(300);
