@@ -15,6 +15,7 @@ import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
+import { zipEntries } from '../../src/client/zip-entries.js';
 import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
 import { tinyPdf } from '../assemble/helpers.js';
 import {
@@ -123,34 +124,15 @@ async function post(service: Service, key: string, route: string, body: unknown,
   }
 }
 
-/** The files of a zip as zip-files.ts writes it (local headers in order, stored or deflated). */
-function zipEntries(zip: Buffer): Array<{ name: string; data: Buffer }> {
-  const entries = [];
-  for (let at = 0; zip.readUInt32LE(at) === 0x04034b50; ) {
-    const method = zip.readUInt16LE(at + 8);
-    const size = zip.readUInt32LE(at + 18);
-    const nameLength = zip.readUInt16LE(at + 26);
-    const start = at + 30 + nameLength + zip.readUInt16LE(at + 28);
-    const body = zip.subarray(start, start + size);
-    entries.push({
-      name: zip.toString('utf8', at + 30, at + 30 + nameLength),
-      data: method === 8 ? zlib.inflateRawSync(body) : body,
-    });
-    at = start + size;
-  }
-  return entries;
-}
-
 /**
  * Why an assembly's answer is not a PDF whose every object parses (each file, for a split's zip), or
  * undefined: what the service copies from a hostile part must come out readable or not at all.
  */
 function unreadable(answer: Buffer): string | undefined {
-  const files =
-    answer.subarray(0, 4).toString('latin1') === 'PK\x03\x04' ? zipEntries(answer) : [{ name: 'the PDF', data: answer }];
-  for (const { name, data } of files) {
+  const zipped = answer.subarray(0, 4).toString('latin1') === 'PK\x03\x04';
+  for (const { name, pdf } of zipped ? zipEntries(answer) : [{ name: 'the PDF', pdf: answer }]) {
     try {
-      const file = new PdfFile(data);
+      const file = new PdfFile(pdf);
       for (const num of file.objectNumbers()) file.get(num);
     } catch (error) {
       return `${name}: ${(error as Error).message}`;
