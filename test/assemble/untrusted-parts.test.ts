@@ -101,6 +101,8 @@ describe('inflation stops at a cap, whatever the stream claims', () => {
   }
 });
 
+const PAGE = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>';
+
 describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
   const cases: Array<[string, Buffer, RegExp]> = [
     ['an xref subsection claiming 10^9 entries', xrefClaimingBillion(), /^parts\[0\]: the PDF is damaged/],
@@ -137,6 +139,40 @@ describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
         '/Root 1 0 R',
       ),
       /^parts\[0\]: the PDF is damaged \(object 4 cannot be read \(dictionary key expected at \d+\)\)/,
+    ],
+    [
+      // Found by the PDF fuzz: the catalog was copied as the assembly's page, and as that page took the
+      // catalog's place, the assembly's one page was its own catalog.
+      'a catalog that is its own page tree (found by the PDF fuzz: it was answered 200)',
+      pdfOfObjects(
+        '1.7',
+        ['<< /Type /Catalog /Pages 1 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', PAGE],
+        '/Root 1 0 R',
+      ),
+      /^parts\[0\]: the PDF is damaged \(the page tree reaches the catalog, object 1\)/,
+    ],
+    [
+      'a page tree listing the catalog as a page',
+      pdfOfObjects(
+        '1.7',
+        ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R 1 0 R] /Count 2 >>', PAGE],
+        '/Root 1 0 R',
+      ),
+      /^parts\[0\]: the PDF is damaged \(the page tree reaches the catalog, object 1\)/,
+    ],
+    [
+      'a page tree listing a font as a page',
+      pdfOfObjects(
+        '1.7',
+        [
+          '<< /Type /Catalog /Pages 2 0 R >>',
+          '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
+          PAGE,
+          '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+        ],
+        '/Root 1 0 R',
+      ),
+      /^parts\[0\]: the PDF is damaged \(object 4 in the page tree is a \/Font, not a page\)/,
     ],
   ];
   for (const [what, pdf, message] of cases) {
@@ -204,6 +240,8 @@ describe('XMP is parsed, never matched by a backtracking expression', () => {
 
 describe('ASSEMBLE_MAX_BYTES: every part counts, an address named 100 times 100 times', () => {
   it('100 parts naming one 8 MiB address: 413 naming the limit, after fetching about what the limit holds', async () => {
+    // 100 parts count as 100 renders: an account of its own, whose window the tests above have not used.
+    key = (await createKey(core, 'render')).key;
     served = 0;
     const parts = Array.from({ length: 100 }, () => ({ url: `${base}/big.pdf` }));
     const body = JSON.stringify({ parts });

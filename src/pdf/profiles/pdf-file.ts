@@ -257,24 +257,35 @@ export class PdfFile {
     return { num: root.num, value };
   }
 
-  /** Page object numbers in order; a page tree that reaches one of its nodes twice is UnreadablePdf. */
+  /**
+   * Page object numbers in order. UnreadablePdf: a page tree that reaches one of its nodes twice, or the
+   * catalog, or whose leaf is typed as anything but a page (a leaf without /Type is a page, as readers take it).
+   */
   pages(): number[] {
     const out: number[] = [];
+    const catalog = this.catalog();
     const seen = new Set<number>();
     const walk = (ref: PdfValue | undefined, depth: number): void => {
       if (!(ref instanceof PdfRef) || depth > 32) return;
       // A tree reaches each node once: a second visit is a loop (or a shared subtree), and walking it again
       // would double the work at every level.
       if (seen.has(ref.num)) throw new UnreadablePdf(`the page tree reaches object ${ref.num} twice`);
+      // A copy maps the catalog to the new file's own: taken as a page, it would make the catalog a page.
+      if (ref.num === catalog.num) throw new UnreadablePdf(`the page tree reaches the catalog, object ${ref.num}`);
       seen.add(ref.num);
       const node = this.dict(ref);
       if (!node) return;
-      if (nameOf(node.get('Type')) === 'Pages') {
+      const type = nameOf(node.get('Type'));
+      if (type === 'Pages') {
         const kids = this.resolve(node.get('Kids'));
         if (Array.isArray(kids)) for (const kid of kids) walk(kid, depth + 1);
-      } else out.push(ref.num);
+        return;
+      }
+      if (type !== undefined && type !== 'Page')
+        throw new UnreadablePdf(`object ${ref.num} in the page tree is a /${type}, not a page`);
+      out.push(ref.num);
     };
-    walk(this.catalog().value.get('Pages'), 0);
+    walk(catalog.value.get('Pages'), 0);
     return out;
   }
 
