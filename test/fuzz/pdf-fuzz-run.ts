@@ -3,13 +3,15 @@
  * qpdf and SQLite): mutated PDFs as parts of POST /v1/assemble, mutated PKCS#12 files to POST
  * /v1/certificates, mutated Factur-X XMLs attached to a render. Every answer must be 200/201 or a 4xx within
  * its deadline, and every assembly answered 200 (each file of a split) a PDF whose every object its reader
- * parses; meanwhile another account renders a page now and then, and each of those must succeed.
+ * parses and in which `qpdf --check` finds nothing it does not find in the part; meanwhile another account renders a page now and then, and each of those must succeed.
  * The suite runs it with a fixed seed and a few hundred inputs; `npm run bench -- pdf-fuzz` with 20,000.
  */
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
@@ -141,6 +143,38 @@ function unreadable(answer: Buffer): string | undefined {
   return undefined;
 }
 
+/** What `qpdf --check` says of `pdf`: 'clean', or its first complaint (an error or a warning). */
+async function qpdfCheck(pdf: Buffer): Promise<string> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'pageworks-fuzz-check-'));
+  try {
+    const file = path.join(dir, 'check.pdf');
+    await fs.promises.writeFile(file, pdf);
+    return await new Promise((resolve) => {
+      execFile('qpdf', ['--check', file], { maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+        if (!error) return resolve('clean');
+        const said = `${stderr}\n${stdout}`.split('\n').find((line) => /error|warning/i.test(line)) ?? `exit ${error.code}`;
+        resolve(said.replace(`${file}`, 'the file').slice(0, 300));
+      });
+    });
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What `qpdf --check` finds in an assembly's answer (each file, for a split's zip; a protected one opened
+ * with its empty user password) when it finds nothing in the part it came from, or undefined: a fault the
+ * part did not have is the assembly's own.
+ */
+async function newFault(answer: Buffer, part: Buffer): Promise<string | undefined> {
+  const zipped = answer.subarray(0, 4).toString('latin1') === 'PK\x03\x04';
+  for (const { name, pdf } of zipped ? zipEntries(answer) : [{ name: 'the PDF', pdf: answer }]) {
+    const fault = await qpdfCheck(pdf);
+    if (fault !== 'clean') return (await qpdfCheck(part)) === 'clean' ? `${name}: ${fault}` : undefined;
+  }
+  return undefined;
+}
+
 /** A finishing step a PDF part is sent with: the part's fields, the request's, and how to say it. */
 interface Finishing {
   part: Record<string, unknown>;
@@ -266,10 +300,13 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
       const ok = status === 200 || status === 201 || (status >= 400 && status < 500);
       // A protected assembly's strings are encrypted, and the reader opens no encrypted file.
       const damage = kind === 'pdf' && status === 200 && !protectedAnswer ? unreadable(answer) : undefined;
-      if (!ok || ms > DEADLINE_MS[kind] || damage) {
+      const fault = kind === 'pdf' && status === 200 && !damage ? await newFault(answer, mutant.bytes) : undefined;
+      if (!ok || ms > DEADLINE_MS[kind] || damage || fault) {
         const what = damage
           ? `200 with an object no reader parses (${damage})`
-          : `${status || 'no answer'} after ${Math.round(ms)} ms ${said}`;
+          : fault
+            ? `200 with what qpdf --check finds in the answer and not in the part (${fault})`
+            : `${status || 'no answer'} after ${Math.round(ms)} ms ${said}`;
         report.failures.push(`input ${i} (${kind}, ${mutant.how}): ${what}`);
         const ext = { pdf: 'pdf', pkcs12: 'p12', xml: 'xml' }[kind];
         if (opts.failureDir) fs.writeFileSync(path.join(opts.failureDir, `input-${i}.${ext}`), mutant.bytes);

@@ -3,10 +3,14 @@
  * and `npm run bench -- pdf-fuzz`). The same seed gives the same inputs. PDF mutations: bit flips,
  * truncations, an object spliced in from another file, a number made huge (a /Count, /Size, /N, /Length or
  * xref count), and a reference pointed at another object (a cycle, often); half of them keep the length
- * of what they change, so the cross-reference table still finds the objects and the deep readers run.
+ * of what they change, so the cross-reference table still finds the objects and the deep readers run. One
+ * in four is made inside a deflated stream (an object stream's objects, a page's content, an XMP packet, a
+ * cross-reference stream's rows) and deflated again, since a flip in the compressed bytes only ever stops
+ * the inflate: the stream's new bytes keep its place in the file where they fit, so the offsets still hold.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 /** One mutated input and how it was made (printed with a failure, to replay it). */
 export interface Mutant {
@@ -43,6 +47,10 @@ const HUGE = ['1000000000', '2147483647', '99999999999999999999', '-1', '4294967
 
 /** One mutation of `pdf` (others from `corpus` may be spliced in). */
 export function mutatePdf(rng: Rng, pdf: Buffer, corpus: readonly Buffer[]): Mutant {
+  if (rng() < 0.25) {
+    const inside = mutateInsideStream(rng, pdf);
+    if (inside) return inside;
+  }
   const kind = int(rng, 6);
   if (kind === 0) {
     const out = Buffer.from(pdf);
@@ -91,6 +99,148 @@ export function mutatePdf(rng: Rng, pdf: Buffer, corpus: readonly Buffer[]): Mut
   const [at, text] = pick(rng, kids);
   const owner = owners.filter(([start]) => start < at).at(-1)?.[1] ?? '1';
   return { bytes: splice(pdf, at + text.length, 0, `${owner} 0 R ${owner} 0 R `), how: `object ${owner} lists itself in /Kids` };
+}
+
+/** A deflated stream with a direct /Length whose bytes inflate: where its data lies, and its dictionary. */
+interface DeflatedStream {
+  /** Where the digits of its /Length start, and how many there are. */
+  lengthAt: number;
+  lengthDigits: number;
+  /** Its data: from `dataAt`, `length` bytes, inflated to `decoded`. */
+  dataAt: number;
+  length: number;
+  decoded: Buffer;
+  /** The object stream's /First (where its objects start, after the header of number and offset pairs). */
+  first?: number;
+}
+
+/** The deflated streams of `pdf` a mutation can reach into (encrypted ones do not inflate, so none of theirs). */
+function deflatedStreams(pdf: Buffer): DeflatedStream[] {
+  const text = pdf.toString('latin1');
+  const found: DeflatedStream[] = [];
+  for (const [at, keyword] of matches(pdf, />>\s*stream\r?\n/g)) {
+    const dict = text.slice(text.lastIndexOf(' obj', at), at + 2);
+    const length = /\/Length\s+(\d+)(?!\s+\d+\s+R)/.exec(dict);
+    if (!dict.includes('/FlateDecode') || !length) continue;
+    const dataAt = at + keyword.length;
+    try {
+      const decoded = zlib.inflateSync(pdf.subarray(dataAt, dataAt + Number(length[1])));
+      const first = /\/First\s+(\d+)/.exec(dict);
+      found.push({
+        lengthAt: at - dict.length + 2 + length.index + length[0].length - length[1].length,
+        lengthDigits: length[1].length,
+        dataAt,
+        length: Number(length[1]),
+        decoded,
+        first: first ? Number(first[1]) : undefined,
+      });
+    } catch {
+      // Not a stream this mutation can reach.
+    }
+  }
+  return found;
+}
+
+/**
+ * The object of an object stream whose bytes hold `at` (an index into the decoded stream): the header's
+ * pairs of object number and offset from /First, the last one starting at or before `at`.
+ */
+function objectStreamOwner(stream: DeflatedStream, at: number): string | undefined {
+  if (stream.first === undefined) return undefined;
+  const header = stream.decoded.toString('latin1', 0, stream.first).trim().split(/\s+/);
+  let owner: string | undefined;
+  for (let i = 0; i + 1 < header.length; i += 2) if (stream.first + Number(header[i + 1]) <= at) owner = header[i];
+  return owner;
+}
+
+/** One mutation made to the inflated bytes of a stream (see the module comment), or undefined when none inflates. */
+function mutateInsideStream(rng: Rng, pdf: Buffer): Mutant | undefined {
+  const streams = deflatedStreams(pdf);
+  if (streams.length === 0) return undefined;
+  const stream = pick(rng, streams);
+  const decoded = stream.decoded;
+  const text = decoded.toString('latin1');
+  let bytes: Buffer;
+  let how: string;
+  const kind = int(rng, 5);
+  const numbers = matches(decoded, /\b\d+\b/g);
+  const refs = matches(decoded, /\b\d+ 0 R\b/g);
+  const kids = matches(decoded, /\/Kids\s*\[/g);
+  if (kind === 1) {
+    const at = int(rng, decoded.length);
+    [bytes, how] = [decoded.subarray(0, at), `truncated at ${at}`];
+  } else if (kind === 2 && numbers.length) {
+    const [at, digits] = pick(rng, numbers);
+    const value = rng() < 0.5 ? '9'.repeat(digits.length) : pick(rng, HUGE);
+    [bytes, how] = [splice(decoded, at, digits.length, value), `${digits} → ${value}`];
+  } else if (kind === 3 && refs.length) {
+    const [at, ref] = pick(rng, refs);
+    const old = ref.slice(0, ref.indexOf(' '));
+    const fits = refs.map(([, r]) => r.slice(0, r.indexOf(' '))).filter((n) => n.length === old.length);
+    const target = pick(rng, fits);
+    [bytes, how] = [splice(decoded, at, old.length, target), `${ref} → ${target} 0 R`];
+  } else if (kind === 4 && kids.length) {
+    const [at, opening] = pick(rng, kids);
+    const owner = objectStreamOwner(stream, at) ?? text.match(/\b\d+(?= 0 R)/)?.[0] ?? '1';
+    [bytes, how] = [
+      splice(decoded, at + opening.length, 0, `${owner} 0 R ${owner} 0 R `),
+      `object ${owner} lists itself in /Kids`,
+    ];
+  } else {
+    bytes = Buffer.from(decoded);
+    const flips = 1 + int(rng, 8);
+    for (let i = 0; i < flips; i++) bytes[int(rng, bytes.length)] ^= 1 << int(rng, 8);
+    how = `${flips} bit flips`;
+  }
+  const deflated = zlib.deflateSync(bytes, { level: 9 });
+  const where = `inside the stream at ${stream.dataAt}: ${how}`;
+  // Where the new data fits, the rest of the old is white space after `endstream` and the /Length's digits
+  // are padded with spaces, so every offset after the stream still holds.
+  if (deflated.length <= stream.length && String(deflated.length).length <= stream.lengthDigits) {
+    const endstream = pdf.indexOf('endstream', stream.dataAt + stream.length, 'latin1');
+    const tail = Buffer.concat([Buffer.from('\nendstream', 'latin1'), Buffer.alloc(stream.length - deflated.length, 0x20)]);
+    const withData = splice(pdf, stream.dataAt, endstream + 'endstream'.length - stream.dataAt, Buffer.concat([deflated, tail]));
+    const length = String(deflated.length).padEnd(stream.lengthDigits, ' ');
+    return { bytes: splice(withData, stream.lengthAt, stream.lengthDigits, length), how: where };
+  }
+  // Where it does not (deflate here rarely matches the writer's bytes), the object is written again as an
+  // incremental update, the way an editor saves: the old offsets hold and the newer object wins.
+  const update = incrementalUpdate(pdf, stream, deflated);
+  if (update) return { bytes: update, how: `${where} (an incremental update)` };
+  const withData = splice(pdf, stream.dataAt, stream.length, deflated);
+  return {
+    bytes: splice(withData, stream.lengthAt, stream.lengthDigits, String(deflated.length)),
+    how: `${where} (offsets shifted)`,
+  };
+}
+
+/**
+ * `pdf` with the object of `stream` appended again with `data` as its stream, a cross-reference section for
+ * it and a trailer chained to the last one by /Prev; undefined when the file has no trailer to chain to.
+ */
+function incrementalUpdate(pdf: Buffer, stream: DeflatedStream, data: Buffer): Buffer | undefined {
+  const text = pdf.toString('latin1');
+  const header = /(\d+)\s+(\d+)\s+obj\s*$/.exec(text.slice(0, text.indexOf('<<', text.lastIndexOf(' obj', stream.lengthAt))));
+  const root = [...text.matchAll(/\/Root\s+\d+\s+\d+\s+R/g)].at(-1)?.[0];
+  const size = [...text.matchAll(/\/Size\s+(\d+)/g)].at(-1)?.[1];
+  const prev = [...text.matchAll(/startxref\s+(\d+)/g)].at(-1)?.[1];
+  if (!header || !root || !size || !prev) return undefined;
+  const dictAt = text.indexOf('<<', header.index);
+  const dictEnd = stream.dataAt - (/>>\s*stream\r?\n$/.exec(text.slice(dictAt, stream.dataAt))?.[0].length ?? 0) + 2;
+  const lengthInDict = stream.lengthAt - dictAt;
+  const dict = text.slice(dictAt, dictEnd);
+  const newDict = dict.slice(0, lengthInDict) + String(data.length) + dict.slice(lengthInDict + stream.lengthDigits);
+  const [num, gen] = [header[1], header[2]];
+  const objectAt = pdf.length + 1;
+  const object = Buffer.concat([
+    Buffer.from(`\n${num} ${gen} obj\n${newDict}\nstream\n`, 'latin1'),
+    data,
+    Buffer.from('\nendstream\nendobj\n', 'latin1'),
+  ]);
+  const xrefAt = pdf.length + object.length;
+  const entry = `${String(objectAt).padStart(10, '0')} ${gen.padStart(5, '0')} n \n`;
+  const trailer = `xref\n${num} 1\n${entry}trailer\n<< /Size ${size} ${root} /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  return Buffer.concat([pdf, object, Buffer.from(trailer, 'latin1')]);
 }
 
 /**
