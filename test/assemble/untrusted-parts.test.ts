@@ -174,6 +174,17 @@ describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
       ),
       /^parts\[0\]: the PDF is damaged \(object 4 in the page tree is a \/Font, not a page\)/,
     ],
+    [
+      // Found by the PDF fuzz: the catalog's /Pages pointed at the document's /Info, taken for a page, so the
+      // assembly's one page was its /Info too.
+      'a page tree that is the document information dictionary (found by the PDF fuzz: it was answered 200)',
+      pdfOfObjects(
+        '1.7',
+        ['<< /Type /Catalog /Pages 4 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', PAGE, '<< /Title (Seed) >>'],
+        '/Root 1 0 R /Info 4 0 R',
+      ),
+      /^parts\[0\]: the PDF is damaged \(object 4 in the page tree has no \/Type \/Page\)/,
+    ],
   ];
   for (const [what, pdf, message] of cases) {
     it(`${what} (${pdf.length} bytes)`, async () => {

@@ -259,7 +259,8 @@ export class PdfFile {
 
   /**
    * Page object numbers in order. UnreadablePdf: a page tree that reaches one of its nodes twice, or the
-   * catalog, or whose leaf is typed as anything but a page (a leaf without /Type is a page, as readers take it).
+   * catalog, or whose leaf is not a /Type /Page: an untyped leaf may be any dictionary (the document's
+   * /Info, say), and a copy that took it for a page would make one object two things.
    */
   pages(): number[] {
     const out: number[] = [];
@@ -281,8 +282,10 @@ export class PdfFile {
         if (Array.isArray(kids)) for (const kid of kids) walk(kid, depth + 1);
         return;
       }
-      if (type !== undefined && type !== 'Page')
-        throw new UnreadablePdf(`object ${ref.num} in the page tree is a /${type}, not a page`);
+      if (type !== 'Page')
+        throw new UnreadablePdf(
+          `object ${ref.num} in the page tree ${type === undefined ? 'has no /Type /Page' : `is a /${type}, not a page`}`,
+        );
       out.push(ref.num);
     };
     walk(catalog.value.get('Pages'), 0);
