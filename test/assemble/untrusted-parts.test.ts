@@ -185,6 +185,22 @@ describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
       ),
       /^parts\[0\]: the PDF is damaged \(object 4 in the page tree has no \/Type \/Page\)/,
     ],
+    [
+      // Found by the PDF fuzz: a vertical tab is not white space to PDF, so this reader saw a dictionary
+      // followed by bytes it skipped, where qpdf sees the page's content stream; the copy dropped the content.
+      'a stream keyword after a vertical tab (found by the PDF fuzz: the page came out blank, answered 200)',
+      pdfOfObjects(
+        '1.7',
+        [
+          '<< /Type /Catalog /Pages 2 0 R >>',
+          '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+          '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
+          '<< /Length 16 >>\vstream\n0 0 100 100 re f\nendstream',
+        ],
+        '/Root 1 0 R',
+      ),
+      /^parts\[0\]: the PDF is damaged \(object 4 cannot be read \(endobj expected at \d+\)\)/,
+    ],
   ];
   for (const [what, pdf, message] of cases) {
     it(`${what} (${pdf.length} bytes)`, async () => {

@@ -154,8 +154,13 @@ export class PdfFile {
       throw new UnreadablePdf(`object ${num} cannot be read (${(error as Error).message})`);
     }
     parser.skipWhite();
+    // What follows the value is `stream` or `endobj`: bytes this reader would skip (a `stream` after a
+    // character only some readers count as white space) would leave out what another reader shows.
+    const streamFollows = isDict(value) && this.text.startsWith('stream', parser.pos);
+    if (!streamFollows && !this.text.startsWith('endobj', parser.pos))
+      throw new UnreadablePdf(`object ${num} cannot be read (endobj expected at ${parser.pos})`);
     let object: PdfObject = { value };
-    if (isDict(value) && this.text.startsWith('stream', parser.pos)) {
+    if (streamFollows && isDict(value)) {
       let start = parser.pos + 6;
       if (this.text[start] === '\r') start++;
       if (this.text[start] === '\n') start++;
