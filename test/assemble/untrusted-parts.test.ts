@@ -102,6 +102,9 @@ describe('inflation stops at a cap, whatever the stream claims', () => {
 });
 
 const PAGE = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>';
+const CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
+/** A part of `objects` (numbered from 1), the first its catalog. */
+const partOf = (objects: string[], trailer = '') => pdfOfObjects('1.7', objects, `/Root 1 0 R${trailer}`);
 
 describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
   const cases: Array<[string, Buffer, RegExp]> = [
@@ -144,44 +147,26 @@ describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
       // Found by the PDF fuzz: the catalog was copied as the assembly's page, and as that page took the
       // catalog's place, the assembly's one page was its own catalog.
       'a catalog that is its own page tree (found by the PDF fuzz: it was answered 200)',
-      pdfOfObjects(
-        '1.7',
-        ['<< /Type /Catalog /Pages 1 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', PAGE],
-        '/Root 1 0 R',
-      ),
+      partOf(['<< /Type /Catalog /Pages 1 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', PAGE]),
       /^parts\[0\]: the PDF is damaged \(the page tree reaches the catalog, object 1\)/,
     ],
     [
       'a page tree listing the catalog as a page',
-      pdfOfObjects(
-        '1.7',
-        ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R 1 0 R] /Count 2 >>', PAGE],
-        '/Root 1 0 R',
-      ),
+      partOf([CATALOG, '<< /Type /Pages /Kids [3 0 R 1 0 R] /Count 2 >>', PAGE]),
       /^parts\[0\]: the PDF is damaged \(the page tree reaches the catalog, object 1\)/,
     ],
     [
       'a page tree listing a font as a page',
-      pdfOfObjects(
-        '1.7',
-        [
-          '<< /Type /Catalog /Pages 2 0 R >>',
-          '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
-          PAGE,
-          '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-        ],
-        '/Root 1 0 R',
-      ),
+      partOf([CATALOG, '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>', PAGE, '<< /Type /Font /Subtype /Type1 >>']),
       /^parts\[0\]: the PDF is damaged \(object 4 in the page tree is a \/Font, not a page\)/,
     ],
     [
       // Found by the PDF fuzz: the catalog's /Pages pointed at the document's /Info, taken for a page, so the
       // assembly's one page was its /Info too.
       'a page tree that is the document information dictionary (found by the PDF fuzz: it was answered 200)',
-      pdfOfObjects(
-        '1.7',
+      partOf(
         ['<< /Type /Catalog /Pages 4 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', PAGE, '<< /Title (Seed) >>'],
-        '/Root 1 0 R /Info 4 0 R',
+        ' /Info 4 0 R',
       ),
       /^parts\[0\]: the PDF is damaged \(object 4 in the page tree has no \/Type \/Page\)/,
     ],
@@ -189,16 +174,12 @@ describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
       // Found by the PDF fuzz: a vertical tab is not white space to PDF, so this reader saw a dictionary
       // followed by bytes it skipped, where qpdf sees the page's content stream; the copy dropped the content.
       'a stream keyword after a vertical tab (found by the PDF fuzz: the page came out blank, answered 200)',
-      pdfOfObjects(
-        '1.7',
-        [
-          '<< /Type /Catalog /Pages 2 0 R >>',
-          '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-          '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
-          '<< /Length 16 >>\vstream\n0 0 100 100 re f\nendstream',
-        ],
-        '/Root 1 0 R',
-      ),
+      partOf([
+        CATALOG,
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>',
+        '<< /Length 16 >>\vstream\n0 0 100 100 re f\nendstream',
+      ]),
       /^parts\[0\]: the PDF is damaged \(object 4 cannot be read \(endobj expected at \d+\)\)/,
     ],
   ];
