@@ -2,7 +2,8 @@
  * PDF fuzz bench (`npm run bench -- pdf-fuzz`, opt-in): the suite's PDF fuzz (test/fuzz/pdf-fuzz-run.ts) with a
  * fresh seed and PDF_FUZZ_N inputs (default 20,000): mutated PDFs as assembly parts, mutated PKCS#12 files to
  * POST /v1/certificates, mutated Factur-X XMLs attached to renders, against one running service; an assembly
- * answered 200 must be a PDF whose objects all parse. Prints the inputs, the answers by status, the slowest,
+ * answered 200 must be a PDF whose objects all parse and in which `qpdf --check` finds nothing it does not
+ * find in the part. Prints the inputs, the answers by status, the slowest,
  * the peak RSS and the other account's renders; each failure with the seed, and its bytes under
  * PDF_FUZZ_KEEP (a directory) to replay it.
  * PDF_FUZZ_MAC_TAIL=1 lets PKCS#12 bit flips reach the MAC's iteration count.
