@@ -3,7 +3,7 @@
  * would run (qpdf --check, pdfinfo's page count, pdftotext, the outline as qpdf --json shows it).
  */
 
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -97,6 +97,23 @@ export function qpdfCheck(pdf: Buffer, password?: string): { status: number; out
     const out = spawnSync('qpdf', args, { encoding: 'utf8' });
     return { status: out.status ?? -1, output: `${out.stdout}${out.stderr}` };
   });
+}
+
+/** qpdf --check as qpdfCheck, without holding the event loop: for a run whose service answers in this process. */
+export async function qpdfCheckAsync(pdf: Buffer): Promise<{ status: number; output: string }> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'pageworks-assembled-'));
+  try {
+    const file = path.join(dir, 'doc.pdf');
+    await fs.promises.writeFile(file, pdf);
+    return await new Promise((resolve) => {
+      execFile('qpdf', ['--check', file], { maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+        const code = error?.code;
+        resolve({ status: error ? (typeof code === 'number' ? code : -1) : 0, output: `${stdout}${stderr}` });
+      });
+    });
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** Pages as pdfinfo counts them. */

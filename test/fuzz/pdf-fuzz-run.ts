@@ -6,12 +6,10 @@
  * parses and in which `qpdf --check` finds nothing it does not find in the part; meanwhile another account renders a page now and then, and each of those must succeed.
  * The suite runs it with a fixed seed and a few hundred inputs; `npm run bench -- pdf-fuzz` with 20,000.
  */
-import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
@@ -19,7 +17,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { zipEntries } from '../../src/client/zip-entries.js';
 import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
-import { tinyPdf } from '../assemble/helpers.js';
+import { qpdfCheckAsync, tinyPdf } from '../assemble/helpers.js';
 import {
   backtrackingXmp,
   claimsUnderOtherPrefixes,
@@ -145,20 +143,9 @@ function unreadable(answer: Buffer): string | undefined {
 
 /** What `qpdf --check` says of `pdf`: 'clean', or its first complaint (an error or a warning). */
 async function qpdfCheck(pdf: Buffer): Promise<string> {
-  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'pageworks-fuzz-check-'));
-  try {
-    const file = path.join(dir, 'check.pdf');
-    await fs.promises.writeFile(file, pdf);
-    return await new Promise((resolve) => {
-      execFile('qpdf', ['--check', file], { maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-        if (!error) return resolve('clean');
-        const said = `${stderr}\n${stdout}`.split('\n').find((line) => /error|warning/i.test(line)) ?? `exit ${error.code}`;
-        resolve(said.replace(`${file}`, 'the file').slice(0, 300));
-      });
-    });
-  } finally {
-    await fs.promises.rm(dir, { recursive: true, force: true });
-  }
+  const { status, output } = await qpdfCheckAsync(pdf);
+  if (status === 0) return 'clean';
+  return (output.split('\n').find((line) => /error|warning/i.test(line)) ?? `exit ${status}`).slice(0, 300);
 }
 
 /**
