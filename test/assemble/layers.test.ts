@@ -1,0 +1,121 @@
+/**
+ * Parts with optional content (layers), through POST /v1/assemble: a layer a part hides stays hidden in the
+ * assembly and in each file of a split, a layer it shows stays shown, and the assembly's layer list holds
+ * every part's groups. Checked on poppler's raster: a reader shows every group of a file whose catalog lists
+ * none.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CoreDeps } from '../../src/app/core.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { zipEntries } from '../../src/client/zip-entries.js';
+import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
+import { type PdfRaw, type PdfValue, stringText } from '../../src/pdf/profiles/pdf-objects.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { noDns } from '../helpers/render.js';
+import { pixel } from '../render/pdf-tools.js';
+import { pdfOfObjects, postAssemble, qpdfCheck } from './helpers.js';
+
+const BLUE: [number, number, number] = [0, 0, 255];
+const RED: [number, number, number] = [255, 0, 0];
+const WHITE: [number, number, number] = [255, 255, 255];
+
+/**
+ * A one-page part with two layers: a blue box in group 6 ("Draft") at the top left and a red box in group 7
+ * ("Notes") below it, each drawn inside its group's marked content. `config` is the default configuration's
+ * entries (which groups are on).
+ */
+function layeredPart(config: string): Buffer {
+  const content = '/OC /L1 BDC 0 0 1 rg 0 692 100 100 re f EMC /OC /L2 BDC 1 0 0 rg 0 542 100 100 re f EMC';
+  return pdfOfObjects(
+    '1.5',
+    [
+      `<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [6 0 R 7 0 R] /D << ${config} >> >> >>`,
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Properties << /L1 6 0 R /L2 7 0 R >> >> /Contents 5 0 R >>',
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+      '<< /Type /OCG /Name (Draft) >>',
+      '<< /Type /OCG /Name (Notes) >>',
+    ],
+    '/Root 1 0 R',
+  );
+}
+
+/** The colours at the two boxes' centres on `page` (20 dpi: a box of 100 pt is 28 px, its centre 14 px in). */
+function boxes(pdf: Buffer, page = 1): { draft: number[]; notes: number[] } {
+  return { draft: pixel(pdf, 14, 14, 20, page), notes: pixel(pdf, 14, 56, 20, page) };
+}
+
+/** The names of the groups in the file's layer list (/Order), and of those its default configuration hides. */
+function layerList(pdf: Buffer): { order: string[]; hidden: string[] } {
+  const file = new PdfFile(pdf);
+  const properties = file.dict(file.catalog().value.get('OCProperties'));
+  const config = file.dict(properties?.get('D'));
+  const names = (key: string) =>
+    ((file.resolve(config?.get(key)) as PdfValue[] | undefined) ?? []).map((ref) =>
+      stringText((file.dict(ref)?.get('Name') as PdfRaw | undefined)?.text ?? '(?)'),
+    );
+  return { order: names('Order'), hidden: names('OFF') };
+}
+
+let core: CoreDeps;
+let app: FastifyInstance;
+let key: string;
+
+beforeAll(async () => {
+  core = await createTestCore({});
+  app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
+  key = (await createKey(core, 'render')).key;
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  if (core) await closeTestCore(core);
+});
+
+describe('POST /v1/assemble with layered parts', () => {
+  const draftHidden = layeredPart('/OFF [6 0 R] /Order [6 0 R 7 0 R]');
+  // Everything off but what /ON names, and no layer list of its own.
+  const notesOnly = layeredPart('/BaseState /OFF /ON [7 0 R]');
+
+  it('the parts are drawn as they say: poppler shows only the groups each one leaves on', () => {
+    expect(boxes(draftHidden)).toEqual({ draft: WHITE, notes: RED });
+    expect(boxes(notesOnly)).toEqual({ draft: WHITE, notes: RED });
+    expect(boxes(layeredPart('/Order [6 0 R 7 0 R]'))).toEqual({ draft: BLUE, notes: RED });
+  });
+
+  it('keeps each layer in the state its part gave it, and lists every part’s layers', async () => {
+    const res = await postAssemble(app, key, {
+      parts: [
+        { pdf: draftHidden.toString('base64') },
+        { pdf: layeredPart('/Order [6 0 R 7 0 R]').toString('base64') },
+        { pdf: notesOnly.toString('base64') },
+      ],
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const pdf = res.rawPayload;
+    expect(qpdfCheck(pdf).status, qpdfCheck(pdf).output).toBe(0);
+    expect([boxes(pdf, 1), boxes(pdf, 2), boxes(pdf, 3)]).toEqual([
+      { draft: WHITE, notes: RED },
+      { draft: BLUE, notes: RED },
+      { draft: WHITE, notes: RED },
+    ]);
+    expect(layerList(pdf)).toEqual({
+      order: ['Draft', 'Notes', 'Draft', 'Notes', 'Draft', 'Notes'],
+      hidden: ['Draft', 'Draft'],
+    });
+  });
+
+  it('keeps a hidden layer hidden in each file of a split, with a page selection and a password', async () => {
+    const res = await postAssemble(app, key, {
+      parts: [{ pdf: draftHidden.toString('base64') }, { pdf: notesOnly.toString('base64'), pages: '1' }],
+      split: 'parts',
+      protect: { owner_password: 'owner' },
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const files = zipEntries(res.rawPayload);
+    expect(files).toHaveLength(2);
+    for (const { pdf } of files) expect(boxes(pdf)).toEqual({ draft: WHITE, notes: RED });
+  });
+});
