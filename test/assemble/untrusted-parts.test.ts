@@ -17,7 +17,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { pageCount, pdfOfObjects, postAssemble, tinyPdf } from './helpers.js';
+import { pageCount, pageTexts, pdfOfObjects, postAssemble, tinyPdf } from './helpers.js';
 import {
   backtrackingXmp,
   claimsUnderOtherPrefixes,
@@ -101,6 +101,13 @@ describe('inflation stops at a cap, whatever the stream claims', () => {
   }
 });
 
+/** `pdf` with an object written into the middle of object `num`'s cross-reference entry. */
+function splicedIntoXref(pdf: Buffer, num: number): Buffer {
+  const text = pdf.toString('latin1');
+  const at = text.indexOf('xref\n') + 'xref\n0 7\n'.length + num * 20 + 16;
+  return Buffer.from(`${text.slice(0, at)}\n9 0 obj\n<< >>\nendobj\n${text.slice(at)}`, 'latin1');
+}
+
 const PAGE = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>';
 const CATALOG = '<< /Type /Catalog /Pages 2 0 R >>';
 /** A part of `objects` (numbered from 1), the first its catalog. */
@@ -182,6 +189,20 @@ describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
       ]),
       /^parts\[0\]: the PDF is damaged \(object 4 cannot be read \(endobj expected at \d+\)\)/,
     ],
+    [
+      // Found by the PDF fuzz: a bit flip made the kid `3 1 R`, which qpdf and poppler read as null (object 3
+      // is listed at generation 0); this reader took it for object 3, and the assembly had a page they do not.
+      'a page tree naming its page at another generation (found by the PDF fuzz: it was answered 200)',
+      partOf([CATALOG, '<< /Type /Pages /Kids [3 1 R] /Count 1 >>', PAGE]),
+      /^parts\[0\]: the PDF is damaged \(it has no pages\)/,
+    ],
+    [
+      // Found by the PDF fuzz: an object spliced into an entry misaligned the rest of the table, whose objects
+      // were then taken for absent; poppler rebuilds the table and finds them.
+      'a cross-reference table with bytes spliced into an entry (found by the PDF fuzz: it was answered 200)',
+      splicedIntoXref(tinyPdf('Seed'), 4),
+      /^parts\[0\]: the PDF is damaged \(its cross-reference table does not find its objects\)/,
+    ],
   ];
   for (const [what, pdf, message] of cases) {
     it(`${what} (${pdf.length} bytes)`, async () => {
@@ -192,6 +213,25 @@ describe('linear readers: a hostile part is a quick 422 "damaged"', () => {
       expect(ms).toBeLessThan(3_000);
     }, 120_000);
   }
+});
+
+describe('a reference at another generation than its object’s is null, as readers take it', () => {
+  // Found by the PDF fuzz. The page names its content `5 1 R` where object 5 is listed at generation 0:
+  // qpdf and poppler draw the page blank, and the assembly drew the text.
+  it('the page is as blank in the assembly as in the part', async () => {
+    const content = 'BT /F1 24 Tf 72 720 Td (Unseen) Tj ET';
+    const part = partOf([
+      CATALOG,
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 1 R >>',
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    ]);
+    expect(pageTexts(part)).toEqual(['']);
+    const { res } = await assemble([{ pdf: b64(part) }, { pdf: b64(tinyPdf('After')) }]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(pageTexts(res.rawPayload).map((text) => text.trim())).toEqual(['', 'After']);
+  });
 });
 
 describe('an object the reader cannot parse is refused, never copied into the assembly', () => {

@@ -90,9 +90,9 @@ export class PartCopier {
     this.overrides.set(num, value);
   }
 
-  /** The assembly's reference for a part's object (null for an object the part does not have). */
+  /** The assembly's reference for a part's object (null for an object the part does not have at that generation). */
   ref(old: PdfRef): PdfValue {
-    if (this.rules.active?.drops.has(old.num)) return NULL;
+    if (this.rules.active?.drops.has(old.num) || !this.file.current(old)) return NULL;
     const known = this.map.get(old.num);
     if (known) return known;
     const mapped = this.rules.mapped?.(old.num);

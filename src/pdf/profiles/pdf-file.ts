@@ -37,6 +37,8 @@ interface Written {
 const MAX_SECTIONS = 64;
 /** Bytes of one classic cross-reference entry (ISO 32000 7.5.4). */
 const XREF_ENTRY_BYTES = 20;
+/** A classic cross-reference entry without its end of line: offset, generation, in use or free. */
+const XREF_ENTRY = /^\d{10} \d{5} [nf]$/;
 /** Most bytes one stream inflates to unless the caller asks for less (a printed page's content stays far below). */
 export const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
 
@@ -51,6 +53,8 @@ export class PdfFile {
   readonly text: string;
   readonly trailer: PdfDict;
   private readonly offsets = new Map<number, number>();
+  /** The generation of each object listed at one other than 0. */
+  private readonly generations = new Map<number, number>();
   private readonly cache = new Map<number, PdfObject>();
   private readonly written = new Map<number, Written>();
   /** Objects whose stream /Length is being looked up. */
@@ -102,7 +106,13 @@ export class PdfFile {
         );
       for (let i = 0; i < count; i++) {
         const entry = this.text.slice(pos + i * XREF_ENTRY_BYTES, pos + i * XREF_ENTRY_BYTES + 18);
-        if (entry[17] === 'n' && !this.offsets.has(first + i)) this.offsets.set(first + i, Number(entry.slice(0, 10)));
+        // Any other shape is a table bytes were spliced into, or one of other widths: its entries cannot be
+        // trusted to find their objects, and qpdf (read-part.ts) says whether it must rebuild it.
+        if (!XREF_ENTRY.test(entry)) throw new UnreadablePdf(`the cross-reference entry of object ${first + i} is malformed`);
+        if (entry[17] !== 'n' || this.offsets.has(first + i)) continue;
+        this.offsets.set(first + i, Number(entry.slice(0, 10)));
+        const generation = Number(entry.slice(11, 16));
+        if (generation !== 0) this.generations.set(first + i, generation);
       }
       pos += count * XREF_ENTRY_BYTES;
     }
@@ -208,9 +218,17 @@ export class PdfFile {
     return [...this.offsets.keys()];
   }
 
+  /**
+   * Whether `ref` names its object at the generation the cross-reference data gives it: to a reader (qpdf,
+   * poppler) `3 1 R` is null when object 3 is listed at generation 0.
+   */
+  current(ref: PdfRef): boolean {
+    return ref.gen === (this.written.has(ref.num) ? 0 : (this.generations.get(ref.num) ?? 0));
+  }
+
   /** The value a reference points to (a direct value is returned as it is). */
   resolve(value: PdfValue | undefined): PdfValue | undefined {
-    for (let i = 0; value instanceof PdfRef && i < 8; i++) value = this.get(value.num)?.value;
+    for (let i = 0; value instanceof PdfRef && i < 8; i++) value = this.current(value) ? this.get(value.num)?.value : undefined;
     return value;
   }
 
