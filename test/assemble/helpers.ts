@@ -99,21 +99,37 @@ export function qpdfCheck(pdf: Buffer, password?: string): { status: number; out
   });
 }
 
-/** qpdf --check as qpdfCheck, without holding the event loop: for a run whose service answers in this process. */
-export async function qpdfCheckAsync(pdf: Buffer): Promise<{ status: number; output: string }> {
+/**
+ * `command …args file` on `pdf` written to a temporary file, without holding the event loop (for a run whose
+ * service answers in this process): its exit status (-1 when it could not run or was stopped after
+ * `timeoutMs`), its output as bytes and its error text.
+ */
+export async function onPdfAsync(
+  command: string,
+  args: readonly string[],
+  pdf: Buffer,
+  timeoutMs = 0,
+): Promise<{ status: number; stdout: Buffer; stderr: string }> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'pageworks-assembled-'));
   try {
     const file = path.join(dir, 'doc.pdf');
     await fs.promises.writeFile(file, pdf);
     return await new Promise((resolve) => {
-      execFile('qpdf', ['--check', file], { maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+      const opts = { maxBuffer: 64 << 20, timeout: timeoutMs, encoding: 'buffer' as const };
+      execFile(command, [...args, file], opts, (error, stdout, stderr) => {
         const code = error?.code;
-        resolve({ status: error ? (typeof code === 'number' ? code : -1) : 0, output: `${stdout}${stderr}` });
+        resolve({ status: error ? (typeof code === 'number' ? code : -1) : 0, stdout, stderr: stderr.toString('utf8') });
       });
     });
   } finally {
     await fs.promises.rm(dir, { recursive: true, force: true });
   }
+}
+
+/** qpdf --check as qpdfCheck, without holding the event loop. */
+export async function qpdfCheckAsync(pdf: Buffer): Promise<{ status: number; output: string }> {
+  const { status, stdout, stderr } = await onPdfAsync('qpdf', ['--check'], pdf);
+  return { status, output: `${stdout.toString('utf8')}${stderr}` };
 }
 
 /** Pages as pdfinfo counts them. */
@@ -180,4 +196,26 @@ export function pdfOfObjects(version: string, objects: readonly string[], traile
   for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
   out += `trailer\n<< /Size ${objects.length + 1} ${trailer} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
+}
+
+/**
+ * A one-page part with two layers: a blue box in group 6 ("Draft") at the top left and a red box in group 7
+ * ("Notes") below it, each drawn inside its group's marked content. `config` is the default configuration's
+ * entries (which groups are on).
+ */
+export function layeredPdf(config: string): Buffer {
+  const content = '/OC /L1 BDC 0 0 1 rg 0 692 100 100 re f EMC /OC /L2 BDC 1 0 0 rg 0 542 100 100 re f EMC';
+  return pdfOfObjects(
+    '1.5',
+    [
+      `<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [6 0 R 7 0 R] /D << ${config} >> >> >>`,
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Properties << /L1 6 0 R /L2 7 0 R >> >> /Contents 5 0 R >>',
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+      '<< /Type /OCG /Name (Draft) >>',
+      '<< /Type /OCG /Name (Notes) >>',
+    ],
+    '/Root 1 0 R',
+  );
 }

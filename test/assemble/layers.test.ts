@@ -14,33 +14,11 @@ import { type PdfRaw, type PdfValue, stringText } from '../../src/pdf/profiles/p
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
 import { pixel } from '../render/pdf-tools.js';
-import { pdfOfObjects, postAssemble, qpdfCheck } from './helpers.js';
+import { layeredPdf, postAssemble, qpdfCheck } from './helpers.js';
 
 const BLUE: [number, number, number] = [0, 0, 255];
 const RED: [number, number, number] = [255, 0, 0];
 const WHITE: [number, number, number] = [255, 255, 255];
-
-/**
- * A one-page part with two layers: a blue box in group 6 ("Draft") at the top left and a red box in group 7
- * ("Notes") below it, each drawn inside its group's marked content. `config` is the default configuration's
- * entries (which groups are on).
- */
-function layeredPart(config: string): Buffer {
-  const content = '/OC /L1 BDC 0 0 1 rg 0 692 100 100 re f EMC /OC /L2 BDC 1 0 0 rg 0 542 100 100 re f EMC';
-  return pdfOfObjects(
-    '1.5',
-    [
-      `<< /Type /Catalog /Pages 2 0 R /OCProperties << /OCGs [6 0 R 7 0 R] /D << ${config} >> >> >>`,
-      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Properties << /L1 6 0 R /L2 7 0 R >> >> /Contents 5 0 R >>',
-      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
-      '<< /Type /OCG /Name (Draft) >>',
-      '<< /Type /OCG /Name (Notes) >>',
-    ],
-    '/Root 1 0 R',
-  );
-}
 
 /** The colours at the two boxes' centres on `page` (20 dpi: a box of 100 pt is 28 px, its centre 14 px in). */
 function boxes(pdf: Buffer, page = 1): { draft: number[]; notes: number[] } {
@@ -75,21 +53,21 @@ afterAll(async () => {
 });
 
 describe('POST /v1/assemble with layered parts', () => {
-  const draftHidden = layeredPart('/OFF [6 0 R] /Order [6 0 R 7 0 R]');
+  const draftHidden = layeredPdf('/OFF [6 0 R] /Order [6 0 R 7 0 R]');
   // Everything off but what /ON names, and no layer list of its own.
-  const notesOnly = layeredPart('/BaseState /OFF /ON [7 0 R]');
+  const notesOnly = layeredPdf('/BaseState /OFF /ON [7 0 R]');
 
   it('the parts are drawn as they say: poppler shows only the groups each one leaves on', () => {
     expect(boxes(draftHidden)).toEqual({ draft: WHITE, notes: RED });
     expect(boxes(notesOnly)).toEqual({ draft: WHITE, notes: RED });
-    expect(boxes(layeredPart('/Order [6 0 R 7 0 R]'))).toEqual({ draft: BLUE, notes: RED });
+    expect(boxes(layeredPdf('/Order [6 0 R 7 0 R]'))).toEqual({ draft: BLUE, notes: RED });
   });
 
   it('keeps each layer in the state its part gave it, and lists every part’s layers', async () => {
     const res = await postAssemble(app, key, {
       parts: [
         { pdf: draftHidden.toString('base64') },
-        { pdf: layeredPart('/Order [6 0 R 7 0 R]').toString('base64') },
+        { pdf: layeredPdf('/Order [6 0 R 7 0 R]').toString('base64') },
         { pdf: notesOnly.toString('base64') },
       ],
     });

@@ -3,7 +3,9 @@
  * qpdf and SQLite): mutated PDFs as parts of POST /v1/assemble, mutated PKCS#12 files to POST
  * /v1/certificates, mutated Factur-X XMLs attached to a render. Every answer must be 200/201 or a 4xx within
  * its deadline, and every assembly answered 200 (each file of a split) a PDF whose every object its reader
- * parses and in which `qpdf --check` finds nothing it does not find in the part; meanwhile another account renders a page now and then, and each of those must succeed.
+ * parses and in which `qpdf --check` finds nothing it does not find in the part. Where the request leaves the
+ * pages as they are, poppler must count the part's pages and draw its first page the same in the answer as
+ * in the part. Meanwhile another account renders a page now and then, and each of those must succeed.
  * The suite runs it with a fixed seed and a few hundred inputs; `npm run bench -- pdf-fuzz` with 20,000.
  */
 import crypto from 'node:crypto';
@@ -17,7 +19,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { zipEntries } from '../../src/client/zip-entries.js';
 import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
-import { qpdfCheckAsync, tinyPdf } from '../assemble/helpers.js';
+import { layeredPdf, onPdfAsync, qpdfCheckAsync, tinyPdf } from '../assemble/helpers.js';
 import {
   backtrackingXmp,
   claimsUnderOtherPrefixes,
@@ -162,11 +164,45 @@ async function newFault(answer: Buffer, part: Buffer): Promise<string | undefine
   return undefined;
 }
 
-/** A finishing step a PDF part is sent with: the part's fields, the request's, and how to say it. */
+/** How long poppler may take to draw a page of a hostile part before the comparison gives up on it. */
+const READER_MS = 10_000;
+
+/**
+ * What a reader sees of a PDF: pdfinfo's page count and page 1 as pdftoppm draws it (10 dpi, annotations
+ * hidden), or undefined when poppler cannot read it in time or reports an error: then what it draws is its
+ * own repair, not the document.
+ */
+async function sight(pdf: Buffer): Promise<{ pages: number; page1: Buffer } | undefined> {
+  const info = await onPdfAsync('pdfinfo', [], pdf, READER_MS);
+  const pages = Number(/^Pages:\s+(\d+)/m.exec(info.stdout.toString('latin1'))?.[1]);
+  if (info.status !== 0 || !pages || /error/i.test(info.stderr)) return undefined;
+  const drawn = await onPdfAsync('pdftoppm', ['-r', '10', '-f', '1', '-l', '1', '-hide-annotations'], pdf, READER_MS);
+  return drawn.status === 0 && !/error/i.test(drawn.stderr) ? { pages, page1: drawn.stdout } : undefined;
+}
+
+/**
+ * How poppler sees the assembly otherwise than the part it came from, or undefined: the part's pages (and
+ * `after` more) and its first page drawn the same. Annotations are hidden on both sides, since what acts on
+ * the reader is taken out (a signature field's widget with it); a part poppler cannot read is not compared.
+ */
+async function drawnOtherwise(answer: Buffer, part: Buffer, after: number): Promise<string | undefined> {
+  const before = await sight(part);
+  if (!before) return undefined;
+  const now = await sight(answer);
+  if (!now) return 'poppler cannot draw the answer';
+  if (now.pages !== before.pages + after) return `${now.pages} pages where the part has ${before.pages} and ${after} follow`;
+  return now.page1.equals(before.page1) ? undefined : "page 1 is drawn otherwise than the part's";
+}
+
+/**
+ * A finishing step a PDF part is sent with: the part's fields, the request's, how to say it, and whether
+ * the answer's pages are the part's pages as drawn.
+ */
 interface Finishing {
   part: Record<string, unknown>;
   request: Record<string, unknown>;
   how: string;
+  drawnAsPart: boolean;
 }
 
 const STAMP = '<p style="font:8px sans-serif;margin:0">{{page}} / {{pages}}</p>';
@@ -176,10 +212,15 @@ const STAMP = '<p style="font:8px sans-serif;margin:0">{{page}} / {{pages}}</p>'
  * selection, or its copied objects meet the steps that work on the merge (stamps, metadata, split, protect).
  */
 function finishing(rng: () => number): Finishing {
-  const none: Finishing = { part: {}, request: {}, how: '' };
+  const none: Finishing = { part: {}, request: {}, how: '', drawnAsPart: true };
   if (rng() < 0.5) return none;
   const roll = rng();
-  const step = (how: string, part: Record<string, unknown>, request: Record<string, unknown> = {}) => ({ part, request, how });
+  const step = (how: string, part: Record<string, unknown>, request: Record<string, unknown> = {}) => ({
+    part,
+    request,
+    how,
+    drawnAsPart: ['title', 'metadata', 'protect'].includes(how),
+  });
   if (roll < 0.25) {
     const pages = ['1', '-1', '!1', '1,1', '2-'][Math.floor(rng() * 5)];
     return step(`pages ${pages}`, { pages });
@@ -196,7 +237,7 @@ const invoice = (xmlUrl: string) => `<!doctype html><html lang="fr"><head><meta 
 <meta name="factur-x" content="EN 16931"><link rel="attachment" href="${xmlUrl}" title="factur-x.xml"></head>
 <body><h1>Facture PW-2026-0142</h1><p>Total TTC : 630,00 €</p></body></html>`;
 
-/** The seed corpus: the assembly fixtures, the hostile PDFs, hand-written ones, and one Chromium rendered (tagged). */
+/** The seed corpus: the assembly fixtures, the hostile PDFs, hand-written ones (one with a hidden layer), and one Chromium rendered (tagged). */
 async function corpus(service: Service): Promise<Buffer[]> {
   const res = await fetch(`${service.base}/v1/render`, {
     method: 'POST',
@@ -211,6 +252,7 @@ async function corpus(service: Service): Promise<Buffer[]> {
     rendered,
     ...fixturePdfs().map(([, pdf]) => pdf),
     tinyPdf('Seed'),
+    layeredPdf('/OFF [6 0 R] /Order [6 0 R 7 0 R]'),
     pdfWithXmp(claimsUnderOtherPrefixes()),
     pdfWithXmp(claimsUnderOtherPrefixes(), { deflate: true }),
     pdfWithXmp(backtrackingXmp(200), { deflate: true }),
@@ -246,6 +288,8 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
       let mutant: Mutant;
       let send: () => ReturnType<typeof post>;
       let protectedAnswer = false;
+      // The pages after the part, when the answer's first page and page count are to look as the part's.
+      let drawnAfter: number | undefined;
       if (roll < 0.04 && xmlRenders < (opts.maxXmlRenders ?? Number.POSITIVE_INFINITY)) {
         kind = 'xml';
         xmlRenders++;
@@ -268,6 +312,7 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
           { pdf: mutant.bytes.toString('base64'), ...finish.part },
           ...(rng() < 0.3 ? [{ pdf: tinyPdf('After').toString('base64') }] : []),
         ];
+        if (finish.drawnAsPart) drawnAfter = parts.length - 1;
         send = () => post(service, service.fuzzKey, '/v1/assemble', { parts, ...finish.request }, DEADLINE_MS.pdf);
       }
       // Another account renders while every tenth input is answered: it must not be hurt.
@@ -288,12 +333,18 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
       // A protected assembly's strings are encrypted, and the reader opens no encrypted file.
       const damage = kind === 'pdf' && status === 200 && !protectedAnswer ? unreadable(answer) : undefined;
       const fault = kind === 'pdf' && status === 200 && !damage ? await newFault(answer, mutant.bytes) : undefined;
-      if (!ok || ms > DEADLINE_MS[kind] || damage || fault) {
+      const drawn =
+        status === 200 && !damage && !fault && drawnAfter !== undefined
+          ? await drawnOtherwise(answer, mutant.bytes, drawnAfter)
+          : undefined;
+      if (!ok || ms > DEADLINE_MS[kind] || damage || fault || drawn) {
         const what = damage
           ? `200 with an object no reader parses (${damage})`
           : fault
             ? `200 with what qpdf --check finds in the answer and not in the part (${fault})`
-            : `${status || 'no answer'} after ${Math.round(ms)} ms ${said}`;
+            : drawn
+              ? `200 that poppler shows otherwise than the part (${drawn})`
+              : `${status || 'no answer'} after ${Math.round(ms)} ms ${said}`;
         report.failures.push(`input ${i} (${kind}, ${mutant.how}): ${what}`);
         const ext = { pdf: 'pdf', pkcs12: 'p12', xml: 'xml' }[kind];
         if (opts.failureDir) fs.writeFileSync(path.join(opts.failureDir, `input-${i}.${ext}`), mutant.bytes);
