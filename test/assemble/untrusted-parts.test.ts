@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
+import { zipEntries } from '../../src/client/zip-entries.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
 import { pageCount, pageTexts, pdfOfObjects, postAssemble, tinyPdf } from './helpers.js';
@@ -100,6 +101,16 @@ describe('inflation stops at a cap, whatever the stream claims', () => {
     }, 60_000);
   }
 });
+
+/** `pdf` (as pdfOfObjects writes it) with object `num` and every reference to it at generation `gen`. */
+function atGeneration(pdf: Buffer, num: number, gen: number): Buffer {
+  const text = pdf
+    .toString('latin1')
+    .replace(new RegExp(`^${num} 0 obj`, 'm'), `${num} ${gen} obj`)
+    .replace(new RegExp(`\\b${num} 0 R\\b`, 'g'), `${num} ${gen} R`);
+  const at = text.indexOf('xref\n') + 'xref\n0 7\n'.length + num * 20 + 11;
+  return Buffer.from(`${text.slice(0, at)}${String(gen).padStart(5, '0')}${text.slice(at + 5)}`, 'latin1');
+}
 
 /** `pdf` with an object written into the middle of object `num`'s cross-reference entry. */
 function splicedIntoXref(pdf: Buffer, num: number): Buffer {
@@ -231,6 +242,23 @@ describe('a reference at another generation than its object’s is null, as read
     const { res } = await assemble([{ pdf: b64(part) }, { pdf: b64(tinyPdf('After')) }]);
     expect(res.statusCode, res.body).toBe(200);
     expect(pageTexts(res.rawPayload).map((text) => text.trim())).toEqual(['', 'After']);
+  });
+
+  // An editor that frees an object and reuses its number writes it at the next generation.
+  it('a part whose page and content are at generation 1 is read whole, pages selected, stamped and split', async () => {
+    const part = atGeneration(atGeneration(tinyPdf('Reused'), 3, 1), 5, 1);
+    expect(part.toString('latin1')).toContain('/Kids [3 1 R]');
+    expect(pageTexts(part).map((text) => text.trim())).toEqual(['Reused']);
+    const { res } = await assemble([{ pdf: b64(part), pages: '1', rotate: 180 }, { pdf: b64(part) }], {
+      stamps: [{ html: '<p style="margin:0;font:8px sans-serif">Page {{page}}</p>' }],
+      split: { every: 1 },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const files = zipEntries(res.rawPayload);
+    expect(files.map(({ pdf }) => pageTexts(pdf).map((text) => /Reused/.test(text) && /Page \d/.test(text)))).toEqual([
+      [true],
+      [true],
+    ]);
   });
 });
 

@@ -151,7 +151,7 @@ export class ActiveContent {
     if (file.dict(root.get('Perms'))) this.note('signature_field', 'the document’s signature permissions (DocMDP)');
     const pages = file.pages();
     pages.forEach((num, i) => {
-      const page = file.dict(new PdfRef(num, 0));
+      const page = file.dict(file.refTo(num));
       if (!page) return;
       this.triggers(page.get('AA'), num, `page ${i + 1}`);
       const annotsValue = page.get('Annots');

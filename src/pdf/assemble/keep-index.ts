@@ -46,7 +46,7 @@ export class KeepIndex {
       else push(this.destsOn, page, i);
     });
     for (const num of this.tree.pages) {
-      const key = file.resolve(file.dict(new PdfRef(num, 0))?.get('StructParents'));
+      const key = file.resolve(file.dict(file.refTo(num))?.get('StructParents'));
       if (key instanceof PdfRaw) push(this.keyPages, Number(key.text), num);
     }
     const open = catalog.get('OpenAction');

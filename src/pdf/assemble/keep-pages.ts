@@ -121,11 +121,11 @@ function copyKept(index: KeepIndex, opts: KeepPagesOptions, keptSet: Set<number>
   };
   const copier = new PartCopier(file, out, opts.label, { structParentOffset: 0, dests: new Map(), ids: new Map(), mapped });
 
-  const pageRefs = kept.map((num) => copier.ref(new PdfRef(num, 0))).filter((r) => r instanceof PdfRef);
+  const pageRefs = kept.map((num) => copier.ref(copier.file.refTo(num))).filter((r) => r instanceof PdfRef);
   const droppedKeys = new Set<number>();
   const droppedAnnots = new Set<number>();
   for (const num of kept) {
-    const page = file.dict(new PdfRef(num, 0));
+    const page = file.dict(file.refTo(num));
     if (!page) continue;
     const changed = new Map(tree.inherited.get(num) ?? page);
     let touched = false;

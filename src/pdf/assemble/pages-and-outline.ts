@@ -61,7 +61,7 @@ export function pagesOf(file: PdfFile, copier: PartCopier, pagesRef: PdfRef): Pd
   const tree = pageTreeOf(file);
   for (const num of tree.nodes) copier.redirect(num, pagesRef);
   for (const [num, page] of tree.inherited) copier.override(num, page);
-  return tree.pages.map((num) => copier.ref(new PdfRef(num, 0)));
+  return tree.pages.map((num) => copier.ref(copier.file.refTo(num)));
 }
 
 /** The part's outline entry (links, Prev/Next and its place under the root are set by the caller). */

@@ -33,7 +33,7 @@ function numbers(file: PdfFile, value: PdfValue | undefined): number[] {
 
 /** The media box of a page (inherited from its tree when the page has none; US Letter when none at all). */
 function mediaBox(file: PdfFile, num: number): PageBox {
-  let node = file.dict(new PdfRef(num, 0));
+  let node = file.dict(file.refTo(num));
   for (let depth = 0; node && depth < 32; depth++) {
     const box = numbers(file, node.get('MediaBox'));
     if (box.length === 4 && box.every(Number.isFinite))
@@ -110,7 +110,7 @@ export function overlayStamps(pdf: Uint8Array, stamps: readonly StampLayer[]): B
     source.pages().forEach((num, i) => {
       const target = pages[stamp.targets[i]];
       if (target === undefined) return;
-      const page = source.dict(new PdfRef(num, 0)) as PdfDict;
+      const page = source.dict(source.refTo(num)) as PdfDict;
       const box = mediaBox(source, num);
       const content = zlib.deflateSync(Buffer.from(untagged(pageContent(source, page)), 'latin1'));
       const form = file.add(
@@ -125,7 +125,7 @@ export function overlayStamps(pdf: Uint8Array, stamps: readonly StampLayer[]): B
       );
       let edit = edits.get(target);
       if (!edit) {
-        const current = file.dict(new PdfRef(target, 0)) as PdfDict;
+        const current = file.dict(file.refTo(target)) as PdfDict;
         const resources: PdfDict = new Map(file.dict(current.get('Resources')) ?? []);
         const xobjects: PdfDict = new Map(file.dict(resources.get('XObject')) ?? []);
         edit = { page: new Map(current), xobjects, before: [], after: [] };

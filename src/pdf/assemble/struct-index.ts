@@ -76,7 +76,7 @@ export class StructIndex {
     private readonly rootNum: number,
     isPage: (num: number) => boolean,
   ) {
-    const root = file.dict(new PdfRef(rootNum, 0)) as PdfDict;
+    const root = file.dict(file.refTo(rootNum)) as PdfDict;
     const rootEl = this.add(undefined, root, file.kids(root.get('K')), undefined);
     const walking = new Set<number>();
     /** Files content on page `page` under `place`; whether it stays when no page is kept. */
@@ -232,7 +232,7 @@ export class StructIndex {
  * written again, its parent and ID trees flat as in any other file.
  */
 export function wholeStructure(file: PdfFile, rootNum: number): KeptStructure {
-  const root = file.dict(new PdfRef(rootNum, 0)) as PdfDict;
+  const root = file.dict(file.refTo(rootNum)) as PdfDict;
   const changed = new Map(root);
   changed.set('K', file.kids(root.get('K')));
   changed.set('ParentTree', flatNumberTree(numberTreeEntries(file, root.get('ParentTree'))));

@@ -90,7 +90,7 @@ export function findLinks(file: PdfFile): Links {
   const found: Links = { links: [], mcids: new Map(), untabbed: [] };
   const partsOf = new Map<unknown, Array<[number, number]>>();
   for (const pageNum of file.pages()) {
-    const page = file.dict(new PdfRef(pageNum, 0));
+    const page = file.dict(file.refTo(pageNum));
     const annots = file.resolve(page?.get('Annots'));
     if (!page || !Array.isArray(annots) || annots.length === 0) continue;
     if (nameOf(page.get('Tabs')) !== 'S') found.untabbed.push(pageNum);
@@ -129,7 +129,7 @@ export function findLinks(file: PdfFile): Links {
  */
 export function describeLinks(file: PdfFile, found: Links, mcidText: Map<number, Map<number, string>>): number {
   for (const pageNum of found.untabbed) {
-    const page = file.dict(new PdfRef(pageNum, 0));
+    const page = file.dict(file.refTo(pageNum));
     if (page) file.set(pageNum, new Map(page).set('Tabs', name('S')));
   }
   let untagged = 0;

@@ -81,7 +81,7 @@ function contentRefs(page: PdfDict): PdfRef[] {
 
 /** The font's name without its subset tag, for a report entry. */
 function fontName(file: PdfFile, font: FontUnicode): string {
-  const dict = font.num > 0 ? file.dict(new PdfRef(font.num, 0)) : undefined;
+  const dict = font.num > 0 ? file.dict(file.refTo(font.num)) : undefined;
   // A Type 3 font (Chromium writes one for glyphs it draws itself) has no BaseFont; its descriptor names it.
   const name = nameOf(dict?.get('BaseFont')) ?? nameOf(file.dict(dict?.get('FontDescriptor'))?.get('FontName'));
   return name?.replace(/^[A-Z]{6}\+/, '') ?? `object ${font.num}`;
@@ -173,7 +173,7 @@ export function pagePass(file: PdfFile, options: PagePassOptions): PagePassResul
   };
 
   file.pages().forEach((pageNum, index) => {
-    const page = file.dict(new PdfRef(pageNum, 0));
+    const page = file.dict(file.refTo(pageNum));
     if (!page) return;
     const resources = file.dict(page.get('Resources'));
     for (const ref of contentRefs(page)) stream(ref.num, resources, index + 1, pageNum, false);

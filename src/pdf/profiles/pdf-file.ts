@@ -223,7 +223,12 @@ export class PdfFile {
    * poppler) `3 1 R` is null when object 3 is listed at generation 0.
    */
   current(ref: PdfRef): boolean {
-    return ref.gen === (this.written.has(ref.num) ? 0 : (this.generations.get(ref.num) ?? 0));
+    return ref.gen === this.refTo(ref.num).gen;
+  }
+
+  /** A reference to object `num` at its generation (what a walk that found it by number resolves). */
+  refTo(num: number): PdfRef {
+    return new PdfRef(num, this.written.has(num) ? 0 : (this.generations.get(num) ?? 0));
   }
 
   /** The value a reference points to (a direct value is returned as it is). */

@@ -7,7 +7,7 @@
  */
 import { MAX_STRING_BYTES } from './page-pass.js';
 import type { PdfFile } from './pdf-file.js';
-import { isDict, PdfName, PdfRaw, PdfRef, type PdfValue, stringBytes } from './pdf-objects.js';
+import { isDict, PdfName, PdfRaw, type PdfValue, stringBytes } from './pdf-objects.js';
 
 /** The longest name PDF/A allows, in bytes (after `#xx` escapes are read). */
 const MAX_NAME_BYTES = 127;
@@ -101,7 +101,7 @@ function boxSize(file: PdfFile, value: PdfValue | undefined): { width: number; h
 export function pageOutOfRange(file: PdfFile): PageOutOfRange | undefined {
   const pages = file.pages();
   for (let i = 0; i < pages.length; i++) {
-    let node = file.dict(new PdfRef(pages[i], 0));
+    let node = file.dict(file.refTo(pages[i]));
     for (let depth = 0; node && depth <= MAX_PARENTS; depth++) {
       for (const box of PAGE_BOXES) {
         if (depth > 0 && !INHERITED.has(box)) continue;
