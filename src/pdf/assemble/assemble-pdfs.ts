@@ -2,9 +2,9 @@
  * Assembles parts' PDFs into one: their pages in order under one page tree, one outline with an entry per
  * part and the part's own outline beneath it, one structure tree holding every part's (parent tree keys
  * shifted, IDs and named destinations renamed where parts collide), attachments and associated files kept,
- * every part's layers in the state it gave them (optional-content.ts), the first part's Info, language,
- * viewer preferences and output intent, and an XMP that claims only what assembly-claims.ts allows. What a
- * part carries that acts on its reader is left out (active-content.ts).
+ * every part's layers in the state it gave them (optional-content.ts) and its form fields (form-fields.ts),
+ * the first part's Info, language, viewer preferences and output intent, and an XMP that claims only what
+ * assembly-claims.ts allows. What a part carries that acts on its reader is left out (active-content.ts).
  */
 import type { PdfFile } from '../profiles/pdf-file.js';
 import {
@@ -23,6 +23,7 @@ import {
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
 import { type ActiveContentFinding, findActiveContent } from './active-content.js';
 import { decideClaims, xmpText, xmpWithClaims } from './assembly-claims.js';
+import { FormFields } from './form-fields.js';
 import { InvoiceFiles, secondInvoiceIssue } from './invoice-files.js';
 import { OptionalContent } from './optional-content.js';
 import { mergeInto, outlineItem, pagesOf, renames, titleOf } from './pages-and-outline.js';
@@ -116,6 +117,7 @@ export async function assemblePdfs(
   const content: AssembleResult['content'] = [];
   const invoices = new InvoiceFiles();
   const layers = new OptionalContent();
+  const forms = new FormFields();
 
   for (let k = 0; k < parts.length; k++) {
     hooks.reading?.(parts[k].label);
@@ -191,6 +193,7 @@ export async function assemblePdfs(
           if (catalog.has(key)) catalogExtras.set(key, copier.value(catalog.get(key)));
       }
       layers.add(file, copier, catalog);
+      forms.add(file, copier, catalog, k + 1);
       if (!catalogExtras.has('OutputIntents') && catalog.has('OutputIntents'))
         catalogExtras.set('OutputIntents', copier.value(catalog.get('OutputIntents')));
       copier.drain();
@@ -220,6 +223,8 @@ export async function assemblePdfs(
   for (const [key, v] of catalogExtras) catalog.set(key, v);
   const ocProperties = layers.properties();
   if (ocProperties) catalog.set('OCProperties', ocProperties);
+  const acroForm = forms.form();
+  if (acroForm) catalog.set('AcroForm', acroForm);
   if (structRef && documentRef) {
     const document = dict({ Type: name('StructElem'), S: name('Document'), P: structRef, K: structKids });
     if (catalogExtras.has('Lang')) document.set('Lang', catalogExtras.get('Lang') as PdfValue);

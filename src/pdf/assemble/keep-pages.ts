@@ -9,6 +9,7 @@
  */
 import { dict, name, type PdfDict, PdfRaw, PdfRef, type PdfValue, raw } from '../profiles/pdf-objects.js';
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
+import { keptForm, widgetsOn } from './form-fields.js';
 import { KeepIndex } from './keep-index.js';
 import { cutIssues, xmpWithout } from './kept-claims.js';
 import { PageSelectionError, pageIndexes } from './page-ranges.js';
@@ -172,6 +173,12 @@ function copyKept(index: KeepIndex, opts: KeepPagesOptions, keptSet: Set<number>
   const catalogOut: PdfDict = new Map();
   for (const [key, v] of catalog.value) {
     if (['Pages', 'Outlines', 'Names', 'Dests', 'StructTreeRoot', 'OpenAction'].includes(key)) continue;
+    if (key === 'AcroForm' && someRemoved) {
+      const form = file.dict(v);
+      const left = form ? keptForm(file, copier, form, widgetsOn(file, kept)) : undefined;
+      if (left) catalogOut.set(key, left);
+      continue;
+    }
     if (key === 'Metadata' && withheld.length > 0) {
       // The old packet is never copied: its claims would still be in the file's bytes.
       const xmp = xmpWithout(file, out, opts.label, withheld);

@@ -1,0 +1,135 @@
+/**
+ * Parts with filled form fields, through POST /v1/assemble, as qpdf's form view (`qpdf --json
+ * --json-key=acroform`) and poppler show them: every part's fields stay fields of the assembly with their
+ * values, on their pages, a name an earlier part took renamed; a page selection or a split keeps only the
+ * fields on the pages it keeps, and no other field's value; a form that asks readers to draw its fields
+ * (/NeedAppearances) still does; a signed assembly keeps them beside its signature field.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CoreDeps } from '../../src/app/core.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { zipEntries } from '../../src/client/zip-entries.js';
+import { makeTestCertificates } from '../helpers/certificates.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { noDns } from '../helpers/render.js';
+import { formPart, pageTexts, postAssemble, qpdfCheck, uploadCertificate } from './helpers.js';
+
+interface Field {
+  name: string;
+  value: string;
+  page: number;
+}
+
+/** The file's form as qpdf reads it: whether it has one, whether it asks readers to draw fields, its fields. */
+function formOf(pdf: Buffer): { fields: Field[]; needAppearances: boolean } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-form-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'doc.pdf'), pdf);
+    // Exit status 3 is qpdf's "succeeded with warnings": the JSON is whole.
+    const run = spawnSync('qpdf', ['--json', '--json-key=acroform', path.join(dir, 'doc.pdf')], { encoding: 'utf8' });
+    expect([0, 3], run.stderr).toContain(run.status);
+    const form = JSON.parse(run.stdout).acroform as {
+      needappearances: boolean;
+      fields: Array<{ fullname: string; value: string; pageposfrom1: number; fieldtype: string }>;
+    };
+    return {
+      fields: form.fields
+        .filter((f) => f.fieldtype === '/Tx')
+        .map((f) => ({ name: f.fullname, value: f.value.replace(/^u:/, ''), page: f.pageposfrom1 })),
+      needAppearances: form.needappearances,
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+let core: CoreDeps;
+let app: FastifyInstance;
+let key: string;
+const certs = makeTestCertificates();
+const b64 = (pdf: Buffer) => pdf.toString('base64');
+
+beforeAll(async () => {
+  core = await createTestCore({ CERTIFICATE_KEY: crypto.randomBytes(32).toString('hex') });
+  app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
+  key = (await createKey(core, 'render')).key;
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  if (core) await closeTestCore(core);
+});
+
+describe('POST /v1/assemble with filled forms', () => {
+  const ada = formPart([{ name: 'name', value: 'Ada' }]);
+  const grace = formPart([{ name: 'name', value: 'Grace' }]);
+
+  it('keeps every part’s fields with their values on their pages, a taken name renamed', async () => {
+    expect(formOf(ada).fields).toEqual([{ name: 'name', value: 'Ada', page: 1 }]);
+    const res = await postAssemble(app, key, { parts: [{ pdf: b64(ada) }, { pdf: b64(grace) }] });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(qpdfCheck(res.rawPayload).status, qpdfCheck(res.rawPayload).output).toBe(0);
+    expect(formOf(res.rawPayload)).toEqual({
+      fields: [
+        { name: 'name', value: 'Ada', page: 1 },
+        { name: 'name-2', value: 'Grace', page: 2 },
+      ],
+      needAppearances: false,
+    });
+    expect(pageTexts(res.rawPayload).map((text) => text.replace(/\s+/g, ' ').trim())).toEqual(['Page 1 Ada', 'Page 1 Grace']);
+  });
+
+  it('a split keeps in each file only the fields on its pages, and no other field’s value', async () => {
+    const res = await postAssemble(app, key, { parts: [{ pdf: b64(ada) }, { pdf: b64(grace) }], split: 'parts' });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const [first, second] = zipEntries(res.rawPayload).map(({ pdf }) => pdf);
+    expect(formOf(first).fields).toEqual([{ name: 'name', value: 'Ada', page: 1 }]);
+    expect(formOf(second).fields).toEqual([{ name: 'name-2', value: 'Grace', page: 1 }]);
+    expect(first.includes('Grace')).toBe(false);
+    expect(second.includes('Ada')).toBe(false);
+  });
+
+  it('a page selection keeps the fields on the pages it keeps', async () => {
+    const two = formPart([
+      { name: 'first', value: 'One' },
+      { name: 'second', value: 'Two' },
+    ]);
+    const res = await postAssemble(app, key, { parts: [{ pdf: b64(two), pages: '2' }, { pdf: b64(ada) }] });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(formOf(res.rawPayload).fields).toEqual([
+      { name: 'second', value: 'Two', page: 1 },
+      { name: 'name', value: 'Ada', page: 2 },
+    ]);
+    expect(res.rawPayload.includes('One')).toBe(false);
+  });
+
+  it('a form that asks readers to draw its fields still asks, so its values show', async () => {
+    const drawnByReader = formPart([{ name: 'name', value: 'Drawn' }], { needAppearances: true });
+    const res = await postAssemble(app, key, { parts: [{ pdf: b64(drawnByReader) }] });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(formOf(res.rawPayload)).toEqual({ fields: [{ name: 'name', value: 'Drawn', page: 1 }], needAppearances: true });
+  });
+
+  it('a signed assembly keeps the parts’ fields beside its signature field', async () => {
+    const certificate = await uploadCertificate(app, key, certs.rsaChain, certs.password);
+    const res = await postAssemble(app, key, {
+      parts: [{ pdf: b64(ada) }, { pdf: b64(grace) }],
+      sign: { certificate },
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(formOf(res.rawPayload).fields.map((f) => f.name)).toEqual(['name', 'name-2']);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-form-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'doc.pdf'), res.rawPayload);
+      expect(execFileSync('pdfsig', [path.join(dir, 'doc.pdf')], { encoding: 'utf8' })).toContain('Signature is Valid');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
