@@ -19,7 +19,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { zipEntries } from '../../src/client/zip-entries.js';
 import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
-import { layeredPdf, onPdfAsync, qpdfCheckAsync, tinyPdf } from '../assemble/helpers.js';
+import { formPart, layeredPdf, onPdfAsync, qpdfCheckAsync, tinyPdf } from '../assemble/helpers.js';
 import {
   backtrackingXmp,
   claimsUnderOtherPrefixes,
@@ -237,7 +237,10 @@ const invoice = (xmlUrl: string) => `<!doctype html><html lang="fr"><head><meta 
 <meta name="factur-x" content="EN 16931"><link rel="attachment" href="${xmlUrl}" title="factur-x.xml"></head>
 <body><h1>Facture PW-2026-0142</h1><p>Total TTC : 630,00 €</p></body></html>`;
 
-/** The seed corpus: the assembly fixtures, the hostile PDFs, hand-written ones (one with a hidden layer), and one Chromium rendered (tagged). */
+/**
+ * The seed corpus: the assembly fixtures, the hostile PDFs, hand-written ones (one with a hidden layer, one a
+ * filled form), and one Chromium rendered (tagged).
+ */
 async function corpus(service: Service): Promise<Buffer[]> {
   const res = await fetch(`${service.base}/v1/render`, {
     method: 'POST',
@@ -253,6 +256,10 @@ async function corpus(service: Service): Promise<Buffer[]> {
     ...fixturePdfs().map(([, pdf]) => pdf),
     tinyPdf('Seed'),
     layeredPdf('/OFF [6 0 R] /Order [6 0 R 7 0 R]'),
+    formPart([
+      { name: 'name', value: 'Ada' },
+      { name: 'city', value: 'London' },
+    ]),
     pdfWithXmp(claimsUnderOtherPrefixes()),
     pdfWithXmp(claimsUnderOtherPrefixes(), { deflate: true }),
     pdfWithXmp(backtrackingXmp(200), { deflate: true }),
