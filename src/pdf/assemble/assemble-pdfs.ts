@@ -2,9 +2,10 @@
  * Assembles parts' PDFs into one: their pages in order under one page tree, one outline with an entry per
  * part and the part's own outline beneath it, one structure tree holding every part's (parent tree keys
  * shifted, IDs and named destinations renamed where parts collide), attachments and associated files kept,
- * every part's layers in the state it gave them (optional-content.ts) and its form fields (form-fields.ts),
- * the first part's Info, language, viewer preferences and output intent, and an XMP that claims only what
- * assembly-claims.ts allows. What a part carries that acts on its reader is left out (active-content.ts).
+ * every part's layers in the state it gave them (optional-content.ts), form fields (form-fields.ts) and page
+ * labels (page-labels.ts), the first part's Info, language, viewer preferences and output intent, and an XMP
+ * that claims only what assembly-claims.ts allows. What a part carries that acts on its reader is left out
+ * (active-content.ts).
  */
 import type { PdfFile } from '../profiles/pdf-file.js';
 import {
@@ -26,6 +27,7 @@ import { decideClaims, xmpText, xmpWithClaims } from './assembly-claims.js';
 import { FormFields } from './form-fields.js';
 import { InvoiceFiles, secondInvoiceIssue } from './invoice-files.js';
 import { OptionalContent } from './optional-content.js';
+import { PageLabels } from './page-labels.js';
 import { mergeInto, outlineItem, pagesOf, renames, titleOf } from './pages-and-outline.js';
 import { PartCopier } from './part-copier.js';
 import { PdfWriter } from './pdf-writer.js';
@@ -118,6 +120,7 @@ export async function assemblePdfs(
   const invoices = new InvoiceFiles();
   const layers = new OptionalContent();
   const forms = new FormFields();
+  const labels = new PageLabels();
 
   for (let k = 0; k < parts.length; k++) {
     hooks.reading?.(parts[k].label);
@@ -152,6 +155,7 @@ export async function assemblePdfs(
       // One by one: a spread of a few hundred thousand pages would overflow the stack.
       for (const page of pagesOf(file, copier, pagesRef)) pageRefs.push(page);
       partPages.push(pageRefs.length - first);
+      labels.add(file, copier, catalog, first, pageRefs.length - first);
       const title = titleOf(parts[k].title, file, k);
       partTitles.push(stringText(title.text));
       items.push(outlineItem(file, copier, out, { catalog, outlinesRef, firstPage: pageRefs[first], title }));
@@ -225,6 +229,8 @@ export async function assemblePdfs(
   if (ocProperties) catalog.set('OCProperties', ocProperties);
   const acroForm = forms.form();
   if (acroForm) catalog.set('AcroForm', acroForm);
+  const pageLabels = labels.tree();
+  if (pageLabels) catalog.set('PageLabels', out.add(pageLabels));
   if (structRef && documentRef) {
     const document = dict({ Type: name('StructElem'), S: name('Document'), P: structRef, K: structKids });
     if (catalogExtras.has('Lang')) document.set('Lang', catalogExtras.get('Lang') as PdfValue);

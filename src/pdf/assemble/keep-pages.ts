@@ -12,6 +12,7 @@ import type { Claim, ConformanceIssue } from '../profiles/types.js';
 import { keptForm, widgetsOn } from './form-fields.js';
 import { KeepIndex } from './keep-index.js';
 import { cutIssues, xmpWithout } from './kept-claims.js';
+import { keptLabels } from './page-labels.js';
 import { PageSelectionError, pageIndexes } from './page-ranges.js';
 import { PartCopier } from './part-copier.js';
 import { PdfWriter } from './pdf-writer.js';
@@ -176,6 +177,12 @@ function copyKept(index: KeepIndex, opts: KeepPagesOptions, keptSet: Set<number>
     if (key === 'AcroForm' && someRemoved) {
       const form = file.dict(v);
       const left = form ? keptForm(file, copier, form, widgetsOn(file, kept)) : undefined;
+      if (left) catalogOut.set(key, left);
+      continue;
+    }
+    if (key === 'PageLabels' && someRemoved) {
+      const positions = kept.map((num) => index.position.get(num) as number);
+      const left = keptLabels(file, copier, catalog.value, tree.pages.length, positions);
       if (left) catalogOut.set(key, left);
       continue;
     }

@@ -1,0 +1,119 @@
+/**
+ * Parts with page labels (the numbers a reader's page box shows), through POST /v1/assemble, as qpdf reads
+ * each page's label: a part's labels follow its pages, a part without labels is numbered by its pages'
+ * places in the assembly, and a page selection or a split gives each kept page the label it had.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CoreDeps } from '../../src/app/core.js';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { zipEntries } from '../../src/client/zip-entries.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { noDns } from '../helpers/render.js';
+import { pdfOfObjects, postAssemble, qpdfCheck, tinyPdf } from './helpers.js';
+
+/** Five pages labelled i, ii, A-7, A-8, A-9. */
+function labelledPart(): Buffer {
+  const kids = [3, 4, 5, 6, 7].map((n) => `${n} 0 R`).join(' ');
+  return pdfOfObjects(
+    '1.7',
+    [
+      '<< /Type /Catalog /Pages 2 0 R /PageLabels << /Nums [0 << /S /r >> 2 << /S /D /P (A-) /St 7 >>] >> >>',
+      `<< /Type /Pages /Kids [${kids}] /Count 5 >>`,
+      ...Array.from({ length: 5 }, () => '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>'),
+    ],
+    '/Root 1 0 R',
+  );
+}
+
+const ROMAN: Array<[number, string]> = [
+  [10, 'x'],
+  [9, 'ix'],
+  [5, 'v'],
+  [4, 'iv'],
+  [1, 'i'],
+];
+
+/** Each page's label as a reader shows it (decimal and lower-case roman, enough here), from qpdf's reading; null without labels. */
+function labelsOf(pdf: Buffer): Array<string | null> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-labels-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'doc.pdf'), pdf);
+    const run = spawnSync('qpdf', ['--json', '--json-key=pages', path.join(dir, 'doc.pdf')], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const pages = JSON.parse(run.stdout).pages as Array<{ label: { '/S'?: string; '/P'?: string; '/St'?: number } | null }>;
+    return pages.map(({ label }) => {
+      if (!label) return null;
+      let n = label['/St'] ?? 1;
+      let number = String(n);
+      if (label['/S'] === '/r') {
+        number = '';
+        for (const [value, letters] of ROMAN) for (; n >= value; n -= value) number += letters;
+      }
+      return `${(label['/P'] ?? '').replace(/^u:/, '')}${label['/S'] ? number : ''}`;
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+let core: CoreDeps;
+let app: FastifyInstance;
+let key: string;
+const b64 = (pdf: Buffer) => pdf.toString('base64');
+
+beforeAll(async () => {
+  core = await createTestCore({});
+  app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
+  key = (await createKey(core, 'render')).key;
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  if (core) await closeTestCore(core);
+});
+
+describe('POST /v1/assemble with page labels', () => {
+  const labelled = labelledPart();
+
+  it('a part’s labels follow its pages; a part without labels is numbered by its place', async () => {
+    expect(labelsOf(labelled)).toEqual(['i', 'ii', 'A-7', 'A-8', 'A-9']);
+    const res = await postAssemble(app, key, {
+      parts: [{ pdf: b64(labelled) }, { pdf: b64(tinyPdf('Between')) }, { pdf: b64(labelled) }],
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(qpdfCheck(res.rawPayload).status, qpdfCheck(res.rawPayload).output).toBe(0);
+    expect(labelsOf(res.rawPayload)).toEqual(['i', 'ii', 'A-7', 'A-8', 'A-9', '6', 'i', 'ii', 'A-7', 'A-8', 'A-9']);
+  });
+
+  it('a page selection keeps each kept page’s label', async () => {
+    const res = await postAssemble(app, key, {
+      parts: [{ pdf: b64(labelled), pages: '2-3,5' }, { pdf: b64(tinyPdf('After')) }],
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(labelsOf(res.rawPayload)).toEqual(['ii', 'A-7', 'A-9', '4']);
+  });
+
+  it('each file of a split keeps its pages’ labels', async () => {
+    const res = await postAssemble(app, key, {
+      parts: [{ pdf: b64(labelled) }, { pdf: b64(tinyPdf('After')) }],
+      split: { every: 2 },
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(zipEntries(res.rawPayload).map(({ pdf }) => labelsOf(pdf))).toEqual([
+      ['i', 'ii'],
+      ['A-7', 'A-8'],
+      ['A-9', '6'],
+    ]);
+  });
+
+  it('an assembly of parts without labels has none', async () => {
+    const res = await postAssemble(app, key, { parts: [{ pdf: b64(tinyPdf('One')) }, { pdf: b64(tinyPdf('Two')) }] });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(labelsOf(res.rawPayload)).toEqual([null, null]);
+  });
+});
