@@ -3,9 +3,9 @@
  * qpdf and SQLite): mutated PDFs as parts of POST /v1/assemble, mutated PKCS#12 files to POST
  * /v1/certificates, mutated Factur-X XMLs attached to a render. Every answer must be 200/201 or a 4xx within
  * its deadline, and every assembly answered 200 (each file of a split) a PDF whose every object its reader
- * parses and in which `qpdf --check` finds nothing it does not find in the part. Where the request leaves the
- * pages as they are, the answer must hold the part's pages (qpdf's page list) and poppler draw its first
- * page as it draws the part's. Meanwhile another account renders a page now and then, and each of those must succeed.
+ * parses and in which `qpdf --check` finds nothing it does not find in the part. Unless the request turns or
+ * stamps the pages, the answer (a split's first file) must hold the pages of the part it keeps (qpdf's page
+ * list), its first page drawn by poppler as the part's page it is. Meanwhile another account renders a page now and then, and each of those must succeed.
  * The suite runs it with a fixed seed and a few hundred inputs; `npm run bench -- pdf-fuzz` with 20,000.
  */
 import crypto from 'node:crypto';
@@ -18,6 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { zipEntries } from '../../src/client/zip-entries.js';
+import { pageIndexes } from '../../src/pdf/assemble/page-ranges.js';
 import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
 import { formPart, layeredPdf, onPdfAsync, qpdfCheckAsync, tinyPdf } from '../assemble/helpers.js';
 import {
@@ -167,71 +168,100 @@ async function newFault(answer: Buffer, part: Buffer): Promise<string | undefine
 /** How long poppler may take to draw a page of a hostile part before the comparison gives up on it. */
 const READER_MS = 10_000;
 
-/**
- * What a reader sees of a PDF: the pages its page tree holds (qpdf's page list; poppler's count is the
- * tree's /Count, which a hostile part may inflate) and page 1 as pdftoppm draws it (10 dpi, annotations
- * hidden), or undefined when either cannot read it in time or reports a problem: then what it shows is its
- * own repair, not the document.
- */
-async function sight(pdf: Buffer): Promise<{ pages: number; page1: Buffer } | undefined> {
+/** The pages a PDF's page tree holds as qpdf lists them, or undefined when qpdf reports a problem with it. */
+async function listedPages(pdf: Buffer): Promise<number | undefined> {
+  // Not pdfinfo's count: poppler takes the tree's /Count, which a hostile part may inflate.
   const listed = await onPdfAsync('qpdf', ['--json', '--json-key=pages'], pdf, READER_MS);
   if (listed.status !== 0) return undefined;
-  const pages = (JSON.parse(listed.stdout.toString('utf8')) as { pages: unknown[] }).pages.length;
-  const drawn = await onPdfAsync('pdftoppm', ['-r', '10', '-f', '1', '-l', '1', '-hide-annotations'], pdf, READER_MS);
-  return pages > 0 && drawn.status === 0 && !/error/i.test(drawn.stderr) ? { pages, page1: drawn.stdout } : undefined;
+  return (JSON.parse(listed.stdout.toString('utf8')) as { pages: unknown[] }).pages.length;
 }
 
+/** Page `page` (from 1) as pdftoppm draws it, 10 dpi, annotations hidden; undefined when poppler reports an error. */
+async function drawnPage(pdf: Buffer, page: number): Promise<Buffer | undefined> {
+  const args = ['-r', '10', '-f', String(page), '-l', String(page), '-hide-annotations'];
+  const drawn = await onPdfAsync('pdftoppm', args, pdf, READER_MS);
+  return drawn.status === 0 && !/error/i.test(drawn.stderr) ? drawn.stdout : undefined;
+}
+
+/** Of a part of `pages` pages, which page the answer's first page is (from 1), and how many of its pages the answer's first file holds. */
+type View = (pages: number) => { first: number; pages: number } | undefined;
+
 /**
- * How the assembly looks otherwise than the part it came from, or undefined: the part's pages (and `after`
- * more) and its first page drawn the same. Annotations are hidden on both sides, since what acts on the
- * reader is taken out (a signature field's widget with it); a part qpdf or poppler cannot read is not
- * compared.
+ * How the answer (the first file of a split) looks otherwise than the part it came from, or undefined: it
+ * holds the part's pages `view` names (and `after` more), its first page drawn as the part's page it is.
+ * Annotations are hidden on both sides, since what acts on the reader is taken out (a signature field's
+ * widget with it). A part qpdf or poppler reports a problem with is not compared: what either shows of it
+ * is its own repair, not the document.
  */
-async function drawnOtherwise(answer: Buffer, part: Buffer, after: number): Promise<string | undefined> {
-  const before = await sight(part);
-  if (!before) return undefined;
-  const now = await sight(answer);
-  if (!now) return 'qpdf or poppler cannot read the answer';
-  if (now.pages !== before.pages + after) return `${now.pages} pages where the part has ${before.pages} and ${after} follow`;
-  return now.page1.equals(before.page1) ? undefined : "page 1 is drawn otherwise than the part's";
+async function drawnOtherwise(answer: Buffer, part: Buffer, view: View, after: number): Promise<string | undefined> {
+  const count = await listedPages(part);
+  const expected = count ? view(count) : undefined;
+  const partPage = expected ? await drawnPage(part, expected.first) : undefined;
+  if (!count || !expected || !partPage) return undefined;
+  const file = answer.subarray(0, 4).toString('latin1') === 'PK\x03\x04' ? zipEntries(answer)[0].pdf : answer;
+  const pages = await listedPages(file);
+  if (pages === undefined) return "qpdf cannot list the answer's pages";
+  if (pages !== expected.pages + after)
+    return `${pages} pages where ${expected.pages} of the part's ${count} and ${after} more were to be`;
+  const answerPage = await drawnPage(file, 1);
+  if (!answerPage) return 'poppler cannot draw the answer';
+  return answerPage.equals(partPage) ? undefined : `page 1 is drawn otherwise than the part's page ${expected.first}`;
 }
 
 /**
- * A finishing step a PDF part is sent with: the part's fields, the request's, how to say it, and whether
- * the answer's pages are the part's pages as drawn.
+ * A finishing step a PDF part is sent with: the part's fields, the request's, how to say it, and which of
+ * the part's pages the answer shows as they are drawn in the part (none for a rotation or a stamp, which
+ * change them).
  */
 interface Finishing {
   part: Record<string, unknown>;
   request: Record<string, unknown>;
   how: string;
-  drawnAsPart: boolean;
+  view?: View;
 }
 
 const STAMP = '<p style="font:8px sans-serif;margin:0">{{page}} / {{pages}}</p>';
+const ALL: View = (pages) => ({ first: 1, pages });
+
+/** The pages `selection` keeps of `pages`, as a view; undefined when it keeps none of them (the service answers 422). */
+const selected =
+  (selection: string): View =>
+  (pages) => {
+    try {
+      const kept = pageIndexes(selection, pages, 'pages');
+      return { first: kept[0] + 1, pages: kept.length };
+    } catch {
+      return undefined;
+    }
+  };
 
 /**
  * One PDF input in two is sent with a finishing step, so that the hostile part is read again by the page
  * selection, or its copied objects meet the steps that work on the merge (stamps, metadata, split, protect).
  */
 function finishing(rng: () => number): Finishing {
-  const none: Finishing = { part: {}, request: {}, how: '', drawnAsPart: true };
+  const none: Finishing = { part: {}, request: {}, how: '', view: ALL };
   if (rng() < 0.5) return none;
   const roll = rng();
-  const step = (how: string, part: Record<string, unknown>, request: Record<string, unknown> = {}) => ({
+  const step = (how: string, part: Record<string, unknown>, request: Record<string, unknown>, view?: View): Finishing => ({
     part,
     request,
     how,
-    drawnAsPart: ['title', 'metadata', 'protect'].includes(how),
+    ...(view ? { view } : {}),
   });
   if (roll < 0.25) {
     const pages = ['1', '-1', '!1', '1,1', '2-'][Math.floor(rng() * 5)];
-    return step(`pages ${pages}`, { pages });
+    return step(`pages ${pages}`, { pages }, {}, selected(pages));
   }
-  if (roll < 0.4) return step('rotate 90', { rotate: 90 });
-  if (roll < 0.5) return step('title', { title: 'Fuzz part' });
-  if (roll < 0.65) return step('metadata', {}, { metadata: { title: 'Fuzz', author: 'Pageworks', lang: 'en' } });
-  if (roll < 0.8) return step('split', {}, { split: rng() < 0.5 ? 'parts' : { every: 1 } });
-  if (roll < 0.92) return step('protect', {}, { protect: { owner_password: 'owner' } });
+  if (roll < 0.4) return step('rotate 90', { rotate: 90 }, {});
+  if (roll < 0.5) return step('title', { title: 'Fuzz part' }, {}, ALL);
+  if (roll < 0.65) return step('metadata', {}, { metadata: { title: 'Fuzz', author: 'Pageworks', lang: 'en' } }, ALL);
+  if (roll < 0.8) {
+    // The first file of a split is the part's pages alone, or its first page.
+    const byParts = rng() < 0.5;
+    return step('split', {}, { split: byParts ? 'parts' : { every: 1 } }, byParts ? ALL : () => ({ first: 1, pages: 1 }));
+  }
+  if (roll < 0.92) return step('protect', {}, { protect: { owner_password: 'owner' } }, ALL);
   return step('stamp', {}, { stamps: [{ html: STAMP }] });
 }
 
@@ -297,8 +327,8 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
       let mutant: Mutant;
       let send: () => ReturnType<typeof post>;
       let protectedAnswer = false;
-      // The pages after the part, when the answer's first page and page count are to look as the part's.
-      let drawnAfter: number | undefined;
+      // Which of the part's pages the answer shows as they are, and how many pages follow them in its first file.
+      let shown: { view: View; after: number } | undefined;
       if (roll < 0.04 && xmlRenders < (opts.maxXmlRenders ?? Number.POSITIVE_INFINITY)) {
         kind = 'xml';
         xmlRenders++;
@@ -321,7 +351,7 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
           { pdf: mutant.bytes.toString('base64'), ...finish.part },
           ...(rng() < 0.3 ? [{ pdf: tinyPdf('After').toString('base64') }] : []),
         ];
-        if (finish.drawnAsPart) drawnAfter = parts.length - 1;
+        if (finish.view) shown = { view: finish.view, after: 'split' in finish.request ? 0 : parts.length - 1 };
         send = () => post(service, service.fuzzKey, '/v1/assemble', { parts, ...finish.request }, DEADLINE_MS.pdf);
       }
       // Another account renders while every tenth input is answered: it must not be hurt.
@@ -343,8 +373,8 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
       const damage = kind === 'pdf' && status === 200 && !protectedAnswer ? unreadable(answer) : undefined;
       const fault = kind === 'pdf' && status === 200 && !damage ? await newFault(answer, mutant.bytes) : undefined;
       const drawn =
-        status === 200 && !damage && !fault && drawnAfter !== undefined
-          ? await drawnOtherwise(answer, mutant.bytes, drawnAfter)
+        status === 200 && !damage && !fault && shown
+          ? await drawnOtherwise(answer, mutant.bytes, shown.view, shown.after)
           : undefined;
       if (!ok || ms > DEADLINE_MS[kind] || damage || fault || drawn) {
         const what = damage
