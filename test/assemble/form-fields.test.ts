@@ -3,7 +3,8 @@
  * --json-key=acroform`) and poppler show them: every part's fields stay fields of the assembly with their
  * values, on their pages, a name an earlier part took renamed; a page selection or a split keeps only the
  * fields on the pages it keeps, and no other field's value; a form that asks readers to draw its fields
- * (/NeedAppearances) still does; a signed assembly keeps them beside its signature field.
+ * (/NeedAppearances) still does; another signer's signature field is not carried; a signed assembly keeps
+ * the fields beside its own signature field.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -18,7 +19,7 @@ import { zipEntries } from '../../src/client/zip-entries.js';
 import { makeTestCertificates } from '../helpers/certificates.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { formPart, pageTexts, postAssemble, qpdfCheck, uploadCertificate } from './helpers.js';
+import { formPart, pageTexts, pdfOfObjects, postAssemble, qpdfCheck, uploadCertificate } from './helpers.js';
 
 interface Field {
   name: string;
@@ -114,6 +115,27 @@ describe('POST /v1/assemble with filled forms', () => {
     const res = await postAssemble(app, key, { parts: [{ pdf: b64(drawnByReader) }] });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(formOf(res.rawPayload)).toEqual({ fields: [{ name: 'name', value: 'Drawn', page: 1 }], needAppearances: true });
+  });
+
+  it('another signer’s signature field is not listed, nor its signature carried', async () => {
+    // The signature field (5) holds its widget (6) as a kid, beside a text field that is its own widget (7).
+    const signed = pdfOfObjects(
+      '1.7',
+      [
+        '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R 7 0 R] /SigFlags 3 >> >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [6 0 R 7 0 R] >>',
+        '<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /adbe.pkcs7.detached /Name (Mallory) /Contents <00> /ByteRange [0 0 0 0] >>',
+        '<< /FT /Sig /T (approval) /V 4 0 R /Kids [6 0 R] >>',
+        '<< /Type /Annot /Subtype /Widget /Parent 5 0 R /Rect [0 0 0 0] /P 3 0 R /F 132 >>',
+        '<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /V (Ada) /Rect [72 600 300 630] /P 3 0 R /F 4 >>',
+      ],
+      '/Root 1 0 R',
+    );
+    const res = await postAssemble(app, key, { parts: [{ pdf: b64(signed) }] });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(formOf(res.rawPayload).fields).toEqual([{ name: 'name', value: 'Ada', page: 1 }]);
+    expect(res.rawPayload.includes('Mallory')).toBe(false);
   });
 
   it('a signed assembly keeps the parts’ fields beside its signature field', async () => {

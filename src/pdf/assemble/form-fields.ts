@@ -1,12 +1,12 @@
 /**
  * Interactive form fields in an assembly. Every page keeps its widgets, but a field is a field only when
  * the catalog's /AcroForm lists it: without that, no reader lets it be filled, and one that draws a field
- * from its value (/NeedAppearances) shows it empty. So the merge lists every part's fields in one
- * /AcroForm, renaming a top-level field whose name an earlier part took (`name` → `name-2`), since fields
- * of one name are one field with one value. A file that keeps some pages (a page selection, each file of a
- * split) lists only the fields with a widget on them: the others' values are not its own to carry. What a
- * form does by itself (scripts, submitting, other signers' signatures) is taken out before (active-content.ts);
- * its calculation order and XFA, which only scripts use, are left out.
+ * from its value (/NeedAppearances) shows it empty. So the merge lists in one /AcroForm every part's fields
+ * that have a widget on its pages, renaming a top-level field whose name an earlier part took (`name` →
+ * `name-2`), since fields of one name are one field with one value. A file that keeps some pages (a page
+ * selection, each file of a split) lists only the fields with a widget on them: the others' values are not
+ * its own to carry. No signature field is listed (see fieldsWith). Scripts and submit actions are taken out
+ * before (active-content.ts); the calculation order and XFA, which only scripts use, are left out.
  */
 import type { PdfFile } from '../profiles/pdf-file.js';
 import { dict, nameOf, type PdfDict, PdfRaw, PdfRef, type PdfValue, stringText, textString } from '../profiles/pdf-objects.js';
@@ -33,13 +33,10 @@ export class FormFields {
     const form = file.dict(catalog.get('AcroForm'));
     if (!form) return;
     const names = new Set<string>();
-    for (const field of arrayOf(file, form.get('Fields'))) {
+    for (const field of fieldsWith(file, copier, form, widgetsOn(file, file.pages()))) {
       const node = field instanceof PdfRef ? file.dict(field) : undefined;
       if (!(field instanceof PdfRef) || !node) continue;
-      const copied = copier.value(field);
-      // A signature field another signer made is dropped, and so is its entry.
-      if (!(copied instanceof PdfRef)) continue;
-      this.fields.push(copied);
+      this.fields.push(copier.value(field));
       const title = file.resolve(node.get('T'));
       if (!(title instanceof PdfRaw) || !/^[(<]/.test(title.text)) continue;
       const name = stringText(title.text);
@@ -69,26 +66,32 @@ export class FormFields {
 }
 
 /**
- * The /AcroForm of a file that keeps some of `file`'s pages: the fields with a widget among `kept` (the
- * annotations of the pages kept), each field's kids cut to those, or undefined when none is left.
+ * The top-level fields of `form` with a widget among `widgets` (annotation object numbers), each field's
+ * kids cut to those through the copier. A signature field is never kept: the widget another signer's
+ * signature shows on is taken out (active-content.ts), and the field would still name the signer in a
+ * reader's signature panel.
  */
-export function keptForm(file: PdfFile, copier: PartCopier, form: PdfDict, kept: ReadonlySet<number>): PdfValue | undefined {
+function fieldsWith(file: PdfFile, copier: PartCopier, form: PdfDict, widgets: ReadonlySet<number>): PdfValue[] {
   const seen = new Set<number>();
-  // Whether the field at `ref` has a widget kept; a field whose kids are cut gets its kids overridden.
+  // Whether the field at `ref` keeps a widget; a field whose kids are cut gets its kids overridden.
   const keeps = (ref: PdfValue, depth: number): boolean => {
     if (!(ref instanceof PdfRef) || seen.has(ref.num) || depth > MAX_DEPTH) return false;
     seen.add(ref.num);
     const node = file.dict(ref);
-    if (!node) return false;
-    if (kept.has(ref.num)) return true;
+    if (!node || nameOf(file.resolve(node.get('FT'))) === 'Sig') return false;
+    if (widgets.has(ref.num)) return true;
     const kids = arrayOf(file, node.get('Kids'));
-    if (kids.length === 0) return false;
     const left = kids.filter((kid) => keeps(kid, depth + 1));
     if (left.length > 0 && left.length < kids.length)
       copier.override(ref.num, new Map(copier.overridden(ref.num) ?? node).set('Kids', left));
     return left.length > 0;
   };
-  const fields = arrayOf(file, form.get('Fields')).filter((field) => keeps(field, 0));
+  return arrayOf(file, form.get('Fields')).filter((field) => keeps(field, 0));
+}
+
+/** The /AcroForm of a file that keeps `pages` (object numbers) of `file`: their fields, or undefined when none is left. */
+export function keptForm(file: PdfFile, copier: PartCopier, form: PdfDict, pages: readonly number[]): PdfValue | undefined {
+  const fields = fieldsWith(file, copier, form, widgetsOn(file, pages));
   if (fields.length === 0) return undefined;
   const out = new Map(form);
   out.set('Fields', fields);
@@ -96,7 +99,7 @@ export function keptForm(file: PdfFile, copier: PartCopier, form: PdfDict, kept:
 }
 
 /** The widgets on `pages` (object numbers): their /Annots entries that are references to widget annotations. */
-export function widgetsOn(file: PdfFile, pages: readonly number[]): Set<number> {
+function widgetsOn(file: PdfFile, pages: readonly number[]): Set<number> {
   const out = new Set<number>();
   for (const num of pages)
     for (const annot of arrayOf(file, file.dict(file.refTo(num))?.get('Annots'))) {

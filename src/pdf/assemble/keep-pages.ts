@@ -9,7 +9,7 @@
  */
 import { dict, name, type PdfDict, PdfRaw, PdfRef, type PdfValue, raw } from '../profiles/pdf-objects.js';
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
-import { keptForm, widgetsOn } from './form-fields.js';
+import { keptForm } from './form-fields.js';
 import { KeepIndex } from './keep-index.js';
 import { cutIssues, xmpWithout } from './kept-claims.js';
 import { keptLabels } from './page-labels.js';
@@ -176,7 +176,7 @@ function copyKept(index: KeepIndex, opts: KeepPagesOptions, keptSet: Set<number>
     if (['Pages', 'Outlines', 'Names', 'Dests', 'StructTreeRoot', 'OpenAction'].includes(key)) continue;
     if (key === 'AcroForm' && someRemoved) {
       const form = file.dict(v);
-      const left = form ? keptForm(file, copier, form, widgetsOn(file, kept)) : undefined;
+      const left = form ? keptForm(file, copier, form, kept) : undefined;
       if (left) catalogOut.set(key, left);
       continue;
     }
