@@ -6,20 +6,25 @@
  * (/NeedAppearances) still does; another signer's signature field is not carried; a signed assembly keeps
  * the fields beside its own signature field.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CoreDeps } from '../../src/app/core.js';
-import { buildRenderApp } from '../../src/app/render-app.js';
 import { zipEntries } from '../../src/client/zip-entries.js';
 import { makeTestCertificates } from '../helpers/certificates.js';
-import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { noDns } from '../helpers/render.js';
-import { formPart, pageTexts, pdfOfObjects, postAssemble, qpdfCheck, uploadCertificate } from './helpers.js';
+import {
+  formPart,
+  pageTexts,
+  pdfOfObjects,
+  postAssemble,
+  qpdfCheck,
+  qpdfJson,
+  startAssembleApp,
+  uploadCertificate,
+} from './helpers.js';
 
 interface Field {
   name: string;
@@ -27,45 +32,31 @@ interface Field {
   page: number;
 }
 
-/** The file's form as qpdf reads it: whether it has one, whether it asks readers to draw fields, its fields. */
+/** The file's form as qpdf reads it: whether it asks readers to draw fields, and its text fields. */
 function formOf(pdf: Buffer): { fields: Field[]; needAppearances: boolean } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-form-'));
-  try {
-    fs.writeFileSync(path.join(dir, 'doc.pdf'), pdf);
-    // Exit status 3 is qpdf's "succeeded with warnings": the JSON is whole.
-    const run = spawnSync('qpdf', ['--json', '--json-key=acroform', path.join(dir, 'doc.pdf')], { encoding: 'utf8' });
-    expect([0, 3], run.stderr).toContain(run.status);
-    const form = JSON.parse(run.stdout).acroform as {
-      needappearances: boolean;
-      fields: Array<{ fullname: string; value: string; pageposfrom1: number; fieldtype: string }>;
-    };
-    return {
-      fields: form.fields
-        .filter((f) => f.fieldtype === '/Tx')
-        .map((f) => ({ name: f.fullname, value: f.value.replace(/^u:/, ''), page: f.pageposfrom1 })),
-      needAppearances: form.needappearances,
-    };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const form = qpdfJson(pdf, 'acroform') as {
+    needappearances: boolean;
+    fields: Array<{ fullname: string; value: string; pageposfrom1: number; fieldtype: string }>;
+  };
+  return {
+    fields: form.fields
+      .filter((f) => f.fieldtype === '/Tx')
+      .map((f) => ({ name: f.fullname, value: f.value.replace(/^u:/, ''), page: f.pageposfrom1 })),
+    needAppearances: form.needappearances,
+  };
 }
 
-let core: CoreDeps;
 let app: FastifyInstance;
 let key: string;
+let close: () => Promise<void>;
 const certs = makeTestCertificates();
 const b64 = (pdf: Buffer) => pdf.toString('base64');
 
 beforeAll(async () => {
-  core = await createTestCore({ CERTIFICATE_KEY: crypto.randomBytes(32).toString('hex') });
-  app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
-  key = (await createKey(core, 'render')).key;
+  ({ app, key, close } = await startAssembleApp({ CERTIFICATE_KEY: crypto.randomBytes(32).toString('hex') }));
 }, 60_000);
 
-afterAll(async () => {
-  await app?.close();
-  if (core) await closeTestCore(core);
-});
+afterAll(() => close?.());
 
 describe('POST /v1/assemble with filled forms', () => {
   const ada = formPart([{ name: 'name', value: 'Ada' }]);

@@ -9,10 +9,30 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import { buildRenderApp } from '../../src/app/render-app.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { noDns } from '../helpers/render.js';
 
 /** A fixture under test/fixtures/assemble. */
 export function fixture(name: string): Buffer {
   return fs.readFileSync(path.resolve('test/fixtures/assemble', name));
+}
+
+/** The render app on a test core (no DNS, no job worker), a render key for it, and how to stop both. */
+export async function startAssembleApp(
+  env: Record<string, string> = {},
+): Promise<{ app: FastifyInstance; key: string; close(): Promise<void> }> {
+  const core = await createTestCore(env);
+  const app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
+  const key = (await createKey(core, 'render')).key;
+  return {
+    app,
+    key,
+    async close() {
+      await app.close();
+      await closeTestCore(core);
+    },
+  };
 }
 
 /** `POST /v1/assemble` with a render key. */
@@ -130,6 +150,15 @@ export async function onPdfAsync(
 export async function qpdfCheckAsync(pdf: Buffer): Promise<{ status: number; output: string }> {
   const { status, stdout, stderr } = await onPdfAsync('qpdf', ['--check'], pdf);
   return { status, output: `${stdout.toString('utf8')}${stderr}` };
+}
+
+/** One top-level key of `qpdf --json` for `pdf` (exit status 3, "succeeded with warnings", still gives it whole). */
+export function qpdfJson(pdf: Buffer, key: string): unknown {
+  return withFile(pdf, (file) => {
+    const run = spawnSync('qpdf', ['--json', `--json-key=${key}`, file], { encoding: 'utf8', maxBuffer: 256 << 20 });
+    expect([0, 3], run.stderr).toContain(run.status);
+    return JSON.parse(run.stdout)[key];
+  });
 }
 
 /** Pages as pdfinfo counts them. */

@@ -6,15 +6,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CoreDeps } from '../../src/app/core.js';
-import { buildRenderApp } from '../../src/app/render-app.js';
 import { zipEntries } from '../../src/client/zip-entries.js';
 import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
 import { type PdfRaw, type PdfValue, stringText } from '../../src/pdf/profiles/pdf-objects.js';
-import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { noDns } from '../helpers/render.js';
 import { pixel } from '../render/pdf-tools.js';
-import { layeredPdf, postAssemble, qpdfCheck } from './helpers.js';
+import { layeredPdf, postAssemble, qpdfCheck, startAssembleApp } from './helpers.js';
 
 const BLUE: [number, number, number] = [0, 0, 255];
 const RED: [number, number, number] = [255, 0, 0];
@@ -37,20 +33,15 @@ function layerList(pdf: Buffer): { order: string[]; hidden: string[] } {
   return { order: names('Order'), hidden: names('OFF') };
 }
 
-let core: CoreDeps;
 let app: FastifyInstance;
 let key: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  core = await createTestCore({});
-  app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
-  key = (await createKey(core, 'render')).key;
+  ({ app, key, close } = await startAssembleApp({}));
 }, 60_000);
 
-afterAll(async () => {
-  await app?.close();
-  if (core) await closeTestCore(core);
-});
+afterAll(() => close?.());
 
 describe('POST /v1/assemble with layered parts', () => {
   const draftHidden = layeredPdf('/OFF [6 0 R] /Order [6 0 R 7 0 R]');

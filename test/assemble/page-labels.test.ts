@@ -1,20 +1,7 @@
-/**
- * Parts with page labels (the numbers a reader's page box shows), through POST /v1/assemble, as qpdf reads
- * each page's label: a part's labels follow its pages, a part without labels is numbered by its pages'
- * places in the assembly, and a page selection or a split gives each kept page the label it had.
- */
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CoreDeps } from '../../src/app/core.js';
-import { buildRenderApp } from '../../src/app/render-app.js';
 import { zipEntries } from '../../src/client/zip-entries.js';
-import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { noDns } from '../helpers/render.js';
-import { pdfOfObjects, postAssemble, qpdfCheck, tinyPdf } from './helpers.js';
+import { pdfOfObjects, postAssemble, qpdfCheck, qpdfJson, startAssembleApp, tinyPdf } from './helpers.js';
 
 /** Five pages labelled i, ii, A-7, A-8, A-9. */
 function labelledPart(): Buffer {
@@ -40,42 +27,29 @@ const ROMAN: Array<[number, string]> = [
 
 /** Each page's label as a reader shows it (decimal and lower-case roman, enough here), from qpdf's reading; null without labels. */
 function labelsOf(pdf: Buffer): Array<string | null> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-labels-'));
-  try {
-    fs.writeFileSync(path.join(dir, 'doc.pdf'), pdf);
-    const run = spawnSync('qpdf', ['--json', '--json-key=pages', path.join(dir, 'doc.pdf')], { encoding: 'utf8' });
-    expect(run.status, run.stderr).toBe(0);
-    const pages = JSON.parse(run.stdout).pages as Array<{ label: { '/S'?: string; '/P'?: string; '/St'?: number } | null }>;
-    return pages.map(({ label }) => {
-      if (!label) return null;
-      let n = label['/St'] ?? 1;
-      let number = String(n);
-      if (label['/S'] === '/r') {
-        number = '';
-        for (const [value, letters] of ROMAN) for (; n >= value; n -= value) number += letters;
-      }
-      return `${(label['/P'] ?? '').replace(/^u:/, '')}${label['/S'] ? number : ''}`;
-    });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const pages = qpdfJson(pdf, 'pages') as Array<{ label: { '/S'?: string; '/P'?: string; '/St'?: number } | null }>;
+  return pages.map(({ label }) => {
+    if (!label) return null;
+    let n = label['/St'] ?? 1;
+    let number = String(n);
+    if (label['/S'] === '/r') {
+      number = '';
+      for (const [value, letters] of ROMAN) for (; n >= value; n -= value) number += letters;
+    }
+    return `${(label['/P'] ?? '').replace(/^u:/, '')}${label['/S'] ? number : ''}`;
+  });
 }
 
-let core: CoreDeps;
 let app: FastifyInstance;
 let key: string;
+let close: () => Promise<void>;
 const b64 = (pdf: Buffer) => pdf.toString('base64');
 
 beforeAll(async () => {
-  core = await createTestCore({});
-  app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
-  key = (await createKey(core, 'render')).key;
+  ({ app, key, close } = await startAssembleApp({}));
 }, 60_000);
 
-afterAll(async () => {
-  await app?.close();
-  if (core) await closeTestCore(core);
-});
+afterAll(() => close?.());
 
 describe('POST /v1/assemble with page labels', () => {
   const labelled = labelledPart();
