@@ -1,9 +1,9 @@
 /**
  * Mutated PDFs, PKCS#12 files and Factur-X XMLs against a running service, fixed seed (about a minute; the
  * bench's `pdf-fuzz` runs 20,000 inputs): every answer 200/201 or a 4xx within its deadline, every assembly
- * answered with a PDF whose objects all parse, the process's peak memory under the documented budget, and
- * another account's renders unhurt. PKCS#12 bit flips leave the MAC's iteration count alone here (see
- * mutatePkcs12).
+ * answered with a PDF whose objects all parse and whose pages look as the part's (pdf-fuzz-run.ts), the
+ * process's peak memory under the documented budget, and another account's renders unhurt. PKCS#12 bit
+ * flips leave the MAC's iteration count alone here (see mutatePkcs12).
  */
 import { describe, expect, it } from 'vitest';
 import { runPdfFuzz } from './pdf-fuzz-run.js';
