@@ -36,6 +36,7 @@ function layerList(pdf: Buffer): { order: string[]; hidden: string[] } {
 let app: FastifyInstance;
 let key: string;
 let close: () => Promise<void>;
+const b64 = (pdf: Buffer) => pdf.toString('base64');
 
 beforeAll(async () => {
   ({ app, key, close } = await startAssembleApp({}));
@@ -74,6 +75,19 @@ describe('POST /v1/assemble with layered parts', () => {
       order: ['Draft', 'Notes', 'Draft', 'Notes', 'Draft', 'Notes'],
       hidden: ['Draft', 'Draft'],
     });
+  });
+
+  // Found by the PDF fuzz: a group whose /Type was flipped away was left out of the assembly's list, and a
+  // reader shows a group that is not listed; poppler hides it in the part, as listed there.
+  it('keeps an untyped group of a part’s list hidden, as readers take it', async () => {
+    const untyped = Buffer.from(
+      draftHidden.toString('latin1').replace('<< /Type /OCG /Name (Draft) >>', '<< /Name (Draft)            >>'),
+      'latin1',
+    );
+    expect(boxes(untyped)).toEqual({ draft: WHITE, notes: RED });
+    const res = await postAssemble(app, key, { parts: [{ pdf: b64(untyped) }] });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(boxes(res.rawPayload)).toEqual({ draft: WHITE, notes: RED });
   });
 
   it('keeps a hidden layer hidden in each file of a split, with a page selection and a password', async () => {

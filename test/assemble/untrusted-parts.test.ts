@@ -18,7 +18,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { zipEntries } from '../../src/client/zip-entries.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { pageCount, pageTexts, pdfOfObjects, postAssemble, tinyPdf } from './helpers.js';
+import { pageCount, pageTexts, pdfOfObjects, postAssemble, qpdfCheck, tinyPdf } from './helpers.js';
 import {
   backtrackingXmp,
   claimsUnderOtherPrefixes,
@@ -259,6 +259,46 @@ describe('a reference at another generation than its object’s is null, as read
       [true],
       [true],
     ]);
+  });
+});
+
+describe('an object named in two roles', () => {
+  const content = 'BT /F1 24 Tf 72 720 Td (Shown) Tj ET';
+  const page = (extra: string) =>
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R${extra} >>`;
+  const rest = [
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+  ];
+
+  // Found by the PDF fuzz: the catalog named page 1 as its structure tree root. The copy put the assembly's
+  // root in the page's place, and the page came out null (answered 200).
+  it('a page named as the structure tree root is copied as the page it is; the part counts as untagged', async () => {
+    const part = partOf([
+      '<< /Type /Catalog /Pages 2 0 R /StructTreeRoot 3 0 R /MarkInfo << /Marked true >> >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      page(''),
+      ...rest,
+    ]);
+    const { res } = await assemble([{ pdf: b64(part) }, { pdf: b64(tinyPdf('After')) }]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(qpdfCheck(res.rawPayload).output).not.toMatch(/WARNING/);
+    expect(pageTexts(res.rawPayload).map((text) => text.trim())).toEqual(['Shown', 'After']);
+  });
+
+  it('a page that is also the outline root is a 422 naming it', async () => {
+    const part = partOf([
+      '<< /Type /Catalog /Pages 2 0 R /Outlines 3 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      page(' /First 6 0 R /Last 6 0 R'),
+      ...rest,
+      '<< /Title (Top) /Parent 3 0 R /Dest [3 0 R /Fit] >>',
+    ]);
+    const { res } = await assemble([{ pdf: b64(part) }]);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().error.message).toMatch(
+      /^parts\[0\]: the PDF is damaged \(object 3 is the outline root and also something else\)/,
+    );
   });
 });
 

@@ -32,6 +32,7 @@ import { mergeInto, outlineItem, pagesOf, renames, titleOf } from './pages-and-o
 import { PartCopier } from './part-copier.js';
 import { PdfWriter } from './pdf-writer.js';
 import { AssembleInputError, damaged, readPart } from './read-part.js';
+import { structRootOf } from './struct-index.js';
 import { flatNameTree, flatNumberTree, nameKey, nameTreeEntries, numberTreeEntries, uniqueKey } from './trees.js';
 
 /** One part: its PDF, the label errors and warnings name it by, and what is known of it. */
@@ -87,7 +88,7 @@ export async function assemblePdfs(
   // The first read of a part's structure tree: an object there that cannot be read is the part's damage, named.
   const tagged = files.map((f, k) => {
     try {
-      return isDict(f.dict(f.catalog().value.get('StructTreeRoot')));
+      return structRootOf(f, f.catalog().value) !== undefined;
     } catch (error) {
       throw damaged(parts[k].label, (error as Error).message);
     }
@@ -132,7 +133,7 @@ export async function assemblePdfs(
       const partDests = nameTreeEntries(file, names?.get('Dests'));
       const oldDests = file.dict(catalog.get('Dests'));
       if (oldDests) for (const [key, v] of oldDests) partDests.push([nameKey(new PdfName(key)), v]);
-      const struct = file.dict(catalog.get('StructTreeRoot'));
+      const struct = structRootOf(file, catalog);
       const partIds = nameTreeEntries(file, struct?.get('IDTree'));
       const active = findActiveContent(file);
       for (const finding of active.findings()) {
@@ -147,7 +148,7 @@ export async function assemblePdfs(
         ...(active.removesAnything ? { active } : {}),
       });
       const root = file.trailer.get('Root');
-      if (root instanceof PdfRef) copier.redirect(root.num, catalogRef);
+      if (root instanceof PdfRef) copier.redirect(root.num, catalogRef, 'the catalog');
       const partFiles = nameTreeEntries(file, names?.get('EmbeddedFiles'));
       const invoiceRenames = invoices.plan(file, copier, partFiles, catalog.get('AF'), parts[k].label, k + 1, taken.files);
 
@@ -162,7 +163,7 @@ export async function assemblePdfs(
 
       if (struct) {
         const structNum = catalog.get('StructTreeRoot');
-        if (structNum instanceof PdfRef && documentRef) copier.redirect(structNum.num, documentRef);
+        if (structNum instanceof PdfRef && documentRef) copier.redirect(structNum.num, documentRef, 'the structure tree root');
         const partLang = catalog.get('Lang');
         for (const kid of file.kids(struct.get('K'))) {
           const kidDict = file.dict(kid);

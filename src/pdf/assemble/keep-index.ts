@@ -8,7 +8,7 @@ import type { PdfFile } from '../profiles/pdf-file.js';
 import { isDict, nameOf, type PdfDict, PdfName, PdfRaw, PdfRef, type PdfValue, stringBytes } from '../profiles/pdf-objects.js';
 import { OutlineIndex } from './kept-outline.js';
 import { type PageTree, pageTreeOf } from './pages-and-outline.js';
-import { type KeptStructure, StructIndex, type TakenOut, wholeStructure } from './struct-index.js';
+import { type KeptStructure, StructIndex, structRootOf, type TakenOut, wholeStructure } from './struct-index.js';
 import { nameKey, nameTreeEntries } from './trees.js';
 
 /** A document read for keeping some of its pages (see the file's comment). */
@@ -55,7 +55,7 @@ export class KeepIndex {
         ? undefined
         : this.pageOf(isDict(file.resolve(open)) ? this.linkTarget(file.dict(open) as PdfDict) : open);
     const struct = catalog.get('StructTreeRoot');
-    this.structRoot = struct instanceof PdfRef && file.dict(struct) ? struct.num : undefined;
+    this.structRoot = struct instanceof PdfRef && structRootOf(file, catalog) ? struct.num : undefined;
     const outline = file.dict(catalog.get('Outlines'));
     this.outline = outline && new OutlineIndex(file, outline, (item) => this.pageOf(this.linkTarget(item)));
   }

@@ -42,8 +42,8 @@ export class OptionalContent {
     const seen = new Set<number>();
     const partGroups: PdfValue[] = [];
     for (const group of arrayOf(file, properties.get('OCGs'))) {
-      // A group is an indirect /OCG dictionary (PDF 32000-1, 8.11.4.2); anything else listed is not one.
-      if (!(group instanceof PdfRef) || seen.has(group.num) || nameOf(file.dict(group)?.get('Type')) !== 'OCG') continue;
+      // A group is an indirect dictionary; readers take one without its /Type /OCG too, as its part's does.
+      if (!(group instanceof PdfRef) || seen.has(group.num) || !file.dict(group)) continue;
       seen.add(group.num);
       const copied = copier.value(group);
       partGroups.push(copied);

@@ -59,7 +59,7 @@ export function pageTreeOf(file: PdfFile): PageTree {
 /** The part's pages in order, as the assembly's references; its page tree nodes become `pagesRef`. */
 export function pagesOf(file: PdfFile, copier: PartCopier, pagesRef: PdfRef): PdfValue[] {
   const tree = pageTreeOf(file);
-  for (const num of tree.nodes) copier.redirect(num, pagesRef);
+  for (const num of tree.nodes) copier.redirect(num, pagesRef, 'a page tree node');
   for (const [num, page] of tree.inherited) copier.override(num, page);
   return tree.pages.map((num) => copier.ref(copier.file.refTo(num)));
 }
@@ -77,7 +77,7 @@ export function outlineItem(
   const own = opts.catalog.get('Outlines');
   const root = file.dict(own);
   if (own instanceof PdfRef && root?.get('First') instanceof PdfRef) {
-    copier.redirect(own.num, ref);
+    copier.redirect(own.num, ref, 'the outline root');
     entry.set('First', copier.value(root.get('First')));
     entry.set('Last', copier.value(root.get('Last') ?? root.get('First')));
     // Closed: the count is minus what opening it shows (the part's own root count, else its top-level items).

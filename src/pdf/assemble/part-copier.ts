@@ -70,8 +70,14 @@ export class PartCopier {
     };
   }
 
-  /** Makes references to `num` point at `ref` without copying `num` (a part's catalog, page tree nodes, roots). */
-  redirect(num: number, ref: PdfRef): void {
+  /**
+   * Makes references to `num` point at `ref` without copying `num` (a part's catalog, page tree nodes,
+   * roots; `role` names which). An object already met as something else (a page that is also the outline
+   * root) cannot be both: its copy would land in the redirected place, and its own place stay empty.
+   */
+  redirect(num: number, ref: PdfRef, role: string): void {
+    const known = this.map.get(num);
+    if (known !== undefined && known !== ref) throw new Error(`object ${num} is ${role} and also something else`);
     this.map.set(num, ref);
   }
 

@@ -13,6 +13,16 @@ import { nameOf, type PdfDict, PdfRaw, PdfRef, type PdfValue } from '../profiles
 import { flatNameTree, flatNumberTree, nameTreeEntries, numberTreeEntries } from './trees.js';
 
 const MAX_STRUCT_DEPTH = 256;
+
+/**
+ * A document's structure tree root: what its catalog names as /StructTreeRoot when that is a /Type
+ * /StructTreeRoot dictionary. Anything else named there (a page, a font) is no structure tree, and a copy
+ * that took it for one would put the assembly's own root in that object's place in its other role too.
+ */
+export function structRootOf(file: PdfFile, catalog: PdfDict): PdfDict | undefined {
+  const root = file.dict(catalog.get('StructTreeRoot'));
+  return nameOf(root?.get('Type')) === 'StructTreeRoot' ? root : undefined;
+}
 /** The place of an element's own page among its kids: an element without kids stays as that page does. */
 const OWN_PAGE = -1;
 
