@@ -42,7 +42,7 @@ export class OptionalContent {
     const seen = new Set<number>();
     const partGroups: PdfValue[] = [];
     for (const group of arrayOf(file, properties.get('OCGs'))) {
-      // A group is an indirect dictionary; readers take one without its /Type /OCG too, as its part's does.
+      // A group is an indirect dictionary; poppler takes one listed without /Type /OCG for a group too.
       if (!(group instanceof PdfRef) || seen.has(group.num) || !file.dict(group)) continue;
       seen.add(group.num);
       const copied = copier.value(group);
