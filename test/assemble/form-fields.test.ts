@@ -101,6 +101,31 @@ describe('POST /v1/assemble with filled forms', () => {
     expect(res.rawPayload.includes('One')).toBe(false);
   });
 
+  it('a field with a widget on each of two pages keeps, in a selection of one, only that page’s widget', async () => {
+    // Field 5 (`shared`) has two widget kids, 6 on page 3 and 7 on page 4.
+    const spread = pdfOfObjects(
+      '1.7',
+      [
+        '<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [5 0 R] >> >>',
+        '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [6 0 R] >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Annots [7 0 R] >>',
+        '<< /FT /Tx /T (shared) /V (Both) /Kids [6 0 R 7 0 R] >>',
+        '<< /Type /Annot /Subtype /Widget /Parent 5 0 R /Rect [72 600 300 630] /P 3 0 R /F 4 >>',
+        '<< /Type /Annot /Subtype /Widget /Parent 5 0 R /Rect [72 500 300 530] /P 4 0 R /F 4 >>',
+      ],
+      '/Root 1 0 R',
+    );
+    expect(formOf(spread).fields).toEqual([
+      { name: 'shared', value: 'Both', page: 1 },
+      { name: 'shared', value: 'Both', page: 2 },
+    ]);
+    const res = await postAssemble(app, key, { parts: [{ pdf: b64(spread), pages: '2' }] });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(qpdfCheck(res.rawPayload).status, qpdfCheck(res.rawPayload).output).toBe(0);
+    expect(formOf(res.rawPayload).fields).toEqual([{ name: 'shared', value: 'Both', page: 1 }]);
+  });
+
   it('a form that asks readers to draw its fields still asks, so its values show', async () => {
     const drawnByReader = formPart([{ name: 'name', value: 'Drawn' }], { needAppearances: true });
     const res = await postAssemble(app, key, { parts: [{ pdf: b64(drawnByReader) }] });

@@ -6,7 +6,9 @@
  */
 import type { PdfFile } from '../profiles/pdf-file.js';
 import { isDict, nameOf, type PdfDict, PdfName, PdfRaw, PdfRef, type PdfValue, stringBytes } from '../profiles/pdf-objects.js';
+import { FormIndex } from './form-fields.js';
 import { OutlineIndex } from './kept-outline.js';
+import { type LabelRange, rangesOf } from './page-labels.js';
 import { type PageTree, pageTreeOf } from './pages-and-outline.js';
 import { type KeptStructure, StructIndex, structRootOf, type TakenOut, wholeStructure } from './struct-index.js';
 import { nameKey, nameTreeEntries } from './trees.js';
@@ -25,6 +27,8 @@ export class KeepIndex {
   /** The structure tree root's object number, when the document is tagged. */
   private readonly structRoot: number | undefined;
   private struct: StructIndex | undefined;
+  private formIndex: FormIndex | null | undefined;
+  private labelRanges: LabelRange[] | undefined;
   readonly outline: OutlineIndex | undefined;
   /** The page the catalog's open action goes to. */
   readonly openPage: number | undefined;
@@ -74,6 +78,21 @@ export class KeepIndex {
     if (gone.kept.length === this.tree.pages.length) return wholeStructure(this.file, this.structRoot);
     this.struct ??= new StructIndex(this.file, this.structRoot, (num) => this.position.has(num));
     return this.struct.keep(gone);
+  }
+
+  /** The document's form, read once (null when it has none). */
+  get form(): FormIndex | null {
+    if (this.formIndex === undefined) {
+      const form = this.file.dict(this.file.catalog().value.get('AcroForm'));
+      this.formIndex = form ? new FormIndex(this.file, form, this.tree.pages) : null;
+    }
+    return this.formIndex;
+  }
+
+  /** The document's page label ranges, read once. */
+  get labels(): readonly LabelRange[] {
+    this.labelRanges ??= rangesOf(this.file, this.file.catalog().value, this.tree.pages.length);
+    return this.labelRanges;
   }
 
   /** The pages whose /StructParents is `key`. */

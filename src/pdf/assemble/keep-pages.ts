@@ -9,7 +9,6 @@
  */
 import { dict, name, type PdfDict, PdfRaw, PdfRef, type PdfValue, raw } from '../profiles/pdf-objects.js';
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
-import { keptForm } from './form-fields.js';
 import { KeepIndex } from './keep-index.js';
 import { cutIssues, xmpWithout } from './kept-claims.js';
 import { keptLabels } from './page-labels.js';
@@ -175,14 +174,16 @@ function copyKept(index: KeepIndex, opts: KeepPagesOptions, keptSet: Set<number>
   for (const [key, v] of catalog.value) {
     if (['Pages', 'Outlines', 'Names', 'Dests', 'StructTreeRoot', 'OpenAction'].includes(key)) continue;
     if (key === 'AcroForm' && someRemoved) {
-      const form = file.dict(v);
-      const left = form ? keptForm(file, copier, form, kept) : undefined;
+      const left = index.form?.keptForm(copier, kept);
       if (left) catalogOut.set(key, left);
       continue;
     }
     if (key === 'PageLabels' && someRemoved) {
-      const positions = kept.map((num) => index.position.get(num) as number);
-      const left = keptLabels(file, copier, catalog.value, tree.pages.length, positions);
+      const left = keptLabels(
+        copier,
+        index.labels,
+        kept.map((num) => index.position.get(num) as number),
+      );
       if (left) catalogOut.set(key, left);
       continue;
     }

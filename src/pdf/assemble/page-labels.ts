@@ -11,14 +11,14 @@ import type { PartCopier } from './part-copier.js';
 import { flatNumberTree, numberTreeEntries } from './trees.js';
 
 /** One range of a file's labels: from page index `from`, style and prefix, numbered from `start`. */
-interface LabelRange {
+export interface LabelRange {
   from: number;
   label: PdfDict;
   start: number;
 }
 
 /** The file's label ranges on its `pages` pages, in order, or none when it has no labels. */
-function rangesOf(file: PdfFile, catalog: PdfDict, pages: number): LabelRange[] {
+export function rangesOf(file: PdfFile, catalog: PdfDict, pages: number): LabelRange[] {
   const out: LabelRange[] = [];
   for (const [from, value] of numberTreeEntries(file, catalog.get('PageLabels'))) {
     const label = file.dict(value);
@@ -65,17 +65,11 @@ export class PageLabels {
 }
 
 /**
- * The /PageLabels of a file keeping the pages at `kept` (indexes into `file`'s pages, rising), each with the
- * label it had there, or undefined when `file` has no labels.
+ * The /PageLabels of a file keeping the pages at `kept` (indexes into the document's pages, rising), each
+ * with the label it had there in the document's `ranges` (read once for all the files of a split), or
+ * undefined when the document has no labels.
  */
-export function keptLabels(
-  file: PdfFile,
-  copier: PartCopier,
-  catalog: PdfDict,
-  pages: number,
-  kept: readonly number[],
-): PdfDict | undefined {
-  const ranges = rangesOf(file, catalog, pages);
+export function keptLabels(copier: PartCopier, ranges: readonly LabelRange[], kept: readonly number[]): PdfDict | undefined {
   if (ranges.length === 0) return undefined;
   const entries: Array<[number, PdfValue]> = [];
   // `kept` rises, so the range each page is in only moves forward.
