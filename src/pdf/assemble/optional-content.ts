@@ -36,7 +36,7 @@ export class OptionalContent {
     const properties = file.dict(catalog.get('OCProperties'));
     if (!properties) return;
     const config = file.dict(properties.get('D')) ?? new Map<string, PdfValue>();
-    const baseOff = nameOf(config.get('BaseState')) === 'OFF';
+    const baseOff = nameOf(file.resolve(config.get('BaseState'))) === 'OFF';
     const on = refNums(file, config.get('ON'));
     const off = refNums(file, config.get('OFF'));
     const seen = new Set<number>();
