@@ -87,6 +87,19 @@ describe('POST /v1/assemble with filled forms', () => {
     expect(second.includes('Ada')).toBe(false);
   });
 
+  it('a protected assembly keeps the fields, as qpdf opens it with the empty user password', async () => {
+    const res = await postAssemble(app, key, {
+      parts: [{ pdf: b64(ada) }, { pdf: b64(grace) }],
+      protect: { owner_password: 'owner' },
+    });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(qpdfCheck(res.rawPayload).status, qpdfCheck(res.rawPayload).output).toBe(0);
+    expect(formOf(res.rawPayload).fields).toEqual([
+      { name: 'name', value: 'Ada', page: 1 },
+      { name: 'name-2', value: 'Grace', page: 2 },
+    ]);
+  });
+
   it('a page selection keeps the fields on the pages it keeps', async () => {
     const two = formPart([
       { name: 'first', value: 'One' },
