@@ -14,12 +14,6 @@ import type { PartCopier } from './part-copier.js';
 
 const MAX_DEPTH = 32;
 
-/** The part's array at `value`, or nothing: a hostile file may put anything there. */
-function arrayOf(file: PdfFile, value: PdfValue | undefined): PdfValue[] {
-  const resolved = file.resolve(value);
-  return Array.isArray(resolved) ? resolved : [];
-}
-
 /** Collects each part's fields as it is copied, then writes the assembly's /AcroForm. */
 export class FormFields {
   private readonly fields: PdfValue[] = [];
@@ -91,11 +85,11 @@ export class FormIndex {
   ) {
     for (const num of pages) {
       const widgets: number[] = [];
-      for (const annot of arrayOf(file, file.dict(file.refTo(num))?.get('Annots')))
+      for (const annot of file.array(file.dict(file.refTo(num))?.get('Annots')))
         if (annot instanceof PdfRef && nameOf(file.dict(annot)?.get('Subtype')) === 'Widget') widgets.push(annot.num);
       if (widgets.length) this.widgetsOn.set(num, widgets);
     }
-    this.fields = arrayOf(file, form.get('Fields'));
+    this.fields = file.array(form.get('Fields'));
     const seen = new Set<number>();
     const walk = (ref: PdfValue, top: number, depth: number): boolean => {
       if (!(ref instanceof PdfRef) || seen.has(ref.num) || depth > MAX_DEPTH) return false;
@@ -103,7 +97,7 @@ export class FormIndex {
       const node = file.dict(ref);
       if (!node || nameOf(file.resolve(node.get('FT'))) === 'Sig') return false;
       this.top.set(ref.num, top);
-      const kids = arrayOf(file, node.get('Kids'));
+      const kids = file.array(node.get('Kids'));
       this.kids.set(ref.num, kids.length);
       kids.forEach((kid, i) => {
         if (walk(kid, top, depth + 1)) {

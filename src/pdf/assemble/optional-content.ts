@@ -9,15 +9,9 @@ import type { PdfFile } from '../profiles/pdf-file.js';
 import { dict, nameOf, type PdfDict, PdfRef, type PdfValue, textString } from '../profiles/pdf-objects.js';
 import type { PartCopier } from './part-copier.js';
 
-/** The part's array at `value`, or nothing: a hostile file may put anything there. */
-function arrayOf(file: PdfFile, value: PdfValue | undefined): PdfValue[] {
-  const resolved = file.resolve(value);
-  return Array.isArray(resolved) ? resolved : [];
-}
-
 /** The object numbers an array of references names. */
 function refNums(file: PdfFile, value: PdfValue | undefined): Set<number> {
-  return new Set(arrayOf(file, value).flatMap((v) => (v instanceof PdfRef ? [v.num] : [])));
+  return new Set(file.array(value).flatMap((v) => (v instanceof PdfRef ? [v.num] : [])));
 }
 
 /** Collects each part's optional content as it is copied, then writes the assembly's /OCProperties. */
@@ -41,7 +35,7 @@ export class OptionalContent {
     const off = refNums(file, config.get('OFF'));
     const seen = new Set<number>();
     const partGroups: PdfValue[] = [];
-    for (const group of arrayOf(file, properties.get('OCGs'))) {
+    for (const group of file.array(properties.get('OCGs'))) {
       // A group is an indirect dictionary; poppler takes one listed without /Type /OCG for a group too.
       if (!(group instanceof PdfRef) || seen.has(group.num) || !file.dict(group)) continue;
       seen.add(group.num);
@@ -54,13 +48,13 @@ export class OptionalContent {
     this.name ??= config.has('Name') ? copier.value(config.get('Name')) : undefined;
     if (config.has('Order')) {
       this.hasOrder = true;
-      this.order.push(...arrayOf(file, config.get('Order')).map((v) => copier.value(v)));
+      this.order.push(...file.array(config.get('Order')).map((v) => copier.value(v)));
     } else {
       this.order.push(...partGroups);
     }
-    this.rbGroups.push(...arrayOf(file, config.get('RBGroups')).map((v) => copier.value(v)));
-    this.locked.push(...arrayOf(file, config.get('Locked')).map((v) => copier.value(v)));
-    this.usage.push(...arrayOf(file, config.get('AS')).map((v) => copier.value(v)));
+    this.rbGroups.push(...file.array(config.get('RBGroups')).map((v) => copier.value(v)));
+    this.locked.push(...file.array(config.get('Locked')).map((v) => copier.value(v)));
+    this.usage.push(...file.array(config.get('AS')).map((v) => copier.value(v)));
   }
 
   /** The assembly's /OCProperties, or undefined when no part had a group. */

@@ -243,6 +243,12 @@ export class PdfFile {
     return isDict(resolved) ? resolved : undefined;
   }
 
+  /** The array a value is or points to; empty when it is none (a hostile file may put anything there). */
+  array(value: PdfValue | undefined): PdfValue[] {
+    const resolved = this.resolve(value);
+    return Array.isArray(resolved) ? resolved : [];
+  }
+
   /**
    * A stream's data, inflated when it is FlateDecode; undefined for other filters. Inflating stops at
    * `maxBytes` of output (UnreadablePdf past it, or when the data does not inflate).
