@@ -11,18 +11,17 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { zipEntries } from '../../src/client/zip-entries.js';
 import { makeTestCertificates } from '../helpers/certificates.js';
 import {
+  assembleServiceForFile,
+  b64,
   formPart,
   pageTexts,
   pdfOfObjects,
-  postAssemble,
   qpdfCheck,
   qpdfJson,
-  startAssembleApp,
   uploadCertificate,
 } from './helpers.js';
 
@@ -46,17 +45,8 @@ function formOf(pdf: Buffer): { fields: Field[]; needAppearances: boolean } {
   };
 }
 
-let app: FastifyInstance;
-let key: string;
-let close: () => Promise<void>;
 const certs = makeTestCertificates();
-const b64 = (pdf: Buffer) => pdf.toString('base64');
-
-beforeAll(async () => {
-  ({ app, key, close } = await startAssembleApp({ CERTIFICATE_KEY: crypto.randomBytes(32).toString('hex') }));
-}, 60_000);
-
-afterAll(() => close?.());
+const service = assembleServiceForFile({ CERTIFICATE_KEY: crypto.randomBytes(32).toString('hex') });
 
 describe('POST /v1/assemble with filled forms', () => {
   const ada = formPart([{ name: 'name', value: 'Ada' }]);
@@ -64,7 +54,7 @@ describe('POST /v1/assemble with filled forms', () => {
 
   it('keeps every part’s fields with their values on their pages, a taken name renamed', async () => {
     expect(formOf(ada).fields).toEqual([{ name: 'name', value: 'Ada', page: 1 }]);
-    const res = await postAssemble(app, key, { parts: [{ pdf: b64(ada) }, { pdf: b64(grace) }] });
+    const res = await service.assemble({ parts: [{ pdf: b64(ada) }, { pdf: b64(grace) }] });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(qpdfCheck(res.rawPayload).status, qpdfCheck(res.rawPayload).output).toBe(0);
     expect(formOf(res.rawPayload)).toEqual({
@@ -78,7 +68,7 @@ describe('POST /v1/assemble with filled forms', () => {
   });
 
   it('a split keeps in each file only the fields on its pages, and no other field’s value', async () => {
-    const res = await postAssemble(app, key, { parts: [{ pdf: b64(ada) }, { pdf: b64(grace) }], split: 'parts' });
+    const res = await service.assemble({ parts: [{ pdf: b64(ada) }, { pdf: b64(grace) }], split: 'parts' });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     const [first, second] = zipEntries(res.rawPayload).map(({ pdf }) => pdf);
     expect(formOf(first).fields).toEqual([{ name: 'name', value: 'Ada', page: 1 }]);
@@ -88,7 +78,7 @@ describe('POST /v1/assemble with filled forms', () => {
   });
 
   it('a protected assembly keeps the fields, as qpdf opens it with the empty user password', async () => {
-    const res = await postAssemble(app, key, {
+    const res = await service.assemble({
       parts: [{ pdf: b64(ada) }, { pdf: b64(grace) }],
       protect: { owner_password: 'owner' },
     });
@@ -105,7 +95,7 @@ describe('POST /v1/assemble with filled forms', () => {
       { name: 'first', value: 'One' },
       { name: 'second', value: 'Two' },
     ]);
-    const res = await postAssemble(app, key, { parts: [{ pdf: b64(two), pages: '2' }, { pdf: b64(ada) }] });
+    const res = await service.assemble({ parts: [{ pdf: b64(two), pages: '2' }, { pdf: b64(ada) }] });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(formOf(res.rawPayload).fields).toEqual([
       { name: 'second', value: 'Two', page: 1 },
@@ -133,7 +123,7 @@ describe('POST /v1/assemble with filled forms', () => {
       { name: 'shared', value: 'Both', page: 1 },
       { name: 'shared', value: 'Both', page: 2 },
     ]);
-    const res = await postAssemble(app, key, { parts: [{ pdf: b64(spread), pages: '2' }] });
+    const res = await service.assemble({ parts: [{ pdf: b64(spread), pages: '2' }] });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(qpdfCheck(res.rawPayload).status, qpdfCheck(res.rawPayload).output).toBe(0);
     expect(formOf(res.rawPayload).fields).toEqual([{ name: 'shared', value: 'Both', page: 1 }]);
@@ -141,7 +131,7 @@ describe('POST /v1/assemble with filled forms', () => {
 
   it('a form that asks readers to draw its fields still asks, so its values show', async () => {
     const drawnByReader = formPart([{ name: 'name', value: 'Drawn' }], { needAppearances: true });
-    const res = await postAssemble(app, key, { parts: [{ pdf: b64(drawnByReader) }] });
+    const res = await service.assemble({ parts: [{ pdf: b64(drawnByReader) }] });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(formOf(res.rawPayload)).toEqual({ fields: [{ name: 'name', value: 'Drawn', page: 1 }], needAppearances: true });
   });
@@ -161,15 +151,15 @@ describe('POST /v1/assemble with filled forms', () => {
       ],
       '/Root 1 0 R',
     );
-    const res = await postAssemble(app, key, { parts: [{ pdf: b64(signed) }] });
+    const res = await service.assemble({ parts: [{ pdf: b64(signed) }] });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(formOf(res.rawPayload).fields).toEqual([{ name: 'name', value: 'Ada', page: 1 }]);
     expect(res.rawPayload.includes('Mallory')).toBe(false);
   });
 
   it('a signed assembly keeps the parts’ fields beside its signature field', async () => {
-    const certificate = await uploadCertificate(app, key, certs.rsaChain, certs.password);
-    const res = await postAssemble(app, key, {
+    const certificate = await uploadCertificate(service.app, service.key, certs.rsaChain, certs.password);
+    const res = await service.assemble({
       parts: [{ pdf: b64(ada) }, { pdf: b64(grace) }],
       sign: { certificate },
     });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
@@ -18,21 +18,34 @@ export function fixture(name: string): Buffer {
   return fs.readFileSync(path.resolve('test/fixtures/assemble', name));
 }
 
-/** The render app on a test core (no DNS, no job worker), a render key for it, and how to stop both. */
-export async function startAssembleApp(
-  env: Record<string, string> = {},
-): Promise<{ app: FastifyInstance; key: string; close(): Promise<void> }> {
-  const core = await createTestCore(env);
-  const app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
-  const key = (await createKey(core, 'render')).key;
-  return {
-    app,
-    key,
-    async close() {
-      await app.close();
+/** A PDF as a part's `pdf` field carries it. */
+export const b64 = (pdf: Buffer): string => pdf.toString('base64');
+
+/** The render app a test file shares, with a render key: started before its tests, stopped after them. */
+export interface AssembleService {
+  app: FastifyInstance;
+  key: string;
+  /** `POST /v1/assemble` with the key. */
+  assemble(body: unknown): Promise<LightMyRequestResponse>;
+}
+
+/** Starts the render app on a test core (no DNS, no job worker) for the calling test file; see AssembleService. */
+export function assembleServiceForFile(env: Record<string, string> = {}): AssembleService {
+  let close: (() => Promise<void>) | undefined;
+  const service = {
+    assemble: (body: unknown) => postAssemble(service.app, service.key, body),
+  } as AssembleService;
+  beforeAll(async () => {
+    const core = await createTestCore(env);
+    service.app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
+    service.key = (await createKey(core, 'render')).key;
+    close = async () => {
+      await service.app.close();
       await closeTestCore(core);
-    },
-  };
+    };
+  }, 60_000);
+  afterAll(() => close?.());
+  return service;
 }
 
 /** `POST /v1/assemble` with a render key. */

@@ -4,13 +4,12 @@
  * every part's groups. Checked on poppler's raster: a reader shows every group of a file whose catalog lists
  * none.
  */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { zipEntries } from '../../src/client/zip-entries.js';
 import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
 import { type PdfRaw, type PdfValue, stringText } from '../../src/pdf/profiles/pdf-objects.js';
 import { pixel } from '../render/pdf-tools.js';
-import { layeredPdf, postAssemble, qpdfCheck, startAssembleApp } from './helpers.js';
+import { assembleServiceForFile, b64, layeredPdf, qpdfCheck } from './helpers.js';
 
 const BLUE: [number, number, number] = [0, 0, 255];
 const RED: [number, number, number] = [255, 0, 0];
@@ -33,16 +32,7 @@ function layerList(pdf: Buffer): { order: string[]; hidden: string[] } {
   return { order: names('Order'), hidden: names('OFF') };
 }
 
-let app: FastifyInstance;
-let key: string;
-let close: () => Promise<void>;
-const b64 = (pdf: Buffer) => pdf.toString('base64');
-
-beforeAll(async () => {
-  ({ app, key, close } = await startAssembleApp({}));
-}, 60_000);
-
-afterAll(() => close?.());
+const service = assembleServiceForFile();
 
 describe('POST /v1/assemble with layered parts', () => {
   const draftHidden = layeredPdf('/OFF [6 0 R] /Order [6 0 R 7 0 R]');
@@ -56,7 +46,7 @@ describe('POST /v1/assemble with layered parts', () => {
   });
 
   it('keeps each layer in the state its part gave it, and lists every part’s layers', async () => {
-    const res = await postAssemble(app, key, {
+    const res = await service.assemble({
       parts: [
         { pdf: draftHidden.toString('base64') },
         { pdf: layeredPdf('/Order [6 0 R 7 0 R]').toString('base64') },
@@ -85,13 +75,13 @@ describe('POST /v1/assemble with layered parts', () => {
       'latin1',
     );
     expect(boxes(untyped)).toEqual({ draft: WHITE, notes: RED });
-    const res = await postAssemble(app, key, { parts: [{ pdf: b64(untyped) }] });
+    const res = await service.assemble({ parts: [{ pdf: b64(untyped) }] });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(boxes(res.rawPayload)).toEqual({ draft: WHITE, notes: RED });
   });
 
   it('keeps a hidden layer hidden in each file of a split, with a page selection and a password', async () => {
-    const res = await postAssemble(app, key, {
+    const res = await service.assemble({
       parts: [{ pdf: draftHidden.toString('base64') }, { pdf: notesOnly.toString('base64'), pages: '1' }],
       split: 'parts',
       protect: { owner_password: 'owner' },

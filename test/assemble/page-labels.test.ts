@@ -1,7 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { zipEntries } from '../../src/client/zip-entries.js';
-import { pdfOfObjects, postAssemble, qpdfCheck, qpdfJson, startAssembleApp, tinyPdf } from './helpers.js';
+import { assembleServiceForFile, b64, pdfOfObjects, qpdfCheck, qpdfJson, tinyPdf } from './helpers.js';
 
 /** Five pages labelled i, ii, A-7, A-8, A-9. */
 function labelledPart(): Buffer {
@@ -40,23 +39,14 @@ function labelsOf(pdf: Buffer): Array<string | null> {
   });
 }
 
-let app: FastifyInstance;
-let key: string;
-let close: () => Promise<void>;
-const b64 = (pdf: Buffer) => pdf.toString('base64');
-
-beforeAll(async () => {
-  ({ app, key, close } = await startAssembleApp({}));
-}, 60_000);
-
-afterAll(() => close?.());
+const service = assembleServiceForFile();
 
 describe('POST /v1/assemble with page labels', () => {
   const labelled = labelledPart();
 
   it('a part’s labels follow its pages; a part without labels is numbered by its place', async () => {
     expect(labelsOf(labelled)).toEqual(['i', 'ii', 'A-7', 'A-8', 'A-9']);
-    const res = await postAssemble(app, key, {
+    const res = await service.assemble({
       parts: [{ pdf: b64(labelled) }, { pdf: b64(tinyPdf('Between')) }, { pdf: b64(labelled) }],
     });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
@@ -65,7 +55,7 @@ describe('POST /v1/assemble with page labels', () => {
   });
 
   it('a page selection keeps each kept page’s label', async () => {
-    const res = await postAssemble(app, key, {
+    const res = await service.assemble({
       parts: [{ pdf: b64(labelled), pages: '2-3,5' }, { pdf: b64(tinyPdf('After')) }],
     });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
@@ -73,7 +63,7 @@ describe('POST /v1/assemble with page labels', () => {
   });
 
   it('each file of a split keeps its pages’ labels', async () => {
-    const res = await postAssemble(app, key, {
+    const res = await service.assemble({
       parts: [{ pdf: b64(labelled) }, { pdf: b64(tinyPdf('After')) }],
       split: { every: 2 },
     });
@@ -86,7 +76,7 @@ describe('POST /v1/assemble with page labels', () => {
   });
 
   it('an assembly of parts without labels has none', async () => {
-    const res = await postAssemble(app, key, { parts: [{ pdf: b64(tinyPdf('One')) }, { pdf: b64(tinyPdf('Two')) }] });
+    const res = await service.assemble({ parts: [{ pdf: b64(tinyPdf('One')) }, { pdf: b64(tinyPdf('Two')) }] });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(labelsOf(res.rawPayload)).toEqual([null, null]);
   });

@@ -18,7 +18,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { zipEntries } from '../../src/client/zip-entries.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { pageCount, pageTexts, pdfOfObjects, postAssemble, qpdfCheck, tinyPdf } from './helpers.js';
+import { b64, pageCount, pageTexts, pdfOfObjects, postAssemble, qpdfCheck, tinyPdf } from './helpers.js';
 import {
   backtrackingXmp,
   claimsUnderOtherPrefixes,
@@ -59,8 +59,6 @@ afterAll(async () => {
   if (core) await closeTestCore(core);
   origin?.close();
 });
-
-const b64 = (pdf: Buffer) => pdf.toString('base64');
 
 /** The answer to assembling `parts`, and how long it took. */
 async function assemble(parts: unknown[], extra: Record<string, unknown> = {}) {
