@@ -4,7 +4,8 @@
  * values, on their pages, a name an earlier part took renamed; a page selection or a split keeps only the
  * fields on the pages it keeps, and no other field's value; a form that asks readers to draw its fields
  * (/NeedAppearances) still does; another signer's signature field is not carried; a signed assembly keeps
- * the fields beside its own signature field.
+ * the fields beside its own signature field; a field a reader redraws is drawn in its own part's font, size and
+ * colour, checked on poppler's raster.
  */
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -13,6 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { zipEntries } from '../../src/client/zip-entries.js';
+import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
+import { type PdfRaw, stringText } from '../../src/pdf/profiles/pdf-objects.js';
 import { makeTestCertificates } from '../helpers/certificates.js';
 import {
   assembleServiceForFile,
@@ -43,6 +46,21 @@ function formOf(pdf: Buffer): { fields: Field[]; needAppearances: boolean } {
       .map((f) => ({ name: f.fullname, value: f.value.replace(/^u:/, ''), page: f.pageposfrom1 })),
     needAppearances: form.needappearances,
   };
+}
+
+/**
+ * The widget's area (Rect [72 600 300 630]) of `page` as poppler draws it at 72 dpi, fields and all: with
+ * /NeedAppearances, poppler draws a field from its /DA and the form's /DR fonts, as a reader that redraws it.
+ */
+function fieldRaster(pdf: Buffer, page = 1): Buffer {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-form-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'doc.pdf'), pdf);
+    const args = ['-r', '72', '-f', String(page), '-l', String(page), '-x', '72', '-y', '162', '-W', '228', '-H', '30'];
+    return execFileSync('pdftoppm', [...args, path.join(dir, 'doc.pdf')], { maxBuffer: 16 << 20 });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const certs = makeTestCertificates();
@@ -134,6 +152,45 @@ describe('POST /v1/assemble with filled forms', () => {
     const res = await service.assemble({ parts: [{ pdf: b64(drawnByReader) }] });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(formOf(res.rawPayload)).toEqual({ fields: [{ name: 'name', value: 'Drawn', page: 1 }], needAppearances: true });
+  });
+
+  it('a field a reader redraws keeps its own part’s font where two parts give one font name different fonts', async () => {
+    const sans = formPart([{ name: 'name', value: 'Ada' }], { needAppearances: true });
+    const mono = formPart([{ name: 'name', value: 'Ada' }], { needAppearances: true, font: 'Courier' });
+    expect(fieldRaster(mono).equals(fieldRaster(sans))).toBe(false);
+    const res = await service.assemble({ parts: [{ pdf: b64(sans) }, { pdf: b64(mono) }, { pdf: b64(sans) }] });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(qpdfCheck(res.rawPayload).status, qpdfCheck(res.rawPayload).output).toBe(0);
+    expect(fieldRaster(res.rawPayload, 1).equals(fieldRaster(sans))).toBe(true);
+    expect(fieldRaster(res.rawPayload, 2).equals(fieldRaster(mono))).toBe(true);
+    // The third part's Helvetica is the first's: one font under one name, not a copy renamed.
+    expect(fieldRaster(res.rawPayload, 3).equals(fieldRaster(sans))).toBe(true);
+    const file = new PdfFile(res.rawPayload);
+    const form = file.dict(file.catalog().value.get('AcroForm'));
+    const fieldDas = file
+      .array(form?.get('Fields'))
+      .map((field) => stringText((file.dict(field)?.get('DA') as PdfRaw | undefined)?.text ?? '()'));
+    expect(fieldDas).toEqual(['/Helv 12 Tf 0 g', '/Helv-2 12 Tf 0 g', '/Helv 12 Tf 0 g']);
+    expect([...(file.dict(file.dict(form?.get('DR'))?.get('Font'))?.keys() ?? [])]).toEqual(['Helv', 'Helv-2']);
+  });
+
+  it('a field that takes its form’s size and colour keeps its own part’s, in the assembly and in a split', async () => {
+    const small = formPart([{ name: 'name', value: 'Ada' }], { needAppearances: true, fieldDa: null });
+    const large = formPart([{ name: 'name', value: 'Ada' }], {
+      needAppearances: true,
+      fieldDa: null,
+      formDa: '/Helv 22 Tf 1 0 0 rg',
+    });
+    expect(fieldRaster(large).equals(fieldRaster(small))).toBe(false);
+    const res = await service.assemble({ parts: [{ pdf: b64(small) }, { pdf: b64(large) }] });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(fieldRaster(res.rawPayload, 1).equals(fieldRaster(small))).toBe(true);
+    expect(fieldRaster(res.rawPayload, 2).equals(fieldRaster(large))).toBe(true);
+    const split = await service.assemble({ parts: [{ pdf: b64(small) }, { pdf: b64(large) }], split: 'parts' });
+    expect(split.statusCode, split.body.slice(0, 300)).toBe(200);
+    const [first, second] = zipEntries(split.rawPayload).map(({ pdf }) => pdf);
+    expect(fieldRaster(first).equals(fieldRaster(small))).toBe(true);
+    expect(fieldRaster(second).equals(fieldRaster(large))).toBe(true);
   });
 
   it('another signer’s signature field is not listed, nor its signature carried', async () => {

@@ -266,14 +266,20 @@ export function layeredPdf(config: string): Buffer {
  * A part of one page per field, each page titled `Page N` and holding a text field named `name` whose value
  * its appearance draws (none when `needAppearances`: the form then asks the reader to draw it).
  */
-export function formPart(fields: Array<{ name: string; value: string }>, opts: { needAppearances?: boolean } = {}): Buffer {
+export function formPart(
+  fields: Array<{ name: string; value: string }>,
+  opts: { needAppearances?: boolean; font?: string; formDa?: string; fieldDa?: string | null } = {},
+): Buffer {
+  const formDa = opts.formDa ?? '/Helv 12 Tf 0 g';
+  // A field's own /DA by default; null leaves it out, so the field takes the form's.
+  const fieldDa = opts.fieldDa === null ? '' : ` /DA (${opts.fieldDa ?? '/Helv 12 Tf 0 g'})`;
   const n = fields.length;
   // Objects: 1 catalog, 2 pages, 3 font, then per field i: page, content, widget, appearance.
   const at = (i: number, k: number) => 4 + i * 4 + k;
   const objects = [
-    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${fields.map((_, i) => `${at(i, 2)} 0 R`).join(' ')}] /DA (/Helv 12 Tf 0 g) /DR << /Font << /Helv 3 0 R >> >>${opts.needAppearances ? ' /NeedAppearances true' : ''} >> >>`,
+    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${fields.map((_, i) => `${at(i, 2)} 0 R`).join(' ')}] /DA (${formDa}) /DR << /Font << /Helv 3 0 R >> >>${opts.needAppearances ? ' /NeedAppearances true' : ''} >> >>`,
     `<< /Type /Pages /Kids [${fields.map((_, i) => `${at(i, 0)} 0 R`).join(' ')}] /Count ${n} >>`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    `<< /Type /Font /Subtype /Type1 /BaseFont /${opts.font ?? 'Helvetica'} >>`,
   ];
   fields.forEach(({ name, value }, i) => {
     const content = `BT /F1 24 Tf 72 720 Td (Page ${i + 1}) Tj ET`;
@@ -281,7 +287,7 @@ export function formPart(fields: Array<{ name: string; value: string }>, opts: {
     objects.push(
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${at(i, 1)} 0 R /Annots [${at(i, 2)} 0 R] >>`,
       `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
-      `<< /Type /Annot /Subtype /Widget /FT /Tx /T (${name}) /V (${value}) /DA (/Helv 12 Tf 0 g) /Rect [72 600 300 630] /P ${at(i, 0)} 0 R /F 4${opts.needAppearances ? '' : ` /AP << /N ${at(i, 3)} 0 R >>`} >>`,
+      `<< /Type /Annot /Subtype /Widget /FT /Tx /T (${name}) /V (${value})${fieldDa} /Rect [72 600 300 630] /P ${at(i, 0)} 0 R /F 4${opts.needAppearances ? '' : ` /AP << /N ${at(i, 3)} 0 R >>`} >>`,
       `<< /Type /XObject /Subtype /Form /BBox [0 0 228 30] /Resources << /Font << /Helv 3 0 R >> >> /Length ${drawn.length} >>\nstream\n${drawn}\nendstream`,
     );
   });

@@ -5,11 +5,23 @@
  * that have a widget on its pages, renaming a top-level field whose name an earlier part took (`name` →
  * `name-2`), since fields of one name are one field with one value. A file that keeps some pages (a page
  * selection, each file of a split) lists only the fields with a widget on them: the others' values are not
- * its own to carry. No signature field is listed (see FormIndex). Scripts and submit actions are taken out
+ * its own to carry. A field a reader redraws is drawn from its /DA and the form's /DR fonts, so each part's
+ * fields keep naming their own part's font (renamed where an earlier part gave the name another) and its
+ * form-wide /DA and /Q. No signature field is listed (see FormIndex). Scripts and submit actions are taken out
  * before (active-content.ts); the calculation order and XFA, which only scripts use, are left out.
  */
 import type { PdfFile } from '../profiles/pdf-file.js';
-import { dict, nameOf, type PdfDict, PdfRaw, PdfRef, type PdfValue, stringText, textString } from '../profiles/pdf-objects.js';
+import {
+  dict,
+  nameOf,
+  type PdfDict,
+  PdfRaw,
+  PdfRef,
+  type PdfValue,
+  stringBytes,
+  stringText,
+  textString,
+} from '../profiles/pdf-objects.js';
 import type { PartCopier } from './part-copier.js';
 
 const MAX_DEPTH = 32;
@@ -18,35 +30,78 @@ const MAX_DEPTH = 32;
 export class FormFields {
   private readonly fields: PdfValue[] = [];
   private readonly taken = new Set<string>();
+  /** The assembly's /DR fonts, and what each is (fontIdentity), to tell a later part's font of one name apart. */
   private readonly fonts: PdfDict = new Map();
-  private readonly firsts: PdfDict = new Map();
+  private readonly fontIdentities = new Map<string, string | undefined>();
+  /** The first form's /DA and /Q, which every field that has none of its own takes. */
+  private firsts: { da?: string; q: string; copied: PdfDict } | undefined;
   private needAppearances = false;
 
   /** Adds the fields of part `partNumber` (from 1), through the copier that copies its pages (call before it drains). */
   add(file: PdfFile, copier: PartCopier, catalog: PdfDict, partNumber: number): void {
     const form = file.dict(catalog.get('AcroForm'));
     if (!form) return;
-    const names = new Set<string>();
     const pages = file.pages();
-    for (const field of new FormIndex(file, form, pages).fieldsOn(copier, pages)) {
+    const index = new FormIndex(file, form, pages);
+    const renamed = this.addFonts(file, copier, form, partNumber);
+    if (renamed.size) index.rewriteDa(copier, (da) => renameFonts(da, renamed));
+    const da = byteText(file.resolve(form.get('DA')));
+    const ownDa = da === undefined ? undefined : renameFonts(da, renamed);
+    const q = byteText(file.resolve(form.get('Q'))) ?? '0';
+    if (!this.firsts) {
+      const copied: PdfDict = new Map();
+      for (const key of ['DA', 'Q']) if (form.has(key)) copied.set(key, copier.value(form.get(key)));
+      this.firsts = { da: ownDa, q, copied };
+    }
+    // A field without its own /DA or /Q takes the form's: where this part's differ from the assembly's,
+    // its top-level fields get its own, so a reader that redraws them draws them as the part did.
+    const inherited: PdfDict = new Map();
+    if (ownDa !== undefined && ownDa !== this.firsts.da) inherited.set('DA', byteString(ownDa));
+    if (q !== this.firsts.q) inherited.set('Q', new PdfRaw(q));
+    const names = new Set<string>();
+    for (const field of index.fieldsOn(copier, pages)) {
       const node = field instanceof PdfRef ? file.dict(field) : undefined;
       if (!(field instanceof PdfRef) || !node) continue;
       this.fields.push(copier.value(field));
+      const current = copier.overridden(field.num) ?? node;
+      const changes: PdfDict = new Map([...inherited].filter(([key]) => !current.has(key)));
       const title = file.resolve(node.get('T'));
-      if (!(title instanceof PdfRaw) || !/^[(<]/.test(title.text)) continue;
-      const name = stringText(title.text);
-      let unique = name;
-      for (let n = partNumber; this.taken.has(unique); n++) unique = `${name}-${n}`;
-      names.add(unique);
-      if (unique !== name) copier.override(field.num, new Map(copier.overridden(field.num) ?? node).set('T', textString(unique)));
+      if (title instanceof PdfRaw && /^[(<]/.test(title.text)) {
+        const name = stringText(title.text);
+        let unique = name;
+        for (let n = partNumber; this.taken.has(unique); n++) unique = `${name}-${n}`;
+        names.add(unique);
+        if (unique !== name) changes.set('T', textString(unique));
+      }
+      if (changes.size) copier.override(field.num, new Map([...current, ...changes]));
     }
     for (const name of names) this.taken.add(name);
-    const fonts = file.dict(file.dict(form.get('DR'))?.get('Font'));
-    // The first part to name a font keeps it: a later part's field that names it draws in that font.
-    if (fonts) for (const [key, v] of fonts) if (!this.fonts.has(key)) this.fonts.set(key, copier.value(v));
-    for (const key of ['DA', 'Q']) if (form.has(key) && !this.firsts.has(key)) this.firsts.set(key, copier.value(form.get(key)));
     const need = file.resolve(form.get('NeedAppearances'));
     if (need instanceof PdfRaw && need.text === 'true') this.needAppearances = true;
+  }
+
+  /**
+   * Adds the part's /DR fonts. A name an earlier part gave another font is renamed (`F1` → `F1-2`): the
+   * returned map, from the name to its new one, for the part's /DA strings, so each field is redrawn in its
+   * own part's font.
+   */
+  private addFonts(file: PdfFile, copier: PartCopier, form: PdfDict, partNumber: number): Map<string, string> {
+    const renamed = new Map<string, string>();
+    const fonts = file.dict(file.dict(form.get('DR'))?.get('Font'));
+    if (!fonts) return renamed;
+    for (const [key, v] of fonts) {
+      const identity = fontIdentity(file, v);
+      let unique = key;
+      for (let n = partNumber; this.fonts.has(unique); n++) {
+        if (unique === key && identity !== undefined && this.fontIdentities.get(key) === identity) break;
+        unique = `${key}-${n}`;
+      }
+      if (this.fonts.has(unique)) continue;
+      this.fonts.set(unique, copier.value(v));
+      this.fontIdentities.set(unique, identity);
+      if (unique !== key) renamed.set(decodeName(key), unique);
+    }
+    return renamed;
   }
 
   /** The assembly's /AcroForm, or undefined when no part had a field. */
@@ -54,10 +109,53 @@ export class FormFields {
     if (this.fields.length === 0) return undefined;
     const out: PdfDict = dict({ Fields: this.fields });
     if (this.fonts.size) out.set('DR', dict({ Font: this.fonts }));
-    for (const [key, v] of this.firsts) out.set(key, v);
+    for (const [key, v] of this.firsts?.copied ?? []) out.set(key, v);
     if (this.needAppearances) out.set('NeedAppearances', new PdfRaw('true'));
     return out;
   }
+}
+
+/**
+ * What a /DR font is, when two parts' fonts of one name can be told the same without comparing their
+ * programs: a simple font a reader supplies itself (no embedded program), by type, base font and encoding
+ * name. Undefined for any other font, which is then never taken for another part's.
+ */
+function fontIdentity(file: PdfFile, value: PdfValue): string | undefined {
+  const font = file.dict(value);
+  if (!font) return undefined;
+  const subtype = nameOf(file.resolve(font.get('Subtype')));
+  const base = nameOf(file.resolve(font.get('BaseFont')));
+  const encoding = file.resolve(font.get('Encoding'));
+  const descriptor = file.dict(font.get('FontDescriptor'));
+  if (!subtype || !['Type1', 'TrueType'].includes(subtype) || !base) return undefined;
+  if (descriptor && ['FontFile', 'FontFile2', 'FontFile3'].some((key) => descriptor.has(key))) return undefined;
+  if (encoding !== undefined && nameOf(encoding) === undefined) return undefined;
+  return `${subtype}/${decodeName(base)}/${nameOf(encoding) ?? ''}`;
+}
+
+/** A name as written (`#xx` escapes) decoded to its characters. */
+function decodeName(written: string): string {
+  return written.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
+
+/** A /DA string with its font (the name before `Tf`) renamed when `renamed` has it. */
+function renameFonts(da: string, renamed: ReadonlyMap<string, string>): string {
+  return da.replace(/\/([^\s()<>[\]{}/%]*)(\s+[-+.\d]+\s+Tf\b)/g, (whole, font: string, rest: string) => {
+    const to = renamed.get(decodeName(font));
+    return to === undefined ? whole : `/${to}${rest}`;
+  });
+}
+
+/** The bytes of a string or number token as latin1 text (a /DA is bytes, not a text string). */
+function byteText(value: PdfValue | undefined): string | undefined {
+  if (!(value instanceof PdfRaw)) return undefined;
+  return /^[(<]/.test(value.text) ? stringBytes(value.text).toString('latin1') : value.text;
+}
+
+/** A byte string token for latin1 text: literal when printable ASCII, else hex. */
+function byteString(text: string): PdfRaw {
+  if (/^[\x20-\x7e]*$/.test(text)) return new PdfRaw(`(${text.replace(/[()\\]/g, '\\$&')})`);
+  return new PdfRaw(`<${Buffer.from(text, 'latin1').toString('hex')}>`);
 }
 
 /**
@@ -144,6 +242,17 @@ export class FormIndex {
       );
     }
     return [...tops].sort((a, b) => a - b).map((i) => this.fields[i]);
+  }
+
+  /** Rewrites the /DA of every node of the field tree that has its own (through the copier). */
+  rewriteDa(copier: PartCopier, rewrite: (da: string) => string): void {
+    for (const num of this.top.keys()) {
+      const node = copier.overridden(num) ?? (this.file.dict(this.file.refTo(num)) as PdfDict);
+      const da = byteText(this.file.resolve(node.get('DA')));
+      if (da === undefined) continue;
+      const to = rewrite(da);
+      if (to !== da) copier.override(num, new Map(node).set('DA', byteString(to)));
+    }
   }
 
   /** The /AcroForm of a file that keeps `pages` (object numbers): their fields, or undefined when none is left. */
