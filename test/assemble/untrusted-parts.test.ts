@@ -260,6 +260,42 @@ describe('a reference at another generation than its object’s is null, as read
   });
 });
 
+describe('white space as qpdf reads it: a reference it reads is renumbered, one it does not is not made', () => {
+  const content = 'BT /F1 24 Tf 72 720 Td (Hello) Tj ET';
+  const partWith = (contents: string) =>
+    partOf([
+      CATALOG,
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents ${contents} >>`,
+      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ]);
+  // qpdf reads a vertical tab as white space, and NUL is PDF white space. Copied as written, `[4\v0 R]`
+  // named, for qpdf reading the assembly, whatever the assembly's object 4 is (the first part's font).
+  for (const [what, contents] of [
+    ['a vertical tab before the generation', '[4\x0b0 R]'],
+    ['a vertical tab before the R', '[4 0\x0bR]'],
+    ['a NUL before the R', '4 0\x00R'],
+  ]) {
+    it(`${what}: the content is the part's, for qpdf and poppler`, async () => {
+      const part = partWith(contents);
+      expect(qpdfCheck(part).output).not.toMatch(/WARNING/);
+      const { res } = await assemble([{ pdf: b64(tinyPdf('First')) }, { pdf: b64(part) }]);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(qpdfCheck(res.rawPayload).output).not.toMatch(/WARNING/);
+      expect(pageTexts(res.rawPayload).map((text) => text.trim())).toEqual(['First', 'Hello']);
+    });
+  }
+
+  it('a no-break space (0xA0) is no white space to qpdf or poppler: before the R it makes no reference, the part damaged', async () => {
+    const part = partWith('4 0\xa0R');
+    expect(qpdfCheck(part).output).toMatch(/WARNING/);
+    const { res } = await assemble([{ pdf: b64(part) }]);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.json().error.message).toMatch(/^parts\[0\]: the PDF is damaged \(object 3 cannot be read/);
+  });
+});
+
 describe('an object named in two roles', () => {
   const content = 'BT /F1 24 Tf 72 720 Td (Shown) Tj ET';
   const page = (extra: string) =>

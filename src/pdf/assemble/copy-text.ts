@@ -6,6 +6,7 @@
  * parser reads it (profiles/pdf-objects.ts) and leaves to the parsed path any text the parser would refuse
  * or stop short of, so that a damaged object is refused as damaged there, never written into the assembly.
  */
+import { CHAR_CLASS } from '../profiles/pdf-objects.js';
 
 /** What a copy changes besides references. */
 export interface TextRules {
@@ -17,10 +18,8 @@ export interface TextRules {
   renameId: (token: string) => string | undefined;
 }
 
-/** Per character code: 1 white space, 2 delimiter, 0 regular. */
-const CLASS = new Uint8Array(256);
-for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
-for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
+/** Per character code: 1 white space, 2 delimiter, 0 regular; the parser's own table, so both read one syntax. */
+const CLASS = CHAR_CLASS;
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 

@@ -29,9 +29,15 @@ export type PdfDict = Map<string, PdfValue>;
 /** Any PDF object value. */
 export type PdfValue = PdfName | PdfRaw | PdfRef | PdfDict | PdfValue[];
 
-/** Per character code: 1 white space, 2 delimiter, 0 regular (a table: the scanners ask for every byte). */
-const CLASS = new Uint8Array(256);
-for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
+/**
+ * Per character code: 1 white space, 2 delimiter, 0 regular (a table: the scanners ask for every byte). White
+ * space is PDF's six and the vertical tab, which qpdf reads as white space too: `4 0\vR` is a reference to
+ * qpdf, so every scanner here must read it as one and renumber it, or a part's text copied as written would
+ * point, in the assembly, at whatever object has that number there.
+ */
+export const CHAR_CLASS = new Uint8Array(256);
+const CLASS = CHAR_CLASS;
+for (const c of [0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
 for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
 
 /** Whether the character code is PDF white space. */
@@ -248,48 +254,24 @@ function isDigits(word: string): boolean {
   return word.length > 0;
 }
 
-/** White space as a regular expression's `\s` has it (the reference rule below was first written with one). */
-function isSpace(code: number): boolean {
-  return (
-    code === 0x20 ||
-    (code >= 0x09 && code <= 0x0d) ||
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
-}
-
-/** Delimiters after which `R` ends its token: `()<>[]{}/%`. */
-const REF_END = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]);
-
 /**
  * The ` gen R` of a reference whose number ends at `pos`, read within the next 32 characters: white space,
- * digits, white space, `R` not followed by a regular character. Scanned by hand (a number is the commonest
- * token of a page's objects), it matches exactly what `/^\s+(\d+)\s+R(?![^\s()<>[\]{}/%])/` matched on
- * `t.slice(pos, pos + 32)`.
+ * digits, white space, `R` not followed by a regular character. Scanned by hand: a number is the commonest
+ * token of a page's objects.
  */
 function refTail(t: string, pos: number): { gen: number; end: number } | undefined {
   const end = Math.min(t.length, pos + 32);
   let i = pos;
-  while (i < end && isSpace(t.charCodeAt(i))) i++;
+  while (i < end && isWhite(t.charCodeAt(i))) i++;
   const digits = i;
   if (digits === pos) return undefined;
   while (i < end && isDigit(t.charCodeAt(i))) i++;
   const afterDigits = i;
   if (afterDigits === digits) return undefined;
-  while (i < end && isSpace(t.charCodeAt(i))) i++;
+  while (i < end && isWhite(t.charCodeAt(i))) i++;
   if (i === afterDigits || i >= end || t.charCodeAt(i) !== 0x52) return undefined;
   i++;
-  if (i < end) {
-    const next = t.charCodeAt(i);
-    if (!isSpace(next) && !REF_END.has(next)) return undefined;
-  }
+  if (i < end && !isDelimiter(t.charCodeAt(i))) return undefined;
   return { gen: Number(t.slice(digits, afterDigits)), end: i };
 }
 
