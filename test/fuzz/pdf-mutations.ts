@@ -2,7 +2,8 @@
  * Mutated PDFs, PKCS#12 files and Factur-X XMLs from a seed corpus, for the PDF fuzz (the suite's fixed seed
  * and `npm run bench -- pdf-fuzz`). The same seed gives the same inputs. PDF mutations: bit flips,
  * truncations, an object spliced in from another file, a number made huge (a /Count, /Size, /N, /Length or
- * xref count), and a reference pointed at another object (a cycle, often); half of them keep the length
+ * xref count), a reference pointed at another object (a cycle, often), and white space between tokens
+ * swapped for a byte one reader takes for white space and another does not; half of them keep the length
  * of what they change, so the cross-reference table still finds the objects and the deep readers run. One
  * in four is made inside a deflated stream (an object stream's objects, a page's content, an XMP packet, a
  * cross-reference stream's rows) and deflated again, since a flip in the compressed bytes only ever stops
@@ -45,13 +46,36 @@ function splice(bytes: Buffer, start: number, length: number, text: string | Buf
 
 const HUGE = ['1000000000', '2147483647', '99999999999999999999', '-1', '4294967296'];
 
+/**
+ * Bytes that are white space to one reader and part of a token to another: NUL and form feed are PDF's,
+ * the vertical tab is qpdf's too but not poppler's, the no-break space and NEL are neither's but a
+ * regular expression's `\s` takes the first.
+ */
+const OTHER_WHITE = [0x00, 0x0b, 0x0c, 0xa0, 0x85];
+
+/** One to three white-space bytes of `bytes` (half the time those inside a reference) swapped for OTHER_WHITE's, offsets kept. */
+function swapWhiteSpace(rng: Rng, bytes: Buffer): Mutant | undefined {
+  const inRefs = rng() < 0.5;
+  const gaps = matches(bytes, inRefs ? /(?<=\d)[ \n](?=\d+[ \n]R\b)|(?<=\d[ \n]\d+)[ \n](?=R\b)/g : /[ \n\r]/g);
+  if (gaps.length === 0) return undefined;
+  const out = Buffer.from(bytes);
+  const swaps = 1 + int(rng, 3);
+  const made: string[] = [];
+  for (let i = 0; i < swaps; i++) {
+    const [at] = pick(rng, gaps);
+    out[at] = pick(rng, OTHER_WHITE);
+    made.push(`${at}: 0x${out[at].toString(16).padStart(2, '0')}`);
+  }
+  return { bytes: out, how: `white space${inRefs ? ' in references' : ''} swapped (${made.join(', ')})` };
+}
+
 /** One mutation of `pdf` (others from `corpus` may be spliced in). */
 export function mutatePdf(rng: Rng, pdf: Buffer, corpus: readonly Buffer[]): Mutant {
   if (rng() < 0.25) {
     const inside = mutateInsideStream(rng, pdf);
     if (inside) return inside;
   }
-  const kind = int(rng, 6);
+  const kind = int(rng, 7);
   if (kind === 0) {
     const out = Buffer.from(pdf);
     const flips = 1 + int(rng, 8);
@@ -92,6 +116,7 @@ export function mutatePdf(rng: Rng, pdf: Buffer, corpus: readonly Buffer[]): Mut
     const target = fits.length ? pick(rng, fits) : old;
     return { bytes: splice(pdf, at, old.length, target), how: `${text} → ${target} 0 R` };
   }
+  if (kind === 5) return swapWhiteSpace(rng, pdf) ?? { bytes: pdf, how: 'no white space' };
   // A page tree or name tree node listing itself: the classic exponential walk.
   const kids = matches(pdf, /\/Kids\s*\[/g);
   const owners = matches(pdf, /\b\d+(?= 0 obj)/g);
@@ -162,7 +187,8 @@ function mutateInsideStream(rng: Rng, pdf: Buffer): Mutant | undefined {
   const text = decoded.toString('latin1');
   let bytes: Buffer;
   let how: string;
-  const kind = int(rng, 5);
+  const kind = int(rng, 6);
+  const swapped = kind === 5 ? swapWhiteSpace(rng, decoded) : undefined;
   const numbers = matches(decoded, /\b\d+\b/g);
   const refs = matches(decoded, /\b\d+ 0 R\b/g);
   const kids = matches(decoded, /\/Kids\s*\[/g);
@@ -179,6 +205,8 @@ function mutateInsideStream(rng: Rng, pdf: Buffer): Mutant | undefined {
     const fits = refs.map(([, r]) => r.slice(0, r.indexOf(' '))).filter((n) => n.length === old.length);
     const target = pick(rng, fits);
     [bytes, how] = [splice(decoded, at, old.length, target), `${ref} → ${target} 0 R`];
+  } else if (swapped) {
+    [bytes, how] = [swapped.bytes, swapped.how];
   } else if (kind === 4 && kids.length) {
     const [at, opening] = pick(rng, kids);
     const owner = objectStreamOwner(stream, at) ?? text.match(/\b\d+(?= 0 R)/)?.[0] ?? '1';
