@@ -249,7 +249,7 @@ describe('a reference at another generation than its object’s is null, as read
   });
 });
 
-describe('white space as qpdf reads it: a reference it reads is renumbered, one it does not is not made', () => {
+describe('white space and comments as qpdf reads them: a reference it reads is renumbered, one it does not is not made', () => {
   const content = 'BT /F1 24 Tf 72 720 Td (Hello) Tj ET';
   const partWith = (contents: string) =>
     partOf([
@@ -261,10 +261,16 @@ describe('white space as qpdf reads it: a reference it reads is renumbered, one 
     ]);
   // qpdf reads a vertical tab as white space, and NUL is PDF white space. Copied as written, `[4\v0 R]`
   // named, for qpdf reading the assembly, whatever the assembly's object 4 is (the first part's font).
+  // Both readers take a comment for white space too.
   for (const [what, contents] of [
     ['a vertical tab before the generation', '[4\x0b0 R]'],
     ['a vertical tab before the R', '[4 0\x0bR]'],
     ['a NUL before the R', '4 0\x00R'],
+    // Comments are white space to qpdf and poppler alike, so `[4 0 %…\nR]` copied as written named the
+    // assembly's object 4 for both.
+    ['a comment before the R', '[4 0 %note\nR]'],
+    ['a comment of 100 characters before the generation', `[4 %${'x'.repeat(100)}\n0 R]`],
+    ['a comment before the R of a direct reference', '4 0 %note\rR'],
   ]) {
     it(`${what}: the content is the part's, for qpdf and poppler`, async () => {
       const part = partWith(contents);

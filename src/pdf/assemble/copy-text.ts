@@ -6,7 +6,7 @@
  * parser reads it (profiles/pdf-objects.ts) and leaves to the parsed path any text the parser would refuse
  * or stop short of, so that a damaged object is refused as damaged there, never written into the assembly.
  */
-import { CHAR_CLASS } from '../profiles/pdf-objects.js';
+import { CHAR_CLASS, referenceTail } from '../profiles/pdf-objects.js';
 
 /** What a copy changes besides references. */
 export interface TextRules {
@@ -149,10 +149,10 @@ export function copyObjectText(text: string, from: number, rules: TextRules): st
       at = afterValue(at);
       if (at === Expect.Refused) return undefined;
       if (!isDigit(c)) continue;
-      const end = referenceEnd(text, start, pos);
-      if (end > 0) {
-        replace(start, end, rules.ref(Number(text.slice(start, pos)), generation(text, pos)));
-        pos = end;
+      const ref = allDigits(text, start, pos) ? referenceTail(text, pos) : undefined;
+      if (ref) {
+        replace(start, ref.end, rules.ref(Number(text.slice(start, pos)), ref.gen));
+        pos = ref.end;
       } else if (key === Next.Shift && rules.structParentOffset !== 0 && allDigits(text, start, pos)) {
         replace(start, pos, String(Number(text.slice(start, pos)) + rules.structParentOffset));
       }
@@ -164,30 +164,6 @@ export function copyObjectText(text: string, from: number, rules: TextRules): st
 function allDigits(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) if (!isDigit(text.charCodeAt(i))) return false;
   return end > start;
-}
-
-/** After an integer at `start..pos`: where `gen R` ends when both follow, else 0. */
-function referenceEnd(text: string, start: number, pos: number): number {
-  if (!allDigits(text, start, pos)) return 0;
-  let i = pos;
-  if (CLASS[text.charCodeAt(i) & 0xff] !== 1) return 0;
-  while (CLASS[text.charCodeAt(i) & 0xff] === 1) i++;
-  const genStart = i;
-  while (isDigit(text.charCodeAt(i))) i++;
-  if (i === genStart || CLASS[text.charCodeAt(i) & 0xff] !== 1) return 0;
-  while (CLASS[text.charCodeAt(i) & 0xff] === 1) i++;
-  if (text[i] !== 'R') return 0;
-  // Past the end of the text charCodeAt is NaN, which the table reads as white space.
-  return CLASS[text.charCodeAt(i + 1) & 0xff] !== 0 ? i + 1 : 0;
-}
-
-/** The generation number after the object number ending at `pos` (referenceEnd has checked it is there). */
-function generation(text: string, pos: number): number {
-  let i = pos;
-  while (CLASS[text.charCodeAt(i) & 0xff] === 1) i++;
-  const start = i;
-  while (isDigit(text.charCodeAt(i))) i++;
-  return Number(text.slice(start, i));
 }
 
 /** Where a literal string starting at `pos` ends (after its closing parenthesis), or 0. */

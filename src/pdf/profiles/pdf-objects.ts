@@ -67,14 +67,7 @@ export class PdfParser {
 
   /** Skips white space and comments. */
   skipWhite(): void {
-    const t = this.text;
-    while (this.pos < t.length) {
-      const c = t.charCodeAt(this.pos);
-      if (CLASS[c & 0xff] === 1) this.pos++;
-      else if (c === 0x25) {
-        while (this.pos < t.length && t[this.pos] !== '\n' && t[this.pos] !== '\r') this.pos++;
-      } else break;
-    }
+    this.pos = afterWhite(this.text, this.pos);
   }
 
   /** The regular token at the current position (a number, keyword or operator), consumed. */
@@ -182,7 +175,7 @@ export class PdfParser {
     const word = this.word();
     if (word === '') throw new Error(`unexpected ${JSON.stringify(t[start])} at ${this.pos}`);
     if (isDigits(word)) {
-      const ref = refTail(t, this.pos);
+      const ref = referenceTail(t, this.pos);
       if (ref) this.pos = ref.end;
     }
   }
@@ -235,7 +228,7 @@ export class PdfParser {
     if (word === '') throw new Error(`unexpected ${JSON.stringify(c)} at ${this.pos}`);
     if (isDigits(word)) {
       // `num gen R`: look ahead without consuming unless both follow.
-      const ref = refTail(t, this.pos);
+      const ref = referenceTail(t, this.pos);
       if (ref) {
         this.pos = ref.end;
         return new PdfRef(Number(word), ref.gen);
@@ -254,24 +247,38 @@ function isDigits(word: string): boolean {
   return word.length > 0;
 }
 
-/**
- * The ` gen R` of a reference whose number ends at `pos`, read within the next 32 characters: white space,
- * digits, white space, `R` not followed by a regular character. Scanned by hand: a number is the commonest
- * token of a page's objects.
- */
-function refTail(t: string, pos: number): { gen: number; end: number } | undefined {
-  const end = Math.min(t.length, pos + 32);
+/** Where the white space and comments from `pos` end (a comment runs to the end of its line). */
+function afterWhite(t: string, pos: number): number {
   let i = pos;
-  while (i < end && isWhite(t.charCodeAt(i))) i++;
-  const digits = i;
+  while (i < t.length) {
+    const c = t.charCodeAt(i);
+    if (CLASS[c & 0xff] === 1) i++;
+    else if (c === 0x25) {
+      while (i < t.length && t.charCodeAt(i) !== 0x0a && t.charCodeAt(i) !== 0x0d) i++;
+    } else break;
+  }
+  return i;
+}
+
+/**
+ * The ` gen R` of a reference whose object number ends at `pos`: white space, digits, white space, `R`
+ * not followed by a regular character, where comments count as white space (qpdf and poppler read
+ * `4 0 %note` and `R` on the next line as one reference). The parser and the text copy (copy-text.ts) both
+ * read references here, so a reference either renumbers is one the other copies, never text left as it
+ * stood for a reader to resolve against the assembly's objects. Each gap is scanned at most twice, by the
+ * numbers on either side of it, so the whole read stays linear.
+ */
+export function referenceTail(t: string, pos: number): { gen: number; end: number } | undefined {
+  const digits = afterWhite(t, pos);
   if (digits === pos) return undefined;
-  while (i < end && isDigit(t.charCodeAt(i))) i++;
+  let i = digits;
+  while (i < t.length && isDigit(t.charCodeAt(i))) i++;
   const afterDigits = i;
   if (afterDigits === digits) return undefined;
-  while (i < end && isWhite(t.charCodeAt(i))) i++;
-  if (i === afterDigits || i >= end || t.charCodeAt(i) !== 0x52) return undefined;
+  i = afterWhite(t, i);
+  if (i === afterDigits || t.charCodeAt(i) !== 0x52) return undefined;
   i++;
-  if (i < end && !isDelimiter(t.charCodeAt(i))) return undefined;
+  if (i < t.length && !isDelimiter(t.charCodeAt(i))) return undefined;
   return { gen: Number(t.slice(digits, afterDigits)), end: i };
 }
 
