@@ -40,7 +40,7 @@ const CLASS = CHAR_CLASS;
 for (const c of [0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
 for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
 
-/** Whether the character code is PDF white space. */
+/** Whether the character code is white space: PDF's six and the vertical tab (see CHAR_CLASS). */
 export function isWhite(code: number): boolean {
   return CLASS[code & 0xff] === 1;
 }
