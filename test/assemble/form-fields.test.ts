@@ -174,6 +174,29 @@ describe('POST /v1/assemble with filled forms', () => {
     expect([...(file.dict(file.dict(form?.get('DR'))?.get('Font'))?.keys() ?? [])]).toEqual(['Helv', 'Helv-2']);
   });
 
+  it('two parts whose font of one name is the same font a reader supplies, encoding and all, share the name', async () => {
+    /** The assembly's /DR font names and its fields' /DA, for parts whose /Helv has these encodings. */
+    const merged = async (...encodings: string[]) => {
+      const parts = encodings.map((encoding) => ({ pdf: b64(formPart([{ name: 'name', value: 'Ada' }], { encoding })) }));
+      const res = await service.assemble({ parts });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      const file = new PdfFile(res.rawPayload);
+      const form = file.dict(file.catalog().value.get('AcroForm'));
+      return {
+        fonts: [...(file.dict(file.dict(form?.get('DR'))?.get('Font'))?.keys() ?? [])],
+        das: file
+          .array(form?.get('Fields'))
+          .map((field) => stringText((file.dict(field)?.get('DA') as PdfRaw | undefined)?.text ?? '()')),
+      };
+    };
+    const differences = '<< /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [32 /space 39 /quotesingle] >>';
+    expect(await merged(differences, differences)).toEqual({ fonts: ['Helv'], das: ['/Helv 12 Tf 0 g', '/Helv 12 Tf 0 g'] });
+    expect(await merged(differences, '<< /Differences [32 /bullet] >>')).toEqual({
+      fonts: ['Helv', 'Helv-2'],
+      das: ['/Helv 12 Tf 0 g', '/Helv-2 12 Tf 0 g'],
+    });
+  });
+
   it('a field that takes its form’s size and colour keeps its own part’s, in the assembly and in a split', async () => {
     const small = formPart([{ name: 'name', value: 'Ada' }], { needAppearances: true, fieldDa: null });
     const large = formPart([{ name: 'name', value: 'Ada' }], {

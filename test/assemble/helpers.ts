@@ -268,7 +268,7 @@ export function layeredPdf(config: string): Buffer {
  */
 export function formPart(
   fields: Array<{ name: string; value: string }>,
-  opts: { needAppearances?: boolean; font?: string; formDa?: string; fieldDa?: string | null } = {},
+  opts: { needAppearances?: boolean; font?: string; encoding?: string; formDa?: string; fieldDa?: string | null } = {},
 ): Buffer {
   const formDa = opts.formDa ?? '/Helv 12 Tf 0 g';
   // A field's own /DA by default; null leaves it out, so the field takes the form's.
@@ -279,7 +279,7 @@ export function formPart(
   const objects = [
     `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${fields.map((_, i) => `${at(i, 2)} 0 R`).join(' ')}] /DA (${formDa}) /DR << /Font << /Helv 3 0 R >> >>${opts.needAppearances ? ' /NeedAppearances true' : ''} >> >>`,
     `<< /Type /Pages /Kids [${fields.map((_, i) => `${at(i, 0)} 0 R`).join(' ')}] /Count ${n} >>`,
-    `<< /Type /Font /Subtype /Type1 /BaseFont /${opts.font ?? 'Helvetica'} >>`,
+    `<< /Type /Font /Subtype /Type1 /BaseFont /${opts.font ?? 'Helvetica'}${opts.encoding ? ` /Encoding ${opts.encoding}` : ''} >>`,
   ];
   fields.forEach(({ name, value }, i) => {
     const content = `BT /F1 24 Tf 72 720 Td (Page ${i + 1}) Tj ET`;

@@ -13,11 +13,14 @@
 import type { PdfFile } from '../profiles/pdf-file.js';
 import {
   dict,
+  isDict,
   nameOf,
   type PdfDict,
+  PdfName,
   PdfRaw,
   PdfRef,
   type PdfValue,
+  serialize,
   stringBytes,
   stringText,
   textString,
@@ -43,9 +46,11 @@ export class FormFields {
     if (!form) return;
     const pages = file.pages();
     const index = new FormIndex(file, form, pages);
-    const renamed = this.addFonts(file, copier, form, partNumber);
-    if (renamed.size) index.rewriteDa(copier, (da) => renameFonts(da, renamed));
     const da = byteText(file.resolve(form.get('DA')));
+    const named = index.fontsNamed();
+    for (const font of fontsIn(da ?? '')) named.add(font);
+    const renamed = this.addFonts(file, copier, form, partNumber, named);
+    if (renamed.size) index.rewriteDa(copier, (text) => renameFonts(text, renamed));
     const ownDa = da === undefined ? undefined : renameFonts(da, renamed);
     const q = byteText(file.resolve(form.get('Q'))) ?? '0';
     if (!this.firsts) {
@@ -81,11 +86,18 @@ export class FormFields {
   }
 
   /**
-   * Adds the part's /DR fonts. A name an earlier part gave another font is renamed (`F1` → `F1-2`): the
-   * returned map, from the name to its new one, for the part's /DA strings, so each field is redrawn in its
-   * own part's font.
+   * Adds the part's /DR fonts. A name an earlier part gave another font is renamed (`F1` → `F1-2`) when
+   * one of the part's /DA strings names it (`named`, decoded), and left out otherwise, so an unused font
+   * program is not copied twice: the returned map, from the name to its new one, is for those /DA strings,
+   * so each field is redrawn in its own part's font.
    */
-  private addFonts(file: PdfFile, copier: PartCopier, form: PdfDict, partNumber: number): Map<string, string> {
+  private addFonts(
+    file: PdfFile,
+    copier: PartCopier,
+    form: PdfDict,
+    partNumber: number,
+    named: ReadonlySet<string>,
+  ): Map<string, string> {
     const renamed = new Map<string, string>();
     const fonts = file.dict(file.dict(form.get('DR'))?.get('Font'));
     if (!fonts) return renamed;
@@ -96,7 +108,7 @@ export class FormFields {
         if (unique === key && identity !== undefined && this.fontIdentities.get(key) === identity) break;
         unique = `${key}-${n}`;
       }
-      if (this.fonts.has(unique)) continue;
+      if (this.fonts.has(unique) || (unique !== key && !named.has(decodeName(key)))) continue;
       this.fonts.set(unique, copier.value(v));
       this.fontIdentities.set(unique, identity);
       if (unique !== key) renamed.set(decodeName(key), unique);
@@ -118,19 +130,35 @@ export class FormFields {
 /**
  * What a /DR font is, when two parts' fonts of one name can be told the same without comparing their
  * programs: a simple font a reader supplies itself (no embedded program), by type, base font and encoding
- * name. Undefined for any other font, which is then never taken for another part's.
+ * (a name, or a dictionary of a base encoding and differences, as forms commonly give /Helv and /ZaDb).
+ * Undefined for any other font, which is then never taken for another part's.
  */
 function fontIdentity(file: PdfFile, value: PdfValue): string | undefined {
   const font = file.dict(value);
   if (!font) return undefined;
   const subtype = nameOf(file.resolve(font.get('Subtype')));
   const base = nameOf(file.resolve(font.get('BaseFont')));
-  const encoding = file.resolve(font.get('Encoding'));
   const descriptor = file.dict(font.get('FontDescriptor'));
   if (!subtype || !['Type1', 'TrueType'].includes(subtype) || !base) return undefined;
   if (descriptor && ['FontFile', 'FontFile2', 'FontFile3'].some((key) => descriptor.has(key))) return undefined;
-  if (encoding !== undefined && nameOf(encoding) === undefined) return undefined;
-  return `${subtype}/${decodeName(base)}/${nameOf(encoding) ?? ''}`;
+  const encoding = encodingIdentity(file, file.resolve(font.get('Encoding')));
+  // Names as written: a written name holds no white space, so the parts cannot run together.
+  return encoding === undefined ? undefined : `/${subtype} /${base} ${encoding}`;
+}
+
+/** A font's /Encoding as text (a name, or a base encoding and its differences), or undefined for anything else. */
+function encodingIdentity(file: PdfFile, encoding: PdfValue | undefined): string | undefined {
+  if (encoding === undefined) return '';
+  if (encoding instanceof PdfName) return serialize(encoding);
+  if (!isDict(encoding)) return undefined;
+  const base = file.resolve(encoding.get('BaseEncoding'));
+  const differences = file.resolve(encoding.get('Differences'));
+  if ((base !== undefined && !(base instanceof PdfName)) || (differences !== undefined && !Array.isArray(differences)))
+    return undefined;
+  const items = differences ?? [];
+  if (!items.every((item) => item instanceof PdfName || (item instanceof PdfRaw && /^\d+$/.test(item.text)))) return undefined;
+  // As written (escapes kept): two encodings that only spell a name differently are merely told apart.
+  return `${base ? serialize(base) : ''}[${items.map(serialize).join(' ')}]`;
 }
 
 /** A name as written (`#xx` escapes) decoded to its characters. */
@@ -138,9 +166,17 @@ function decodeName(written: string): string {
   return written.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
+/** A font name in a /DA string (as written), then its size and `Tf`. */
+const DA_FONT = /\/([^\s()<>[\]{}/%]*)(\s+[-+.\d]+\s+Tf\b)/g;
+
+/** The fonts a /DA string names, decoded. */
+function fontsIn(da: string): string[] {
+  return [...da.matchAll(DA_FONT)].map((m) => decodeName(m[1]));
+}
+
 /** A /DA string with its font (the name before `Tf`) renamed when `renamed` has it. */
 function renameFonts(da: string, renamed: ReadonlyMap<string, string>): string {
-  return da.replace(/\/([^\s()<>[\]{}/%]*)(\s+[-+.\d]+\s+Tf\b)/g, (whole, font: string, rest: string) => {
+  return da.replace(DA_FONT, (whole, font: string, rest: string) => {
     const to = renamed.get(decodeName(font));
     return to === undefined ? whole : `/${to}${rest}`;
   });
@@ -242,6 +278,15 @@ export class FormIndex {
       );
     }
     return [...tops].sort((a, b) => a - b).map((i) => this.fields[i]);
+  }
+
+  /** The fonts the field tree's own /DA strings name, decoded. */
+  fontsNamed(): Set<string> {
+    const named = new Set<string>();
+    for (const num of this.top.keys())
+      for (const font of fontsIn(byteText(this.file.resolve(this.file.dict(this.file.refTo(num))?.get('DA'))) ?? ''))
+        named.add(font);
+    return named;
   }
 
   /** Rewrites the /DA of every node of the field tree that has its own (through the copier). */
