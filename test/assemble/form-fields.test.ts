@@ -197,6 +197,21 @@ describe('POST /v1/assemble with filled forms', () => {
     });
   });
 
+  it('a form-wide alignment that is no number is not written into the assembly as it stood', async () => {
+    const odd = formPart([{ name: 'name', value: 'Ada' }], { formExtra: '/Q (1 /Injected true)' });
+    const centred = formPart([{ name: 'name', value: 'Ada' }], { formExtra: '/Q 1' });
+    const res = await service.assemble({ parts: [{ pdf: b64(centred) }, { pdf: b64(odd) }] });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(qpdfCheck(res.rawPayload).status, qpdfCheck(res.rawPayload).output).toBe(0);
+    const file = new PdfFile(res.rawPayload);
+    const fields = file.array(file.dict(file.catalog().value.get('AcroForm'))?.get('Fields')).map((field) => file.dict(field));
+    // The second part's fields read their alignment as 0, the first's being 1: they get 0 of their own.
+    expect(fields.map((field) => [(field?.get('Q') as PdfRaw | undefined)?.text, field?.has('Injected')])).toEqual([
+      [undefined, false],
+      ['0', false],
+    ]);
+  });
+
   it('a field that takes its form’s size and colour keeps its own part’s, in the assembly and in a split', async () => {
     const small = formPart([{ name: 'name', value: 'Ada' }], { needAppearances: true, fieldDa: null });
     const large = formPart([{ name: 'name', value: 'Ada' }], {

@@ -268,7 +268,15 @@ export function layeredPdf(config: string): Buffer {
  */
 export function formPart(
   fields: Array<{ name: string; value: string }>,
-  opts: { needAppearances?: boolean; font?: string; encoding?: string; formDa?: string; fieldDa?: string | null } = {},
+  opts: {
+    needAppearances?: boolean;
+    font?: string;
+    encoding?: string;
+    formDa?: string;
+    fieldDa?: string | null;
+    /** More entries of the /AcroForm dictionary, as written. */
+    formExtra?: string;
+  } = {},
 ): Buffer {
   const formDa = opts.formDa ?? '/Helv 12 Tf 0 g';
   // A field's own /DA by default; null leaves it out, so the field takes the form's.
@@ -277,7 +285,7 @@ export function formPart(
   // Objects: 1 catalog, 2 pages, 3 font, then per field i: page, content, widget, appearance.
   const at = (i: number, k: number) => 4 + i * 4 + k;
   const objects = [
-    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${fields.map((_, i) => `${at(i, 2)} 0 R`).join(' ')}] /DA (${formDa}) /DR << /Font << /Helv 3 0 R >> >>${opts.needAppearances ? ' /NeedAppearances true' : ''} >> >>`,
+    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${fields.map((_, i) => `${at(i, 2)} 0 R`).join(' ')}] /DA (${formDa}) /DR << /Font << /Helv 3 0 R >> >>${opts.needAppearances ? ' /NeedAppearances true' : ''}${opts.formExtra ? ` ${opts.formExtra}` : ''} >> >>`,
     `<< /Type /Pages /Kids [${fields.map((_, i) => `${at(i, 0)} 0 R`).join(' ')}] /Count ${n} >>`,
     `<< /Type /Font /Subtype /Type1 /BaseFont /${opts.font ?? 'Helvetica'}${opts.encoding ? ` /Encoding ${opts.encoding}` : ''} >>`,
   ];

@@ -52,7 +52,9 @@ export class FormFields {
     const renamed = this.addFonts(file, copier, form, partNumber, named);
     if (renamed.size) index.rewriteDa(copier, (text) => renameFonts(text, renamed));
     const ownDa = da === undefined ? undefined : renameFonts(da, renamed);
-    const q = byteText(file.resolve(form.get('Q'))) ?? '0';
+    // Alignment is 0, 1 or 2; anything else reads as 0 (and is never written back as it stood).
+    const qValue = file.resolve(form.get('Q'));
+    const q = qValue instanceof PdfRaw && /^[0-2]$/.test(qValue.text) ? qValue.text : '0';
     if (!this.firsts) {
       const copied: PdfDict = new Map();
       for (const key of ['DA', 'Q']) if (form.has(key)) copied.set(key, copier.value(form.get(key)));
