@@ -16,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { zipEntries } from '../../src/client/zip-entries.js';
+import { PdfFile } from '../../src/pdf/profiles/pdf-file.js';
+import type { PdfRaw } from '../../src/pdf/profiles/pdf-objects.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
 import { pixel } from '../render/pdf-tools.js';
@@ -307,6 +309,25 @@ describe('white space and comments as qpdf reads them: a reference it reads is r
     expect(res.statusCode, res.body).toBe(422);
     expect(res.json().error.message).toMatch(/^parts\[0\]: the PDF is damaged \(object 3 cannot be read/);
   });
+});
+
+describe('a page turned from a rotation that is none', () => {
+  // The turn was added to the number as written: 45 gave 135, 1.5 gave 91.5 and 1e999 gave NaN, none of
+  // them a rotation a reader can take (a multiple of 90), and NaN not even a number.
+  for (const written of ['45', '1.5', '1e999']) {
+    it(`/Rotate ${written}, turned by 90: /Rotate 90, as from none`, async () => {
+      const part = partOf([
+        CATALOG,
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate ${written} >>`,
+      ]);
+      const { res } = await assemble([{ pdf: b64(part), rotate: 90 }]);
+      expect(res.statusCode, res.body).toBe(200);
+      const file = new PdfFile(res.rawPayload);
+      const page = file.dict(file.refTo(file.pages()[0]));
+      expect((page?.get('Rotate') as PdfRaw | undefined)?.text).toBe('90');
+    });
+  }
 });
 
 describe('an object named in two roles', () => {

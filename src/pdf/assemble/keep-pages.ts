@@ -149,7 +149,9 @@ function copyKept(index: KeepIndex, opts: KeepPagesOptions, keptSet: Set<number>
       }
     }
     if (opts.rotate) {
-      const current = Number((file.resolve(changed.get('Rotate')) as PdfRaw | undefined)?.text ?? 0) || 0;
+      const written = Number((file.resolve(changed.get('Rotate')) as PdfRaw | undefined)?.text ?? 0);
+      // A rotation is a multiple of 90; readers take any other for none, and the sum must stay a number.
+      const current = Number.isInteger(written) && written % 90 === 0 ? written : 0;
       changed.set('Rotate', raw((((current + opts.rotate) % 360) + 360) % 360));
       touched = true;
     }
