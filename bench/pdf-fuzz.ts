@@ -22,6 +22,8 @@ export async function runPdfFuzzBench(): Promise<void> {
   const inputs = Math.max(1, Number(process.env.PDF_FUZZ_N ?? 20_000));
   const seed = Number(process.env.PDF_FUZZ_SEED ?? (Date.now() ^ (Math.random() * 2 ** 31)) >>> 0);
   const keep = process.env.PDF_FUZZ_KEEP ?? fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-pdf-fuzz-'));
+  // A failure's bytes are written there the moment it is found: a directory named but not made stopped the run.
+  fs.mkdirSync(keep, { recursive: true });
   heading(`pdf-fuzz: ${inputs} mutated PDFs, PKCS#12 files and Factur-X XMLs, seed ${seed}`);
   const started = Date.now();
   const report = await runPdfFuzz({
