@@ -284,6 +284,19 @@ describe('white space and comments as qpdf reads them: a reference it reads is r
     });
   }
 
+  // Found by the PDF fuzz (the white-space mutation): the object headers were matched with a regular
+  // expression's \s, which takes no NUL, so the page whose header was `3\x000 obj` was not found and the
+  // assembly left it out (answered 200, one page short).
+  it('a NUL in an object header, `3\\x000 obj`: the page is read, as qpdf and poppler read it', async () => {
+    const part = Buffer.from(partWith('4 0 R').toString('latin1').replace('\n3 0 obj', '\n3\x000 obj'), 'latin1');
+    expect(part.includes('3\x000 obj')).toBe(true);
+    expect(qpdfCheck(part).output).not.toMatch(/WARNING/);
+    expect(pageTexts(part).map((text) => text.trim())).toEqual(['Hello']);
+    const { res } = await assemble([{ pdf: b64(tinyPdf('First')) }, { pdf: b64(part) }]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(pageTexts(res.rawPayload).map((text) => text.trim())).toEqual(['First', 'Hello']);
+  });
+
   // Found by the PDF fuzz, when the reader took the tab for part of a token: it read a bare dictionary and
   // the copy dropped the content (answered 200, blank); it was then refused as damaged. poppler draws the
   // part blank; qpdf reads the stream, as its repair, which the refusal pointed to, would write it.

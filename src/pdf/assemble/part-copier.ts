@@ -10,6 +10,7 @@ import type { PdfFile } from '../profiles/pdf-file.js';
 import {
   isDict,
   nameOf,
+  OBJECT_HEAD,
   type PdfDict,
   PdfName,
   PdfRaw,
@@ -17,6 +18,7 @@ import {
   type PdfValue,
   raw,
   stringBytes,
+  WHITE_SPACE,
 } from '../profiles/pdf-objects.js';
 import type { ActiveContent } from './active-content.js';
 import { copyObjectText, type TextRules } from './copy-text.js';
@@ -42,6 +44,8 @@ export interface CopyRules {
 }
 
 const NULL = raw('null');
+/** What must follow a stream's data where its /Length ends. */
+const STREAM_END = new RegExp(`^${WHITE_SPACE}*endstream`);
 
 /** One part's objects on their way into the assembly. */
 export class PartCopier {
@@ -147,7 +151,7 @@ export class PartCopier {
       }
       const { start, length } = object.stream;
       const after = this.file.text.slice(start + length, start + length + 24);
-      if (!/^\s*endstream/.test(after)) throw this.damaged(`stream ${num} does not end where its /Length says`);
+      if (!STREAM_END.test(after)) throw this.damaged(`stream ${num} does not end where its /Length says`);
       this.out.set(ref, value, this.file.bytes.subarray(start, start + length));
     }
   }
@@ -156,7 +160,7 @@ export class PartCopier {
   private copyText(num: number): boolean {
     const at = this.file.offset(num);
     if (at === undefined) return false;
-    const head = /^(\d+)\s+\d+\s+obj/.exec(this.file.text.slice(at, at + 40));
+    const head = OBJECT_HEAD.exec(this.file.text.slice(at, at + 40));
     if (!head || Number(head[1]) !== num) return false;
     const body = copyObjectText(this.file.text, at + head[0].length, this.textRules);
     if (body === undefined) return false;

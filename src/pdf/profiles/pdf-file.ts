@@ -9,7 +9,19 @@
  * what it visited, and a stream inflates to a cap the caller chooses, never to what the file claims.
  */
 import zlib from 'node:zlib';
-import { isDict, nameOf, type PdfDict, PdfParser, PdfRaw, PdfRef, type PdfValue, raw, serialize } from './pdf-objects.js';
+import {
+  isDict,
+  nameOf,
+  OBJECT_HEAD,
+  type PdfDict,
+  PdfParser,
+  PdfRaw,
+  PdfRef,
+  type PdfValue,
+  raw,
+  serialize,
+  WHITE_SPACE,
+} from './pdf-objects.js';
 
 /** An object as read: its value and, for a stream, where its data is. */
 export interface PdfObject {
@@ -39,6 +51,10 @@ const MAX_SECTIONS = 64;
 const XREF_ENTRY_BYTES = 20;
 /** A classic cross-reference entry without its end of line: offset, generation, in use or free. */
 const XREF_ENTRY = /^\d{10} \d{5} [nf]$/;
+/** `startxref` and the offset after it; white space as the object syntax has it (a NUL is white space, a no-break space is not). */
+const STARTXREF = new RegExp(`^startxref${WHITE_SPACE}+(\\d+)`);
+/** A cross-reference subsection's first object number and count, on a line of their own. */
+const SUBSECTION_HEAD = new RegExp(`^${WHITE_SPACE}*(\\d+)${WHITE_SPACE}+(\\d+)[ \\t]*\\r?\\n`);
 /** Most bytes one stream inflates to unless the caller asks for less (a printed page's content stays far below). */
 export const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
 
@@ -65,7 +81,7 @@ export class PdfFile {
   constructor(readonly bytes: Buffer) {
     this.text = bytes.toString('latin1');
     const at = this.text.lastIndexOf('startxref');
-    const m = at < 0 ? null : /^startxref\s+(\d+)/.exec(this.text.slice(at, at + 40));
+    const m = at < 0 ? null : STARTXREF.exec(this.text.slice(at, at + 40));
     if (!m) throw new UnreadablePdf('no startxref');
     this.lastXref = Number(m[1]);
     let trailer: PdfDict | undefined;
@@ -93,7 +109,7 @@ export class PdfFile {
   private readSection(offset: number): PdfDict {
     if (this.text.slice(offset, offset + 4) !== 'xref') throw new UnreadablePdf('not a classic cross-reference table');
     let pos = offset + 4;
-    const header = /^\s*(\d+)\s+(\d+)[ \t]*\r?\n/;
+    const header = SUBSECTION_HEAD;
     for (;;) {
       const m = header.exec(this.text.slice(pos, pos + 40));
       if (!m) break;
@@ -152,7 +168,7 @@ export class PdfFile {
     const offset = this.offsets.get(num);
     if (offset === undefined) return undefined;
     const parser = new PdfParser(this.text, offset);
-    const head = /^(\d+)\s+(\d+)\s+obj/.exec(this.text.slice(offset, offset + 40));
+    const head = OBJECT_HEAD.exec(this.text.slice(offset, offset + 40));
     if (!head || Number(head[1]) !== num) return undefined;
     // A stream whose /Length refers back to it would be read again and again.
     if (this.reading.has(num)) throw new UnreadablePdf(`object ${num} refers to itself for its length`);
@@ -199,7 +215,7 @@ export class PdfFile {
     if (this.written.has(num) || this.cache.has(num)) return false;
     const offset = this.offsets.get(num);
     if (offset === undefined) return true;
-    const head = /^(\d+)\s+(\d+)\s+obj/.exec(this.text.slice(offset, offset + 40));
+    const head = OBJECT_HEAD.exec(this.text.slice(offset, offset + 40));
     if (!head || Number(head[1]) !== num) return true;
     const parser = new PdfParser(this.text, offset + head[0].length);
     const longest = { name: 0, string: 0 };

@@ -40,6 +40,12 @@ const CLASS = CHAR_CLASS;
 for (const c of [0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
 for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
 
+/** CHAR_CLASS's white space as a regular expression's class, for the scanners that match with one. */
+export const WHITE_SPACE = '[\\0\\t\\n\\v\\f\\r ]';
+
+/** An object's header at its offset, `num gen obj`: the number and the generation. */
+export const OBJECT_HEAD = new RegExp(`^(\\d+)${WHITE_SPACE}+(\\d+)${WHITE_SPACE}+obj`);
+
 /** Whether the character code is white space: PDF's six and the vertical tab (see CHAR_CLASS). */
 export function isWhite(code: number): boolean {
   return CLASS[code & 0xff] === 1;
