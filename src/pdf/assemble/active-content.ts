@@ -18,7 +18,7 @@ import {
   stringBytes,
   stringText,
 } from '../profiles/pdf-objects.js';
-import { nameTreeEntries } from './trees.js';
+import { nameKey, nameTreeEntries } from './trees.js';
 
 /** What was found: each is removed, but for attachments, which are kept. */
 export type ActiveContentKind =
@@ -56,8 +56,7 @@ const ACTIONS: Record<string, ActiveContentKind> = {
 
 /** A name's text with `#xx` escapes decoded (`/Java#53cript` is /JavaScript to a reader). */
 function plainName(value: PdfValue | undefined): string | undefined {
-  if (!(value instanceof PdfName)) return undefined;
-  return value.name.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  return value instanceof PdfName ? nameKey(value) : undefined;
 }
 
 /** The active kind an action dictionary is, if any (its /Next chain aside). */

@@ -26,6 +26,7 @@ import {
   textString,
 } from '../profiles/pdf-objects.js';
 import type { PartCopier } from './part-copier.js';
+import { nameKey } from './trees.js';
 
 const MAX_DEPTH = 32;
 
@@ -110,10 +111,10 @@ export class FormFields {
         if (unique === key && identity !== undefined && this.fontIdentities.get(key) === identity) break;
         unique = `${key}-${n}`;
       }
-      if (this.fonts.has(unique) || (unique !== key && !named.has(decodeName(key)))) continue;
+      if (this.fonts.has(unique) || (unique !== key && !named.has(nameKey(key)))) continue;
       this.fonts.set(unique, copier.value(v));
       this.fontIdentities.set(unique, identity);
-      if (unique !== key) renamed.set(decodeName(key), unique);
+      if (unique !== key) renamed.set(nameKey(key), unique);
     }
     return renamed;
   }
@@ -163,23 +164,18 @@ function encodingIdentity(file: PdfFile, encoding: PdfValue | undefined): string
   return `${base ? serialize(base) : ''}[${items.map(serialize).join(' ')}]`;
 }
 
-/** A name as written (`#xx` escapes) decoded to its characters. */
-function decodeName(written: string): string {
-  return written.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-}
-
 /** A font name in a /DA string (as written), then its size and `Tf`. */
 const DA_FONT = /\/([^\s()<>[\]{}/%]*)(\s+[-+.\d]+\s+Tf\b)/g;
 
 /** The fonts a /DA string names, decoded. */
 function fontsIn(da: string): string[] {
-  return [...da.matchAll(DA_FONT)].map((m) => decodeName(m[1]));
+  return [...da.matchAll(DA_FONT)].map((m) => nameKey(m[1]));
 }
 
 /** A /DA string with its font (the name before `Tf`) renamed when `renamed` has it. */
 function renameFonts(da: string, renamed: ReadonlyMap<string, string>): string {
   return da.replace(DA_FONT, (whole, font: string, rest: string) => {
-    const to = renamed.get(decodeName(font));
+    const to = renamed.get(nameKey(font));
     return to === undefined ? whole : `/${to}${rest}`;
   });
 }

@@ -57,9 +57,11 @@ export function numberTreeEntries(file: PdfFile, root: PdfValue | undefined): Ar
   return out;
 }
 
-/** The key a name object stands for (`#xx` escapes decoded), as a byte string. */
-export function nameKey(value: PdfName): string {
-  return value.name.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+/** The key a name object (or a name as written, such as a dictionary key) stands for, `#xx` escapes decoded, as a byte string. */
+export function nameKey(value: PdfName | string): string {
+  return (typeof value === 'string' ? value : value.name).replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  );
 }
 
 /** A byte string written as a PDF hex string. */

@@ -109,9 +109,8 @@ export class PdfFile {
   private readSection(offset: number): PdfDict {
     if (this.text.slice(offset, offset + 4) !== 'xref') throw new UnreadablePdf('not a classic cross-reference table');
     let pos = offset + 4;
-    const header = SUBSECTION_HEAD;
     for (;;) {
-      const m = header.exec(this.text.slice(pos, pos + 40));
+      const m = SUBSECTION_HEAD.exec(this.text.slice(pos, pos + 40));
       if (!m) break;
       pos += m[0].length;
       const [first, count] = [Number(m[1]), Number(m[2])];
