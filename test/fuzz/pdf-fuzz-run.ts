@@ -219,6 +219,87 @@ async function drawnOtherwise(answer: Buffer, part: Buffer, view: View, after: n
   return asQpdf?.equals(answerPage) ? undefined : `page 1 is drawn otherwise than the part's page ${expected.first}`;
 }
 
+/** What qpdf reads of a PDF: its objects by reference (`obj:4 0 R`), and its pages' references in order. */
+interface QpdfReading {
+  objects: Record<string, { value?: unknown; stream?: { dict: Record<string, unknown> } }>;
+  pages: string[];
+}
+
+/** qpdf's reading of `pdf`, or undefined when qpdf reports anything about it (a repair is qpdf's, not the document's). */
+async function qpdfReading(pdf: Buffer): Promise<QpdfReading | undefined> {
+  const read = await onPdfAsync('qpdf', ['--json=2', '--json-key=pages', '--json-key=qpdf'], pdf, READER_MS);
+  if (read.status !== 0) return undefined;
+  const json = JSON.parse(read.stdout.toString('utf8')) as {
+    pages: Array<{ object: string }>;
+    qpdf: [unknown, QpdfReading['objects']];
+  };
+  return { objects: json.qpdf[1], pages: json.pages.map((page) => page.object) };
+}
+
+const REFERENCE = /^\d+ \d+ R$/;
+
+/** A value of qpdf's JSON, references followed: what kind of object it is, and what it holds to walk into. */
+function followed(
+  reading: QpdfReading,
+  value: unknown,
+  hops = 0,
+): { kind: string; ref?: string; entries?: Array<[string, unknown]> } {
+  if (typeof value === 'string' && REFERENCE.test(value)) {
+    const object = reading.objects[`obj:${value}`];
+    // An object that is only a reference to another (or to itself) is followed a few hops, then taken for null.
+    if (!object || hops > 8) return { kind: 'null', ref: value };
+    const inner = followed(reading, object.stream ? object.stream.dict : object.value, hops + 1);
+    return { ...inner, kind: object.stream ? inner.kind.replace('dictionary', 'stream') : inner.kind, ref: value };
+  }
+  if (value === null) return { kind: 'null' };
+  if (Array.isArray(value)) return { kind: 'array', entries: value.map((v, i): [string, unknown] => [`[${i}]`, v]) };
+  if (typeof value === 'object') {
+    const dict = value as Record<string, unknown>;
+    const type = typeof dict['/Type'] === 'string' ? ` ${dict['/Type']}` : '';
+    return { kind: `dictionary${type}`, entries: Object.entries(dict) };
+  }
+  if (typeof value === 'string') return { kind: value.startsWith('/') ? 'name' : 'string' };
+  return { kind: typeof value };
+}
+
+/** Keys the assembly writes anew or filters (the tree, the annotations it leaves out): not the part's to compare. */
+const REWRITTEN = new Set(['/Parent', '/Annots', '/P', '/StructParents', '/StructParent', '/B']);
+
+/**
+ * Where the answer's first page holds an object of another kind than the part's page it is, as qpdf reads
+ * both, or undefined: walked key by key from the two pages, each pair of objects once. A reference the
+ * assembly renumbers wrongly lands on another object of the assembly (another part's font where a content
+ * stream was), which a reader may draw without complaint when its type does not matter to the page: the
+ * drawing judge cannot see that, this one does. The answer may hold nothing where the part had something
+ * (what acts on a reader is left out).
+ */
+async function objectsOtherwise(answer: Buffer, part: Buffer, view: View): Promise<string | undefined> {
+  const partRead = await qpdfReading(part);
+  const expected = partRead ? view(partRead.pages.length) : undefined;
+  if (!partRead || !expected) return undefined;
+  const file = answer.subarray(0, 4).toString('latin1') === 'PK\x03\x04' ? zipEntries(answer)[0].pdf : answer;
+  const answerRead = await qpdfReading(file);
+  if (!answerRead) return 'qpdf cannot read the answer';
+  const queue: Array<[unknown, unknown, string]> = [[partRead.pages[expected.first - 1], answerRead.pages[0], 'the page']];
+  const seen = new Set<string>();
+  for (let walked = 0; queue.length > 0 && walked < 50_000; walked++) {
+    const [inPart, inAnswer, at] = queue.shift() as [unknown, unknown, string];
+    const a = followed(partRead, inPart);
+    const b = followed(answerRead, inAnswer);
+    if (a.ref || b.ref) {
+      const pair = `${a.ref ?? at} ${b.ref ?? at}`;
+      if (seen.has(pair)) continue;
+      seen.add(pair);
+    }
+    if (b.kind === 'null') continue;
+    if (a.kind !== b.kind) return `${at}: ${a.kind} in the part, ${b.kind} in the answer`;
+    const theirs = new Map(b.entries ?? []);
+    for (const [key, value] of a.entries ?? [])
+      if (!REWRITTEN.has(key) && theirs.has(key)) queue.push([value, theirs.get(key), `${at} ${key}`]);
+  }
+  return undefined;
+}
+
 /**
  * A finishing step a PDF part is sent with: the part's fields, the request's, how to say it, and which of
  * the part's pages the answer shows as they are drawn in the part (none for a rotation or a stamp, which
@@ -387,14 +468,20 @@ export async function runPdfFuzz(opts: PdfFuzzOptions): Promise<PdfFuzzReport> {
         status === 200 && !damage && !fault && shown
           ? await drawnOtherwise(answer, mutant.bytes, shown.view, shown.after)
           : undefined;
-      if (!ok || ms > DEADLINE_MS[kind] || damage || fault || drawn) {
+      const otherwise =
+        status === 200 && !damage && !fault && !drawn && shown
+          ? await objectsOtherwise(answer, mutant.bytes, shown.view)
+          : undefined;
+      if (!ok || ms > DEADLINE_MS[kind] || damage || fault || drawn || otherwise) {
         const what = damage
           ? `200 with an object no reader parses (${damage})`
           : fault
             ? `200 with what qpdf --check finds in the answer and not in the part (${fault})`
             : drawn
               ? `200 that looks otherwise than the part (${drawn})`
-              : `${status || 'no answer'} after ${Math.round(ms)} ms ${said}`;
+              : otherwise
+                ? `200 whose page holds other objects than the part's (${otherwise})`
+                : `${status || 'no answer'} after ${Math.round(ms)} ms ${said}`;
         report.failures.push(`input ${i} (${kind}, ${mutant.how}): ${what}`);
         const ext = { pdf: 'pdf', pkcs12: 'p12', xml: 'xml' }[kind];
         if (opts.failureDir) fs.writeFileSync(path.join(opts.failureDir, `input-${i}.${ext}`), mutant.bytes);
