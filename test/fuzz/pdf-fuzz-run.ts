@@ -184,7 +184,7 @@ async function drawnPage(pdf: Buffer, page: number): Promise<Buffer | undefined>
 }
 
 /** Of a part of `pages` pages, which page the answer's first page is (from 1), and how many of its pages the answer's first file holds. */
-type View = (pages: number) => { first: number; pages: number } | undefined;
+export type View = (pages: number) => { first: number; pages: number } | undefined;
 
 /** The part as qpdf reads it, written out again (no longer in dispute between readers), or undefined when qpdf complains. */
 async function asQpdfReadsIt(pdf: Buffer): Promise<Buffer | undefined> {
@@ -273,7 +273,7 @@ const REWRITTEN = new Set(['/Parent', '/Annots', '/P', '/StructParents', '/Struc
  * drawing judge cannot see that, this one does. The answer may hold nothing where the part had something
  * (what acts on a reader is left out).
  */
-async function objectsOtherwise(answer: Buffer, part: Buffer, view: View): Promise<string | undefined> {
+export async function objectsOtherwise(answer: Buffer, part: Buffer, view: View): Promise<string | undefined> {
   const partRead = await qpdfReading(part);
   const expected = partRead ? view(partRead.pages.length) : undefined;
   if (!partRead || !expected) return undefined;
