@@ -262,8 +262,11 @@ function followed(
   return { kind: typeof value };
 }
 
-/** Keys the assembly writes anew or filters (the tree, the annotations it leaves out): not the part's to compare. */
-const REWRITTEN = new Set(['/Parent', '/Annots', '/P', '/StructParents', '/StructParent', '/B']);
+/**
+ * Keys the assembly writes anew or filters, not the part's to compare: the tree, the annotations it leaves out,
+ * and destinations (a named one becomes a string of the assembly's name tree).
+ */
+const REWRITTEN = new Set(['/Parent', '/Annots', '/P', '/StructParents', '/StructParent', '/B', '/Dest', '/D']);
 
 /**
  * Where the answer's first page holds an object of another kind than the part's page it is, as qpdf reads
