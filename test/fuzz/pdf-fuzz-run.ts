@@ -5,7 +5,8 @@
  * its deadline, and every assembly answered 200 (each file of a split) a PDF whose every object its reader
  * parses and in which `qpdf --check` finds nothing it does not find in the part. Unless the request turns or
  * stamps the pages, the answer (a split's first file) must hold the pages of the part it keeps (qpdf's page
- * list), its first page drawn by poppler as the part's page it is. Meanwhile another account renders a page now and then, and each of those must succeed.
+ * list), its first page drawn by poppler as the part's page it is and holding, key by key as qpdf reads both,
+ * objects of the kinds that page holds. Meanwhile another account renders a page now and then, and each of those must succeed.
  * The suite runs it with a fixed seed and a few hundred inputs; `npm run bench -- pdf-fuzz` with 20,000.
  */
 import crypto from 'node:crypto';
@@ -271,10 +272,9 @@ const REWRITTEN = new Set(['/Parent', '/Annots', '/P', '/StructParents', '/Struc
 /**
  * Where the answer's first page holds an object of another kind than the part's page it is, as qpdf reads
  * both, or undefined: walked key by key from the two pages, each pair of objects once. A reference the
- * assembly renumbers wrongly lands on another object of the assembly (another part's font where a content
- * stream was), which a reader may draw without complaint when its type does not matter to the page: the
- * drawing judge cannot see that, this one does. The answer may hold nothing where the part had something
- * (what acts on a reader is left out).
+ * assembly renumbers wrongly lands on another of the assembly's objects; where neither qpdf nor poppler
+ * reads that object (a font the content never selects, a /ToUnicode map), the other judges cannot see it,
+ * this one does. The answer may hold nothing where the part had something (what acts on a reader is left out).
  */
 export async function objectsOtherwise(answer: Buffer, part: Buffer, view: View): Promise<string | undefined> {
   const partRead = await qpdfReading(part);
@@ -285,8 +285,8 @@ export async function objectsOtherwise(answer: Buffer, part: Buffer, view: View)
   if (!answerRead) return 'qpdf cannot read the answer';
   const queue: Array<[unknown, unknown, string]> = [[partRead.pages[expected.first - 1], answerRead.pages[0], 'the page']];
   const seen = new Set<string>();
-  for (let walked = 0; queue.length > 0 && walked < 50_000; walked++) {
-    const [inPart, inAnswer, at] = queue.shift() as [unknown, unknown, string];
+  for (let next = 0; next < queue.length && next < 50_000; next++) {
+    const [inPart, inAnswer, at] = queue[next];
     const a = followed(partRead, inPart);
     const b = followed(answerRead, inAnswer);
     if (a.ref || b.ref) {
