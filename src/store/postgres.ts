@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { type Dialect, Kysely, PostgresDialect, type PostgresDialectConfig, sql } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest } from './migrate.js';
+import { migratorDialect } from './migrator-dialect.js';
 import type { Database } from './schema.js';
 import { composeStore, type Store } from './store.js';
 import { PREPARED } from './store-context.js';
@@ -114,7 +115,12 @@ function preparing(client: pg.PoolClient): void {
   };
 }
 
-function openDb(url: string, opts: PostgresStoreOptions, pool: pg.PoolConfig): Kysely<Database> {
+function openDb(
+  url: string,
+  opts: PostgresStoreOptions,
+  pool: pg.PoolConfig,
+  dialect: (config: PostgresDialectConfig) => Dialect = (config) => new PostgresDialect(config),
+): Kysely<Database> {
   const p = new pg.Pool({
     connectionString: url,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
@@ -129,7 +135,7 @@ function openDb(url: string, opts: PostgresStoreOptions, pool: pg.PoolConfig): K
     client.on('error', () => {});
     preparing(client);
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: p }) });
+  return new Kysely<Database>({ dialect: dialect({ pool: p }) });
 }
 
 /**
@@ -137,7 +143,7 @@ function openDb(url: string, opts: PostgresStoreOptions, pool: pg.PoolConfig): K
  * a second instance waits on the migrator's advisory lock for as long as the first one migrates.
  */
 async function migrate(url: string, opts: PostgresStoreOptions): Promise<void> {
-  const db = openDb(url, opts, { max: 1, connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000 });
+  const db = openDb(url, opts, { max: 1, connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000 }, migratorDialect);
   try {
     if (opts.schema) await sql`create schema if not exists ${sql.id(opts.schema)}`.execute(db);
     await migrateToLatest(db as Kysely<unknown>, { schema: opts.schema });
