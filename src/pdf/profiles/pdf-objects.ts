@@ -37,11 +37,12 @@ export type PdfValue = PdfName | PdfRaw | PdfRef | PdfDict | PdfValue[];
  */
 export const CHAR_CLASS = new Uint8Array(256);
 const CLASS = CHAR_CLASS;
-for (const c of [0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
+const WHITE_CODES = [0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20];
+for (const c of WHITE_CODES) CLASS[c] = 1;
 for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
 
 /** CHAR_CLASS's white space as a regular expression's class, for the scanners that match with one. */
-export const WHITE_SPACE = '[\\0\\t\\n\\v\\f\\r ]';
+export const WHITE_SPACE = `[${WHITE_CODES.map((c) => `\\x${c.toString(16).padStart(2, '0')}`).join('')}]`;
 
 /** An object's header at its offset, `num gen obj`: the number and the generation. */
 export const OBJECT_HEAD = new RegExp(`^(\\d+)${WHITE_SPACE}+(\\d+)${WHITE_SPACE}+obj`);
