@@ -30,7 +30,8 @@ function pageworks(
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  // 'close', not 'exit': a process's last output can still be in its pipes when it has exited.
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 // A port nothing listens on (for an unreachable store or target) and one that is taken (for serve).

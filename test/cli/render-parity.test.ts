@@ -56,7 +56,8 @@ function cliRender(env: Record<string, string>): Promise<{ code: number | null; 
   child.stderr.on('data', (d) => {
     stderr += d;
   });
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  // 'close', not 'exit': a process's last output can still be in its pipes when it has exited.
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
 }
 
 /** The warnings of a CLI run, as the API's entries' messages read. */

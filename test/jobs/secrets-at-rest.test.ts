@@ -184,7 +184,8 @@ async function serveOnce(env: Record<string, string>): Promise<{ output: string;
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  // 'close', not 'exit': a process's last output can still be in its pipes when it has exited.
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(timer);
   return { output, code };
 }

@@ -82,7 +82,7 @@ describe('pageworks render', () => {
       stderr += d;
       if (!wroteAt && stderr.includes('wrote ')) wroteAt = Date.now();
     });
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
     expect(stderr).toContain(`wrote ${out}`);
     expect(pdfText(fs.readFileSync(out))).toContain('from the command line');
@@ -99,7 +99,7 @@ describe('pageworks render', () => {
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => chunks.push(d));
     child.stderr.on('data', (d) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const pdf = Buffer.concat(chunks);
     expect(code).toBe(0);
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');

@@ -114,7 +114,8 @@ export async function runCli(
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  // 'close', not 'exit': a process's last output can still be in its pipes when it has exited.
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   return { code, stdout, stderr };
 }
 
