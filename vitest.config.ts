@@ -24,6 +24,8 @@ export default defineConfig({
     maxWorkers: 2,
     pool: 'forks',
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    // The PDF worker built once into one file, which the services the tests start fork (test/global-setup.ts).
+    globalSetup: ['./test/global-setup.ts'],
     // Dashboard password hashes at scrypt N=2^14 instead of 2^17 (PASSWORD_HASH_COST): the suite signs up and
     // logs in hundreds of times, and at 2^17 each costs a few hundred ms of a core. Inherited by every server
     // and CLI the tests start; test/accounts/password-cost.test.ts covers the production cost.

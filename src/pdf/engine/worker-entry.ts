@@ -89,8 +89,10 @@ const WARM_UP_XML = Buffer.from(
 
 // The first invoice check of a process loads the schema (about 0.4 s, then 30 ms a check): done before
 // 'ready', so no customer's deadline pays for it and a loaded machine cannot turn it into a withheld
-// Factur-X claim. Only the built worker does it: under tsx (the suite) compiling the checker's modules
-// takes a worker from 95 to 265 MiB, past the tests' memory bounds.
+// Factur-X claim. Only the built worker (worker-entry.js) does it. The suite's workers (its bundle, .mjs, or
+// this file under tsx) leave it to the first check: the suite starts a few hundred workers and checks
+// invoices in a few, and under tsx compiling the checker's modules takes a worker from 95 to 265 MiB, past
+// the tests' memory bounds.
 if (import.meta.url.endsWith('.js')) await examineInvoice(WARM_UP_XML, 'EN 16931').catch(() => undefined);
 
 // Loaded: the service starts an operation's clock from here, not from the process's start.

@@ -21,9 +21,9 @@ export async function startClaimsService(env: Record<string, string> = {}): Prom
   const core = await createTestCore({
     RENDER_CONCURRENCY: String(os.availableParallelism()),
     RENDER_RATE_LIMIT: '1000000',
-    // Under tsx a PDF worker's first Factur-X check compiles the checker (over a second, several on a busy
-    // machine); the built worker does that before it is ready. What this run judges is the claim, not the
-    // machine's load, so its PDF work gets 30 s, as no built service needs.
+    // The suite's PDF workers leave loading the invoice schema to their first Factur-X check (seconds on a
+    // busy machine); the built worker does that before it is ready. What this run judges is the claim, not
+    // the machine's load, so its PDF work gets 30 s, as no built service needs.
     PDF_WORK_TIMEOUT_MS: '30000',
     ...env,
   });
