@@ -14,6 +14,8 @@ const OWN_PROCESS = [
   'test/metadata/faults.test.ts',
   'test/render/report-security-memory.test.ts',
   'test/render/api.test.ts',
+  'test/fuzz/pdf-fuzz.test.ts',
+  'test/assemble/untrusted-parts.test.ts',
 ];
 
 export default defineConfig({
