@@ -74,16 +74,19 @@ describe.skipIf(!DATABASE_URL || !REDIS_URL)('render jobs at scale: a burst thro
     const big = result.jobs.filter((j) => j.account.label === 'big');
     const small = result.jobs.filter((j) => j.account.label !== 'big');
     // A job a SIGKILL landed on waits out its lease (3 s here) before it is taken again, by design, and
-    // the burst drains in about 10 s: such a job is no sign of starvation and is left out of the waits.
+    // the burst drains in about 10 s: such a job is no sign of starvation and is left out of the waits and
+    // of when the small accounts were done (both kills landed on small jobs once, which then finished
+    // 1.6 s after the burst).
     const smallFirstTry = small.filter((j) => j.job.attempts === 1);
+    expect(smallFirstTry.length).toBeGreaterThanOrEqual(small.length - 2);
     const figures = {
-      smallDoneS: doneAfterS(result, small),
+      smallDoneS: doneAfterS(result, smallFirstTry),
       drainS: doneAfterS(result, big),
       smallWorstWaitS: worstWaitS(smallFirstTry),
       bigWorstWaitS: worstWaitS(big),
     };
     process.stdout.write(
-      `[jobs-burst] ${TOTAL} jobs: the small accounts' ${small.length} (submitted behind ${big.length}) all done at ` +
+      `[jobs-burst] ${TOTAL} jobs: the small accounts' ${small.length} (submitted behind ${big.length}), those taken once all done at ` +
         `t+${figures.smallDoneS.toFixed(1)} s, the burst drained at t+${figures.drainS.toFixed(1)} s; longest wait ` +
         `submit→finished: small ${figures.smallWorstWaitS.toFixed(1)} s (${smallFirstTry.length} taken once), big ${figures.bigWorstWaitS.toFixed(1)} s; ` +
         `jobs taken again ${result.jobs.filter((j) => j.job.attempts > 1).length}; webhook attempts ${webhooks.attempts} ` +
