@@ -114,6 +114,25 @@ function checkFile(file: unknown, label: string, uploaded: Uploaded): void {
     throw invalid(`${label}: not a PDF (the file ${JSON.stringify(file)} does not start with %PDF-)`);
 }
 
+/**
+ * Each uploaded file must be a part's: one that no part names would be left out of the answer unseen (a
+ * part forgotten in the body), and a job would keep its bytes for nothing until it ends.
+ */
+function checkEveryUploadNamed(parts: unknown[], names: ReadonlySet<string>): void {
+  const named = new Set(parts.map((part) => (isObject(part) ? part.file : undefined)));
+  const unnamed = [...names].filter((name) => !named.has(name));
+  if (unnamed.length === 0) return;
+  const listed = unnamed
+    .slice(0, 10)
+    .map((name) => JSON.stringify(name.slice(0, 100)))
+    .join(', ');
+  const [is, it] = unnamed.length === 1 ? ['is', 'it'] : ['are', 'them'];
+  throw invalid(
+    `files: ${listed}${unnamed.length > 10 ? ', …' : ''} ${is} uploaded but no part names ${it}: ` +
+      `add a part such as {"file": ${JSON.stringify(unnamed[0].slice(0, 100))}}, or leave ${it} out of the form`,
+  );
+}
+
 /** A multipart request's files as the validator sees them: their names, and which of them are not PDFs. */
 interface Uploaded {
   names?: ReadonlySet<string>;
@@ -271,6 +290,7 @@ export function validateAssembleRequest(body: unknown, maxParts: number, limitNa
   const carried = body as { [UPLOADED_NAMES]?: ReadonlySet<string>; [UPLOADS_NOT_PDF]?: ReadonlySet<string> };
   const uploaded: Uploaded = { names: carried[UPLOADED_NAMES], notPdf: carried[UPLOADS_NOT_PDF] };
   for (const [i, part] of parts.entries()) checkPart(part, i, uploaded);
+  if (uploaded.names) checkEveryUploadNamed(parts, uploaded.names);
   if (body.stamps !== undefined) checkStamps(body.stamps);
   if (body.metadata !== undefined) checkMetadata(body.metadata);
   if (body.split !== undefined) checkSplit(body.split);

@@ -28,7 +28,7 @@ export function uploadKey(accountId: string, jobId: string, n: number): string {
   return `${accountId}/${jobId}-upload-${n}.pdf`;
 }
 
-/** The uploaded files the request's parts name, in the order they are first named (a file no part names is not kept). */
+/** The uploaded files the request's parts name, each once, in the order they are first named. */
 export function namedUploads(request: AssembleRequest, uploads: Uploads | undefined): JobUpload[] {
   if (!uploads) return [];
   const named: JobUpload[] = [];

@@ -101,10 +101,31 @@ describe('multipart/form-data', () => {
       message: 'parts[1]: not a PDF (the file "letter.docx" does not start with %PDF-)',
     });
     const prefixed = Buffer.concat([Buffer.alloc(600, 0x20), terms]);
-    const ok = await postForm(form({ parts: [{ file: 'mailed.pdf' }] }, { 'mailed.pdf': prefixed, 'letter.docx': docx }));
+    const ok = await postForm(form({ parts: [{ file: 'mailed.pdf' }] }, { 'mailed.pdf': prefixed }));
     expect(ok.statusCode, ok.body).toBe(200);
     expect(pageTexts(ok.rawPayload)[0]).toContain('Payment is due within 30 days');
   }, 60_000);
+
+  it('refuses a file no part names: it would be missing from the PDF unseen', async () => {
+    const before = uploadDirs();
+    const res = await postForm(
+      form({ parts: [{ html: page('Invoice 9') }, { file: 'terms.pdf' }] }, { 'terms.pdf': terms, 'cover.pdf': terms }),
+    );
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().error).toEqual({
+      code: 'INVALID_REQUEST',
+      message:
+        'files: "cover.pdf" is uploaded but no part names it: add a part such as {"file": "cover.pdf"}, or leave it out of the form',
+    });
+    const two = await postForm(form({ parts: [{ file: 'terms.pdf' }] }, { 'a.pdf': terms, 'terms.pdf': terms, 'b.pdf': terms }));
+    expect(two.json().error.message).toBe(
+      'files: "a.pdf", "b.pdf" are uploaded but no part names them: add a part such as {"file": "a.pdf"}, or leave them out of the form',
+    );
+    // Both forms' files are removed as an accepted form's are (other tests' uploads may come and go meanwhile).
+    const left = () => uploadDirs().filter((d) => !before.includes(d));
+    for (let i = 0; i < 40 && left().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(left()).toEqual([]);
+  });
 
   it('refuses a file part in a JSON request, and a form without its body field', async () => {
     const json = await postAssemble(app, key, { parts: [{ file: 'terms.pdf' }] });

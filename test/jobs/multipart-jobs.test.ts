@@ -147,10 +147,10 @@ describe.each(backends)('multipart assembly jobs ($name)', ({ scale, enabled }) 
         parts: [{ html: page('Statement 7', 'Balance 70') }, { file: 'terms.pdf', title: 'Terms' }],
         reference: 'mp-1',
       };
-      const res = await submitForm(body, { 'terms.pdf': terms, 'unused.pdf': terms });
+      const res = await submitForm(body, { 'terms.pdf': terms });
       expect(res.statusCode, res.body).toBe(202);
       const id = res.json().id as string;
-      // Kept where every worker reads: the result store, under a key of the job's (a file no part names is not kept).
+      // Kept where every worker reads: the result store, under a key of the job's.
       const row = await core.store.findJob(id, accountId);
       expect(JSON.parse(row?.upload_keys ?? 'null')).toEqual([`${accountId}/${id}-upload-1.pdf`]);
       const done = await waitForJob(app, key, id);
@@ -181,6 +181,19 @@ describe.each(backends)('multipart assembly jobs ($name)', ({ scale, enabled }) 
     expect(res.json().error).toEqual({
       code: 'INVALID_REQUEST',
       message: 'parts[1].file: "annex.pdf" is not among the uploaded files ("terms.pdf")',
+    });
+    expect(await jobIds()).toEqual(before);
+    expect(await storedUploads()).toEqual([]);
+  });
+
+  it.skipIf(!enabled)('refuses a file no part names: 400 naming it, no job, no file stored', async () => {
+    const before = await jobIds();
+    const res = await submitForm({ parts: [{ file: 'terms.pdf' }] }, { 'terms.pdf': terms, 'unused.pdf': terms });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().error).toEqual({
+      code: 'INVALID_REQUEST',
+      message:
+        'files: "unused.pdf" is uploaded but no part names it: add a part such as {"file": "unused.pdf"}, or leave it out of the form',
     });
     expect(await jobIds()).toEqual(before);
     expect(await storedUploads()).toEqual([]);
