@@ -67,7 +67,7 @@ export function multipartDocs(json: object) {
         type: 'array',
         items: { type: 'string', format: 'binary' },
         description:
-          'PDFs, each named by its filename (`filename="terms.pdf"`), under any field name but `body`, each named by some part; streamed to disk, at most 200, bounded with the body as a JSON request is.',
+          'PDFs under any field name but `body`, each with the filename a part names (`filename="terms.pdf"` for {"file": "terms.pdf"}); streamed to disk, at most 200, bounded with the body as a JSON request is.',
       },
     },
   };

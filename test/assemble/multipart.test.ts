@@ -118,6 +118,7 @@ describe('multipart/form-data', () => {
         'files: "cover.pdf" is uploaded but no part names it: add a part such as {"file": "cover.pdf"}, or leave it out of the form',
     });
     const two = await postForm(form({ parts: [{ file: 'terms.pdf' }] }, { 'a.pdf': terms, 'terms.pdf': terms, 'b.pdf': terms }));
+    expect(two.statusCode, two.body).toBe(400);
     expect(two.json().error.message).toBe(
       'files: "a.pdf", "b.pdf" are uploaded but no part names them: add a part such as {"file": "a.pdf"}, or leave them out of the form',
     );
