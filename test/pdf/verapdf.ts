@@ -41,33 +41,42 @@ function verapdfArgs(dir: string, flavour: string): string[] {
 }
 
 /**
+ * A JVM's environment and a temporary folder of its own, which the caller removes once it has ended:
+ * veraPDF leaves a `logs….log` file in java.io.tmpdir on every run, some forty a suite in /tmp otherwise.
+ */
+function jvm(): { env: NodeJS.ProcessEnv; tmp: string } {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-verapdf-jvm-'));
+  return { env: { ...process.env, JAVA_OPTS: `${JAVA_OPTS} -Djava.io.tmpdir=${tmp}` }, tmp };
+}
+
+/**
  * Validates every `*.pdf` in `dir` against `flavour` in one JVM and returns, by file name without
  * `.pdf`, the rules each fails; throws when veraPDF says nothing of a file (it could not read it).
  */
 export function verapdfFolder(dir: string, flavour: string): Record<string, string[]> {
   if (!VERAPDF) throw new Error(VERAPDF_SKIPPED);
-  const run = spawnSync(VERAPDF, verapdfArgs(dir, flavour), {
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-    env: { ...process.env, JAVA_OPTS },
-  });
+  const { env, tmp } = jvm();
+  const run = spawnSync(VERAPDF, verapdfArgs(dir, flavour), { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env });
+  fs.rmSync(tmp, { recursive: true, force: true });
   return verapdfResults(dir, run.stdout, run.stderr, run.status);
 }
 
 /** As `verapdfFolder`, without blocking: renders and other JVMs go on while this one validates. */
 export function verapdfFolderAsync(dir: string, flavour: string): Promise<Record<string, string[]>> {
   if (!VERAPDF) return Promise.reject(new Error(VERAPDF_SKIPPED));
-  const child = spawn(VERAPDF, verapdfArgs(dir, flavour), {
-    env: { ...process.env, JAVA_OPTS },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { env, tmp } = jvm();
+  const child = spawn(VERAPDF, verapdfArgs(dir, flavour), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on('data', (b: Buffer) => out.push(b));
   child.stderr.on('data', (b: Buffer) => err.push(b));
   return new Promise((resolve, reject) => {
-    child.on('error', reject);
+    child.on('error', (e) => {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      reject(e);
+    });
     child.on('close', (status) => {
+      fs.rmSync(tmp, { recursive: true, force: true });
       try {
         resolve(verapdfResults(dir, Buffer.concat(out).toString('utf8'), Buffer.concat(err).toString('utf8'), status));
       } catch (e) {
