@@ -92,3 +92,8 @@ function serializeRequest(req: FastifyRequest) {
 
 /** The serializers every logger of the process uses (see logger.ts). */
 export const REQUEST_SERIALIZERS = { req: serializeRequest };
+
+/** An address as an error message shows it to a client: redacted, with `…` for what it hides, `max` characters at most. */
+export function shownUrl(address: string, max = 300): string {
+  return redactUrl(address, { mark: '…' }).slice(0, max);
+}

@@ -6,10 +6,10 @@
 import type { Dispatcher } from 'undici';
 import { RenderError } from '../errors.js';
 import { Cancellation } from '../net/cancellation.js';
-import { BadRedirect, egressGet, TooManyRedirects } from '../net/follow.js';
+import { BadRedirect, deniedMessage, egressGet, TooManyRedirects } from '../net/follow.js';
 import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
-import { redactUrl } from '../redact-url.js';
+import { shownUrl } from '../redact-url.js';
 
 /** Most bytes of one fetched PDF part. */
 export const MAX_PART_BYTES = 64 * 1024 * 1024;
@@ -59,7 +59,7 @@ export async function fetchPdfPart(url: string, label: string, opts: PartFetchOp
   if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   let body: PushBody | undefined;
-  const shown = redactUrl(url, { mark: '…' }).slice(0, 300);
+  const shown = shownUrl(url);
   try {
     const res = await egressGet(opts.policy, opts.agent, url, {
       maxRedirects: MAX_REDIRECTS,
@@ -87,7 +87,7 @@ export async function fetchPdfPart(url: string, label: string, opts: PartFetchOp
       code === 'UND_ERR_CONNECT_TIMEOUT'
     )
       throw failed(label, `${shown} did not answer within ${opts.timeoutMs} ms`, err);
-    if (err instanceof EgressDenied) throw new RenderError('INVALID_REQUEST', `${label}.url: not allowed: ${err.message}`);
+    if (err instanceof EgressDenied) throw new RenderError('INVALID_REQUEST', `${label}.url: not allowed: ${deniedMessage(err, shownUrl)}`);
     if (err instanceof TooManyRedirects) throw failed(label, `${shown} redirected more than ${err.limit} times`, err);
     if (err instanceof BadRedirect) throw failed(label, `${shown} answered a redirect without a valid Location`, err);
     throw failed(label, `${shown} could not be reached (${code || (err as Error).message})`, err);

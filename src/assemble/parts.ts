@@ -12,7 +12,7 @@ import type { EgressPolicy } from '../net/policy.js';
 import { PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
 import type { Rotation } from '../pdf/index.js';
 import type { Claim } from '../pdf/profiles/types.js';
-import { redactUrl } from '../redact-url.js';
+import { shownUrl } from '../redact-url.js';
 import { type BrowserPool, type ReportEntry, toPrintParams } from '../render/index.js';
 import { fetchPdfPart } from './fetch-part.js';
 import type { Uploads } from './multipart-upload.js';
@@ -168,7 +168,7 @@ async function obtainOne(
     if (!pdf.subarray(0, 1024).toString('latin1').includes('%PDF-'))
       throw new RenderError(
         'PART_FAILED',
-        `${label}: what ${redactUrl(part.url, { mark: '…' }).slice(0, 200)} answered is not a PDF`,
+        `${label}: what ${shownUrl(part.url, 200)} answered is not a PDF`,
       );
     result = { ...result, url: part.url };
   }

@@ -10,9 +10,10 @@ import zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { MetadataError } from '../errors.js';
 import { Cancellation } from '../net/cancellation.js';
-import { BadRedirect, egressGet, TooManyRedirects } from '../net/follow.js';
+import { BadRedirect, deniedMessage, egressGet, TooManyRedirects } from '../net/follow.js';
 import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
+import { shownUrl } from '../redact-url.js';
 import { isHtmlContentType } from './encoding.js';
 import { MetadataExtractor, nonHtmlMetadata } from './extract.js';
 import type { FetchOutcome } from './metrics.js';
@@ -198,7 +199,7 @@ function toFailure(err: unknown, cancel: Cancellation, timeoutMs: number): { err
     return { error: new MetadataError(504, `target did not answer within ${timeoutMs} ms`, { cause: err }), outcome: 'timeout' };
   }
   if (err instanceof EgressDenied)
-    return { error: new MetadataError(400, `url not allowed: ${err.message}`, { cause: err }), outcome: 'refused' };
+    return { error: new MetadataError(400, `url not allowed: ${deniedMessage(err, shownUrl)}`, { cause: err }), outcome: 'refused' };
   if (err instanceof TooManyRedirects) {
     return {
       error: new MetadataError(502, `target redirected more than ${err.limit} times`, { cause: err }),

@@ -53,11 +53,12 @@ export function checkTargetUrl(raw: unknown): string {
   if (raw.length > MAX_URL_LENGTH) throw new MetadataError(400, `url: longer than ${MAX_URL_LENGTH} characters (${raw.length})`);
   const value = raw.trim();
   if (!/^https?:\/\//i.test(value)) {
-    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1];
+    // `http:/host` names an allowed scheme and lacks the `//`; `localhost:8080/page` is a host and port.
+    const scheme = /^([a-z][a-z0-9+.-]*):(?!\d+(?:[/?#]|$))/i.exec(value)?.[1]?.toLowerCase();
     throw new MetadataError(
       400,
-      scheme
-        ? `url: scheme "${scheme.toLowerCase()}" is not allowed (only http:// and https://)`
+      scheme && scheme !== 'http' && scheme !== 'https'
+        ? `url: scheme "${scheme}" is not allowed (only http:// and https://)`
         : 'url: must begin with http:// or https://',
     );
   }

@@ -5,7 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { abortable } from './cancellation.js';
 import { type PinnedRequestOptions, type PushedResponse, pinnedDispatch } from './pinned-agent.js';
-import type { EgressPolicy } from './policy.js';
+import { EgressDenied, type EgressPolicy } from './policy.js';
 
 /** More redirects than the caller allows. */
 export class TooManyRedirects extends Error {
@@ -23,6 +23,25 @@ export class BadRedirect extends Error {
   }
 }
 
+/**
+ * A redirect to a destination the policy refuses. The caller asked for another address, so the answer
+ * names where the target sent it: "address 10.0.0.5 is private" alone reads as if the caller had typed it.
+ */
+export class RedirectDenied extends EgressDenied {
+  constructor(
+    readonly location: string,
+    denied: EgressDenied,
+  ) {
+    super(denied.message, denied.reason);
+    this.name = 'RedirectDenied';
+  }
+}
+
+/** The refusal as a client reads it: a later hop's says where the redirect led, as `show` writes an address. */
+export function deniedMessage(err: EgressDenied, show: (address: string) => string): string {
+  return err instanceof RedirectDenied ? `it redirects to ${show(err.location)}: ${err.message}` : err.message;
+}
+
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** The final response after redirects, with the URL that produced it. */
@@ -38,7 +57,8 @@ export interface FollowOptions extends Omit<PinnedRequestOptions, 'method'> {
 
 /**
  * Fetches `url` (GET), following at most `maxRedirects` redirects, each re-checked by the policy.
- * Throws EgressDenied (any hop), TooManyRedirects, BadRedirect or the transport error.
+ * Throws EgressDenied (the first address), RedirectDenied (a later hop), TooManyRedirects, BadRedirect or
+ * the transport error.
  */
 export async function egressGet(
   policy: EgressPolicy,
@@ -48,7 +68,9 @@ export async function egressGet(
 ): Promise<FollowedResponse> {
   let current: string | URL = url;
   for (let redirects = 0; ; redirects++) {
-    const target = await abortable(policy.checkUrl(current), opts.cancel);
+    const target = await abortable(policy.checkUrl(current), opts.cancel).catch((err: unknown) => {
+      throw redirects > 0 && err instanceof EgressDenied ? new RedirectDenied(String(current), err) : err;
+    });
     const res = await pinnedDispatch(agent, target, { ...opts, method: 'GET' });
     if (!REDIRECTS.has(res.statusCode)) return { ...res, url: target.url, redirects };
     // A small redirect body is read so the socket can be reused; a large one is dropped with the socket.

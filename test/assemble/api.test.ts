@@ -29,6 +29,7 @@ beforeAll(async () => {
     const at = new URL(req.url ?? '/', 'http://x').pathname;
     if (at === '/terms.pdf') res.writeHead(200, { 'content-type': 'application/pdf' }).end(terms);
     else if (at === '/page.html') res.writeHead(200, { 'content-type': 'text/html' }).end('<p>not a pdf</p>');
+    else if (at === '/moved.pdf') res.writeHead(302, { location: 'http://10.0.0.1/terms.pdf?token=s3cr3t' }).end();
     else res.writeHead(404).end('no');
   });
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
@@ -237,6 +238,13 @@ describe('POST /v1/assemble refuses bad input with a 4xx naming the part', () =>
     const refused = await postAssemble(app, key, { parts: [{ url: 'http://10.0.0.1/terms.pdf' }] });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().error.message).toMatch(/^parts\[0\]\.url: not allowed: .*EGRESS_ALLOW/);
+    const redirected = await postAssemble(app, key, { parts: [{ url: `${base}/moved.pdf` }] });
+    expect(redirected.statusCode).toBe(400);
+    expect(redirected.json().error).toEqual({
+      code: 'INVALID_REQUEST',
+      message:
+        'parts[0].url: not allowed: it redirects to http://10.0.0.1/terms.pdf?token=…: address 10.0.0.1 is private (EGRESS_ALLOW lets an operator allow it)',
+    });
   }, 30_000);
 
   it('counts each part against the rate limit', async () => {

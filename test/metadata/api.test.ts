@@ -103,6 +103,10 @@ describe('GET /v1/fetch', () => {
     ['ftp://example.com/file', 'url: scheme "ftp" is not allowed (only http:// and https://)'],
     ['javascript:alert(1)', 'url: scheme "javascript" is not allowed (only http:// and https://)'],
     ['example.com', 'url: must begin with http:// or https://'],
+    ['http:/example.com/', 'url: must begin with http:// or https://'],
+    ['HTTPS:example.com', 'url: must begin with http:// or https://'],
+    ['localhost:8080/page', 'url: must begin with http:// or https://'],
+    ['example.com:443', 'url: must begin with http:// or https://'],
     ['http://exa mple.com/', 'url: malformed'],
   ])('400 for url %j', async (url, detail) => {
     const res = await get(url);
