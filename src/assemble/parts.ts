@@ -166,10 +166,7 @@ async function obtainOne(
       onBytes: (bytes) => budget.take(label, bytes),
     });
     if (!pdf.subarray(0, 1024).toString('latin1').includes('%PDF-'))
-      throw new RenderError(
-        'PART_FAILED',
-        `${label}: what ${shownUrl(part.url, 200)} answered is not a PDF`,
-      );
+      throw new RenderError('PART_FAILED', `${label}: what ${shownUrl(part.url, 200)} answered is not a PDF`);
     result = { ...result, url: part.url };
   }
   // A PDF whose page tree is written plainly says its count (a compressed one does not: null, filled in later).

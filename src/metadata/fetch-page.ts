@@ -199,7 +199,10 @@ function toFailure(err: unknown, cancel: Cancellation, timeoutMs: number): { err
     return { error: new MetadataError(504, `target did not answer within ${timeoutMs} ms`, { cause: err }), outcome: 'timeout' };
   }
   if (err instanceof EgressDenied)
-    return { error: new MetadataError(400, `url not allowed: ${deniedMessage(err, shownUrl)}`, { cause: err }), outcome: 'refused' };
+    return {
+      error: new MetadataError(400, `url not allowed: ${deniedMessage(err, shownUrl)}`, { cause: err }),
+      outcome: 'refused',
+    };
   if (err instanceof TooManyRedirects) {
     return {
       error: new MetadataError(502, `target redirected more than ${err.limit} times`, { cause: err }),

@@ -176,12 +176,15 @@ describe('SSRF: redirects and rebinding with EGRESS_ALLOW=127.0.0.2/32', () => {
       'url not allowed: it redirects to http://127.0.0.1:PORT/secret: address 127.0.0.1 is loopback (EGRESS_ALLOW lets an operator allow it)',
     ],
     ['/to-file', 'url not allowed: it redirects to file:///etc/passwd: scheme "file" is not allowed (only http and https)'],
-  ])('a redirect %s to a forbidden target is refused, saying where it led, and the target sees no request', async (path, detail) => {
-    const res = await fetchVia(app, key, `http://127.0.0.2:${allowed.port}${path}`);
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ detail: detail.replace('PORT', String(forbidden.port)) });
-    expect(forbidden.requests).toEqual([]);
-  });
+  ])(
+    'a redirect %s to a forbidden target is refused, saying where it led, and the target sees no request',
+    async (path, detail) => {
+      const res = await fetchVia(app, key, `http://127.0.0.2:${allowed.port}${path}`);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ detail: detail.replace('PORT', String(forbidden.port)) });
+      expect(forbidden.requests).toEqual([]);
+    },
+  );
 
   it('DNS is resolved once and the connection pinned: a rebinding answer is never used', async () => {
     const res = await fetchVia(app, key, `http://rebind.example:${allowed.port}/page`);
