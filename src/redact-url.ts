@@ -37,6 +37,23 @@ function isSecretParameter(rawName: string, rawValue: string): boolean {
   return SECRET_NAME.test(name) || SECRET_VALUE.test(decoded(rawValue));
 }
 
+/**
+ * A parameter whose value is an address of its own (`/v1/fetch?url=…`, `?next=…`) carries that address's
+ * secrets: its `user:password@` and its token-shaped parameters go as the outer URL's would. The value
+ * keeps its spelling unless something in it is redacted; then it is encoded again around the marks.
+ */
+function nestedRedacted(rawValue: string, mark: string): string {
+  const value = decoded(rawValue);
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(value)) return rawValue;
+  const redacted = redactUrl(value, { mark });
+  if (redacted === value) return rawValue;
+  if (value === rawValue) return redacted;
+  return redacted
+    .split(mark)
+    .map((piece) => encodeURIComponent(piece))
+    .join(mark);
+}
+
 /** How a redacted URL marks what it left out. */
 export interface RedactOptions {
   /** Shown in place of each secret (default `[redacted]`, as logs show it). */
@@ -72,8 +89,9 @@ export function redactUrl(address: string, opts: RedactOptions = {}): string {
       const name = eq === -1 ? part : part.slice(0, eq);
       // A name that is itself a key (`?pwr_live_…`) is the secret.
       if (SECRET_VALUE.test(decoded(name))) return mark;
-      if (eq === -1 || !isSecretParameter(name, part.slice(eq + 1))) return part;
-      return `${name}=${mark}`;
+      if (eq === -1) return part;
+      const value = part.slice(eq + 1);
+      return `${name}=${isSecretParameter(name, value) ? mark : nestedRedacted(value, mark)}`;
     })
     .join('');
   return `${path}?${query}`;

@@ -81,6 +81,8 @@ describe('the request log', () => {
       `/v1/fetch?url=https%3A%2F%2Fexample.com%2F&API%5FKEY=${key}`,
       `/v1/fetch?url=https%3A%2F%2Fexample.com%2F%3Fk%3D${key}`,
       `/v1/fetch?password=hunter2hunter2&client_secret=s3cr3t-value`,
+      // The page's own address, with its credentials and a token of its own.
+      '/v1/fetch?url=https%3A%2F%2Fu%3An3sted-pass%40example.com%2F%3Ftoken%3Dn3sted-token',
       `/v1/nothing?secret=s3cr3t-value&key=${key}`,
       `/v1/${key}`,
     ];
@@ -91,7 +93,16 @@ describe('the request log', () => {
     }
     const logged = lines.slice(before).join('');
     expect(logged).toContain('"url":"/v1/fetch?url=https%3A%2F%2Fexample.com%2F&api_key=[redacted]"');
-    for (const secret of [key, key.slice(9), 'hunter2hunter2', 's3cr3t-value', 'whsec_c2VjcmV0c2VjcmV0']) {
+    expect(logged).toContain('"url":"/v1/fetch?url=https%3A%2F%2F[redacted]%40example.com%2F%3Ftoken%3D[redacted]"');
+    for (const secret of [
+      key,
+      key.slice(9),
+      'hunter2hunter2',
+      's3cr3t-value',
+      'whsec_c2VjcmV0c2VjcmV0',
+      'n3sted-pass',
+      'n3sted-token',
+    ]) {
       expect(logged).not.toContain(secret);
     }
   });
@@ -120,5 +131,22 @@ describe('redactUrl', () => {
     expect(redactUrl('/usage?days=30&flag')).toBe('/usage?days=30&flag');
     expect(redactUrl('/a?Token=x&token=y&b=2')).toBe('/a?Token=[redacted]&token=[redacted]&b=2');
     expect(redactUrl('/a?%zz=1&tok%65n=%zz')).toBe('/a?%zz=1&tok%65n=[redacted]');
+  });
+
+  it("hides the secrets of an address given as a parameter's value, encoded or not", () => {
+    expect(redactUrl('/v1/fetch?url=https%3A%2F%2Fuser%3As3cret%40example.com%2Fshare%3Ftoken%3Dabc%26x%3D1')).toBe(
+      '/v1/fetch?url=https%3A%2F%2F[redacted]%40example.com%2Fshare%3Ftoken%3D[redacted]%26x%3D1',
+    );
+    expect(redactUrl('/v1/fetch?url=http://user:s3cret@example.com/')).toBe('/v1/fetch?url=http://[redacted]@example.com/');
+    expect(redactUrl('/go?next=https%253A%252F%252Fexample.com%252F%253Fpassword%253Dhunter2', { mark: '…' })).toBe(
+      '/go?next=https%3A%2F%2Fexample.com%2F%3Fpassword%3D…',
+    );
+    // Nothing to hide: the parameter keeps its spelling, lower-case escapes included.
+    expect(redactUrl('/v1/fetch?url=https%3a%2f%2fexample.com%2f%3fq%3d1')).toBe(
+      '/v1/fetch?url=https%3a%2f%2fexample.com%2f%3fq%3d1',
+    );
+    expect(redactUrl('/v1/fetch?url=https%3A%2F%2Fexample.com%2F%3Fpage%3D2')).toBe(
+      '/v1/fetch?url=https%3A%2F%2Fexample.com%2F%3Fpage%3D2',
+    );
   });
 });
