@@ -37,7 +37,7 @@ export class RedirectDenied extends EgressDenied {
   }
 }
 
-/** The refusal as a client reads it: a later hop's says where the redirect led, as `show` writes an address. */
+/** The refusal as a client reads it: when a redirect led there, it says where (`show` writes the address). */
 export function deniedMessage(err: EgressDenied, show: (address: string) => string): string {
   return err instanceof RedirectDenied ? `it redirects to ${show(err.location)}: ${err.message}` : err.message;
 }
