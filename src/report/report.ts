@@ -12,7 +12,7 @@ export type BlockReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_l
  * How a subresource failed below HTTP; `cors`: its server did not let the document use it (a
  * cross-origin font or fetch without Access-Control-Allow-Origin).
  */
-export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'tls' | 'cors' | 'csp';
+export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'tls' | 'cors' | 'csp' | 'credentials';
 
 /**
  * What an existing PDF part carried that acts on its reader, taken out of an assembly; `attachment` is

@@ -251,6 +251,22 @@ describe("the document's own Content-Security-Policy", () => {
   });
 });
 
+describe('an address with a user name and password', () => {
+  it('is named as what stopped the request, not as a broken connection', async () => {
+    const res = await postRender(app, key, { html: `<p>logo</p><img src="http://user:s3cret@${assets.base.slice(7)}/ok.gif">` });
+    expect(res.statusCode).toBe(200);
+    expect(recordOf(res.headers['x-render-id']).warnings).toEqual([
+      {
+        kind: 'resource_failed',
+        url: `${assets.base}/ok.gif`,
+        error: 'credentials',
+        message:
+          'ok.gif was not loaded: its address holds a user name or password, and browsers load no image, style, script or font from such an address (serve it without them, or inline it as a data: URL)',
+      },
+    ]);
+  });
+});
+
 describe('late documents', () => {
   it('report a rejected pageworksReady and the requests still pending when the wait ran out', async () => {
     const html = `<p>late</p><script>

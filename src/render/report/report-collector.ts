@@ -50,6 +50,16 @@ function networkFailure(errorText: string): NetworkFailure | null {
   return 'reset';
 }
 
+/** Whether the address carries a user name or password. */
+function hasUserinfo(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** The proxy's key of a request: its URL for plain http, `host:port` for a tunnel (https, ws, wss). */
 function proxyKeys(url: string): string[] {
   try {
@@ -206,6 +216,8 @@ export class ReportCollector {
     // Stopped by the document's own policy before it reached the proxy: a refusal the proxy gave another
     // request to the same host is not its cause.
     if (f.blockedReason === 'csp') return failedEntry(f.url, { error: 'csp' });
+    // Chromium stops a subresource whose address has a `user:password@` before it leaves, as "origin".
+    if (f.blockedReason === 'origin' && hasUserinfo(f.url)) return failedEntry(f.url, { error: 'credentials' });
     // A plain http request the proxy refused has the proxy's 403/502 as its answer; a tunnel fails below HTTP.
     const keys = proxyKeys(f.url);
     const refusal = (f.status === undefined || /^http:/i.test(f.url) ? keys : []).map((k) => byTarget.get(k)).find(Boolean);

@@ -111,6 +111,8 @@ const NETWORK: Record<NetworkFailure, string> = {
   tls: 'its HTTPS certificate or connection is not valid',
   cors: 'its server does not let other sites use it (a font or fetch from another origin needs Access-Control-Allow-Origin)',
   csp: "the document's own Content-Security-Policy does not allow it",
+  credentials:
+    'its address holds a user name or password, and browsers load no image, style, script or font from such an address (serve it without them, or inline it as a data: URL)',
 };
 
 /** An entry for a request the egress policy refused. */
