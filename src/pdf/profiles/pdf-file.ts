@@ -9,19 +9,9 @@
  * what it visited, and a stream inflates to a cap the caller chooses, never to what the file claims.
  */
 import zlib from 'node:zlib';
-import {
-  isDict,
-  nameOf,
-  OBJECT_HEAD,
-  type PdfDict,
-  PdfParser,
-  PdfRaw,
-  PdfRef,
-  type PdfValue,
-  raw,
-  serialize,
-  WHITE_SPACE,
-} from './pdf-objects.js';
+import { isDict, nameOf, type PdfDict, PdfRaw, PdfRef, type PdfValue, raw, serialize } from './pdf-objects.js';
+import { PdfParser } from './pdf-parser.js';
+import { OBJECT_HEAD, WHITE_SPACE } from './pdf-tokens.js';
 
 /** An object as read: its value and, for a stream, where its data is. */
 export interface PdfObject {
