@@ -4,7 +4,8 @@
  * sets the assembly's title (the first part's, or one the request gives) writes it there first.
  */
 import { offsetInTable, readTrailer } from './pdf-info.js';
-import { isDict, PdfParser, PdfRaw, stringText } from './profiles/pdf-objects.js';
+import { isDict, PdfRaw, stringText } from './profiles/pdf-objects.js';
+import { PdfParser } from './profiles/pdf-parser.js';
 
 /** Bytes of the Info object read at most (PDF/A keeps a string within 32,767 bytes; escapes double it). */
 const MAX_INFO_BYTES = 256 * 1024;

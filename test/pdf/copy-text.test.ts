@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { copyObjectText } from '../../src/pdf/assemble/copy-text.js';
-import { PdfParser, PdfRef, serialize } from '../../src/pdf/profiles/pdf-objects.js';
+import { PdfRef, serialize } from '../../src/pdf/profiles/pdf-objects.js';
+import { PdfParser } from '../../src/pdf/profiles/pdf-parser.js';
 
 const renumber = (num: number, gen: number): string => `${num + 100} ${gen} R`;
 const copy = (body: string, rules: { offset?: number; ids?: Record<string, string> } = {}): string | undefined =>

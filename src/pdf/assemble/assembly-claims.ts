@@ -7,9 +7,10 @@
  * Factur-X is one invoice per file: it is kept only when the first part is the one Factur-X part.
  */
 import { createHash } from 'node:crypto';
-import { type PdfFile, UnreadablePdf } from '../profiles/pdf-file.js';
+import type { PdfFile } from '../profiles/pdf-file.js';
 import { PdfRef } from '../profiles/pdf-objects.js';
 import type { Claim, ConformanceIssue } from '../profiles/types.js';
+import { UnreadablePdf } from '../profiles/unreadable-pdf.js';
 import { cut, readXmpProperties, UnreadableXmp, type XmpProperty } from '../profiles/xmp-read.js';
 import { notFacturXIssue } from './invoice-files.js';
 import { AssembleInputError } from './read-part.js';

@@ -3,10 +3,10 @@
  * keys shifted and renamed structure IDs replaced, and nothing else touched or built. It serves every
  * object but streams and the rare destination written as a name or a string, which the copier's parsed
  * path handles (part-copier.ts `value`, whose rules this follows). It follows the object's syntax as the
- * parser reads it (profiles/pdf-objects.ts) and leaves to the parsed path any text the parser would refuse
+ * parser reads it (profiles/pdf-parser.ts) and leaves to the parsed path any text the parser would refuse
  * or stop short of, so that a damaged object is refused as damaged there, never written into the assembly.
  */
-import { CHAR_CLASS, referenceTail } from '../profiles/pdf-objects.js';
+import { CHAR_CLASS, referenceTail } from '../profiles/pdf-tokens.js';
 
 /** What a copy changes besides references. */
 export interface TextRules {
@@ -52,7 +52,7 @@ function afterValue(at: Expect): Expect {
   return Expect.Refused;
 }
 
-/** Deepest nesting copied by text, below the parser's limit (MAX_NESTING in pdf-objects.ts). */
+/** Deepest nesting copied by text, below the parser's limit (MAX_NESTING in pdf-parser.ts). */
 const MAX_DEPTH = 250;
 
 const KEYS = new Map<string, Next>([

@@ -10,7 +10,6 @@ import type { PdfFile } from '../profiles/pdf-file.js';
 import {
   isDict,
   nameOf,
-  OBJECT_HEAD,
   type PdfDict,
   PdfName,
   PdfRaw,
@@ -18,8 +17,8 @@ import {
   type PdfValue,
   raw,
   stringBytes,
-  WHITE_SPACE,
 } from '../profiles/pdf-objects.js';
+import { OBJECT_HEAD, WHITE_SPACE } from '../profiles/pdf-tokens.js';
 import type { ActiveContent } from './active-content.js';
 import { copyObjectText, type TextRules } from './copy-text.js';
 import type { PdfWriter } from './pdf-writer.js';

@@ -7,7 +7,8 @@
  * the file, but a rebuilt table is a guess (a stale object may win over the current one), so the part is
  * refused and the caller told how to repair it deliberately.
  */
-import { PdfFile, UnreadablePdf } from '../profiles/pdf-file.js';
+import { PdfFile } from '../profiles/pdf-file.js';
+import { UnreadablePdf } from '../profiles/unreadable-pdf.js';
 import { runQpdf } from '../qpdf.js';
 
 /** Why a part cannot be assembled. */

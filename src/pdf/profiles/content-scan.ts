@@ -3,7 +3,9 @@
  * text and the byte span from its first operand to its end, so a caller can insert marked-content operators
  * between graphics objects without rewriting anything else.
  */
-import { isDelimiter, isWhite, PdfParser } from './pdf-objects.js';
+
+import { PdfParser } from './pdf-parser.js';
+import { isDelimiter, isWhite } from './pdf-tokens.js';
 
 /** One operator as met in the stream; valid only during the visit (the scanner reuses it). */
 export interface ContentOp {

@@ -2,64 +2,26 @@
  * A printed PDF opened for an incremental update: its classic cross-reference sections (following /Prev),
  * objects read on demand, and new or replaced objects appended after the original bytes. Chromium writes
  * every object at top level with a classic table; a file laid out otherwise (object or cross-reference
- * streams, encryption) is refused, and the caller then claims nothing.
+ * streams, encryption) is refused, and the caller then claims nothing. The table is read by
+ * cross-reference.ts, a stream's filters undone by stream-data.ts, and the update written by pdf-update.ts.
  *
  * The same reader opens customers' PDFs (assembly parts), so it is linear in the file's size whatever the
  * file says: a count is believed only when the bytes that would hold it are there, every walk remembers
  * what it visited, and a stream inflates to a cap the caller chooses, never to what the file claims.
  */
-import zlib from 'node:zlib';
-import {
-  isDict,
-  nameOf,
-  OBJECT_HEAD,
-  type PdfDict,
-  PdfParser,
-  PdfRaw,
-  PdfRef,
-  type PdfValue,
-  raw,
-  serialize,
-  WHITE_SPACE,
-} from './pdf-objects.js';
+import { readCrossReference } from './cross-reference.js';
+import { isDict, nameOf, type PdfDict, PdfRaw, PdfRef, type PdfValue } from './pdf-objects.js';
+import { PdfParser } from './pdf-parser.js';
+import { OBJECT_HEAD } from './pdf-tokens.js';
+import { type Written, writeUpdate } from './pdf-update.js';
+import { decodeStream, MAX_INFLATED_BYTES } from './stream-data.js';
+import { UnreadablePdf } from './unreadable-pdf.js';
 
 /** An object as read: its value and, for a stream, where its data is. */
 export interface PdfObject {
   value: PdfValue;
   stream?: { start: number; length: number };
 }
-
-/** `data` inflated, stopping at `maxBytes` of output: the cap is what the caller can hold, not what the file claims. */
-function inflate(data: Buffer, num: number, maxBytes: number): Buffer {
-  try {
-    return zlib.inflateSync(data, { maxOutputLength: maxBytes });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
-      throw new UnreadablePdf(`stream ${num} inflates to more than ${maxBytes} bytes`);
-    throw new UnreadablePdf(`stream ${num} does not inflate (${(error as Error).message})`);
-  }
-}
-
-/** What a new or replaced object is: a value, with stream data when it is a stream. */
-interface Written {
-  value: PdfValue;
-  data?: Buffer;
-}
-
-const MAX_SECTIONS = 64;
-/** Bytes of one classic cross-reference entry (ISO 32000 7.5.4). */
-const XREF_ENTRY_BYTES = 20;
-/** A classic cross-reference entry without its end of line: offset, generation, in use or free. */
-const XREF_ENTRY = /^\d{10} \d{5} [nf]$/;
-/** `startxref` and the offset after it; white space as the object syntax has it (a NUL is white space, a no-break space is not). */
-const STARTXREF = new RegExp(`^startxref${WHITE_SPACE}+(\\d+)`);
-/** A cross-reference subsection's first object number and count, on a line of their own. */
-const SUBSECTION_HEAD = new RegExp(`^${WHITE_SPACE}*(\\d+)${WHITE_SPACE}+(\\d+)[ \\t]*\\r?\\n`);
-/** Most bytes one stream inflates to unless the caller asks for less (a printed page's content stays far below). */
-export const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
-
-/** A PDF that cannot be read as a classic-table file. */
-export class UnreadablePdf extends Error {}
 
 /** What the structure checks read of a PDF: a file, or what a file keeping some of its pages will hold (keep-pages.ts). */
 export type StructureReader = Pick<PdfFile, 'catalog' | 'dict' | 'kids' | 'resolve'>;
@@ -68,9 +30,9 @@ export type StructureReader = Pick<PdfFile, 'catalog' | 'dict' | 'kids' | 'resol
 export class PdfFile {
   readonly text: string;
   readonly trailer: PdfDict;
-  private readonly offsets = new Map<number, number>();
+  private readonly offsets: Map<number, number>;
   /** The generation of each object listed at one other than 0. */
-  private readonly generations = new Map<number, number>();
+  private readonly generations: Map<number, number>;
   private readonly cache = new Map<number, PdfObject>();
   private readonly written = new Map<number, Written>();
   /** Objects whose stream /Length is being looked up. */
@@ -80,67 +42,12 @@ export class PdfFile {
 
   constructor(readonly bytes: Buffer) {
     this.text = bytes.toString('latin1');
-    const at = this.text.lastIndexOf('startxref');
-    const m = at < 0 ? null : STARTXREF.exec(this.text.slice(at, at + 40));
-    if (!m) throw new UnreadablePdf('no startxref');
-    this.lastXref = Number(m[1]);
-    let trailer: PdfDict | undefined;
-    let offset: number | undefined = this.lastXref;
-    const seen = new Set<number>();
-    for (let n = 0; offset !== undefined && n < MAX_SECTIONS; n++) {
-      if (seen.has(offset)) throw new UnreadablePdf(`the /Prev chain comes back to the section at ${offset}`);
-      seen.add(offset);
-      const section = this.readSection(offset);
-      trailer ??= section;
-      const prev = section.get('Prev');
-      offset = prev instanceof PdfRaw ? Number(prev.text) : undefined;
-    }
-    if (!trailer) throw new UnreadablePdf('no trailer');
-    if (trailer.has('Encrypt')) throw new UnreadablePdf('encrypted');
-    this.trailer = trailer;
-    const size = Number((trailer.get('Size') as PdfRaw | undefined)?.text ?? 0);
-    // Every object /Size counts has an entry of its own in some section: a file cannot count more than it has bytes.
-    if (!Number.isSafeInteger(size) || size < 0 || size > bytes.length)
-      throw new UnreadablePdf(`the trailer's /Size ${size} is more objects than ${bytes.length} bytes can hold`);
-    this.size = size;
-  }
-
-  /** Reads one classic section; entries already known (from a newer section) win. */
-  private readSection(offset: number): PdfDict {
-    if (this.text.slice(offset, offset + 4) !== 'xref') throw new UnreadablePdf('not a classic cross-reference table');
-    let pos = offset + 4;
-    for (;;) {
-      const m = SUBSECTION_HEAD.exec(this.text.slice(pos, pos + 40));
-      if (!m) break;
-      pos += m[0].length;
-      const [first, count] = [Number(m[1]), Number(m[2])];
-      // The entries are fixed-width: a subsection cannot list more of them than the rest of the file holds.
-      if (count * XREF_ENTRY_BYTES > this.text.length - pos)
-        throw new UnreadablePdf(
-          `a cross-reference subsection claims ${m[2]} entries; the ${this.text.length - pos} bytes after it hold at most ${Math.floor((this.text.length - pos) / XREF_ENTRY_BYTES)}`,
-        );
-      for (let i = 0; i < count; i++) {
-        const entry = this.text.slice(pos + i * XREF_ENTRY_BYTES, pos + i * XREF_ENTRY_BYTES + 18);
-        // Any other shape is a table bytes were spliced into, or one of other widths: its entries cannot be
-        // trusted to find their objects, and qpdf (read-part.ts) says whether it must rebuild it.
-        if (!XREF_ENTRY.test(entry)) throw new UnreadablePdf(`the cross-reference entry of object ${first + i} is malformed`);
-        if (entry[17] !== 'n' || this.offsets.has(first + i)) continue;
-        this.offsets.set(first + i, Number(entry.slice(0, 10)));
-        const generation = Number(entry.slice(11, 16));
-        if (generation !== 0) this.generations.set(first + i, generation);
-      }
-      pos += count * XREF_ENTRY_BYTES;
-    }
-    const at = this.text.indexOf('trailer', pos);
-    if (at < 0) throw new UnreadablePdf('no trailer');
-    let value: PdfValue;
-    try {
-      value = new PdfParser(this.text, at + 7).value();
-    } catch (error) {
-      throw new UnreadablePdf(`the trailer cannot be read (${(error as Error).message})`);
-    }
-    if (!isDict(value)) throw new UnreadablePdf('trailer is not a dictionary');
-    return value;
+    const xref = readCrossReference(this.text);
+    this.trailer = xref.trailer;
+    this.offsets = xref.offsets;
+    this.generations = xref.generations;
+    this.size = xref.size;
+    this.lastXref = xref.lastXref;
   }
 
   /** Whether a cross-reference section lists object `num` as in use (then `get` failing means a damaged table). */
@@ -274,15 +181,7 @@ export class PdfFile {
     const object = this.get(num);
     if (!object?.stream || !isDict(object.value)) return undefined;
     const data = this.bytes.subarray(object.stream.start, object.stream.start + object.stream.length);
-    const filter = object.value.get('Filter');
-    const filters = Array.isArray(filter) ? filter.map(nameOf) : filter ? [nameOf(filter)] : [];
-    if (filters.length === 0) {
-      if (data.length > maxBytes) throw new UnreadablePdf(`stream ${num} is more than ${maxBytes} bytes`);
-      return data;
-    }
-    if (filters.length === 1 && filters[0] === 'FlateDecode' && !object.value.has('DecodeParms'))
-      return inflate(data, num, maxBytes);
-    return undefined;
+    return decodeStream(num, object.value, data, maxBytes);
   }
 
   /**
@@ -355,35 +254,7 @@ export class PdfFile {
 
   /** The original bytes followed by an update holding every added and replaced object. */
   finish(trailerEntries: PdfDict): Buffer {
-    const parts: Buffer[] = [this.bytes];
-    let offset = this.bytes.length;
-    const push = (chunk: Buffer | string): void => {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
-      parts.push(buffer);
-      offset += buffer.length;
-    };
-    if (this.bytes[this.bytes.length - 1] !== 0x0a) push('\n');
-    const placed: Array<[number, number]> = [];
-    for (const [num, object] of [...this.written].sort((a, b) => a[0] - b[0])) {
-      placed.push([num, offset]);
-      if (object.data) {
-        const value = new Map(object.value as PdfDict);
-        value.set('Length', raw(object.data.length));
-        push(`${num} 0 obj\n${serialize(value)}\nstream\n`);
-        push(object.data);
-        push('\nendstream\nendobj\n');
-      } else push(`${num} 0 obj\n${serialize(object.value)}\nendobj\n`);
-    }
-    const xref = offset;
-    let table = 'xref\n';
-    for (const [num, at] of placed) table += `${num} 1\n${String(at).padStart(10, '0')} 00000 n \n`;
-    const trailer = new Map(this.trailer);
-    trailer.delete('Prev');
-    trailer.delete('XRefStm');
-    for (const [key, value] of trailerEntries) trailer.set(key, value);
-    trailer.set('Size', raw(this.size));
-    trailer.set('Prev', raw(this.lastXref));
-    push(`${table}trailer\n${serialize(trailer)}\nstartxref\n${xref}\n%%EOF\n`);
-    return Buffer.concat(parts);
+    const { bytes, trailer, lastXref, size, written } = this;
+    return writeUpdate({ bytes, trailer, lastXref, size, written }, trailerEntries);
   }
 }

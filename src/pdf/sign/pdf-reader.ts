@@ -5,8 +5,9 @@
  * qpdf), so unlike the profiles' reader it cannot assume Chromium's layout.
  */
 import zlib from 'node:zlib';
-import { MAX_INFLATED_BYTES } from '../profiles/pdf-file.js';
-import { isDict, nameOf, type PdfDict, PdfParser, PdfRaw, PdfRef, type PdfValue } from '../profiles/pdf-objects.js';
+import { isDict, nameOf, type PdfDict, PdfRaw, PdfRef, type PdfValue } from '../profiles/pdf-objects.js';
+import { PdfParser } from '../profiles/pdf-parser.js';
+import { MAX_INFLATED_BYTES } from '../profiles/stream-data.js';
 
 /** Where an object is: at a byte offset, or the `index`-th object of object stream `stream`. */
 type XrefEntry = { kind: 'offset'; offset: number } | { kind: 'packed'; stream: number; index: number };
