@@ -44,6 +44,11 @@ export class RenderError extends Error {
   }
 }
 
+/** INVALID_REQUEST with `message`, which names the field: what the render, assemble and job validators throw. */
+export function invalid(message: string): RenderError {
+  return new RenderError('INVALID_REQUEST', message);
+}
+
 /**
  * Input the person must change (a flag, a value, an email address, a password): its message is written
  * for them. The CLI exits 2 on one (cli-errors.ts).

@@ -3,6 +3,7 @@
  * split, protection and signature of the whole), checked before any part is rendered, with messages that
  * name the field.
  */
+import { invalid } from '../errors.js';
 import { isLanguageTag, PageSelectionError, parsePageSelection } from '../pdf/index.js';
 import {
   MAX_METADATA_TEXT,
@@ -14,7 +15,7 @@ import {
   PERMISSIONS,
   ROTATIONS,
 } from './schema.js';
-import { invalid, isObject, optionalText, show, unknownField } from './validate-values.js';
+import { isObject, optionalText, show, unknownField } from './validate-values.js';
 
 /** A part's own finishing: its `title`, `pages` and `rotate`. */
 export function checkPartFinishing(part: Record<string, unknown>, label: string): void {

@@ -5,7 +5,7 @@
  * are the render's.
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { RenderError } from '../errors.js';
+import { invalid, RenderError } from '../errors.js';
 import { toPrintParams, validateRenderRequest } from '../render/index.js';
 import {
   type AssembleRequest,
@@ -18,7 +18,7 @@ import {
   UPLOADS_NOT_PDF,
 } from './schema.js';
 import { checkMetadata, checkPartFinishing, checkProtect, checkSign, checkSplit, checkStamps } from './validate-finishing.js';
-import { invalid, isObject, show, unknownField } from './validate-values.js';
+import { isObject, show, unknownField } from './validate-values.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const KINDS = ['html', 'pdf', 'url', 'file'] as const;

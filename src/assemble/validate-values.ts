@@ -1,12 +1,9 @@
 /**
- * What the assemble request's validators share: the INVALID_REQUEST they throw, and the checks of a JSON
- * value's type, its fields and its text, whose messages name the field.
+ * What the assemble request's validators share: the checks of a JSON value's type, its fields and its
+ * text, whose messages name the field (the INVALID_REQUEST they throw is errors.ts's `invalid`).
  */
-import { RenderError } from '../errors.js';
+import { invalid } from '../errors.js';
 import { MAX_TEXT } from './schema.js';
-
-/** INVALID_REQUEST with `message`, which names the field. */
-export const invalid = (message: string): RenderError => new RenderError('INVALID_REQUEST', message);
 
 /** A JSON object (not null, not an array). */
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,12 +4,12 @@
  * `accounts delete`), so that accounts/ never imports jobs/.
  */
 import type { AccountService } from '../accounts/accounts.js';
-import type { RenderJobStore } from '../store/jobs-queries.js';
+import type { JobFileStore } from '../store/job-file-queries.js';
 import type { ResultStore } from './results/result-store.js';
 
 /** What deleting an account's jobs needs. */
 export interface AccountJobsDeps {
-  store: Pick<RenderJobStore, 'cancelAccountJobs'>;
+  store: Pick<JobFileStore, 'cancelAccountJobs'>;
   /** Where the account's job PDFs are deleted from (RESULT_STORE). */
   results: Pick<ResultStore, 'delete'>;
 }

@@ -12,7 +12,7 @@ import {
   UPLOADS_NOT_PDF,
   validateAssembleRequest,
 } from '../assemble/index.js';
-import { RenderError } from '../errors.js';
+import { invalid } from '../errors.js';
 import { MAX_BODY_BYTES, type RenderRequest, RenderRequestSchema, validateRenderRequest } from '../render/index.js';
 import { MAX_WEBHOOK_URL_LENGTH } from './webhook-url.js';
 
@@ -49,8 +49,6 @@ export interface JobRequest {
   webhookUrl: string | null;
   reference: string | null;
 }
-
-const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
 
 /** The render request's validator does the shared part, so every message and code is the same as /v1/render's. */
 export function validateJobRequest(body: unknown): JobRequest {

@@ -2,7 +2,7 @@
  * Files uploaded with an assembly job (multipart/form-data). A job may be made by another process than
  * the one that took it, so its files go where every worker reads: the result store, under keys of the
  * job's, from the submit until the job is final (then the worker, a cancel or the sweep deletes them).
- * The job's stored request lists their names in key order; its row lists the keys (store/jobs-queries.ts).
+ * The job's stored request lists their names in key order; its row lists the keys (store/job-file-queries.ts).
  */
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -12,7 +12,8 @@ import { pipeline } from 'node:stream/promises';
 import type { AssembleRequest, Uploads } from '../assemble/index.js';
 import { RenderError } from '../errors.js';
 import { scratchDir } from '../scratch-dirs.js';
-import type { RenderJobRow, RenderJobStore } from '../store/jobs-queries.js';
+import type { JobFileStore } from '../store/job-file-queries.js';
+import type { RenderJobRow } from '../store/jobs-queries.js';
 import type { ResultStore } from './results/result-store.js';
 
 /** An uploaded file a job keeps: the name its parts give, and where the request left it. */
@@ -97,7 +98,7 @@ export async function fetchUploads(
 
 /** Deletes a final job's uploaded files from `results` (when they are there), then forgets them. */
 export async function dropJobUploads(
-  store: Pick<RenderJobStore, 'clearJobUploads'>,
+  store: Pick<JobFileStore, 'clearJobUploads'>,
   results: Pick<ResultStore, 'id' | 'delete'>,
   row: Pick<RenderJobRow, 'id' | 'upload_keys' | 'upload_store'>,
 ): Promise<void> {
@@ -111,7 +112,7 @@ export async function dropJobUploads(
  * before deleting them, a lease that lapsed for good, a delete that failed); returns how many jobs' files.
  */
 export async function sweepJobUploads(
-  store: Pick<RenderJobStore, 'clearJobUploads' | 'finishedUploads'>,
+  store: Pick<JobFileStore, 'clearJobUploads' | 'finishedUploads'>,
   results: Pick<ResultStore, 'id' | 'delete'>,
   batch = 500,
 ): Promise<number> {

@@ -8,6 +8,7 @@ import { RenderError } from '../errors.js';
 import { newTimeOrderedId } from '../ids.js';
 import type { RenderRequest } from '../render/index.js';
 import type { SecretBox } from '../secrets/sealing.js';
+import type { JobFileStore } from '../store/job-file-queries.js';
 import type { JobSubmitStore } from '../store/job-submit-queries.js';
 import type { RenderJobRow, RenderJobStore } from '../store/jobs-queries.js';
 import type { RenderJobStatus } from '../store/schema.js';
@@ -36,7 +37,7 @@ export interface JobSubmission {
 
 /** How the queue is bounded. */
 export interface JobQueueOptions {
-  store: RenderJobStore & JobSubmitStore;
+  store: RenderJobStore & JobFileStore & JobSubmitStore;
   results: ResultStore;
   maxQueuedPerAccount: number;
   /** Most UTF-8 bytes of HTML queued per account (RENDER_JOBS_MAX_QUEUED_MB); unbounded when unset. */

@@ -4,15 +4,15 @@
  */
 import type { RenderRecorder } from '../render/index.js';
 import type { ServiceLog } from '../service-log.js';
+import type { JobFileStore } from '../store/job-file-queries.js';
 import type { JobLeaseStore } from '../store/job-lease-queries.js';
-import type { RenderJobStore } from '../store/jobs-queries.js';
 import type { JobOutcome } from './attempt-outcome.js';
 import type { JobMakers } from './job-render.js';
 import type { ResultStore } from './results/result-store.js';
 
 /** What the worker needs. */
 export interface JobWorkerOptions {
-  store: JobLeaseStore & Pick<RenderJobStore, 'clearJobUploads'>;
+  store: JobLeaseStore & Pick<JobFileStore, 'clearJobUploads'>;
   results: ResultStore;
   pool: JobMakers['pool'];
   /** What assembly jobs are made with (besides the pool). */

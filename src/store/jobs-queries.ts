@@ -2,8 +2,9 @@ import { sql } from 'kysely';
 import type { RenderJobStatus, RenderJobsTable } from './schema.js';
 import { bindQueries, PREPARED, type StoreContext } from './store-context.js';
 
-// Render jobs: the queue of record and the stored PDFs' keys, written once for both dialects;
-// submits within the account's caps are in job-submit-queries.ts, claims and leases in job-lease-queries.ts.
+// Render jobs: the queue of record, written once for both dialects; submits within the account's caps
+// are in job-submit-queries.ts, claims and leases in job-lease-queries.ts, the stored PDFs' and uploads'
+// keys in job-file-queries.ts.
 
 /** A render job row as stored. */
 export type RenderJobRow = RenderJobsTable;
@@ -53,7 +54,7 @@ export interface JobPage {
   next: { createdAt: number; id: string } | null;
 }
 
-/** Store methods of the render job queue: the jobs as submitted, read, canceled and swept. */
+/** Store methods of the render job queue: the jobs as submitted, read, listed and canceled. */
 export interface RenderJobStore {
   /**
    * Inserts a job unless the account already has one with the same idempotency key (the unique
@@ -70,33 +71,11 @@ export interface RenderJobStore {
   countQueuedJobs(accountId: string): Promise<number>;
   /** Cancels a queued or running job of the account; returns the job as it is afterwards. */
   cancelJob(id: string, accountId: string, now: number): Promise<RenderJobRow | undefined>;
-  /** Forgets the PDF of the account's job; returns the result store key to delete (if there was one). */
-  clearJobPdf(id: string, accountId: string): Promise<string | null>;
   /** The account's jobs, newest first, from after `cursor`, optionally of one status. */
   listJobs(
     accountId: string,
     opts: { status?: RenderJobStatus; limit: number; cursor?: { createdAt: number; id: string } },
   ): Promise<JobPage>;
-  /**
-   * Up to `limit` jobs (ids after `afterId`, in id order) whose PDF expired at `now` and is held by
-   * result store `storeId` or by an unrecorded one; their keys are cleared by clearExpiredPdf.
-   */
-  expiredPdfs(
-    now: number,
-    limit: number,
-    storeId: string,
-    afterId?: string,
-  ): Promise<Array<{ id: string; pdfKey: string; pdfStore: string | null }>>;
-  /** Clears an expired PDF's key (only if it is still that key). */
-  clearExpiredPdf(id: string, pdfKey: string): Promise<void>;
-  /** Deletes up to `limit` final job rows that finished at or before `before` and hold no PDF; returns how many. */
-  deleteFinishedJobs(before: number, limit: number): Promise<number>;
-  /** Cancels every unfinished job of the account and returns every stored PDF and upload key, for account deletion. */
-  cancelAccountJobs(accountId: string, now: number): Promise<string[]>;
-  /** Forgets the job's uploaded files (once deleted from the result store). */
-  clearJobUploads(id: string): Promise<void>;
-  /** Up to `limit` final jobs still holding uploads in result store `storeId` (ids after `afterId`, in id order). */
-  finishedUploads(storeId: string, limit: number, afterId?: string): Promise<Array<{ id: string; keys: string[] }>>;
   /** Queued jobs over all accounts and the creation time of the oldest. */
   jobQueueStats(): Promise<{ queued: number; oldestCreatedAt: number | null }>;
 }
@@ -197,22 +176,6 @@ export async function cancelJob(ctx: StoreContext, id: string, accountId: string
   return findJob(ctx, id, accountId);
 }
 
-/** See RenderJobStore.clearJobPdf. */
-export async function clearJobPdf(ctx: StoreContext, id: string, accountId: string) {
-  const { db } = ctx;
-  const row = await findJob(ctx, id, accountId);
-  if (!row?.pdf_key) return null;
-  // Only that key: a concurrent clear (retention sweep, a second DELETE) deletes the file once. The
-  // expiry goes too, so the row tells a deleted PDF (no expiry) from an expired one ever after.
-  const cleared = await db
-    .updateTable('render_jobs')
-    .set({ pdf_key: null, pdf_expires_at: null })
-    .where('id', '=', id)
-    .where('pdf_key', '=', row.pdf_key)
-    .executeTakeFirst();
-  return Number(cleared.numUpdatedRows) > 0 ? row.pdf_key : null;
-}
-
 /** See RenderJobStore.listJobs. */
 export async function listJobs(
   { db }: StoreContext,
@@ -241,92 +204,6 @@ export async function listJobs(
   return { rows: page, next: more && last ? { createdAt: Number(last.created_at), id: last.id } : null };
 }
 
-/** See RenderJobStore.expiredPdfs. */
-export async function expiredPdfs({ db }: StoreContext, now: number, limit: number, storeId: string, afterId = '') {
-  const rows = await db
-    .selectFrom('render_jobs')
-    .select(['id', 'pdf_key', 'pdf_store'])
-    .where('pdf_expires_at', '<=', now)
-    .where('pdf_key', 'is not', null)
-    .where((eb) => eb.or([eb('pdf_store', '=', storeId), eb('pdf_store', 'is', null)]))
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => ({ id: r.id, pdfKey: r.pdf_key as string, pdfStore: r.pdf_store }));
-}
-
-/** See RenderJobStore.deleteFinishedJobs. */
-export async function deleteFinishedJobs({ db, kind }: StoreContext, before: number, limit: number) {
-  // Ids first, then the delete by id: SQLite's DELETE takes no LIMIT, and one batch keeps a lock short.
-  // On PostgreSQL a row another transaction holds (an account's deletion locking its jobs) is left for
-  // the next sweep: waiting on it while holding others could deadlock with that transaction.
-  const ids = db
-    .selectFrom('render_jobs')
-    .select('id')
-    .where('finished_at', '<=', before)
-    .where('status', 'in', ['succeeded', 'failed', 'canceled'])
-    .where('pdf_key', 'is', null)
-    // Uploads still held wait for their sweep (a final job's go within a minute).
-    .where('upload_keys', 'is', null)
-    // A delivery still retrying keeps its row (it cannot be, 7 days on; the guard costs nothing).
-    .where((eb) => eb.or([eb('webhook_state', 'is', null), eb('webhook_state', '!=', 'pending')]))
-    .limit(limit)
-    .$if(kind === 'postgres', (q) => q.forUpdate().skipLocked());
-  const result = await db.deleteFrom('render_jobs').where('id', 'in', ids).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-/** See RenderJobStore.clearExpiredPdf. */
-export async function clearExpiredPdf({ db }: StoreContext, id: string, pdfKey: string) {
-  await db.updateTable('render_jobs').set({ pdf_key: null }).where('id', '=', id).where('pdf_key', '=', pdfKey).execute();
-}
-
-/** See RenderJobStore.cancelAccountJobs. */
-export async function cancelAccountJobs({ db }: StoreContext, accountId: string, now: number) {
-  return db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('render_jobs')
-      .set({ status: 'canceled', finished_at: now, lease_owner: null, lease_expires_at: null, request: '' })
-      .where('account_id', '=', accountId)
-      .where('status', 'in', ['queued', 'running'])
-      .execute();
-    const rows = await trx
-      .selectFrom('render_jobs')
-      .select(['pdf_key', 'upload_keys'])
-      .where('account_id', '=', accountId)
-      .where((eb) => eb.or([eb('pdf_key', 'is not', null), eb('upload_keys', 'is not', null)]))
-      .execute();
-    await trx.updateTable('render_jobs').set({ pdf_key: null, upload_keys: null }).where('account_id', '=', accountId).execute();
-    return rows.flatMap((r) => [...(r.pdf_key === null ? [] : [r.pdf_key]), ...uploadKeysOf(r.upload_keys)]);
-  });
-}
-
-/** The keys of a row's `upload_keys`. */
-function uploadKeysOf(column: string | null): string[] {
-  return column === null ? [] : (JSON.parse(column) as string[]);
-}
-
-/** See RenderJobStore.clearJobUploads. */
-export async function clearJobUploads({ db }: StoreContext, id: string) {
-  await db.updateTable('render_jobs').set({ upload_keys: null, upload_store: null }).where('id', '=', id).execute();
-}
-
-/** See RenderJobStore.finishedUploads. */
-export async function finishedUploads({ db }: StoreContext, storeId: string, limit: number, afterId = '') {
-  const rows = await db
-    .selectFrom('render_jobs')
-    .select(['id', 'upload_keys'])
-    .where('upload_keys', 'is not', null)
-    .where('upload_store', '=', storeId)
-    .where('status', 'in', ['succeeded', 'failed', 'canceled'])
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => ({ id: r.id, keys: uploadKeysOf(r.upload_keys) }));
-}
-
 /** See RenderJobStore.jobQueueStats. */
 export async function jobQueueStats({ db }: StoreContext) {
   const row = await db
@@ -346,14 +223,7 @@ export function renderJobQueries(ctx: StoreContext): RenderJobStore {
     releaseIdempotencyKey,
     countQueuedJobs,
     cancelJob,
-    clearJobPdf,
     listJobs,
-    expiredPdfs,
-    clearExpiredPdf,
-    deleteFinishedJobs,
-    cancelAccountJobs,
-    clearJobUploads,
-    finishedUploads,
     jobQueueStats,
   });
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { type AccountStore, accountQueries } from './account-queries.js';
 import { type CertificateStore, certificateQueries } from './certificate-queries.js';
+import { type JobFileStore, jobFileQueries } from './job-file-queries.js';
 import { type JobLeaseStore, jobLeaseQueries } from './job-lease-queries.js';
 import { type JobSubmitStore, jobSubmitQueries } from './job-submit-queries.js';
 import { type RenderJobStore, renderJobQueries } from './jobs-queries.js';
@@ -21,6 +22,7 @@ import { type WebhookOutboxStore, type WebhookStore, webhookOutboxQueries, webho
 
 export type { Account, AccountStore } from './account-queries.js';
 export type { CertificateStore, SigningCertificateRecord } from './certificate-queries.js';
+export type { JobFileStore } from './job-file-queries.js';
 export type { JobLeaseStore } from './job-lease-queries.js';
 export type { CappedInsert, JobSubmitStore, QueuedCaps } from './job-submit-queries.js';
 export type { JobError, JobPage, JobPdf, JobResult, NewRenderJob, RenderJobRow, RenderJobStore } from './jobs-queries.js';
@@ -49,6 +51,7 @@ export interface Store
     KeyUsageStore,
     RecoveryStore,
     RenderJobStore,
+    JobFileStore,
     JobSubmitStore,
     JobLeaseStore,
     RenderLogStore,
@@ -80,6 +83,7 @@ export function composeStore(kind: 'sqlite' | 'postgres', db: Kysely<Database>, 
     ...keyUsageQueries(ctx),
     ...recoveryQueries(ctx),
     ...renderJobQueries(ctx),
+    ...jobFileQueries(ctx),
     ...jobSubmitQueries(ctx),
     ...jobLeaseQueries(ctx),
     ...renderLogQueries(ctx),

@@ -11,6 +11,8 @@ import type { RenderSlot } from '../browser/slot.js';
 const QUIET_MS = 50;
 /** A navigation asked for by the document has this long to show up as a request before it is given up on. */
 const NAVIGATION_START_MS = 100;
+/** How a call into the page fails when the document navigated away under it. */
+export const NAVIGATED = /context was destroyed|navigat/i;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

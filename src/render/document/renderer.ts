@@ -1,28 +1,30 @@
 /**
  * One render in a slot: load the HTML into the fresh document, wait until it is ready to print (load
- * event, fonts, no pending subresource, `window.pageworksReady`, animations at their end: page-script.ts),
- * print with the computed page parameters.
+ * event, fonts, no pending subresource, `window.pageworksReady`, animations at their end: page-script.ts,
+ * document-prepare.ts), read what it says about itself, print with the computed page parameters
+ * (document-print.ts).
  * The caller (the pool) enforces the wall-clock deadline and discards the slot when it is not clean.
  */
 import { RenderError } from '../../errors.js';
 import { withPdfProperties } from '../../pdf/index.js';
 import type { ServiceLog } from '../../service-log.js';
 import { VERSION } from '../../version.js';
-import { callExpression, callOn, evaluate, evaluateIn, readStream } from '../browser/cdp.js';
+import { callExpression, evaluateIn } from '../browser/cdp.js';
 import { framesWhileLoading } from '../browser/frames.js';
 import { isolatedWorld, type RenderSlot } from '../browser/slot.js';
 import type { ReportCollector } from '../report/report-collector.js';
-import { failedFonts, PAGE_LIMITS, watchErrors } from '../report/report-page.js';
+import { failedFonts, PAGE_LIMITS } from '../report/report-page.js';
 import type { PrintParams } from '../request/options.js';
-import { printWithCrossReferences, unresolvedReferenceEntries } from './cross-reference-passes.js';
+import { unresolvedReferenceEntries } from './cross-reference-passes.js';
 import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
 import { mentionsDeclarations, type PageDeclarations } from './declarations-page.js';
 import { cleanInfoText, type DocumentInfo, readDocumentInfo } from './document-info.js';
+import { loadDocument, prepareAgain } from './document-prepare.js';
+import { printDocument } from './document-print.js';
 import { type ProfiledPdf, withDocumentProfiles } from './document-profiles.js';
-import { checkedRead, READ_LIMITS } from './document-read.js';
-import { readWithKit, takeReadKit } from './document-read-page.js';
-import { networkIdle, settleNavigation, waitUntilLoaded } from './navigation-wait.js';
-import { ANIMATION_ROUNDS, preparePage, turnsAfterLoad } from './page-script.js';
+import { checkedRead } from './document-read.js';
+import { NAVIGATED, networkIdle, settleNavigation } from './navigation-wait.js';
+import { turnsAfterLoad } from './page-script.js';
 import { printedView } from './shown-text-read.js';
 
 /** Pending subresources are waited for at most until this long before the deadline, then printing starts. */
@@ -32,22 +34,8 @@ const PRINT_RESERVE_MAX_MS = 5000;
  * within it prints, a request that never settles (a beacon, a long poll) does not hold the print longer.
  */
 export const DEFAULT_IDLE_MAX_MS = 2000;
-/** How a call into the page fails when the document navigated away under it. */
-const NAVIGATED = /context was destroyed|navigat/i;
 /** Creator and Producer of every PDF: the service that made it, not the browser engine it used. */
 const PRODUCER = `Pageworks ${VERSION}`;
-
-/**
- * What preparing a document reports: why `pageworksReady` rejected, how many of its requestAnimationFrame
- * callbacks still waited for a frame that did not come, (with a report) its script errors, and the
- * main-world read of the document once it is ready (document-read-page.ts), unchecked.
- */
-interface Prepared {
-  rejected?: string;
-  missed?: number;
-  page?: unknown;
-  read?: unknown;
-}
 
 /** What the render knows of the document right before it prints. */
 interface DocumentRead {
@@ -59,27 +47,6 @@ interface DocumentRead {
   declared?: PageDeclarations;
   fonts?: unknown;
 }
-
-/**
- * The function (called on the slot's holder, with the HTML, the page CSS, the task turns after load and
- * whether frames come as its arguments) that runs preparePage: with HTML, writing the document, and with
- * `report`, watching its script errors from its start (the take function stays on the holder). Before it writes the document it
- * also leaves on the holder the read that preparePage ends with (document-read-page.ts), with the
- * built-ins of the window as nothing has touched it yet. The document is an argument, not part of the
- * source: the source is then the same for every render (a renderer may keep what it compiled), and the
- * document is not escaped twice on its way, once into a string literal and again into the protocol message.
- */
-function prepareDeclaration(writes: boolean, report: boolean): string {
-  const watch = report ? watchErrors.toString() : 'null';
-  const args = `html, pageCss, ${ANIMATION_ROUNDS}, turns, frames, ${watch}, ${JSON.stringify(PAGE_LIMITS)}, this`;
-  const keepRead = writes
-    ? `const kit = (${takeReadKit.toString()})(); this.read = () => (${readWithKit.toString()})(kit, ${JSON.stringify(READ_LIMITS)});`
-    : '';
-  return `function (html, pageCss, turns, frames) { return ((__name) => { ${keepRead} return (${preparePage.toString()})(${args}); })((f) => f); }`;
-}
-
-/** The four declarations prepare calls, made once: indexed by whether it writes the document, then whether it watches errors. */
-const DECLARATIONS = [false, true].map((writes) => [false, true].map((report) => prepareDeclaration(writes, report)));
 
 /** The expression that reads the document in the isolated world (fonts only when a report is collected). */
 function readExpression(report: boolean): string {
@@ -108,53 +75,6 @@ async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknow
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
     return {};
   }
-}
-
-/** Calls preparePage on the slot's holder (see RenderSlot.holder). */
-async function prepare(slot: RenderSlot, html: string | null, how: Preparing): Promise<Prepared> {
-  if (slot.holder === null) throw new RenderError('RENDER_FAILED', 'the page has no fresh document to render in');
-  const declaration = DECLARATIONS[Number(html !== null)][Number(how.report)];
-  const turns = html === null ? turnsAfterLoad(null) : how.turns;
-  const value = await callOn(slot.session, slot.holder, declaration, [html, how.pageCss, turns, how.frames]);
-  if (value === null || typeof value !== 'object') return {};
-  // What crossed from the page: a rejection reason is text, cut as the page cut it.
-  const { rejected, missed, page, read } = value as Prepared;
-  return {
-    rejected: typeof rejected === 'string' ? rejected.slice(0, PAGE_LIMITS.text) : undefined,
-    // What crossed from the page is the document's to forge: a count, or nothing.
-    missed: Number.isSafeInteger(missed) && (missed as number) > 0 ? missed : undefined,
-    page,
-    read,
-  };
-}
-
-/**
- * Writes the HTML into the page's current (fresh) document and prepares it for printing (preparePage).
- * One round trip does the whole wait: what the renderer reported before its answer (requests, navigation
- * requests) is known when it arrives. Returns the reason a `pageworksReady` promise rejected, if it did,
- * and (with a report) the script errors so far.
- */
-async function loadDocument(slot: RenderSlot, html: string, how: Preparing, until: number): Promise<Prepared> {
-  try {
-    return await prepare(slot, html, how);
-  } catch (err) {
-    // The document navigated itself (meta refresh, location=…): print wherever it ended up, once loaded.
-    if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
-    await waitUntilLoaded(slot, until);
-    return {};
-  }
-}
-
-/**
- * How a render prepares its document: the page CSS, the task turns after its load (turnsAfterLoad of its
- * HTML, read once: a body of 10 MiB takes the pattern about 12 ms), whether the page gets frames, whether
- * a report is collected.
- */
-interface Preparing {
-  pageCss: string;
-  turns: number;
-  frames: boolean;
-  report: boolean;
 }
 
 /** Where a render's own warnings go. */
@@ -279,68 +199,4 @@ export async function printInSlot(
     if (finish) return { title: read.info?.title, finish };
   }
   return { title: read.info?.title, finish: async () => ({ pdf: withPdfProperties(pdf, properties), claims: [] }) };
-}
-
-/**
- * preparePage on the document as it is now (no HTML to write), handing over the script errors since the
- * first take; a document that navigated has a new window, so neither holder nor errors: it runs there
- * on its own. A navigation racing it is left to the print's retry.
- */
-async function prepareAgain(slot: RenderSlot, how: Preparing): Promise<Prepared> {
-  try {
-    if (slot.navigations === 0) return await prepare(slot, null, how);
-    await evaluate(
-      slot.session,
-      callExpression(preparePage, null, how.pageCss, ANIMATION_ROUNDS, turnsAfterLoad(null), how.frames, null, PAGE_LIMITS, null),
-    );
-    return {};
-  } catch (err) {
-    if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
-    return {};
-  }
-}
-
-/** Prints once, or in passes when the document's stylesheets may use cross-references (cross-reference-passes.ts). */
-function printDocument(
-  slot: RenderSlot,
-  params: PrintParams,
-  xref: CrossReferenceUse | undefined,
-): Promise<{ pdf: Buffer; unresolved: string[] }> {
-  if (!xref) return print(slot, params).then((pdf) => ({ pdf, unresolved: [] }));
-  return printWithCrossReferences(slot, xref, () => print(slot, params));
-}
-
-async function print(slot: RenderSlot, params: PrintParams): Promise<Buffer> {
-  try {
-    const { stream } = await slot.session.send('Page.printToPDF', {
-      paperWidth: params.widthIn,
-      paperHeight: params.heightIn,
-      marginTop: params.margin.top,
-      marginRight: params.margin.right,
-      marginBottom: params.margin.bottom,
-      marginLeft: params.margin.left,
-      scale: params.scale,
-      printBackground: params.printBackground,
-      // `landscape` is already applied to width/height (never passed: Chromium would swap a custom size
-      // again). A request that sets the size pins it with pageCss; one that does not lets the document's
-      // `@page size` decide, page by page (named pages may differ).
-      landscape: false,
-      preferCSSPageSize: params.preferCssPageSize,
-      displayHeaderFooter: false,
-      // Tagged (accessible) PDF, as puppeteer prints by default.
-      generateTaggedPDF: true,
-      // Bookmarks from the document's headings, nested by level (needs the tagged structure above).
-      generateDocumentOutline: true,
-      transferMode: 'ReturnAsStream',
-    });
-    if (!stream) throw new Error('Page.printToPDF returned no stream');
-    return await readStream(slot.session, stream);
-  } catch (err) {
-    if (/Printing failed|Page range|content area is empty/i.test(String((err as Error)?.message))) {
-      throw new RenderError('RENDER_FAILED', 'Chromium could not print this document with these options', undefined, {
-        cause: err,
-      });
-    }
-    throw err;
-  }
 }

@@ -1,7 +1,7 @@
 /**
  * Render options → print parameters. Pure: plain values in, plain values out (docs/api.md#post-v1render).
  */
-import { RenderError } from '../../errors.js';
+import { invalid } from '../../errors.js';
 
 /** The page formats of the spec with their portrait size in inches (ISO/ANSI). */
 export const PAGE_FORMATS = {
@@ -50,10 +50,6 @@ export interface PrintParams {
   preferCssPageSize: boolean;
   /** What of the request's page box must win over the document's `@page` rules, as CSS ('' for nothing): pageBoxCss. */
   pageCss: string;
-}
-
-function invalid(message: string): RenderError {
-  return new RenderError('INVALID_REQUEST', message);
 }
 
 /** Formats a user value for an error message (strings quoted, the rest as JSON). */
