@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { RenderError } from '../errors.js';
+import { invalid, RenderError } from '../errors.js';
 import { scratchDir } from '../scratch-dirs.js';
 
 /** The files of a multipart request, by the name a part gives (`{"file": "terms.pdf"}`), and where they are. */
@@ -34,8 +34,6 @@ export interface MultipartAssemble {
 const MAX_HEADER_BYTES = 16 * 1024;
 /** Most files in one request: as many as a sync assembly has parts, with room for a few unused. */
 export const MAX_UPLOAD_FILES = 200;
-
-const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
 
 /** The boundary of a `multipart/form-data` content type; INVALID_REQUEST when there is none. */
 function boundaryOf(contentType: string): string {

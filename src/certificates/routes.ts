@@ -13,7 +13,7 @@ import {
   MAX_PKCS12_BYTES,
 } from '../accounts/certificates.js';
 import { unshowableCharacterProblem } from '../accounts/user-text.js';
-import { RenderError } from '../errors.js';
+import { invalid, RenderError } from '../errors.js';
 import { RenderErrorSchema } from '../render/index.js';
 import type { ServiceApp } from '../service-app-type.js';
 
@@ -54,8 +54,6 @@ function certificateJson(c: CertificateView): Static<typeof CertificateObjectSch
     created_at: new Date(c.createdAt).toISOString(),
   };
 }
-
-const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
 
 /** Checks the upload body by hand (no type coercion, unknown fields refused), naming the field at fault. */
 function validateCertificateUpload(body: unknown): CertificateUpload {

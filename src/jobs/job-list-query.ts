@@ -3,10 +3,9 @@
  * the dashboard's Jobs page pages with too).
  */
 import { Type } from '@sinclair/typebox';
-import { RenderError } from '../errors.js';
+import { invalid } from '../errors.js';
 import type { RenderJobStatus } from '../store/schema.js';
 
-const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
 const STATUSES: readonly RenderJobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
 
 /** Query of GET /v1/jobs. */
@@ -43,6 +42,6 @@ export function encodeCursor(next: { createdAt: number; id: string }): string {
 /** Parses a list cursor; throws INVALID_REQUEST. */
 export function decodeCursor(cursor: string): { createdAt: number; id: string } {
   const m = /^(\d{1,16})\.(job_[0-9a-f]{32})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!m) throw new RenderError('INVALID_REQUEST', 'cursor: not a cursor from a previous page');
+  if (!m) throw invalid('cursor: not a cursor from a previous page');
   return { createdAt: Number(m[1]), id: m[2] };
 }

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptMultipart, multipartDocs, requestUploads } from '../assemble/index.js';
-import { RenderError } from '../errors.js';
+import { invalid, RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
 import { ownValidator } from '../own-validator.js';
 import {
@@ -28,8 +28,6 @@ import { JobObjectSchema, toJobObject } from './job-object.js';
 import { type JobRequest, JobRequestSchema, MAX_JOB_BODY_BYTES, validateJobRequest } from './job-request.js';
 import type { JobQueue } from './queue.js';
 import { validateWebhookUrl } from './webhook-url.js';
-
-const invalid = (message: string) => new RenderError('INVALID_REQUEST', message);
 
 const IdParams = Type.Object({ id: Type.String({ description: 'The job id (job_…).' }) });
 const errorResponse = (description: string) => ({ ...RenderErrorSchema, description });
