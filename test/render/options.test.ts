@@ -119,10 +119,17 @@ describe('toPrintParams errors name the field', () => {
   it('accepts a 200in side and refuses margins that leave no printable area', () => {
     expect(toPrintParams({ width: '200in', height: '1in' }).widthIn).toBe(200);
     expect(failure(() => toPrintParams({ format: 'Letter', margin: { left: '4.25in', right: '4.25in' } })).message).toBe(
-      'options.margin: left + right (8.5in) leave no printable width on a 8.5in wide page',
+      'options.margin: left "4.25in" + right "4.25in" leave no printable width on a page 8.5in wide',
     );
+    // In the unit the margins are written in, not in the inches the print is computed in.
     expect(failure(() => toPrintParams({ format: 'Letter', margin: { top: '20cm', bottom: '10cm' } })).message).toBe(
-      'options.margin: top + bottom (11.811in) leave no printable height on a 11in tall page',
+      'options.margin: top "20cm" + bottom "10cm" leave no printable height on a page 27.94cm tall',
+    );
+    expect(failure(() => toPrintParams({ width: '10mm', height: '10mm', margin: { left: '20mm' } })).message).toBe(
+      'options.margin: left "20mm" leaves no printable width on a page 10mm wide',
+    );
+    expect(failure(() => toPrintParams({ landscape: true, margin: { bottom: '800px' } })).message).toBe(
+      'options.margin: bottom "800px" leaves no printable height on a page 793.7px tall',
     );
     expect(toPrintParams({ format: 'Letter', margin: { left: '4in', right: '4in' } }).margin.left).toBe(4);
   });

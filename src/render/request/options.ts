@@ -85,8 +85,22 @@ function pageSide(field: string, value: string): number {
   return inches;
 }
 
-function round(inches: number): string {
-  return `${Number(inches.toFixed(4))}in`;
+/**
+ * The refusal of margins that leave no room across one axis, in the request's own words: the margins as
+ * written and the page's side in the unit of the first of them (`left "150mm" + right "100mm" leave no
+ * printable width on a page 210mm wide`), not in the inches the print is computed in.
+ */
+function noRoomMessage(
+  axis: 'width' | 'height',
+  sides: readonly ['left', 'right'] | readonly ['top', 'bottom'],
+  margin: NonNullable<RenderOptions['margin']>,
+  pageIn: number,
+): string {
+  const written = sides.filter((side) => margin[side] !== undefined).map((side) => `${side} ${show(margin[side])}`);
+  const unit = (margin[sides[0]] ?? margin[sides[1]] ?? 'in').slice(-2) as keyof typeof INCHES_PER_UNIT;
+  const page = `${Number((pageIn / INCHES_PER_UNIT[unit]).toFixed(2))}${unit}`;
+  const verb = written.length === 1 ? 'leaves' : 'leave';
+  return `options.margin: ${written.join(' + ')} ${verb} no printable ${axis} on a page ${page} ${axis === 'width' ? 'wide' : 'tall'}`;
 }
 
 /** Turns validated request options into print parameters, applying docs/api.md's page-size rules. */
@@ -120,16 +134,8 @@ export function toPrintParams(options: RenderOptions = {}): PrintParams {
   };
   // Chromium needs at least a sliver of printable area; anything under 1/96 in (one CSS pixel) is none.
   const minimum = 1 / 96;
-  if (widthIn - margin.left - margin.right < minimum) {
-    throw invalid(
-      `options.margin: left + right (${round(margin.left + margin.right)}) leave no printable width on a ${round(widthIn)} wide page`,
-    );
-  }
-  if (heightIn - margin.top - margin.bottom < minimum) {
-    throw invalid(
-      `options.margin: top + bottom (${round(margin.top + margin.bottom)}) leave no printable height on a ${round(heightIn)} tall page`,
-    );
-  }
+  if (widthIn - margin.left - margin.right < minimum) throw invalid(noRoomMessage('width', ['left', 'right'], m, widthIn));
+  if (heightIn - margin.top - margin.bottom < minimum) throw invalid(noRoomMessage('height', ['top', 'bottom'], m, heightIn));
   const sizeSet = options.format !== undefined || options.landscape !== undefined || width !== undefined || height !== undefined;
   const setSides = MARGIN_SIDES.filter((side) => m[side] !== undefined);
   const pageCss = pageBoxCss(
