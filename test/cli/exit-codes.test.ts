@@ -96,6 +96,13 @@ const rows: Row[] = [
     /^pageworks: --limit must be a whole number or "default"$/,
   ],
   [
+    'accounts set-limit: a value beginning with a dash',
+    () => ['accounts', 'set-limit', '--email', E, '--service', 'render', '--limit', '-5'],
+    () => ({}),
+    2,
+    /^pageworks: --limit: "-5" begins with a dash; to give it as the value, write --limit=-5$/,
+  ],
+  [
     'accounts set-limit: store down',
     () => ['accounts', 'set-limit', '--email', E, '--service', 'render', '--limit', '5'],
     deadStore,
