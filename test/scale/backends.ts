@@ -1,15 +1,47 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import pg from 'pg';
 
-/** A free TCP port on 127.0.0.1 (bound and released; good enough for test processes). */
-export async function freePort(): Promise<number> {
+/** Lowest port freePort picks: above the well-known and registered services a machine here runs. */
+const LOW_PORT = 10_000;
+
+/**
+ * The first port of the kernel's ephemeral range, which `listen(0)` and outgoing connections are given
+ * ports from (32768 when it cannot be read).
+ */
+function ephemeralStart(): number {
+  try {
+    const start = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(start) && start > LOW_PORT + 1000 ? start : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+async function canListen(port: number): Promise<boolean> {
   const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  const bound = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (bound) await new Promise((resolve) => server.close(resolve));
+  return bound;
+}
+
+/**
+ * A free TCP port on 127.0.0.1, to be bound later (and again: a forwarder reopened, a Redis restarted).
+ * It is picked below the ephemeral range: a port from `listen(0)` was, between its release and its use,
+ * sometimes handed to another test file's server or connection, and the later bind failed EADDRINUSE.
+ */
+export async function freePort(): Promise<number> {
+  const end = ephemeralStart();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = LOW_PORT + crypto.randomInt(end - LOW_PORT);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port found between ${LOW_PORT} and ${end}`);
 }
 
 /** A database of its own on the CI's PostgreSQL server, dropped by `drop()`. */
@@ -137,7 +169,11 @@ export class TcpForwarder {
       client.pipe(upstream).pipe(client);
     });
     this.server = server;
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    // A port taken meanwhile fails the test with its error, not a hang until the test's timeout.
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', resolve);
+    });
   }
 
   private track(socket: net.Socket): net.Socket {

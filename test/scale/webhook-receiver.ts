@@ -66,7 +66,10 @@ export class WebhookReceiver {
       });
     });
     this.server = server;
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', resolve);
+    });
   }
 
   /** Stops answering: the port is closed, connections are refused. */
