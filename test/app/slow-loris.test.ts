@@ -1,6 +1,6 @@
 /**
  * Limits that hold under abuse: 200 slow-loris clients (headers at 1 byte/s) and a few trickling a body do not
- * keep a well-behaved client from being served within 1 s, on every service, and the server cuts them once
+ * keep a well-behaved client waiting for any of them to be cut, on every service, and the server cuts them once
  * HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS pass (short here, so the test takes a few seconds).
  * Loopback only; every socket is destroyed at the end.
  */
@@ -84,10 +84,12 @@ async function underAbuse(build: (core: CoreDeps) => Promise<FastifyInstance>): 
     const elapsed = performance.now() - t;
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: string }).status).toBe('healthy');
-    // Starved, it would wait for the abusers' header or body timeout (seconds on end); answered, it takes
-    // milliseconds, or a second or two on a loaded machine.
-    expect(elapsed).toBeLessThan(3000);
+    // Starved, it would be answered only once the server had cut abusers, at their header or body timeout.
+    // Answered while every one of them is still connected, it did not wait for any. Its time is milliseconds
+    // on a quiet machine and was 5.7 s once in a CI run that a jobs burst shared, so a bound on the clock
+    // alone (3 s, then) says more about the machine's load than about starvation.
     expect(abusers.filter((a) => a.closed)).toHaveLength(0);
+    expect(elapsed).toBeLessThan(HEADERS_TIMEOUT_MS);
 
     // The server, not the client, ends them: headers too slow, body too slow.
     await waitFor(() => abusers.every((a) => a.closed), started + CUT_WITHIN_MS - Date.now());
