@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import { RenderError } from '../errors.js';
 import { zipFiles } from '../pdf/index.js';
 import { infoTitle } from '../pdf/info-title.js';
-import { redactUrl } from '../redact-url.js';
+import { shownUrl } from '../redact-url.js';
 import type { RecordAssembly, RecordPart, RenderResult, ReportEntry } from '../render/index.js';
 import { scratchDir } from '../scratch-dirs.js';
 import { recordFinishing, recordPartFinishing } from './assembly-record.js';
@@ -110,7 +110,7 @@ export async function runAssembly(
         kind: part.kind,
         pages: merged.partPages?.[i] ?? pagesOf(part),
         warnings: part.warnings.length,
-        ...(part.url === undefined ? {} : { url: shownUrl(part.url) }),
+        ...(part.url === undefined ? {} : { url: recordedUrl(part.url) }),
         ...recordPartFinishing(outlineTitles[i], part.select),
       }),
     );
@@ -130,11 +130,11 @@ export async function runAssembly(
 }
 
 /** A part's address as a record shows it: no user name or password, credential-like query values as `…`, 500 characters. */
-function shownUrl(url: string): string {
+function recordedUrl(url: string): string {
   const parsed = new URL(url);
   parsed.username = '';
   parsed.password = '';
-  return redactUrl(parsed.href, { mark: '…' }).slice(0, 500);
+  return shownUrl(parsed.href, 500);
 }
 
 async function requireSigner(deps: AssemblyDeps, accountId: string, certificateId: string): Promise<Signer> {
