@@ -37,15 +37,21 @@ function isSecretParameter(rawName: string, rawValue: string): boolean {
   return SECRET_NAME.test(name) || SECRET_VALUE.test(decoded(rawValue));
 }
 
+/** Addresses inside addresses whose secrets are looked for: the request's, a parameter's, and one in that. */
+const MAX_NESTING = 2;
+
 /**
  * A parameter whose value is an address of its own (`/v1/fetch?url=…`, `?next=…`) carries that address's
  * secrets: its `user:password@` and its token-shaped parameters go as the outer URL's would. The value
  * keeps its spelling unless something in it is redacted; then it is encoded again around the marks.
  */
-function nestedRedacted(rawValue: string, mark: string): string {
+function nestedRedacted(rawValue: string, mark: string, depth: number): string {
+  // An address inside an address inside the request is as deep as a real one goes (`?url=…?next=…`); a
+  // crafted URL of thousands of levels would otherwise cost a pass per level, or the stack.
+  if (depth >= MAX_NESTING) return rawValue;
   const value = decoded(rawValue);
   if (!/^[a-z][a-z0-9+.-]*:/i.test(value)) return rawValue;
-  const redacted = redactUrl(value, { mark });
+  const redacted = redactAt(value, mark, depth + 1);
   if (redacted === value) return rawValue;
   if (value === rawValue) return redacted;
   return redacted
@@ -68,7 +74,11 @@ export interface RedactOptions {
  * so is the user name and password of `scheme://user:password@host`.
  */
 export function redactUrl(address: string, opts: RedactOptions = {}): string {
-  const mark = opts.mark ?? REDACTED;
+  return redactAt(address, opts.mark ?? REDACTED, 0);
+}
+
+/** redactUrl of an address found `depth` parameters deep in the one logged. */
+function redactAt(address: string, mark: string, depth: number): string {
   const url = address.replace(USERINFO, (_m, scheme: string) => `${scheme}${mark}@`);
   const at = url.indexOf('?');
   const rawPath = at === -1 ? url : url.slice(0, at);
@@ -91,7 +101,7 @@ export function redactUrl(address: string, opts: RedactOptions = {}): string {
       if (SECRET_VALUE.test(decoded(name))) return mark;
       if (eq === -1) return part;
       const value = part.slice(eq + 1);
-      return `${name}=${isSecretParameter(name, value) ? mark : nestedRedacted(value, mark)}`;
+      return `${name}=${isSecretParameter(name, value) ? mark : nestedRedacted(value, mark, depth)}`;
     })
     .join('');
   return `${path}?${query}`;

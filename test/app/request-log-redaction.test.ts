@@ -141,6 +141,13 @@ describe('redactUrl', () => {
     expect(redactUrl('/go?next=https%253A%252F%252Fexample.com%252F%253Fpassword%253Dhunter2', { mark: '…' })).toBe(
       '/go?next=https%3A%2F%2Fexample.com%2F%3Fpassword%3D…',
     );
+    // An address in an address in the request: `next`'s own password goes too.
+    expect(
+      redactUrl('/v1/fetch?url=https%3A%2F%2Fa.example%2F%3Fnext%3Dhttps%253A%252F%252Fu%253Ap4ss%2540b.example%252F'),
+    ).not.toContain('p4ss');
+    // Thousands of levels (13.5 kB) are read two deep, not one pass per level: this overflowed the stack.
+    const deep = `/v1/fetch?${'a=x:?'.repeat(2700)}b=1`;
+    expect(redactUrl(deep)).toBe(deep);
     // Nothing to hide: the parameter keeps its spelling, lower-case escapes included.
     expect(redactUrl('/v1/fetch?url=https%3a%2f%2fexample.com%2f%3fq%3d1')).toBe(
       '/v1/fetch?url=https%3a%2f%2fexample.com%2f%3fq%3d1',
