@@ -12,6 +12,12 @@ export interface ZipEntry {
 }
 
 const UTF8_NAMES = 0x0800;
+/**
+ * "Made by" Unix, version 2.0, with each file's mode (rw-r--r--): Info-ZIP's unzip reads a name from an
+ * archive made by MS-DOS as code page 437 even with the UTF-8 flag set, so `Café.pdf` unpacked as `Caf+®.pdf`.
+ */
+const MADE_BY_UNIX = (3 << 8) | 20;
+const FILE_MODE = (0o100644 << 16) >>> 0;
 /** 1980-01-01 00:00 in MS-DOS form: the archive's dates say nothing, so its bytes depend only on its files. */
 const DOS_DATE = (0 << 9) | (1 << 5) | 1;
 
@@ -42,7 +48,7 @@ export function zipFiles(entries: readonly ZipEntry[]): Buffer {
     local.writeUInt16LE(0, 28);
     const header = Buffer.alloc(46);
     header.writeUInt32LE(0x02014b50, 0);
-    header.writeUInt16LE(20, 4);
+    header.writeUInt16LE(MADE_BY_UNIX, 4);
     header.writeUInt16LE(20, 6);
     header.writeUInt16LE(UTF8_NAMES, 8);
     header.writeUInt16LE(stored ? 0 : 8, 10);
@@ -52,6 +58,7 @@ export function zipFiles(entries: readonly ZipEntry[]): Buffer {
     header.writeUInt32LE(body.length, 20);
     header.writeUInt32LE(data.length, 24);
     header.writeUInt16LE(name.length, 28);
+    header.writeUInt32LE(FILE_MODE, 38);
     header.writeUInt32LE(offset, 42);
     central.push(header, name);
     chunks.push(local, name, body);
@@ -68,8 +75,15 @@ export function zipFiles(entries: readonly ZipEntry[]): Buffer {
 }
 
 /**
+ * Names Windows keeps for devices, whatever follows a dot: a file unpacked as `CON.pdf` or `nul.backup.pdf`
+ * cannot be created there, so such a name gets an underscore (`CON_.pdf`).
+ */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(?=\s*(\.|$))/i;
+
+/**
  * A file name made safe for any unpacker: no path separators, controls, bidirectional controls or
- * characters Windows refuses, at most 100 characters, never `.` or `..`; `fallback` when nothing is left.
+ * characters Windows refuses, none of its device names, at most 100 characters, never `.` or `..`;
+ * `fallback` when nothing is left.
  */
 export function safeFileName(name: string, fallback: string): string {
   const cleaned = name
@@ -79,5 +93,5 @@ export function safeFileName(name: string, fallback: string): string {
     .trim()
     .replace(/^\.+/, '');
   const short = Array.from(cleaned).slice(0, 100).join('').trim();
-  return short === '' ? fallback : short;
+  return short === '' ? fallback : short.replace(WINDOWS_DEVICE, '$1_');
 }

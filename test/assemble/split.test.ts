@@ -84,6 +84,27 @@ describe('split', () => {
     expect(outline(files.get('Alice Martin.pdf') as Buffer)[0].title).toBe('Alice Martin');
   }, 60_000);
 
+  it('"parts": titles that clash or that Windows keeps for devices get names every unpacker can create', async () => {
+    const titles = ['Terms', 'terms', 'CON', 'con', 'nul.backup', 'Com1', 'LPT\u00b9', 'CONTRACT', 'Aux ', 'Café Été'];
+    const parts = titles.map((title, i) => ({ pdf: tinyPdf(`Part ${i + 1}`).toString('base64'), title }));
+    const res = await postAssemble(app, key, { parts, split: 'parts' });
+    expect(res.statusCode, res.body).toBe(200);
+    const files = unzip(res.rawPayload);
+    expect([...files.keys()]).toEqual([
+      'Terms.pdf',
+      'terms-2.pdf',
+      'CON_.pdf',
+      'con_-2.pdf',
+      'nul_.backup.pdf',
+      'Com1_.pdf',
+      'LPT\u00b9_.pdf',
+      'CONTRACT.pdf',
+      'Aux_.pdf',
+      'Café Été.pdf',
+    ]);
+    expect(tool(files.get('CON_.pdf') as Buffer, 'pdftotext', ['FILE', '-'])).toContain('Part 3');
+  }, 60_000);
+
   it('{"every": 2}, protected and signed: each file opens with the password and its signature is valid', async () => {
     const res = await postAssemble(app, key, {
       parts: [...batch.parts, { html: page('Statement Dave', 'Balance 40') }, { html: page('Statement Erin', 'Balance 50') }],
