@@ -43,7 +43,8 @@ export interface MetadataServiceOptions {
 
 /**
  * Validates the `url` parameter: present, a single string, at most 2048 characters, starting with
- * http:// or https://, and a well-formed URL. Returns the URL to fetch; throws MetadataError(400).
+ * http:// or https://, and a well-formed URL. Returns the URL to fetch, without a user name or password;
+ * throws MetadataError(400).
  * `fetch` runs it: routes pass the raw parameter.
  */
 export function checkTargetUrl(raw: unknown): string {
@@ -69,6 +70,11 @@ export function checkTargetUrl(raw: unknown): string {
     throw new MetadataError(400, 'url: malformed');
   }
   if (url.hostname === '') throw new MetadataError(400, 'url: has no host');
+  // The page is fetched as an anonymous visitor sees it, with no Authorization. A `user:password@` left in
+  // the address would only come back in every address resolved against it (`favicon_url`, a relative
+  // `og:image`) and sit in the shared cache's keys.
+  url.username = '';
+  url.password = '';
   return url.href;
 }
 

@@ -83,6 +83,22 @@ describe('GET /v1/fetch', () => {
     expect(res.json().og_url).toBe(`${origin.base}/launch`);
   });
 
+  it('a user name and password in the url are not sent, and no address in the answer carries them', async () => {
+    const res = await get(`${origin.base.replace('http://', 'http://user:s3cret@')}/page`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(origin.headers[origin.headers.length - 1].authorization).toBeUndefined();
+    expect(res.json()).toEqual({
+      title: 'Launch day',
+      description: 'All about the launch',
+      og_title: 'Launch (OG)',
+      og_description: 'OG description',
+      og_image: `${origin.base}/img/cover.png`,
+      og_url: `${origin.base}/launch`,
+      canonical_url: 'https://canonical.example/launch',
+      favicon_url: `${origin.base}/fav.ico`,
+    });
+  });
+
   it('a page without metadata gives nulls and the origin favicon', async () => {
     const res = await get(`${origin.base}/plain`);
     expect(res.json()).toEqual({
