@@ -45,8 +45,8 @@ export class RenderError extends Error {
 }
 
 /** INVALID_REQUEST with `message`, which names the field: what the render, assemble and job validators throw. */
-export function invalid(message: string): RenderError {
-  return new RenderError('INVALID_REQUEST', message);
+export function invalid(message: string, cause?: unknown): RenderError {
+  return new RenderError('INVALID_REQUEST', message, undefined, cause === undefined ? undefined : { cause });
 }
 
 /**

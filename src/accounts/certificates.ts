@@ -5,7 +5,7 @@
  * returned and never logged. A server without the key refuses uploads and cannot sign.
  */
 import crypto, { type KeyObject } from 'node:crypto';
-import { RenderError } from '../errors.js';
+import { invalid, RenderError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { SecretBox } from '../secrets/sealing.js';
 import type { CertificateStore, SigningCertificateRecord } from '../store/certificate-queries.js';
@@ -126,16 +126,15 @@ export class CertificateService {
   ): Promise<CertificateView> {
     const secrets = this.secrets;
     if (!secrets) throw unavailable();
-    if (input.pkcs12.length === 0)
-      throw new RenderError('INVALID_REQUEST', 'pkcs12: empty (give the .p12/.pfx file, base64-encoded)');
+    if (input.pkcs12.length === 0) throw invalid('pkcs12: empty (give the .p12/.pfx file, base64-encoded)');
     if (input.pkcs12.length > MAX_PKCS12_BYTES) {
-      throw new RenderError('INVALID_REQUEST', `pkcs12: larger than ${MAX_PKCS12_BYTES / 1024} KiB`);
+      throw invalid(`pkcs12: larger than ${MAX_PKCS12_BYTES / 1024} KiB`);
     }
     let parsed: ParsedPkcs12;
     try {
       parsed = await this.read(input.pkcs12, input.password);
     } catch (error) {
-      if (error instanceof Pkcs12Error) throw new RenderError('INVALID_REQUEST', error.message);
+      if (error instanceof Pkcs12Error) throw invalid(error.message);
       throw error;
     }
     const at = this.now();
@@ -145,7 +144,7 @@ export class CertificateService {
     try {
       checkSigningCertificate(parsed.chain[0], at);
     } catch (error) {
-      if (error instanceof CertificateRefused) throw new RenderError('INVALID_REQUEST', error.message);
+      if (error instanceof CertificateRefused) throw invalid(error.message);
       throw error;
     }
     const id = newId('crt');
@@ -195,7 +194,7 @@ export class CertificateService {
     const secrets = this.secrets;
     if (!secrets) throw unavailable();
     const record = await this.store.findCertificate(accountId, id);
-    if (!record) throw new RenderError('INVALID_REQUEST', `sign.certificate: this account has no certificate ${id}`);
+    if (!record) throw invalid(`sign.certificate: this account has no certificate ${id}`);
     if (record.notAfter <= this.now()) {
       throw new RenderError(
         'CERTIFICATE_EXPIRED',

@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { pdfSteps, registerAssembleRoutes } from '../assemble/index.js';
 import { registerCertificateRoutes } from '../certificates/routes.js';
 import { jobSlots } from '../config.js';
-import { RenderError } from '../errors.js';
+import { invalid, RenderError } from '../errors.js';
 import { registerJobRoutes } from '../jobs/routes.js';
 import { type JobAssemblyDeps, JobsRuntime } from '../jobs/runtime.js';
 import { createPinnedAgent } from '../net/pinned-agent.js';
@@ -66,12 +66,12 @@ function fromFastify(error: FastifyError): RenderError {
         `body larger than ${MAX_BODY_BYTES} bytes cannot hold a valid request (html: at most 10 MiB)`,
       );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new RenderError('INVALID_REQUEST', 'body: empty; expected a JSON object');
+      return invalid('body: empty; expected a JSON object');
     default:
       break;
   }
   if (error.statusCode === 400 || error instanceof SyntaxError) {
-    return new RenderError('INVALID_REQUEST', `body: not valid JSON (${error.message.slice(0, 120)})`);
+    return invalid(`body: not valid JSON (${error.message.slice(0, 120)})`);
   }
   if (error.statusCode === 413) return new RenderError('PAYLOAD_TOO_LARGE', 'body too large');
   if (error.statusCode === 415) return new RenderError('UNSUPPORTED_MEDIA_TYPE', 'body must be application/json');

@@ -4,7 +4,7 @@
  * service for it, since only the service reaches out through the egress policy). A part that overruns the
  * work's limits fails the request as a part it cannot read does: 422 PART_FAILED naming it and the limit.
  */
-import { RenderError } from '../errors.js';
+import { invalid, RenderError } from '../errors.js';
 import { PdfWorkError, PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
 import { protectionClaims, signatureClaims, type Timestamper } from '../pdf/index.js';
 import type { ReportEntry } from '../render/index.js';
@@ -77,7 +77,7 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         return { ...kept, pdf: asBuffer(kept.pdf) };
       } catch (err) {
         throw answered(err, {
-          PageSelectionError: (e) => new RenderError('INVALID_REQUEST', e.message, undefined, { cause: e }),
+          PageSelectionError: (e) => invalid(e.message, e),
           AssembleInputError: (e) => new RenderError('PART_FAILED', e.message, undefined, { cause: e }),
         });
       }
@@ -107,7 +107,7 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         }));
       } catch (err) {
         throw answered(err, {
-          PageSelectionError: (e) => new RenderError('INVALID_REQUEST', e.message, undefined, { cause: e }),
+          PageSelectionError: (e) => invalid(e.message, e),
         });
       }
     },

@@ -4,7 +4,7 @@
  * the assembly opens a connection.
  */
 import type { Dispatcher } from 'undici';
-import { RenderError } from '../errors.js';
+import { invalid, RenderError } from '../errors.js';
 import { Cancellation } from '../net/cancellation.js';
 import { BadRedirect, deniedMessage, egressGet, TooManyRedirects } from '../net/follow.js';
 import type { PushBody } from '../net/pinned-agent.js';
@@ -87,8 +87,7 @@ export async function fetchPdfPart(url: string, label: string, opts: PartFetchOp
       code === 'UND_ERR_CONNECT_TIMEOUT'
     )
       throw failed(label, `${shown} did not answer within ${opts.timeoutMs} ms`, err);
-    if (err instanceof EgressDenied)
-      throw new RenderError('INVALID_REQUEST', `${label}.url: not allowed: ${deniedMessage(err, shownUrl)}`);
+    if (err instanceof EgressDenied) throw invalid(`${label}.url: not allowed: ${deniedMessage(err, shownUrl)}`);
     if (err instanceof TooManyRedirects) throw failed(label, `${shown} redirected more than ${err.limit} times`, err);
     if (err instanceof BadRedirect) throw failed(label, `${shown} answered a redirect without a valid Location`, err);
     throw failed(label, `${shown} could not be reached (${code || (err as Error).message})`, err);

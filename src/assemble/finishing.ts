@@ -5,7 +5,7 @@
  * of a split carries its own protection and signature. The byte work is the PdfSteps'; a step decides
  * what goes in and what the result claims and reports.
  */
-import { RenderError } from '../errors.js';
+import { invalid } from '../errors.js';
 import { type SplitSpec, splitPlan } from '../pdf/index.js';
 import type { FinishedFile, Finishing, FinishingContext } from './finishing-types.js';
 import { stampAssembly } from './stamps.js';
@@ -38,7 +38,7 @@ const split: FinishingStep = async (doc, ctx) => {
   try {
     plan = splitPlan(spec, ctx.pages, ctx.parts);
   } catch (err) {
-    throw new RenderError('INVALID_REQUEST', (err as Error).message, undefined, { cause: err });
+    throw invalid((err as Error).message, err);
   }
   const pieces = await ctx.steps.split(
     doc.files[0].pdf,

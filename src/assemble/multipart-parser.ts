@@ -5,7 +5,7 @@
  * UPLOADED_NAMES) for its validator, and the files themselves stay on disk until the answer is sent.
  */
 import type { FastifyRequest } from 'fastify';
-import { RenderError } from '../errors.js';
+import { invalid } from '../errors.js';
 import type { ServiceApp } from '../service-app-type.js';
 import { readMultipartAssemble, removeUploads, type Uploads } from './multipart-upload.js';
 import { UPLOADED_NAMES, UPLOADS_NOT_PDF } from './schema.js';
@@ -30,7 +30,7 @@ export function acceptMultipart(scope: ServiceApp, maxBytes: number): void {
       try {
         body = JSON.parse(read.json);
       } catch {
-        done(new RenderError('INVALID_REQUEST', 'body: the "body" field of the form is not valid JSON'));
+        done(invalid('body: the "body" field of the form is not valid JSON'));
         return;
       }
       if (body !== null && typeof body === 'object') {

@@ -5,7 +5,7 @@
  * `{{part_pages}}` filled in — never once per page. The rendered pages are then laid on the assembly's
  * pages by the PDF work (stamp-overlay.ts). Nothing is written until every stamp has rendered.
  */
-import { RenderError } from '../errors.js';
+import { invalid, RenderError } from '../errors.js';
 import { type PageBox, PageSelectionError, pageIndexes, type StampLayer } from '../pdf/index.js';
 import type { RenderResult, ReportEntry } from '../render/index.js';
 import type { Finishing, FinishingContext, StampRenderer } from './finishing-types.js';
@@ -85,7 +85,7 @@ export async function stampAssembly(doc: Finishing, ctx: FinishingContext, rende
     try {
       pages = stamp.pages === undefined ? boxes.map((_, k) => k) : pageIndexes(stamp.pages, boxes.length, `${label}.pages`);
     } catch (err) {
-      if (err instanceof PageSelectionError) throw new RenderError('INVALID_REQUEST', err.message);
+      if (err instanceof PageSelectionError) throw invalid(err.message);
       throw err;
     }
     // One render per page size, in the order of the pages.

@@ -4,7 +4,7 @@
  */
 import crypto from 'node:crypto';
 import type { AssembleRequest } from '../assemble/index.js';
-import { RenderError } from '../errors.js';
+import { invalid, RenderError } from '../errors.js';
 import type { RenderRequest } from '../render/index.js';
 import type { SecretBox } from '../secrets/sealing.js';
 import type { RenderJobRow } from '../store/jobs-queries.js';
@@ -56,7 +56,7 @@ export function requestHash(s: KeyedBody, keyed?: SecretBox, files: readonly Job
 /** Checks an Idempotency-Key header value; throws INVALID_REQUEST naming the header. */
 export function checkIdempotencyKey(value: string | string[] | undefined): string | null {
   if (value === undefined) return null;
-  if (Array.isArray(value)) throw new RenderError('INVALID_REQUEST', 'Idempotency-Key: send the header once');
+  if (Array.isArray(value)) throw invalid('Idempotency-Key: send the header once');
   if (value === '' || value.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(value)) {
     throw new RenderError(
       'INVALID_REQUEST',

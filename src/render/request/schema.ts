@@ -5,7 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
-import { RENDER_ERRORS, RenderError } from '../../errors.js';
+import { invalid, RENDER_ERRORS, RenderError } from '../../errors.js';
 import { DIMENSION_PATTERN, notADimensionMessage, PAGE_FORMATS, SCALE_MAX, SCALE_MIN } from './options.js';
 
 /** Most UTF-8 bytes of `html` (10 MiB). */
@@ -131,7 +131,7 @@ function describe(error: { type: ValueErrorType; path: string; value: unknown; m
 export function validateRenderRequest(body: unknown): RenderRequest {
   if (!compiled.Check(body)) {
     const first = compiled.Errors(body).First();
-    throw new RenderError('INVALID_REQUEST', first ? describe(first) : 'body: not a valid render request');
+    throw invalid(first ? describe(first) : 'body: not a valid render request');
   }
   const bytes = Buffer.byteLength(body.html, 'utf8');
   if (bytes > MAX_HTML_BYTES) {
