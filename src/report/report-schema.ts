@@ -32,7 +32,11 @@ export const ReportEntrySchema = Type.Union([
       url: Url,
       status: Type.Optional(Type.Integer({ description: 'The HTTP status it answered (4xx/5xx).' })),
       error: Type.Optional(
-        Type.Union(['refused', 'reset', 'timeout', 'tls', 'cors', 'csp', 'credentials'].map((r) => Type.Literal(r))),
+        Type.Union(
+          ['refused', 'reset', 'timeout', 'tls', 'cors', 'csp', 'credentials', 'orb', 'corp', 'decoding', 'redirects'].map((r) =>
+            Type.Literal(r),
+          ),
+        ),
       ),
     },
     'A subresource answered an HTTP error or failed at the network level.',

@@ -9,10 +9,21 @@ import type { Claim } from './claims.js';
 export type BlockReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_large';
 
 /**
- * How a subresource failed below HTTP; `cors`: its server did not let the document use it (a
- * cross-origin font or fetch without Access-Control-Allow-Origin).
+ * How a subresource failed below HTTP, or was refused by the browser for what its answer was; `cors`: its
+ * server did not let the document use it (a cross-origin font or fetch without Access-Control-Allow-Origin).
  */
-export type NetworkFailure = 'refused' | 'reset' | 'timeout' | 'tls' | 'cors' | 'csp' | 'credentials';
+export type NetworkFailure =
+  | 'refused'
+  | 'reset'
+  | 'timeout'
+  | 'tls'
+  | 'cors'
+  | 'csp'
+  | 'credentials'
+  | 'orb'
+  | 'corp'
+  | 'decoding'
+  | 'redirects';
 
 /**
  * What an existing PDF part carried that acts on its reader, taken out of an assembly; `attachment` is

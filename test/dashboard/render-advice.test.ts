@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { contentWarnings } from '../../src/assemble/content-warnings.js';
 import { adviceFor } from '../../src/dashboard/views/render-advice.js';
+import type { ReportEntry } from '../../src/render/index.js';
 
 describe('active content on the render page', () => {
   const [launch, attachment] = contentWarnings([
@@ -30,5 +31,51 @@ describe('active content on the render page', () => {
     const advice = adviceFor(attachment);
     expect(advice.title).toBe('Kept in parts[1]: an attachment');
     expect(advice.advice).toContain('parts[1]: an attachment kept ("terms.txt")');
+  });
+});
+
+describe('a resource that failed below HTTP, on the render page', () => {
+  const failed = (error: string | undefined) =>
+    adviceFor({
+      kind: 'resource_failed',
+      url: 'https://cdn.example/logo.png',
+      ...(error ? { error } : {}),
+      message: 'logo.png was not loaded: the report’s own words',
+    } as ReportEntry);
+
+  it('titles each failure once, in its own words, with advice of its own', () => {
+    const titles = Object.fromEntries(
+      ['refused', 'reset', 'timeout', 'tls', 'cors', 'csp', 'credentials', 'orb', 'corp', 'decoding', 'redirects'].map((e) => [
+        e,
+        failed(e).title,
+      ]),
+    );
+    expect(titles).toEqual({
+      refused: 'Not loaded: the server refused the connection',
+      reset: 'Not loaded: the connection was cut off',
+      timeout: 'Not loaded: the server did not answer in time',
+      tls: 'Not loaded: the secure connection failed',
+      cors: 'Not loaded: the server did not let the document use it',
+      csp: 'Not loaded: the document’s own Content-Security-Policy stopped it',
+      credentials: 'Not loaded: the address holds a user name or password',
+      orb: 'Not loaded: the server answered with a web page, not the file',
+      corp: 'Not loaded: the server lets only its own site use the file',
+      decoding: 'Not loaded: the file could not be decompressed',
+      redirects: 'Not loaded: the address redirects in a loop',
+    });
+    expect(failed('orb').facts).toEqual([
+      ['URL', 'https://cdn.example/logo.png'],
+      ['Host', 'cdn.example'],
+    ]);
+    expect(failed('orb').advice).toBe(
+      'Where an image, style sheet or script was expected, the server sent HTML, JSON or XML, which browsers do not load. Open the URL: it may lead to an error or sign-in page.',
+    );
+  });
+
+  it('a failure without a named cause gives the report’s message under one "Not loaded:"', () => {
+    expect(failed(undefined)).toMatchObject({
+      title: 'Not loaded: the connection failed',
+      advice: 'logo.png was not loaded: the report’s own words',
+    });
   });
 });

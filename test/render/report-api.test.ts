@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { createEgressPolicy } from '../../src/net/policy.js';
-import type { RenderRecord } from '../../src/report/report.js';
+import type { RenderRecord, ReportEntry } from '../../src/report/report.js';
 import { mixedDocument, mixedLookup, startAssetServer, THROWN } from '../fixtures/render/mixed-document.js';
 import { TAMPER_SCRIPT } from '../fixtures/render/tampered-builtins.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
@@ -262,6 +262,47 @@ describe('an address with a user name and password', () => {
         error: 'credentials',
         message:
           'ok.gif was not loaded: its address holds a user name or password, and browsers load no image, style, script or font from such an address (serve it without them, or inline it as a data: URL)',
+      },
+    ]);
+  });
+});
+
+describe('a resource the browser refuses for its answer', () => {
+  it('is named for what its answer was, not as a broken connection', async () => {
+    const names = ['sign-in.gif', 'own-site.gif', 'not-gzip.gif', 'loop.gif'];
+    const res = await postRender(app, key, {
+      html: `<p>images</p>${names.map((n) => `<img src="${assets.base}/${n}">`).join('')}`,
+    });
+    expect(res.statusCode).toBe(200);
+    // In the order the answers came back, which the server does not fix: sorted by address.
+    const urlOf = (entry: ReportEntry): string => ('url' in entry ? String(entry.url) : '');
+    const warnings = [...recordOf(res.headers['x-render-id']).warnings];
+    expect(warnings.sort((a, b) => urlOf(a).localeCompare(urlOf(b)))).toEqual([
+      {
+        kind: 'resource_failed',
+        url: `${assets.base}/loop.gif`,
+        error: 'redirects',
+        message: 'loop.gif was not loaded: it redirects more than 20 times (a redirect loop)',
+      },
+      {
+        kind: 'resource_failed',
+        url: `${assets.base}/not-gzip.gif`,
+        error: 'decoding',
+        message:
+          'not-gzip.gif was not loaded: its answer says it is compressed (Content-Encoding) and its bytes do not decompress',
+      },
+      {
+        kind: 'resource_failed',
+        url: `${assets.base}/own-site.gif`,
+        error: 'corp',
+        message: 'own-site.gif was not loaded: its server lets only its own site use it (Cross-Origin-Resource-Policy)',
+      },
+      {
+        kind: 'resource_failed',
+        url: `${assets.base}/sign-in.gif`,
+        error: 'orb',
+        message:
+          'sign-in.gif was not loaded: its server answered with a web page, JSON or XML where an image, style sheet, script or media file was expected, and browsers do not load that (the address may lead to an error or sign-in page)',
       },
     ]);
   });

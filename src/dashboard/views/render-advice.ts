@@ -39,14 +39,18 @@ const CONTENT: Record<Extract<ReportEntry, { kind: 'active_content' }>['content'
   attachment: 'an attachment',
 };
 
-const NETWORK: Record<string, [title: string, advice: string]> = {
+/** How a resource failed below HTTP (report.ts NetworkFailure). */
+type NetworkFailure = NonNullable<Extract<ReportEntry, { kind: 'resource_failed' }>['error']>;
+
+/** Every failure has its own title and advice: a new kind of failure does not compile without them. */
+const NETWORK: Record<NetworkFailure, [title: string, advice: string]> = {
   refused: [
     'The server refused the connection',
     'Nothing answered at that address and port. Check that the server is running and the port in the URL is right.',
   ],
   reset: [
     'The connection was cut off',
-    'The server closed the connection before it answered. Try again; if it persists, look at that server.',
+    'The connection closed before the whole file arrived. Try again; if it persists, look at that server.',
   ],
   timeout: [
     'The server did not answer in time',
@@ -59,6 +63,30 @@ const NETWORK: Record<string, [title: string, advice: string]> = {
   tls: [
     'The secure connection failed',
     'Its HTTPS certificate is not valid for that host (expired, self-signed or for another name). Fix the certificate or use another address.',
+  ],
+  csp: [
+    'The document’s own Content-Security-Policy stopped it',
+    'A Content-Security-Policy in the document (a <meta http-equiv> tag) does not allow this address. Add its origin to the policy, or drop the policy.',
+  ],
+  credentials: [
+    'The address holds a user name or password',
+    'Browsers load no image, style sheet, script or font from an address with user:password@ in it. Serve the file without them, or inline it as a data: URL.',
+  ],
+  orb: [
+    'The server answered with a web page, not the file',
+    'Where an image, style sheet or script was expected, the server sent HTML, JSON or XML, which browsers do not load. Open the URL: it may lead to an error or sign-in page.',
+  ],
+  corp: [
+    'The server lets only its own site use the file',
+    'Its answer has Cross-Origin-Resource-Policy: same-origin or same-site. Serve the file without that header, or from another place.',
+  ],
+  decoding: [
+    'The file could not be decompressed',
+    'Its answer says it is compressed (Content-Encoding: gzip, br) but its bytes are not. Fix that server’s compression settings.',
+  ],
+  redirects: [
+    'The address redirects in a loop',
+    'It redirected more than 20 times. Open the URL to see where it leads, and give the document the final address.',
   ],
 };
 
@@ -143,7 +171,7 @@ export function adviceFor(entry: ReportEntry, delivered = true): WarningAdvice {
                 : 'The server failed to deliver the file. Check that server, then render again.',
         };
       }
-      const [title, advice] = NETWORK[entry.error ?? ''] ?? ['Not loaded: the connection failed', entry.message];
+      const [title, advice] = entry.error ? NETWORK[entry.error] : ['The connection failed', entry.message];
       const host = hostOf(entry.url);
       if (host) facts.push(['Host', host]);
       return { title: `Not loaded: ${title.charAt(0).toLowerCase()}${title.slice(1)}`, facts, advice };

@@ -40,13 +40,23 @@ interface Failure {
   blockedReason?: string;
 }
 
-/** Chromium's net errors in the report's words; null for a cancellation (the document dropped it, or it printed). */
+/**
+ * Chromium's net errors in the report's words; null for a cancellation (the document dropped it, or it
+ * printed). What is not named here broke the connection or the answer (`ERR_EMPTY_RESPONSE`,
+ * `ERR_CONTENT_LENGTH_MISMATCH`, `ERR_CONNECTION_RESET`): `reset`.
+ */
 function networkFailure(errorText: string): NetworkFailure | null {
   if (/ERR_ABORTED/.test(errorText)) return null;
   if (errorText === 'cors') return 'cors';
   if (/ERR_CONNECTION_REFUSED|ERR_TUNNEL_CONNECTION_FAILED|ERR_ADDRESS_UNREACHABLE/.test(errorText)) return 'refused';
   if (/TIMED_OUT/.test(errorText)) return 'timeout';
   if (/ERR_CERT_|ERR_SSL_|_SSL_|ERR_BAD_SSL/.test(errorText)) return 'tls';
+  // Opaque Response Blocking: an image, style sheet or script whose answer is a web page, JSON or XML.
+  if (/ERR_BLOCKED_BY_ORB/.test(errorText)) return 'orb';
+  // Cross-Origin-Resource-Policy (`ERR_BLOCKED_BY_RESPONSE.NotSameOrigin` and its kin).
+  if (/ERR_BLOCKED_BY_RESPONSE/.test(errorText)) return 'corp';
+  if (/ERR_CONTENT_DECODING_FAILED/.test(errorText)) return 'decoding';
+  if (/ERR_TOO_MANY_REDIRECTS/.test(errorText)) return 'redirects';
   return 'reset';
 }
 

@@ -113,6 +113,10 @@ const NETWORK: Record<NetworkFailure, string> = {
   csp: "the document's own Content-Security-Policy does not allow it",
   credentials:
     'its address holds a user name or password, and browsers load no image, style, script or font from such an address (serve it without them, or inline it as a data: URL)',
+  orb: 'its server answered with a web page, JSON or XML where an image, style sheet, script or media file was expected, and browsers do not load that (the address may lead to an error or sign-in page)',
+  corp: 'its server lets only its own site use it (Cross-Origin-Resource-Policy)',
+  decoding: 'its answer says it is compressed (Content-Encoding) and its bytes do not decompress',
+  redirects: 'it redirects more than 20 times (a redirect loop)',
 };
 
 /** An entry for a request the egress policy refused. */
