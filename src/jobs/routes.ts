@@ -257,7 +257,7 @@ function registerJobReadRoutes(app: ServiceApp, deps: JobRoutesDeps): void {
       const report = storedReport(found.row.warnings);
       const claimed = claimsHeaderValue(report.claims);
       if (claimed !== undefined) reply.header(CLAIMS_HEADER, claimed);
-      // A split assembly's result is stored as a zip (worker.ts names its key so).
+      // A split assembly's result is stored as a zip (attempt-settlement.ts names its key so).
       const zip = found.row.pdf_key?.endsWith('.zip') === true;
       if (zip) reply.header('Content-Disposition', 'attachment; filename="assembly.zip"');
       return reply

@@ -1,18 +1,16 @@
 /**
  * The job worker: claims jobs from the store with a lease, makes them through the render service's
  * browser pool (job-render.ts: a render or an assembly, the same options and error codes as the sync
- * routes), stores the PDF and makes the job final. Idle, it waits for a wake-up (a local submit, Redis) or polls the store.
+ * routes), stores the PDF and makes the job final (attempt-settlement.ts). Idle, it waits for a wake-up
+ * (a local submit, Redis) or polls the store.
  */
 import crypto from 'node:crypto';
 import os from 'node:os';
-import { RenderError } from '../errors.js';
-import { DISCARD_RECORDS, incompleteError, type RenderRecord, reportJson } from '../render/index.js';
 import type { RenderJobRow } from '../store/jobs-queries.js';
-import { BUSY, finalAttemptRecord, hooked, Released, TRANSIENT } from './attempt-outcome.js';
+import { Released } from './attempt-outcome.js';
+import { AttemptSettlement } from './attempt-settlement.js';
 import { isAssemblyJob, type JobMakers, type JobResult, makeJob } from './job-render.js';
 import { takingTurns } from './job-turns.js';
-import { dropJobUploads } from './job-uploads.js';
-import { pdfKey } from './queue.js';
 import { DEFAULT_POLL_MS, HELD_CHECK_MS, type JobWorkerOptions, LAPSED_LOOK_MS } from './worker-options.js';
 
 /** Claims and renders jobs, `concurrency` at a time. */
@@ -34,6 +32,7 @@ export class JobWorker {
   private lapsedLookAt = Number.NEGATIVE_INFINITY;
 
   private readonly makers: JobMakers;
+  private readonly settlement: AttemptSettlement;
 
   constructor(private readonly opts: JobWorkerOptions) {
     this.now = opts.now ?? Date.now;
@@ -48,6 +47,7 @@ export class JobWorker {
       secrets: opts.secrets,
       meter: opts.meter,
     };
+    this.settlement = new AttemptSettlement(opts, this.owner, this.now);
   }
 
   /** Jobs rendering now. */
@@ -192,17 +192,15 @@ export class JobWorker {
       this.inFlight.add(task);
       void task.finally(() => this.inFlight.delete(task));
       // The pool said it is full: leave the rest of the queue to other workers for a moment.
-      if (this.pauseClaims) {
-        this.pauseClaims = false;
+      if (this.settlement.pauseClaims) {
+        this.settlement.pauseClaims = false;
         await this.idle(pollMs);
       }
     }
   }
 
-  private pauseClaims = false;
-
   private async run(row: RenderJobRow): Promise<void> {
-    const { store, results, log } = this.opts;
+    const { store, log } = this.opts;
     const controller = new AbortController();
     this.running.set(row.id, controller);
     const renew = setInterval(
@@ -217,7 +215,6 @@ export class JobWorker {
       },
       Math.max(100, Math.floor(this.opts.leaseMs / 3)),
     );
-    const jobLog = { jobId: row.id, accountId: row.account_id, attempt: row.attempts };
     // An assembly holds no claim slot of its own: its parts take turns like renders, so the worker goes on
     // claiming, and another account's job gets the next turn (job-turns.ts). running.size still bounds them.
     if (!isAssemblyJob(row)) this.rendering.add(row.id);
@@ -228,92 +225,13 @@ export class JobWorker {
     let printed: JobResult | undefined;
     try {
       printed = await makeJob(row, this.makers, controller.signal).finally(endRender);
-      const { pdf, pages, warnings, claims } = printed;
-      if (Number(row.strict) === 1 && warnings.length > 0)
-        throw incompleteError(warnings, `GET /v1/renders/${row.id} lists them all`);
-      // A split assembly answers with a zip, and its key says so (GET /v1/jobs/{id}/pdf sends it as one).
-      const key = printed.files ? pdfKey(row).replace(/\.pdf$/, '.zip') : pdfKey(row);
-      await results.put(key, pdf);
-      const now = this.now();
-      const done = await store.finishJob(row.id, this.owner, now, {
-        pdf: { key, bytes: pdf.length, pages, expiresAt: now + this.opts.retentionMs, store: results.id },
-        // The entries and, when the PDF claims a standard, its claims (the render log's stored form).
-        warnings: reportJson(warnings, claims),
-      });
-      // Canceled (or the account deleted) while rendering: the PDF has no job to belong to.
-      if (!done) await results.delete(key);
-      else {
-        await this.dropUploads(row);
-        this.opts.onOutcome?.('succeeded', hooked(row));
-        this.record(row, startedAt, printed, null);
-      }
-      log.info({ ...jobLog, pdfBytes: pdf.length, pages, warnings: warnings.length, kept: done }, 'render job done');
+      await this.settlement.settleSuccess(row, startedAt, printed);
     } catch (err) {
-      await this.settleFailure(row, err, controller.signal, startedAt, printed);
+      await this.settlement.settleFailure(row, err, controller.signal, startedAt, printed);
     } finally {
       endRender();
       clearInterval(renew);
       this.running.delete(row.id);
-    }
-  }
-
-  /**
-   * A job made final by this worker: its uploaded files go now (only then: a job this worker lost is
-   * another worker's, files and all). What fails here the queue's sweep deletes later.
-   */
-  private async dropUploads(row: RenderJobRow): Promise<void> {
-    await dropJobUploads(this.opts.store, this.opts.results, row).catch((err) =>
-      this.opts.log.warn(
-        { err: (err as Error).message, jobId: row.id },
-        'could not delete the uploaded files of a finished job; the sweep will',
-      ),
-    );
-  }
-
-  /** Reports the job's final attempt to the render log. */
-  private record(row: RenderJobRow, startedAt: number, printed: JobResult | undefined, error: RenderRecord['error']): void {
-    const recorder = this.opts.recorder ?? DISCARD_RECORDS;
-    recorder.record(finalAttemptRecord(row, this.now() - startedAt, printed, error));
-  }
-
-  private async settleFailure(
-    row: RenderJobRow,
-    err: unknown,
-    signal: AbortSignal,
-    startedAt: number,
-    printed: JobResult | undefined,
-  ): Promise<void> {
-    const { store, log } = this.opts;
-    const jobLog = { jobId: row.id, accountId: row.account_id, attempt: row.attempts };
-    const reason: unknown = signal.aborted ? signal.reason : undefined;
-    if (reason instanceof Released) {
-      if (reason.message === 'worker stopping' && (await store.releaseJob(row.id, this.owner))) {
-        this.opts.onOutcome?.('released', hooked(row));
-        log.info(jobLog, 'render job given back to the queue (worker stopping)');
-      }
-      return;
-    }
-    const failure =
-      err instanceof RenderError
-        ? err
-        : new RenderError('INTERNAL_ERROR', 'the job could not be rendered or stored', undefined, { cause: err });
-    const error = { code: failure.code, message: failure.message };
-    if (BUSY.has(failure.code)) {
-      this.pauseClaims = true;
-      if (await store.releaseJob(row.id, this.owner)) this.opts.onOutcome?.('released', hooked(row));
-      return;
-    }
-    if (TRANSIENT.has(failure.code) && row.attempts < this.opts.maxAttempts) {
-      log.warn({ ...jobLog, code: failure.code, err: failure.cause ?? failure.message }, 'render job attempt failed; retrying');
-      if (await store.requeueJob(row.id, this.owner, error)) this.opts.onOutcome?.('retried', hooked(row));
-      return;
-    }
-    log.info({ ...jobLog, code: failure.code, reason: failure.message }, 'render job failed');
-    const warnings = printed ? JSON.stringify(printed.warnings) : undefined;
-    if (await store.finishJob(row.id, this.owner, this.now(), { error, warnings })) {
-      await this.dropUploads(row);
-      this.opts.onOutcome?.('failed', hooked(row));
-      this.record(row, startedAt, printed, error);
     }
   }
 }

@@ -8,19 +8,9 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { type EgressRefusal, failureOf, type RefusalReason } from './egress-refusal.js';
+import { endToEnd } from './hop-by-hop-headers.js';
 import { EgressDenied, type EgressPolicy } from './policy.js';
-
-/** Why the proxy did not carry a request: the policy refused it, or its server could not be reached. */
-export type RefusalReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_large' | 'refused' | 'reset' | 'timeout';
-
-/**
- * A request the proxy refused or could not carry, for the render report: `target` is the URL of a plain
- * http request, or `host:port` of a tunnel (https, wss), which is all the proxy sees of those.
- */
-export interface EgressRefusal {
-  target: string;
-  reason: RefusalReason;
-}
 
 /** Limits and collaborators of one render's egress. */
 export interface RenderEgressOptions {
@@ -58,30 +48,6 @@ type Refused = [detail: string, reason: RefusalReason];
 
 /** Ports of live render proxies: a tunnel must never lead into one of them (loopback allowed or not). */
 const proxyPorts = new Set<number>();
-
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-
-function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
-  const out: http.OutgoingHttpHeaders = {};
-  const listed = String(headers.connection ?? '')
-    .split(',')
-    .map((h) => h.trim().toLowerCase());
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || listed.includes(name)) continue;
-    out[name] = value;
-  }
-  return out;
-}
 
 /** Starts a render egress proxy on an ephemeral loopback port. */
 export async function startRenderEgress(opts: RenderEgressOptions): Promise<RenderEgress> {
@@ -322,14 +288,6 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** How an upstream connection failed, in the report's words. */
-function failureOf(err: unknown): RefusalReason {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  if (code === 'ECONNREFUSED') return 'refused';
-  if (code === 'ETIMEDOUT' || /timeout/i.test(String((err as Error)?.message))) return 'timeout';
-  return 'reset';
 }
 
 function isLoopback(address: string): boolean {

@@ -5,7 +5,7 @@
  */
 
 import { RenderError } from '../../errors.js';
-import type { EgressRefusal } from '../../net/render-egress.js';
+import type { EgressRefusal } from '../../net/egress-refusal.js';
 import { countPdfPages } from '../../pdf/index.js';
 import type { Claim } from '../../pdf/profiles/types.js';
 import type { ReportEntry } from '../../report/report.js';

@@ -5,7 +5,7 @@
  * (report-page.ts). Nothing here adds a round trip to the page.
  */
 import type { CDPSession, Protocol } from 'puppeteer-core';
-import type { EgressRefusal, RefusalReason } from '../../net/render-egress.js';
+import type { EgressRefusal, RefusalReason } from '../../net/egress-refusal.js';
 import type { BlockReason, NetworkFailure, ReportEntry } from '../../report/report.js';
 import { PAGE_LIMITS } from './report-page.js';
 import { fitEntries, keepEntries, MAX_ENTRIES_BYTES } from './report-size.js';
