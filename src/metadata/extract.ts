@@ -3,10 +3,6 @@
  * their rules: docs/api.md#get-v1fetchurl). `MetadataExtractor` takes the bytes in chunks and says when every field is settled
  * so a fetcher can stop reading; `extractMetadata` is the one-shot form.
  *
- * The bytes are scanned where they arrive: a chunk is only copied when a construct (a tag, a script …)
- * straddles its start, and the values found are kept as ranges of the chunks they were found in
- * (`Candidates`, which also holds the field rules).
- *
  * Decision where the DOM rule needs one:
  * - Early stop: a `<base href>` counts wherever it stands, but once every field is found and the head has
  *   ended (a tag that cannot stand in a head was seen) reading stops, so a `<base>` further down the body is
@@ -20,6 +16,7 @@
  * (docs/design-notes.md#metadata-reading-and-encoding).
  */
 import { Candidates } from './candidates.js';
+import { EMPTY, joined, SEAM, SEAM_EXTRA } from './chunk-seam.js';
 import {
   decoderFor,
   encodingFromMetaAttributes,
@@ -35,18 +32,6 @@ import { nonHtmlMetadata } from './text.js';
 import type { Metadata } from './types.js';
 
 export { nonHtmlMetadata } from './text.js';
-
-const EMPTY = Buffer.alloc(0);
-/** An open construct shorter than this is finished on a small copy (the seam), not on a copy of whole chunks. */
-const SEAM = 2048;
-/** Bytes of the following chunks copied into a seam. */
-const SEAM_EXTRA = 4096;
-
-/** One buffer of a list of chunks; copies only when there are several. */
-function joined(chunks: Buffer[]): Buffer {
-  const only = chunks.length === 1 ? chunks[0] : undefined;
-  return only ?? Buffer.concat(chunks);
-}
 
 /** Streaming extractor: `push` chunks (returns true once everything is settled), then `finish`. */
 export class MetadataExtractor {
