@@ -74,7 +74,9 @@ function bareProxy(): void {
  * costs on top of the proxy, so the bench can show what the service adds besides it.
  */
 async function bareExtractProxy(): Promise<void> {
-  const { MetadataExtractor } = (await import(`${BUILD}/metadata/extract.js`)) as typeof import('../src/metadata/extract.js');
+  const { MetadataExtractor } = (await import(
+    `${BUILD}/metadata/metadata-extractor.js`
+  )) as typeof import('../src/metadata/metadata-extractor.js');
   proxyServer(async (upstream, target) => {
     const contentType = upstream.headers['content-type'];
     const extractor = new MetadataExtractor(typeof contentType === 'string' ? contentType : null, target);

@@ -15,7 +15,8 @@ import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 import { shownUrl } from '../redact-url.js';
 import { isHtmlContentType } from './encoding.js';
-import { MetadataExtractor, nonHtmlMetadata } from './extract.js';
+import { nonHtmlMetadata } from './extract.js';
+import { MetadataExtractor } from './metadata-extractor.js';
 import type { FetchOutcome } from './metrics.js';
 import type { Metadata } from './types.js';
 

@@ -14,7 +14,8 @@ import {
   resolveEncodingLabel,
   sniffBom,
 } from '../../src/metadata/encoding.js';
-import { extractMetadata, MetadataExtractor } from '../../src/metadata/extract.js';
+import { extractMetadata } from '../../src/metadata/extract.js';
+import { MetadataExtractor } from '../../src/metadata/metadata-extractor.js';
 import { collapseWhitespace, decodeReferences } from '../../src/metadata/text.js';
 import { METADATA_FIELDS, type Metadata } from '../../src/metadata/types.js';
 import { metadataPages } from '../fixtures/corpus/index.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractMetadata, MetadataExtractor } from '../../src/metadata/extract.js';
+import { extractMetadata } from '../../src/metadata/extract.js';
+import { MetadataExtractor } from '../../src/metadata/metadata-extractor.js';
 import { METADATA_FIELDS } from '../../src/metadata/types.js';
 import { RULE_PAGES } from './rule-pages.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractMetadata, MetadataExtractor } from '../../src/metadata/extract.js';
+import { extractMetadata } from '../../src/metadata/extract.js';
+import { MetadataExtractor } from '../../src/metadata/metadata-extractor.js';
 import { generatedPages } from './generated-pages.js';
 import { oracleBrowserForSuite } from './oracle.js';
 import { compareWithOracle, formatMismatches } from './oracle-compare.js';
