@@ -178,6 +178,14 @@ export async function startRenderEgress(opts: RenderEgressOptions): Promise<Rend
           res.destroy();
         };
         up.on('data', (chunk: Buffer) => countBytes(chunk.length, cut));
+        // An answer its server cut short (closed before its Content-Length or last chunk) is cut short here
+        // too, as a browser fetching it itself would see it; piped alone, the rest was waited for until the
+        // render's deadline.
+        up.once('close', () => {
+          if (up.complete || res.destroyed) return;
+          noteRefusal(mine, url.href, 'reset');
+          res.destroy();
+        });
         up.pipe(res);
       });
       req.pipe(upstream);

@@ -308,6 +308,28 @@ describe('a resource the browser refuses for its answer', () => {
   });
 });
 
+describe('an answer its server cut short', () => {
+  it('is a broken connection at once, not a request still loading when the wait ran out', async () => {
+    const res = await postRender(app, key, { html: `<p>logo</p><img src="${assets.base}/cut-short.gif">` });
+    expect(res.statusCode).toBe(200);
+    expect(recordOf(res.headers['x-render-id']).warnings).toEqual([
+      {
+        kind: 'resource_failed',
+        url: `${assets.base}/cut-short.gif`,
+        error: 'reset',
+        message: 'cut-short.gif was not loaded: the connection broke before it finished',
+      },
+    ]);
+  });
+
+  it('does not hold a document whose load waits on it until the render times out', async () => {
+    const html = `<img src="${assets.base}/cut-short.gif"><link rel="stylesheet" href="${assets.base}/missing.css"><p>text</p>`;
+    const res = await postRender(app, key, { html });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(pdfText(res.rawPayload)).toContain('text');
+  });
+});
+
 describe('late documents', () => {
   it('report a rejected pageworksReady and the requests still pending when the wait ran out', async () => {
     const html = `<p>late</p><script>
