@@ -377,6 +377,22 @@ describe('failed renders', () => {
     }
   });
 
+  it('a render that timed out while its document loaded names what it was still loading', async () => {
+    const quick = await startApp(2000);
+    try {
+      const html = `<p>waits</p><img src="${assets.base}/hang">`;
+      const res = await postRender(quick, key, { html });
+      expect(res.statusCode).toBe(504);
+      expect(res.json().error).toEqual({ code: 'RENDER_TIMEOUT', message: 'render exceeded 2000 ms; still loading then: hang' });
+      expect(recordOf(res.headers['x-render-id']).error).toEqual({
+        code: 'RENDER_TIMEOUT',
+        message: 'render exceeded 2000 ms; still loading then: hang',
+      });
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('are recorded with their error code; a request without a valid key is not', async () => {
     const before = records.length;
     const bad = await postRender(app, key, { html: '<p>x</p>', options: { format: 'A9' } });

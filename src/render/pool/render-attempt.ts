@@ -16,8 +16,21 @@ import type { RenderSlot } from '../browser/slot.js';
 import type { ProfiledPdf } from '../document/document-profiles.js';
 import { type PrintedDocument, printInSlot, type RenderWarningLog } from '../document/renderer.js';
 import { ReportCollector } from '../report/report-collector.js';
+import { namedRequests } from '../report/report-words.js';
 import type { PrintParams } from '../request/options.js';
 import { type ChromiumSupervisor, noSlot } from './chromium-supervisor.js';
+
+/**
+ * A render that timed out while its document was still loading names what it was still loading (`render exceeded
+ * 30000 ms; still loading then: logo.png`): a load event waits for every image and style sheet, so that is
+ * what a user would fix or serve faster.
+ */
+function stillLoading(err: RenderError, urls: readonly string[]): RenderError {
+  if (err.code !== 'RENDER_TIMEOUT' || urls.length === 0) return err;
+  return new RenderError('RENDER_TIMEOUT', `${err.message}; still loading then: ${namedRequests(urls)}`, undefined, {
+    cause: err,
+  });
+}
 
 /** A finished render: the PDF, its page count, what the document could not get (its report's entries), and the standards the PDF claims. */
 export interface RenderResult {
@@ -138,11 +151,12 @@ export class RenderAttempts {
       printed = await this.withDeadline(withAbort(withAbort(work, instance.died), slot.crash), deadline, job.stop);
       clean = true;
     } catch (err) {
+      const loading = report?.addresses(slot.requests.keys()) ?? [];
       report?.finish([]);
       // Canceled or drained: the slot is not clean, so giving it back closes its page (and whatever the
       // document still runs) and a fresh one takes its place.
       if (job.stop.aborted) throw job.stop.reason;
-      throw this.classify(err, instance, slot);
+      throw stillLoading(this.classify(err, instance, slot), loading);
     } finally {
       // What the page did is all known: the slot goes back (to be reset for the next render) before the PDF is finished.
       refusals = slot.egress.refusals.slice(refusedBefore);

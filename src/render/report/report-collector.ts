@@ -187,8 +187,13 @@ export class ReportCollector {
 
   /** Notes the requests (by id, as the slot tracks them) still pending as the document prints. */
   printing(pending: Iterable<string>): void {
-    const urls = [...pending].map((id) => this.urls.get(id)?.url).filter((u): u is string => u !== undefined);
+    const urls = this.addresses(pending);
     if (urls.length > 0) this.extra.push({ at: Date.now(), entry: pendingEntry(urls) });
+  }
+
+  /** The addresses of the requests (by id, as the slot tracks them) that the page reported. */
+  addresses(requests: Iterable<string>): string[] {
+    return [...requests].map((id) => this.urls.get(id)?.url).filter((u): u is string => u !== undefined);
   }
 
   /** Stops listening to the page (its slot may serve another render next); what Node adds still counts. */

@@ -164,17 +164,21 @@ export function notReadyEntry(text: string): ReportEntry {
   };
 }
 
+/** The first three of `urls` by name, and how many more (`logo.png, app.js and 2 more`). */
+export function namedRequests(urls: readonly string[]): string {
+  const names = urls.slice(0, 3).map(nameOf).join(', ');
+  return urls.length > 3 ? `${names} and ${urls.length - 3} more` : names;
+}
+
 /** An entry for the requests still pending when the wait for them ran out (`urls` at most 10). */
 export function pendingEntry(urls: string[]): ReportEntry {
-  const names = urls.slice(0, 3).map(nameOf).join(', ');
-  const more = urls.length > 3 ? ` and ${urls.length - 3} more` : '';
   return {
     kind: 'printed_while_pending',
     count: urls.length,
     urls: urls.slice(0, 10).map(reportUrl),
     message:
       `${urls.length === 1 ? '1 request was' : `${urls.length} requests were`} still loading when the wait for them ` +
-      `(RENDER_IDLE_MAX_MS) ran out, and the document printed without ${urls.length === 1 ? 'it' : 'them'}: ${names}${more}` +
+      `(RENDER_IDLE_MAX_MS) ran out, and the document printed without ${urls.length === 1 ? 'it' : 'them'}: ${namedRequests(urls)}` +
       ' (window.pageworksReady lets a document say when it is ready)',
   };
 }
