@@ -33,9 +33,20 @@ export const ReportEntrySchema = Type.Union([
       status: Type.Optional(Type.Integer({ description: 'The HTTP status it answered (4xx/5xx).' })),
       error: Type.Optional(
         Type.Union(
-          ['refused', 'reset', 'timeout', 'tls', 'cors', 'csp', 'credentials', 'orb', 'corp', 'decoding', 'redirects'].map((r) =>
-            Type.Literal(r),
-          ),
+          [
+            'refused',
+            'reset',
+            'timeout',
+            'tls',
+            'cors',
+            'csp',
+            'credentials',
+            'orb',
+            'corp',
+            'framing',
+            'decoding',
+            'redirects',
+          ].map((r) => Type.Literal(r)),
         ),
       ),
     },

@@ -22,6 +22,7 @@ export type NetworkFailure =
   | 'credentials'
   | 'orb'
   | 'corp'
+  | 'framing'
   | 'decoding'
   | 'redirects';
 

@@ -45,10 +45,9 @@ describe('a resource that failed below HTTP, on the render page', () => {
 
   it('titles each failure once, in its own words, with advice of its own', () => {
     const titles = Object.fromEntries(
-      ['refused', 'reset', 'timeout', 'tls', 'cors', 'csp', 'credentials', 'orb', 'corp', 'decoding', 'redirects'].map((e) => [
-        e,
-        failed(e).title,
-      ]),
+      ['refused', 'reset', 'timeout', 'tls', 'cors', 'csp', 'credentials', 'orb', 'corp', 'framing', 'decoding', 'redirects'].map(
+        (e) => [e, failed(e).title],
+      ),
     );
     expect(titles).toEqual({
       refused: 'Not loaded: the server refused the connection',
@@ -60,6 +59,7 @@ describe('a resource that failed below HTTP, on the render page', () => {
       credentials: 'Not loaded: the address holds a user name or password',
       orb: 'Not loaded: the server answered with a web page, not the file',
       corp: 'Not loaded: the server lets only its own site use the file',
+      framing: 'Not loaded: the server does not let the page be shown in a frame',
       decoding: 'Not loaded: the file could not be decompressed',
       redirects: 'Not loaded: the address redirects in a loop',
     });

@@ -271,7 +271,7 @@ describe('a resource the browser refuses for its answer', () => {
   it('is named for what its answer was, not as a broken connection', async () => {
     const names = ['sign-in.gif', 'own-site.gif', 'not-gzip.gif', 'loop.gif'];
     const res = await postRender(app, key, {
-      html: `<p>images</p>${names.map((n) => `<img src="${assets.base}/${n}">`).join('')}`,
+      html: `<p>images</p>${names.map((n) => `<img src="${assets.base}/${n}">`).join('')}<iframe src="${assets.base}/no-frames.html"></iframe>`,
     });
     expect(res.statusCode).toBe(200);
     // In the order the answers came back, which the server does not fix: sorted by address.
@@ -283,6 +283,13 @@ describe('a resource the browser refuses for its answer', () => {
         url: `${assets.base}/loop.gif`,
         error: 'redirects',
         message: 'loop.gif was not loaded: it redirects more than 20 times (a redirect loop)',
+      },
+      {
+        kind: 'resource_failed',
+        url: `${assets.base}/no-frames.html`,
+        error: 'framing',
+        message:
+          'no-frames.html was not loaded: its server does not let other pages show it in a frame (X-Frame-Options or Content-Security-Policy frame-ancestors)',
       },
       {
         kind: 'resource_failed',

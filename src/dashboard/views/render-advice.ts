@@ -80,6 +80,10 @@ const NETWORK: Record<NetworkFailure, [title: string, advice: string]> = {
     'The server lets only its own site use the file',
     'Its answer has Cross-Origin-Resource-Policy: same-origin or same-site. Serve the file without that header, or from another place.',
   ],
+  framing: [
+    'The server does not let the page be shown in a frame',
+    'Its answer has X-Frame-Options or a Content-Security-Policy frame-ancestors that leaves other pages out. Allow framing on that server, or put the content in the document itself.',
+  ],
   decoding: [
     'The file could not be decompressed',
     'Its answer says it is compressed (Content-Encoding: gzip, br) but its bytes are not. Fix that server’s compression settings.',

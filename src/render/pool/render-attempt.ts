@@ -21,9 +21,9 @@ import type { PrintParams } from '../request/options.js';
 import { type ChromiumSupervisor, noSlot } from './chromium-supervisor.js';
 
 /**
- * A render that timed out while its document was still loading names what it was still loading (`render exceeded
- * 30000 ms; still loading then: logo.png`): a load event waits for every image and style sheet, so that is
- * what a user would fix or serve faster.
+ * A render that timed out while its document was loading names what it was waiting for (`render exceeded
+ * 30000 ms; still loading then: logo.png`): the load event waits for every image, style sheet, script and
+ * frame, so that is what a user would fix or serve faster.
  */
 function stillLoading(err: RenderError, urls: readonly string[]): RenderError {
   if (err.code !== 'RENDER_TIMEOUT' || urls.length === 0) return err;

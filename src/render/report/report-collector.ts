@@ -45,7 +45,8 @@ interface Failure {
  * printed). What is not named here broke the connection or the answer (`ERR_EMPTY_RESPONSE`,
  * `ERR_CONTENT_LENGTH_MISMATCH`, `ERR_CONNECTION_RESET`): `reset`.
  */
-function networkFailure(errorText: string): NetworkFailure | null {
+function networkFailure(f: Pick<Failure, 'errorText' | 'blockedReason' | 'type'>): NetworkFailure | null {
+  const errorText = f.errorText ?? '';
   if (/ERR_ABORTED/.test(errorText)) return null;
   if (errorText === 'cors') return 'cors';
   if (/ERR_CONNECTION_REFUSED|ERR_TUNNEL_CONNECTION_FAILED|ERR_ADDRESS_UNREACHABLE/.test(errorText)) return 'refused';
@@ -53,8 +54,12 @@ function networkFailure(errorText: string): NetworkFailure | null {
   if (/ERR_CERT_|ERR_SSL_|_SSL_|ERR_BAD_SSL/.test(errorText)) return 'tls';
   // Opaque Response Blocking: an image, style sheet or script whose answer is a web page, JSON or XML.
   if (/ERR_BLOCKED_BY_ORB/.test(errorText)) return 'orb';
-  // Cross-Origin-Resource-Policy (`ERR_BLOCKED_BY_RESPONSE.NotSameOrigin` and its kin).
-  if (/ERR_BLOCKED_BY_RESPONSE/.test(errorText)) return 'corp';
+  if (/ERR_BLOCKED_BY_RESPONSE/.test(errorText)) {
+    // A frame whose server does not let other pages show it (X-Frame-Options, frame-ancestors).
+    if (f.type === 'Document') return 'framing';
+    // Cross-Origin-Resource-Policy: `corp-not-same-origin`, `corp-not-same-site` and their kin.
+    if (f.blockedReason?.startsWith('corp')) return 'corp';
+  }
   if (/ERR_CONTENT_DECODING_FAILED/.test(errorText)) return 'decoding';
   if (/ERR_TOO_MANY_REDIRECTS/.test(errorText)) return 'redirects';
   return 'reset';
@@ -240,7 +245,7 @@ export class ReportCollector {
     if (refusal) return failedEntry(f.url, { error: refusal as NetworkFailure });
     const status = f.status ?? this.statuses.get(f.requestId);
     if (status !== undefined) return failedEntry(f.url, { status });
-    const error = networkFailure(f.errorText ?? '');
+    const error = networkFailure(f);
     return error === null ? NOTHING : failedEntry(f.url, { error });
   }
 

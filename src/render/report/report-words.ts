@@ -115,6 +115,7 @@ const NETWORK: Record<NetworkFailure, string> = {
     'its address holds a user name or password, and browsers load no image, style, script or font from such an address (serve it without them, or inline it as a data: URL)',
   orb: 'its server answered with a web page, JSON or XML where an image, style sheet, script or media file was expected, and browsers do not load that (the address may lead to an error or sign-in page)',
   corp: 'its server lets only its own site use it (Cross-Origin-Resource-Policy)',
+  framing: 'its server does not let other pages show it in a frame (X-Frame-Options or Content-Security-Policy frame-ancestors)',
   decoding: 'its answer says it is compressed (Content-Encoding) and its bytes do not decompress',
   redirects: 'it redirects more than 20 times (a redirect loop)',
 };
