@@ -39,6 +39,28 @@ describe('the fuzz judge of the objects a page holds', () => {
     );
   });
 
+  // A mutated part (seed 90211, input 5599) whose font's /ToUnicode named the outline root: the assembly puts
+  // the part's entry in its own outline in that root's place, wherever the part refers to it.
+  it('passes a reference to the outline root that lands on the part’s outline entry, and only there', async () => {
+    const ROOT = '<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R >>';
+    const withToUnicode = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>';
+    const rooted = pdf([ROOT, PAGES, pageWith('[4 0 R]', '5 0 R'), STREAM, withToUnicode, '<< /Type /Outlines /Count 0 >>']);
+    const entry = pdf([
+      ROOT,
+      PAGES,
+      pageWith('[4 0 R]', '5 0 R'),
+      STREAM,
+      withToUnicode,
+      '<< /Title (Part 1) /Parent 7 0 R >>',
+      '<< /Type /Outlines >>',
+    ]);
+    expect(await objectsOtherwise(entry, rooted, ALL)).toBeUndefined();
+    const font = pdf([ROOT, PAGES, pageWith('[4 0 R]', '5 0 R'), STREAM, withToUnicode, FONT]);
+    expect(await objectsOtherwise(font, rooted, ALL)).toBe(
+      'the page /Resources /Font /F1 /ToUnicode: dictionary /Outlines in the part, dictionary /Font in the answer',
+    );
+  });
+
   it('leaves what the answer holds nothing of (what acts on a reader is left out)', async () => {
     const emptied = pdf([CATALOG, PAGES, pageWith('[4 0 R]', 'null'), STREAM]);
     expect(await objectsOtherwise(emptied, part, ALL)).toBeUndefined();
