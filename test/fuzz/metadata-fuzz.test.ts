@@ -21,18 +21,25 @@ const MAX_GROWTH = 8;
 const MAX_CONFIRM_BYTES = 16 * 1024 * 1024;
 
 /**
- * growthRatio, measured a second time one size up (or at the same size, for inputs already that large)
- * when it is over the bound, and the lower of the two kept: a quadratic input is 16× at every size, while
- * a collection that lands on one pair is not there again (shift_jis noise read 8.5× once in CI, 14 → 123 ms).
+ * growthRatio, measured again one size up (or at the same size, for inputs already that large) while it is
+ * over the bound, at most twice, and the lowest kept: a quadratic input is 16× at every size, while a
+ * collection or a busy neighbour's use of the cache does not follow an input up its sizes. Shift_JIS noise
+ * read 8.5× once in CI (14 → 123 ms), and 9.3× then 8.3× in another (24 → 224 ms, 183 → 1,524 ms); on a
+ * quiet machine it is 3 to 5× at every size up to 16 MB.
  */
 function confirmedGrowth(p: Parameters<typeof growthRatio>[0], n: number, runs?: number) {
-  const first = growthRatio(p, n, extract, runs);
-  const told = (m: typeof first) =>
+  const told = (m: ReturnType<typeof growthRatio>) =>
     `${m.bytes} → ${4 * m.bytes} bytes: ${m.smallMs.toFixed(1)} ms → ${m.largeMs.toFixed(1)} ms CPU`;
-  if (first.ratio < MAX_GROWTH) return { ratio: first.ratio, said: told(first) };
-  const next = 16 * first.bytes <= MAX_CONFIRM_BYTES ? 4 * first.bytes : first.bytes;
-  const again = growthRatio(p, next, extract, runs);
-  return { ratio: Math.min(first.ratio, again.ratio), said: `${told(first)}; then ${told(again)}` };
+  let measured = growthRatio(p, n, extract, runs);
+  let ratio = measured.ratio;
+  const said = [told(measured)];
+  for (let again = 0; again < 2 && ratio >= MAX_GROWTH; again++) {
+    const next = 16 * measured.bytes <= MAX_CONFIRM_BYTES ? 4 * measured.bytes : measured.bytes;
+    measured = growthRatio(p, next, extract, runs);
+    ratio = Math.min(ratio, measured.ratio);
+    said.push(told(measured));
+  }
+  return { ratio, said: said.join('; then ') };
 }
 
 describe('metadata fuzzing (fixed seed)', () => {
