@@ -103,11 +103,16 @@ export async function readMultipartAssemble(stream: Readable, contentType: strin
     const filename = param(disposition, 'filename');
     if (!/^form-data\b/i.test(disposition) || field === undefined)
       throw invalid('body: each part of the form needs Content-Disposition: form-data; name="…"');
-    if (filename === undefined) {
-      if (field !== 'body') throw invalid(`body: the form field "${field.slice(0, 60)}" is not known (send "body" and files)`);
+    // `body` is the request whether it comes as a field or as a file: `curl -F body=@body.json` sends it
+    // as a file named body.json, and a JSON request is no PDF a part could name.
+    if (field === 'body') {
       sink = { kind: 'body', chunks: [] };
       return;
     }
+    if (filename === undefined)
+      throw invalid(
+        `body: the form field "${field.slice(0, 60)}" is not a file (it has no file name) and not "body": send each PDF as a file, whose file name the parts give (curl -F 'files=@terms.pdf')`,
+      );
     const name = filename || field;
     if (uploads.files.has(name)) throw invalid(`body: the file "${name.slice(0, 100)}" is uploaded twice`);
     if (uploads.files.size >= MAX_UPLOAD_FILES)

@@ -144,6 +144,32 @@ describe('multipart/form-data', () => {
     expect(cut.json().error.message).toBe('body: the multipart body ends before its closing boundary');
   });
 
+  it('takes a body sent as a file (curl -F body=@body.json), and names a field that is neither the body nor a file', async () => {
+    const body = JSON.stringify({ parts: [{ file: 'terms.pdf', title: 'Terms' }] });
+    const asFile = await postForm(
+      Buffer.concat([
+        Buffer.from(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="body"; filename="body.json"\r\nContent-Type: application/octet-stream\r\n\r\n${body}\r\n` +
+            `--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"; filename="terms.pdf"\r\n\r\n`,
+        ),
+        terms,
+        Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+      ]),
+    );
+    expect(asFile.statusCode, asFile.body).toBe(200);
+    expect(outline(asFile.rawPayload).map((e) => [e.title, e.page])).toEqual([['Terms', 1]]);
+    // curl -F 'files=<terms.pdf' sends the file's bytes as a field, without a file name a part could give.
+    const noName = await postForm(
+      Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="body"\r\n\r\n${body}\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="files"\r\n\r\n%PDF-1.4\r\n--${BOUNDARY}--\r\n`,
+      ),
+    );
+    expect(noName.statusCode).toBe(400);
+    expect(noName.json().error.message).toBe(
+      `body: the form field "files" is not a file (it has no file name) and not "body": send each PDF as a file, whose file name the parts give (curl -F 'files=@terms.pdf')`,
+    );
+  }, 60_000);
+
   it('leaves the other routes as they were: POST /v1/render does not take a form', async () => {
     const res = await app.inject({
       method: 'POST',
