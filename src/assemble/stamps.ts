@@ -25,6 +25,11 @@ function splitDocument(html: string): { head: string; body: string } {
   return { head, body: html.slice(html.indexOf('>', bodyStart) + 1, bodyEnd > bodyStart ? bodyEnd : undefined) };
 }
 
+/** The size of a page as a reader sees it: a page turned a quarter is as wide as its box is high. */
+function viewedSize(box: PageBox): { width: number; height: number } {
+  return box.rotate % 180 === 0 ? { width: box.width, height: box.height } : { width: box.height, height: box.width };
+}
+
 /** The numbers a stamped page fills in. */
 interface PageFacts {
   page: number;
@@ -47,8 +52,11 @@ function fill(template: string, facts: PageFacts): string {
   return template.replace(/\{\{\s*(page|pages|part|part_title|part_page|part_pages)\s*\}\}/g, (_, key: string) => values[key]);
 }
 
-/** One document for the stamped pages of one size: a section the size of the page per stamped page. */
-function stampDocument(html: string, box: PageBox, facts: PageFacts[]): string {
+/**
+ * One document for the stamped pages of one size: a section the size of the page per stamped page, the
+ * size a reader sees (a page turned a quarter gets a stamp as wide as the page is high).
+ */
+function stampDocument(html: string, box: { width: number; height: number }, facts: PageFacts[]): string {
   const { head, body } = splitDocument(html);
   const size = `${box.width}pt ${box.height}pt`;
   const sections = facts.map((f) => `<section class="pw-stamp-page">${fill(body, f)}</section>`).join('\n');
@@ -88,14 +96,15 @@ export async function stampAssembly(doc: Finishing, ctx: FinishingContext, rende
       if (err instanceof PageSelectionError) throw invalid(err.message);
       throw err;
     }
-    // One render per page size, in the order of the pages.
+    // One render per page size as the reader sees it, in the order of the pages.
     const bySize = new Map<string, number[]>();
     for (const k of pages) {
-      const key = `${boxes[k].width}x${boxes[k].height}`;
+      const { width, height } = viewedSize(boxes[k]);
+      const key = `${width}x${height}`;
       bySize.set(key, [...(bySize.get(key) ?? []), k]);
     }
     for (const group of bySize.values()) {
-      const box = boxes[group[0]];
+      const box = viewedSize(boxes[group[0]]);
       const html = stampDocument(
         stamp.html,
         box,

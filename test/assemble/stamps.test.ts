@@ -17,7 +17,7 @@ import { noDns } from '../helpers/render.js';
 import { VERAPDF, VERAPDF_SKIPPED, verapdf } from '../pdf/verapdf.js';
 import { pixel } from '../render/pdf-tools.js';
 import { claimsHeader } from './finishing-tools.js';
-import { fixture, page, pageCount, pageTexts, postAssemble, qpdfCheck } from './helpers.js';
+import { fixture, page, pageCount, pageTexts, pdfOfObjects, postAssemble, qpdfCheck } from './helpers.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -42,6 +42,52 @@ function declared(title: string, pages = 1): string {
     (_, i) => `<section><h1>${title} ${i + 1}</h1><p>Text of ${title}</p></section>`,
   ).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="pdf-profile" content="PDF/A-3b, PDF/UA-1"><style>section { break-after: page; } section:last-child { break-after: auto; }</style></head><body>${body}</body></html>`;
+}
+
+/**
+ * Page `n` as a reader shows it: its crop box, turned by its /Rotate (pdftoppm -cropbox), at 20 dpi; its size
+ * in pixels and the colour at a pixel.
+ */
+function viewed(pdf: Buffer, n: number): { width: number; height: number; at(x: number, y: number): number[] } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pw-stamp-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'x.pdf'), pdf);
+    const ppm = execFileSync('pdftoppm', ['-cropbox', '-r', '20', '-f', String(n), '-l', String(n), path.join(dir, 'x.pdf')]);
+    const header = /^P6\s+(\d+)\s+(\d+)\s+255\s/.exec(ppm.subarray(0, 64).toString('latin1'));
+    if (!header) throw new Error('pdftoppm did not write a binary PPM');
+    const [width, height] = [Number(header[1]), Number(header[2])];
+    const at = (x: number, y: number) => {
+      const offset = header[0].length + (y * width + x) * 3;
+      return [...ppm.subarray(offset, offset + 3)];
+    };
+    return { width, height, at };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Five Letter pages as scanners and print shops make them: plain; cut to a crop box an inch in; turned 90°
+ * by its own /Rotate; turned 270° by the page tree node above it; turned 180° on a media box that does not
+ * start at the origin.
+ */
+function turnedAndCroppedPdf(): Buffer {
+  const page = (parent: number, extra: string) => `<< /Type /Page /Parent ${parent} 0 R /Contents 9 0 R ${extra} >>`;
+  return pdfOfObjects(
+    '1.4',
+    [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R 8 0 R 7 0 R] /Count 5 /MediaBox [0 0 612 792] >>',
+      page(2, ''),
+      page(2, '/CropBox [72 72 540 720]'),
+      page(2, '/Rotate 90'),
+      page(8, ''),
+      page(2, '/Rotate 180 /MediaBox [100 100 712 892]'),
+      '<< /Type /Pages /Parent 2 0 R /Kids [6 0 R] /Count 1 /Rotate 270 >>',
+      '<< /Length 0 >>\nstream\n\nendstream',
+    ],
+    '/Root 1 0 R',
+  );
 }
 
 describe('stamps', () => {
@@ -123,6 +169,43 @@ describe('stamps', () => {
     const [w, h] = [Math.round((595.28 / 72) * 20), Math.round((841.89 / 72) * 20)];
     expect(pixel(pdf, w - 5, h - 5)).toEqual([0, 255, 0]);
     fs.rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('stands upright in the corner it names as a reader sees the page: cropped, turned by /Rotate or by rotate', async () => {
+    const res = await postAssemble(app, key, {
+      parts: [{ pdf: turnedAndCroppedPdf().toString('base64') }, { html: page('Turned'), rotate: 90 }],
+      stamps: [
+        {
+          html:
+            '<div style="position:absolute; right:0; bottom:0; width:60pt; height:60pt; background:#00ff00"></div>' +
+            '<div style="position:absolute; left:0; top:0; width:60pt; height:30pt; background:#0000ff"></div>',
+        },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const pdf = res.rawPayload;
+    expect(qpdfCheck(pdf).status, qpdfCheck(pdf).output).toBe(0);
+    // Letter at 20 dpi is 170 × 220 pixels, A4 166 × 234; the crop box is 130 × 180; a quarter turn swaps them.
+    const sizes = [
+      [170, 220],
+      [130, 180],
+      [220, 170],
+      [220, 170],
+      [170, 220],
+      [234, 166],
+    ];
+    for (const [k, [width, height]] of sizes.entries()) {
+      const shown = viewed(pdf, k + 1);
+      expect([shown.width, shown.height], `page ${k + 1}`).toEqual([width, height]);
+      // Green in the lower right corner, blue in the upper left, white in the other two: upright, whole.
+      expect(shown.at(width - 4, height - 4), `page ${k + 1} lower right`).toEqual([0, 255, 0]);
+      expect(shown.at(4, 4), `page ${k + 1} upper left`).toEqual([0, 0, 255]);
+      expect(shown.at(width - 4, 4), `page ${k + 1} upper right`).toEqual([255, 255, 255]);
+      expect(shown.at(4, height - 4), `page ${k + 1} lower left`).toEqual([255, 255, 255]);
+      // The blue band is twice as wide as it is high as the reader sees it: the stamp is not turned.
+      expect(shown.at(14, 4), `page ${k + 1}`).toEqual([0, 0, 255]);
+      expect(shown.at(4, 14), `page ${k + 1}`).toEqual([255, 255, 255]);
+    }
   }, 120_000);
 
   it('refuses an 11th stamp, a bad layer and a page past the end, naming them', async () => {
