@@ -14,6 +14,7 @@ import { BadRedirect, deniedMessage, egressGet, TooManyRedirects } from '../net/
 import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 import { shownUrl } from '../redact-url.js';
+import { deflateDecoder } from './deflate-decoder.js';
 import { isHtmlContentType } from './encoding.js';
 import { nonHtmlMetadata } from './extract.js';
 import { MetadataExtractor } from './metadata-extractor.js';
@@ -81,8 +82,7 @@ function contentCodings(header: string | string[] | undefined): string[] {
 function decompressor(coding: string): Transform {
   if (coding === 'gzip' || coding === 'x-gzip') return zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
   if (coding === 'br') return zlib.createBrotliDecompress();
-  // "deflate" is meant to be zlib-wrapped but is often raw; Unzip detects gzip/zlib, raw is rarer than broken.
-  if (coding === 'deflate') return zlib.createUnzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  if (coding === 'deflate') return deflateDecoder();
   throw new MetadataError(502, `target used an unsupported content encoding "${coding}"`);
 }
 

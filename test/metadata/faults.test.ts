@@ -49,6 +49,18 @@ const SETTLED_HEAD =
   '<meta property="og:description" content="OD"><meta property="og:image" content="/i.png">' +
   '<meta property="og:url" content="/u"><link rel="canonical" href="/c"><link rel="icon" href="/f.ico"></head><body>';
 
+/** What SETTLED_HEAD answers, its addresses resolved against `base`. */
+const settledFields = (base: string) => ({
+  title: 'T',
+  description: 'D',
+  og_title: 'OT',
+  og_description: 'OD',
+  og_image: `${base}/i.png`,
+  og_url: `${base}/u`,
+  canonical_url: `${base}/c`,
+  favicon_url: `${base}/f.ico`,
+});
+
 describe('fault suite (loopback targets)', () => {
   let core: CoreDeps;
   let app: FastifyInstance;
@@ -58,11 +70,13 @@ describe('fault suite (loopback targets)', () => {
   const trickled = { blocks: 0, closed: false };
   let gzipMember: Buffer;
   let brotliBomb: Buffer;
+  let rawBomb: Buffer;
 
   beforeAll(async () => {
     const block = Buffer.alloc(64 * MiB, '<p>aaaaaaaaaaaa</p>\n');
     gzipMember = zlib.gzipSync(block, { level: 9 });
     brotliBomb = zlib.brotliCompressSync(block, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
+    rawBomb = zlib.deflateRawSync(block, { level: 9 });
     core = await createTestCore({
       EGRESS_ALLOW: '127.0.0.1/32',
       METADATA_TIMEOUT_MS: String(TIMEOUT_MS),
@@ -107,6 +121,15 @@ describe('fault suite (loopback targets)', () => {
       if (path === '/gzip-bomb') {
         res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
         return stream(res, gzipMember, 256 * gzipMember.length, sent); // 256 members of 64 MiB: 16 GiB inflated
+      }
+      const deflated = /^\/deflate-(zlib|raw|gzip|raw-bomb)$/.exec(path);
+      if (deflated) {
+        res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'deflate' });
+        const page = Buffer.from(SETTLED_HEAD);
+        if (deflated[1] === 'zlib') return res.end(zlib.deflateSync(page));
+        if (deflated[1] === 'raw') return res.end(zlib.deflateRawSync(page));
+        if (deflated[1] === 'gzip') return res.end(zlib.gzipSync(page));
+        return res.end(rawBomb);
       }
       if (path === '/br-bomb') {
         res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'br' });
@@ -170,16 +193,7 @@ describe('fault suite (loopback targets)', () => {
   it('a rest longer than a keep-alive drain is worth is not read: the connection is dropped at once', async () => {
     const res = await get('/settled-long');
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({
-      title: 'T',
-      description: 'D',
-      og_title: 'OT',
-      og_description: 'OD',
-      og_image: `${origin.base}/i.png`,
-      og_url: `${origin.base}/u`,
-      canonical_url: `${origin.base}/c`,
-      favicon_url: `${origin.base}/f.ico`,
-    });
+    expect(res.json()).toEqual(settledFields(origin.base));
     for (let waited = 0; !trickled.closed && waited < 3000; waited += 10) await new Promise((r) => setTimeout(r, 10));
     expect(trickled.closed).toBe(true);
     // Draining the 1 MiB a connection is kept for would take 16 blocks at one per 20 ms.
@@ -207,6 +221,18 @@ describe('fault suite (loopback targets)', () => {
   it('a brotli bomb is cut at the cap with flat memory', async () => {
     const { result: res, growth } = await withRss(() => get('/br-bomb'));
     expect(res.statusCode).toBe(200);
+    expect(growth).toBeLessThan(100 * MiB);
+  });
+
+  it('deflate is read as browsers read it: zlib-wrapped, raw (as some servers send it) or a gzip member', async () => {
+    for (const kind of ['zlib', 'raw', 'gzip']) {
+      const res = await get(`/deflate-${kind}`);
+      expect(res.statusCode, `${kind}: ${res.body}`).toBe(200);
+      expect(res.json(), kind).toEqual(settledFields(origin.base));
+    }
+    const { result: bomb, growth } = await withRss(() => get('/deflate-raw-bomb'));
+    expect(bomb.statusCode).toBe(200);
+    expect(bomb.json().title).toBeNull();
     expect(growth).toBeLessThan(100 * MiB);
   });
 
