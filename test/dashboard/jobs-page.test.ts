@@ -185,6 +185,8 @@ describe('Jobs page', () => {
 
   it('says on the usage page that jobs count as render requests', async () => {
     const client = await signUp(app, email());
-    expect((await client.get('/usage')).body).toContain('a job counts as one render request when it is submitted');
+    expect((await client.get('/usage')).body).toContain(
+      'a job counts as one render request when it is submitted, an assembly job one for each of its parts.',
+    );
   });
 });

@@ -275,7 +275,7 @@ export function jobsPage(model: JobsPageModel): string {
       : html`<ul class="job-list">${model.jobs.map((j) => jobCard(j, model.viewer, model.now))}</ul>`;
   const notice = model.notice ? NOTICE_TEXT[model.notice] : undefined;
   const body = html`<div class="page-head"><div><h1>Render jobs</h1>
-<p class="lead">${model.paged ? 'Older jobs' : 'Your most recent jobs'}, ${JOBS_SHOWN} to a page. Each job counts as one render request when it is submitted.</p></div></div>
+<p class="lead">${model.paged ? 'Older jobs' : 'Your most recent jobs'}, ${JOBS_SHOWN} to a page. Each job counts as one render request when it is submitted; an assembly job counts one for each of its parts.</p></div></div>
 ${notice ? alert(notice[0], notice[1]) : ''}
 ${secretCard(model)}
 <section class="card" aria-label="Jobs">${list}${pager(model)}</section>`;

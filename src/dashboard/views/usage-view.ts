@@ -113,7 +113,7 @@ export function usagePage(model: UsagePageModel): string {
       : '';
   const body = html`<div class="page-head"><div><h1>Usage</h1>
 <p class="lead">Authenticated API requests by outcome. Counts may lag up to a few seconds.</p>
-<p class="lead small">Render counts include <a href="/jobs">render jobs</a>: a job counts as one render request when it is submitted.</p></div></div>
+<p class="lead small">Render counts include <a href="/jobs">render jobs</a>: a job counts as one render request when it is submitted, an assembly job one for each of its parts.</p></div></div>
 ${limitsCard(model.limits)}
 ${filterForm(model)}
 ${revokedNote}
