@@ -170,6 +170,24 @@ describe('metadata', () => {
     expect(verapdf({ titled: pdf }, '3b')).toEqual({ titled: [] });
   }, 120_000);
 
+  it("keeps the first part's title and PDF/UA-1 where metadata gives a blank title, as a blank part title does", async () => {
+    const declared = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Statement 7</title><meta name="pdf-profile" content="PDF/UA-1"></head><body><h1>Statement 7</h1><p>Balance 7.00</p></body></html>`;
+    const pdfs: Record<string, Buffer> = {};
+    for (const [name, title] of [
+      ['empty', ''],
+      ['spaces', '   '],
+    ]) {
+      const res = await postAssemble(app, key, { parts: [{ html: declared, title }], metadata: { title, author: '' } });
+      expect(res.statusCode, res.body).toBe(200);
+      pdfs[name] = res.rawPayload;
+      expect(pdfInfoFields(pdfs[name]).Title, name).toBe('Statement 7');
+      expect(outline(pdfs[name]).map((e) => e.title)).toEqual(['Statement 7']);
+      expect(claimsHeader(res)).toEqual(['PDF/UA-1']);
+    }
+    if (!VERAPDF) return console.log(VERAPDF_SKIPPED);
+    expect(verapdf(pdfs, 'ua1')).toEqual({ empty: [], spaces: [] });
+  }, 120_000);
+
   it('refuses a language that is not a language tag, and an unknown field, naming them', async () => {
     const bad = await postAssemble(app, key, { parts: [{ html: page('x') }], metadata: { lang: 'not a tag' } });
     expect(bad.statusCode).toBe(400);

@@ -2,8 +2,8 @@
  * The assembly's own properties (`metadata`: title, author, subject, keywords, language) written over the
  * first part's, in an incremental update: a new Info dictionary and a new XMP packet saying the same
  * (PDF/A 6.6.3 compares them), identifying exactly the claims the assembly makes, `/Lang` on the catalog,
- * and the title shown as the window title (`/DisplayDocTitle`). A property not given keeps the first
- * part's value.
+ * and the title shown as the window title (`/DisplayDocTitle`). A property not given, or given
+ * blank, keeps the first part's value.
  */
 import { FACTUR_X_LEVELS, type FacturXLevel } from '../factur-x/levels.js';
 import { facturXSchema } from '../factur-x/xmp-schema.js';
@@ -42,11 +42,14 @@ export function withDocumentMetadata(
   };
   const catalog = file.catalog();
   const oldLang = file.resolve(catalog.value.get('Lang'));
+  // A value given blank is as if not given, as a part's blank title is: an empty title would leave a
+  // PDF/UA document without the title it must show.
+  const given = (value: string | undefined): string | undefined => (value?.trim() ? value : undefined);
   const values = {
-    title: legalText(metadata.title ?? old('Title')),
-    author: legalText(metadata.author ?? old('Author')),
-    subject: legalText(metadata.subject ?? old('Subject')),
-    keywords: legalText(metadata.keywords ?? old('Keywords')),
+    title: legalText(given(metadata.title) ?? old('Title')),
+    author: legalText(given(metadata.author) ?? old('Author')),
+    subject: legalText(given(metadata.subject) ?? old('Subject')),
+    keywords: legalText(given(metadata.keywords) ?? old('Keywords')),
     lang: metadata.lang ?? (oldLang instanceof PdfRaw && /^[(<]/.test(oldLang.text) ? stringText(oldLang.text) : undefined),
     creator: legalText(old('Creator') ?? 'Pageworks'),
     producer: legalText(old('Producer') ?? 'Pageworks'),
