@@ -22,6 +22,8 @@ export interface CliCommand {
   flags: readonly CliFlag[];
   /** What it does, in a few words, after the synopsis in `--help`. */
   note?: string;
+  /** What the verb's own `--help` says after its synopsis and note: what it takes, each flag. */
+  details?: string;
 }
 
 const email: CliFlag = { name: 'email', value: 'E', required: true };
@@ -94,6 +96,18 @@ export const CLI_COMMANDS: readonly CliCommand[] = [
       { name: 'strict' },
     ],
     note: 'a one-off local assembly of a POST /v1/assemble body (- reads stdin), no server; --help says more',
+    details: `Assembles the parts of BODY.json (the body of POST /v1/assemble: {"parts": [...]}, with "stamps", "metadata",
+"split" and "protect" if given) into one PDF, on this machine, without a server. "-" reads the body from stdin.
+Parts: {"html", "options"?}, {"pdf": base64}, {"url"} (fetched through the egress policy; EGRESS_ALLOW as for
+the service) or {"file": "terms.pdf"} (the file of that name beside BODY.json, or in the current directory for
+stdin: what the API takes uploaded beside the body). "sign" needs the service's certificates: use
+POST /v1/assemble.
+
+  -o, --output OUT.pdf   where the PDF goes (default: BODY.pdf beside BODY.json, BODY.zip with --split; "-" writes it to stdout)
+  --stamp STAMP.html     adds a stamp drawn over every page: {{page}} {{pages}} {{part}} {{part_title}}
+                         {{part_page}} {{part_pages}} are filled in (repeatable; "stamps" in the body says more)
+  --split parts|N        a zip of PDFs: one per part, or one per N pages (the body's "split")
+  --strict               any warning fails the assembly (exit 1, no PDF written)`,
   },
   { verb: 'fetch', positional: 'URL', flags: [{ name: 'json' }], note: 'a one-off local metadata fetch, no server' },
 ];
@@ -139,8 +153,8 @@ const HELP = new Set(['--help', '-h']);
 
 /**
  * The usage of the verb `argv` names when it asks for help (`pageworks render --help`,
- * `pageworks keys create -h`): its synopsis and note; for a group alone (`pageworks keys --help`), each of
- * its verbs. Undefined when `argv` does not ask for help or names no verb.
+ * `pageworks keys create -h`): its synopsis and note, then its details if it has any; for a group alone
+ * (`pageworks keys --help`), each of its verbs. Undefined when `argv` does not ask for help or names no verb.
  */
 export function verbHelp(argv: readonly string[]): string | undefined {
   const [group, sub] = argv;
@@ -148,5 +162,7 @@ export function verbHelp(argv: readonly string[]): string | undefined {
   const matching = CLI_COMMANDS.filter((c) => c.verb === group || c.verb === `${group} ${sub}`);
   const commands = matching.length > 0 ? matching : CLI_COMMANDS.filter((c) => c.verb.startsWith(`${group} `));
   if (commands.length === 0) return undefined;
-  return `Usage:\n${commands.map((c) => `  ${synopsis(c)}${c.note ? `\n      ${c.note}` : ''}`).join('\n')}`;
+  const usage = `Usage:\n${commands.map((c) => `  ${synopsis(c)}${c.note ? `\n      ${c.note}` : ''}`).join('\n')}`;
+  const details = commands.length === 1 ? commands[0].details : undefined;
+  return details ? `${usage}\n\n${details}` : usage;
 }

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { cliCommand, synopsis, unknownOptionMessage } from '../cli-commands.js';
+import { cliCommand, synopsis, unknownOptionMessage, verbHelp } from '../cli-commands.js';
 import { reportCliError, terminalLine, UsageError } from '../cli-errors.js';
 import type { Config } from '../config.js';
 import { RenderError } from '../errors.js';
@@ -24,20 +24,6 @@ import { validateAssembleRequest } from './validate-request.js';
 
 const COMMAND = cliCommand('assemble');
 const USAGE = `usage: ${synopsis(COMMAND)}`;
-const HELP = `${USAGE}
-
-Assembles the parts of BODY.json (the body of POST /v1/assemble: {"parts": [...], "protect"?}) into one PDF,
-on this machine, without a server. "-" reads the body from stdin. Parts: {"html", "options"?}, {"pdf": base64},
-{"url"} (fetched through the egress policy; EGRESS_ALLOW as for the service) or {"file": "terms.pdf"} (the
-file of that name beside BODY.json, or in the current directory for stdin: what the API takes uploaded
-beside the body). "sign" needs the service's certificates: use POST /v1/assemble.
-
-  -o, --output OUT.pdf   where the PDF goes (default: BODY.pdf beside BODY.json, BODY.zip with --split; "-" writes it to stdout)
-  --stamp STAMP.html     adds a stamp drawn over every page: {{page}} {{pages}} {{part}} {{part_title}}
-                         {{part_page}} {{part_pages}} are filled in (repeatable; "stamps" in the body says more)
-  --split parts|N        a zip of PDFs: one per part, or one per N pages (the body's "split")
-  --strict               any warning fails the assembly (exit 1, no PDF written)
-`;
 
 interface CliRequest {
   input: string;
@@ -141,7 +127,7 @@ export async function runAssembleCli(args: string[], config: Config): Promise<nu
   try {
     const request = parseAssembleArgs(args);
     if (request === 'help') {
-      process.stdout.write(HELP);
+      process.stdout.write(`${verbHelp(['assemble', '--help'])}\n`);
       return 0;
     }
     const given = readBody(request.input);

@@ -125,6 +125,9 @@ describe('pageworks assemble', () => {
     expect(help.stdout.toString()).toContain(
       'Usage:\n  pageworks assemble BODY.json|- [-o OUT.pdf] [--stamp STAMP.html] [--split parts|N] [--strict]\n',
     );
+    // The "more" the synopsis's note promises: what the body takes, and each flag.
+    expect(help.stdout.toString()).toContain('Assembles the parts of BODY.json (the body of POST /v1/assemble');
+    expect(help.stdout.toString()).toContain('  --split parts|N        a zip of PDFs: one per part, or one per N pages');
     fs.writeFileSync(path.join(work, 'bad.json'), JSON.stringify({ parts: [{ html: '<p>x</p>' }, { pdf: 'R0lGODlh' }] }));
     const bad = cli([path.join(work, 'bad.json')]);
     expect(bad.status).toBe(2);
