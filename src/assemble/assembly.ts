@@ -90,7 +90,8 @@ export async function runAssembly(
               margin: { top: 0, right: 0, bottom: 0, left: 0 },
               scale: 1,
               printBackground: true,
-              preferCssPageSize: false,
+              // A stamp is one document whose pages take the sizes of the pages they go on (named pages).
+              preferCssPageSize: true,
               pageCss: '',
             },
             { signal: opts.signal, priority: opts.priority ?? 'interactive' },

@@ -7,7 +7,10 @@ import type { RenderResult, ReportEntry } from '../render/index.js';
 import type { PdfSteps, Signer } from './pdf-steps.js';
 import type { AssembleRequest } from './schema.js';
 
-/** Renders a stamp's document on pages of this size (inches); the pool's render with the account's turn. */
+/**
+ * Renders a stamp's document, its pages the sizes its CSS names (this size, in inches, where it names none);
+ * the pool's render with the account's turn.
+ */
 export type StampRenderer = (html: string, widthIn: number, heightIn: number) => Promise<RenderResult>;
 
 /** One file of the answer: its name in a zip, its bytes, and the key a protected file was encrypted with. */

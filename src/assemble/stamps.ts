@@ -1,8 +1,9 @@
 /**
  * The stamps step: each stamp is an HTML document rendered like any part (the render service's pool, its
- * egress rules, fonts and report), once per stamp and page size — one document with a page-sized section
- * per stamped page, its `{{page}}`, `{{pages}}`, `{{part}}`, `{{part_title}}`, `{{part_page}}` and
- * `{{part_pages}}` filled in — never once per page. The rendered pages are then laid on the assembly's
+ * egress rules, fonts and report), once per stamp — one document with a page-sized section per stamped
+ * page, its `{{page}}`, `{{pages}}`, `{{part}}`, `{{part_title}}`, `{{part_page}}` and `{{part_pages}}`
+ * filled in — never once per page, nor once per page size: a scan whose every page has its own size is
+ * still one render. The rendered pages are then laid on the assembly's
  * pages by the PDF work (stamp-overlay.ts). Nothing is written until every stamp has rendered.
  */
 import { invalid, RenderError } from '../errors.js';
@@ -52,18 +53,32 @@ function fill(template: string, facts: PageFacts): string {
   return template.replace(/\{\{\s*(page|pages|part|part_title|part_page|part_pages)\s*\}\}/g, (_, key: string) => values[key]);
 }
 
+/** Points as CSS writes them: at most two decimals, so a page size reads the same wherever it is written. */
+const pt = (n: number): string => `${Math.round(n * 100) / 100}pt`;
+
 /**
- * One document for the stamped pages of one size: a section the size of the page per stamped page, the
- * size a reader sees (a page turned a quarter gets a stamp as wide as the page is high).
+ * One document for a stamp's pages: a section per stamped page, each the size of its page as a reader sees
+ * it (a page turned a quarter gets a stamp as wide as the page is high). Each size is a named page
+ * (`@page pw-size-N`), so pages of many sizes are one render, not one each.
  */
-function stampDocument(html: string, box: { width: number; height: number }, facts: PageFacts[]): string {
+function stampDocument(html: string, sizes: Array<{ width: number; height: number }>, facts: PageFacts[]): string {
   const { head, body } = splitDocument(html);
-  const size = `${box.width}pt ${box.height}pt`;
-  const sections = facts.map((f) => `<section class="pw-stamp-page">${fill(body, f)}</section>`).join('\n');
+  const named = new Map<string, number>();
+  const sizeClass = sizes.map(({ width, height }) => {
+    const key = `${pt(width)} ${pt(height)}`;
+    if (!named.has(key)) named.set(key, named.size);
+    return `pw-size-${named.get(key)}`;
+  });
+  const rules = [...named].map(([size, n]) => {
+    const [width, height] = size.split(' ');
+    return `@page pw-size-${n} { size: ${size}; margin: 0 } .pw-size-${n} { page: pw-size-${n}; width: ${width}; height: ${height}; }`;
+  });
+  const sections = facts.map((f, i) => `<section class="pw-stamp-page ${sizeClass[i]}">${fill(body, f)}</section>`).join('\n');
   return `<!doctype html><html><head><meta charset="utf-8">${fill(head, facts[0])}
-<style>@page { size: ${size}; margin: 0 } html, body { margin: 0; padding: 0; }
-.pw-stamp-page { position: relative; width: ${box.width}pt; height: ${box.height}pt; overflow: hidden; break-after: page; }
-.pw-stamp-page:last-child { break-after: auto; }</style></head><body>${sections}</body></html>`;
+<style>@page { size: ${[...named.keys()][0]}; margin: 0 } html, body { margin: 0; padding: 0; }
+.pw-stamp-page { position: relative; overflow: hidden; break-after: page; }
+.pw-stamp-page:last-child { break-after: auto; }
+${rules.join('\n')}</style></head><body>${sections}</body></html>`;
 }
 
 /** The step: every stamp rendered and laid on its pages, its report entries labelled `stamps[N]`. */
@@ -96,36 +111,27 @@ export async function stampAssembly(doc: Finishing, ctx: FinishingContext, rende
       if (err instanceof PageSelectionError) throw invalid(err.message);
       throw err;
     }
-    // One render per page size as the reader sees it, in the order of the pages.
-    const bySize = new Map<string, number[]>();
-    for (const k of pages) {
-      const { width, height } = viewedSize(boxes[k]);
-      const key = `${width}x${height}`;
-      bySize.set(key, [...(bySize.get(key) ?? []), k]);
+    const sizes = pages.map((k) => viewedSize(boxes[k]));
+    const html = stampDocument(
+      stamp.html,
+      sizes,
+      pages.map((k) => facts[k] ?? facts[facts.length - 1]),
+    );
+    let rendered: RenderResult;
+    try {
+      rendered = await render(html, sizes[0].width / 72, sizes[0].height / 72);
+    } catch (err) {
+      if (err instanceof RenderError)
+        throw new RenderError(err.code, `${label}: ${err.message}`, err.retryAfterS, { cause: err });
+      throw err;
     }
-    for (const group of bySize.values()) {
-      const box = viewedSize(boxes[group[0]]);
-      const html = stampDocument(
-        stamp.html,
-        box,
-        group.map((k) => facts[k] ?? facts[facts.length - 1]),
+    if (rendered.pages !== pages.length)
+      throw new RenderError(
+        'RENDER_FAILED',
+        `${label}: the stamp made ${rendered.pages} pages for ${pages.length} stamped pages (keep its content within one page)`,
       );
-      let rendered: RenderResult;
-      try {
-        rendered = await render(html, box.width / 72, box.height / 72);
-      } catch (err) {
-        if (err instanceof RenderError)
-          throw new RenderError(err.code, `${label}: ${err.message}`, err.retryAfterS, { cause: err });
-        throw err;
-      }
-      if (rendered.pages !== group.length)
-        throw new RenderError(
-          'RENDER_FAILED',
-          `${label}: the stamp made ${rendered.pages} pages for ${group.length} stamped pages (keep its content within one page)`,
-        );
-      warnings.push(...rendered.warnings.map((w) => ({ ...w, part: label, message: `${label}: ${w.message}` })));
-      layers.push({ pdf: rendered.pdf, targets: group, layer: stamp.layer ?? 'over' });
-    }
+    warnings.push(...rendered.warnings.map((w) => ({ ...w, part: label, message: `${label}: ${w.message}` })));
+    layers.push({ pdf: rendered.pdf, targets: pages, layer: stamp.layer ?? 'over' });
   }
   const stamped = await ctx.steps.stamp(pdf, layers);
   return { ...doc, files: [{ ...doc.files[0], pdf: stamped }], warnings: [...doc.warnings, ...warnings] };

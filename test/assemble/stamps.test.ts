@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { parseMetrics, sample } from '../helpers/prometheus.js';
 import { noDns } from '../helpers/render.js';
 import { VERAPDF, VERAPDF_SKIPPED, verapdf } from '../pdf/verapdf.js';
 import { pixel } from '../render/pdf-tools.js';
@@ -206,6 +207,24 @@ describe('stamps', () => {
       expect(shown.at(14, 4), `page ${k + 1}`).toEqual([0, 0, 255]);
       expect(shown.at(4, 14), `page ${k + 1}`).toEqual([255, 255, 255]);
     }
+  }, 120_000);
+
+  it('renders each stamp once, whatever sizes its pages have: each page of its document takes its own', async () => {
+    const renders = async () =>
+      parseMetrics((await app.inject({ url: '/metrics' })).body).get(
+        sample('pageworks_renders_total', { service: 'render', outcome: 'ok' }),
+      ) ?? 0;
+    const before = await renders();
+    // Five pages in three sizes as a reader sees them (Letter, its crop box, Letter turned a quarter); no part renders.
+    const res = await postAssemble(app, key, {
+      parts: [{ pdf: turnedAndCroppedPdf().toString('base64') }],
+      stamps: [{ html: footer }, { html: '<p style="position:absolute; top:0; left:0; margin:0">{{page}}</p>', pages: '2-4' }],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await renders()).toBe(before + 2);
+    const texts = pageTexts(res.rawPayload);
+    for (const [i, text] of texts.entries()) expect(text).toContain(`Page ${i + 1} of 5`);
+    expect(viewed(res.rawPayload, 3)).toMatchObject({ width: 220, height: 170 });
   }, 120_000);
 
   it('refuses an 11th stamp, a bad layer and a page past the end, naming them', async () => {
