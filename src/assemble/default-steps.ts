@@ -89,9 +89,13 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         throw answered(err, {});
       }
     },
-    async stamp(pdf, stamps) {
+    async stamp(pdf, stamps, claims) {
       try {
-        return asBuffer(await pdfEngine().run('overlay-stamps', { pdf, stamps }, { label: 'stamps' }));
+        const done = await pdfEngine().run('overlay-stamps', { pdf, stamps, claims }, { label: 'stamps' });
+        return {
+          pdf: asBuffer(done.pdf),
+          withheld: done.issues.map((issue): ReportEntry => ({ kind: 'conformance', ...issue, part: issue.element })),
+        };
       } catch (err) {
         throw answered(err, {});
       }

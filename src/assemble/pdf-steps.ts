@@ -60,8 +60,11 @@ export interface PdfSteps {
   ): Promise<Array<{ pdf: Buffer; withheld: ReportEntry[] }>>;
   /** Each page's media box, in order. */
   pageBoxes(pdf: Buffer): Promise<PageBox[]>;
-  /** The PDF with each rendered stamp laid over or under the pages it names, as artifacts. */
-  stamp(pdf: Buffer, stamps: readonly StampLayer[]): Promise<Buffer>;
+  /**
+   * The PDF with each rendered stamp laid over or under the pages it names, as artifacts; a claim of
+   * `claims` a stamp's glyphs break is cut out of it, with a warning.
+   */
+  stamp(pdf: Buffer, stamps: readonly StampLayer[], claims: readonly Claim[]): Promise<{ pdf: Buffer; withheld: ReportEntry[] }>;
   /** The claims a protected PDF keeps (PDF/A and Factur-X forbid encryption), and a warning for each it loses. */
   protectionClaims(claims: readonly Claim[]): { claims: Claim[]; warnings: ReportEntry[] };
   /** The claims a PDF signed by `signer` keeps (PDF/A only when the signature fits a PDF/A string), and a warning for each it loses. */

@@ -7,7 +7,7 @@
  * pages by the PDF work (stamp-overlay.ts). Nothing is written until every stamp has rendered.
  */
 import { invalid, RenderError } from '../errors.js';
-import { type PageBox, PageSelectionError, pageIndexes, type StampLayer } from '../pdf/index.js';
+import { legalText, type PageBox, PageSelectionError, pageIndexes, type StampLayer } from '../pdf/index.js';
 import type { RenderResult, ReportEntry } from '../render/index.js';
 import type { Finishing, FinishingContext, StampRenderer } from './finishing-types.js';
 
@@ -46,7 +46,9 @@ function fill(template: string, facts: PageFacts): string {
     page: String(facts.page),
     pages: String(facts.pages),
     part: String(facts.part),
-    part_title: escapeHtml(facts.partTitle),
+    // The title as the outline shows it: the control characters and noncharacters it cannot hold would be
+    // drawn as empty boxes.
+    part_title: escapeHtml(legalText(facts.partTitle)),
     part_page: String(facts.partPage),
     part_pages: String(facts.partPages),
   };
@@ -131,8 +133,13 @@ export async function stampAssembly(doc: Finishing, ctx: FinishingContext, rende
         `${label}: the stamp made ${rendered.pages} pages for ${pages.length} stamped pages (keep its content within one page)`,
       );
     warnings.push(...rendered.warnings.map((w) => ({ ...w, part: label, message: `${label}: ${w.message}` })));
-    layers.push({ pdf: rendered.pdf, targets: pages, layer: stamp.layer ?? 'over' });
+    layers.push({ label, pdf: rendered.pdf, targets: pages, layer: stamp.layer ?? 'over' });
   }
-  const stamped = await ctx.steps.stamp(pdf, layers);
-  return { ...doc, files: [{ ...doc.files[0], pdf: stamped }], warnings: [...doc.warnings, ...warnings] };
+  const stamped = await ctx.steps.stamp(pdf, layers, doc.claims);
+  return {
+    ...doc,
+    files: [{ ...doc.files[0], pdf: stamped.pdf }],
+    claims: doc.claims.filter((claim) => !stamped.withheld.some((w) => w.kind === 'conformance' && w.profile === claim)),
+    warnings: [...doc.warnings, ...warnings, ...stamped.withheld],
+  };
 }

@@ -23,6 +23,7 @@ export { type DestinationPages, readDestinationPages } from './pdf-destinations.
 export { type PdfProperties, pdfDate, pdfTextString, withPdfProperties } from './pdf-info.js';
 export { countPdfPages } from './pdf-pages.js';
 export { isLanguageTag } from './profiles/language-tag.js';
+export { legalText } from './profiles/legal-text.js';
 export {
   PERMISSIONS,
   type Permission,

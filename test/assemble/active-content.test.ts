@@ -17,7 +17,7 @@ import { buildRenderApp } from '../../src/app/render-app.js';
 import { makeTestCertificates, type TestCertificates } from '../helpers/certificates.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns } from '../helpers/render.js';
-import { pageTexts, pdfOfObjects, postAssemble, tinyPdf, uploadCertificate } from './helpers.js';
+import { pageTexts, pdfOfObjects, postAssemble, renderRecord, tinyPdf, uploadCertificate } from './helpers.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -104,12 +104,7 @@ function hostilePdf(): Buffer {
 
 /** The record's warnings (GET /v1/renders/{id}), once the render log has written it. */
 async function recordWarnings(id: string): Promise<Array<Record<string, unknown>>> {
-  for (let i = 0; i < 50; i++) {
-    const got = await app.inject({ method: 'GET', url: `/v1/renders/${id}`, headers: { authorization: `Bearer ${alice.key}` } });
-    if (got.statusCode === 200) return got.json().warnings;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no record for ${id}`);
+  return (await renderRecord(app, alice.key, id)).warnings as Array<Record<string, unknown>>;
 }
 
 describe('an existing PDF that acts on its reader', () => {

@@ -11,7 +11,7 @@ import type { CoreDeps } from '../../src/app/core.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { noDns, postRender } from '../helpers/render.js';
-import { fixture, outline, page, pageCount, pageTexts, postAssemble, qpdfCheck } from './helpers.js';
+import { fixture, outline, page, pageCount, pageTexts, postAssemble, qpdfCheck, renderRecord } from './helpers.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -43,14 +43,7 @@ afterAll(async () => {
 });
 
 /** The render record of an answer, once the render log has it. */
-async function recordOf(id: string): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 60; i++) {
-    const res = await app.inject({ method: 'GET', url: `/v1/renders/${id}`, headers: { authorization: `Bearer ${key}` } });
-    if (res.statusCode === 200) return res.json();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no record ${id}`);
-}
+const recordOf = (id: string) => renderRecord(app, key, id);
 
 describe('POST /v1/assemble', () => {
   it('assembles 3 HTML parts and an existing PDF with object streams into one PDF, pages in order, an outline entry per part', async () => {

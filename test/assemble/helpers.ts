@@ -63,6 +63,16 @@ export function postAssemble(
   });
 }
 
+/** The render record of an answer (`GET /v1/renders/{id}`), once the render log has written it. */
+export async function renderRecord(app: FastifyInstance, key: string, id: string): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 60; i++) {
+    const res = await app.inject({ method: 'GET', url: `/v1/renders/${id}`, headers: { authorization: `Bearer ${key}` } });
+    if (res.statusCode === 200) return res.json();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no record for ${id}`);
+}
+
 /** `POST /v1/certificates` with a render key; the upload's response (201 expected by the caller). */
 export function postCertificate(
   app: FastifyInstance,

@@ -17,8 +17,8 @@ import { parseMetrics, sample } from '../helpers/prometheus.js';
 import { noDns } from '../helpers/render.js';
 import { VERAPDF, VERAPDF_SKIPPED, verapdf } from '../pdf/verapdf.js';
 import { pixel } from '../render/pdf-tools.js';
-import { claimsHeader } from './finishing-tools.js';
-import { fixture, page, pageCount, pageTexts, pdfOfObjects, postAssemble, qpdfCheck } from './helpers.js';
+import { claimsHeader, pdfInfoFields } from './finishing-tools.js';
+import { fixture, page, pageCount, pageTexts, pdfOfObjects, postAssemble, qpdfCheck, renderRecord } from './helpers.js';
 
 let core: CoreDeps;
 let app: FastifyInstance;
@@ -225,6 +225,43 @@ describe('stamps', () => {
     const texts = pageTexts(res.rawPayload);
     for (const [i, text] of texts.entries()) expect(text).toContain(`Page ${i + 1} of 5`);
     expect(viewed(res.rawPayload, 3)).toMatchObject({ width: 220, height: 170 });
+  }, 120_000);
+
+  it('a stamp drawing a character no font has takes the claims it breaks away, named; a title of control characters breaks none', async () => {
+    const declared = (title: string) =>
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><meta name="pdf-profile" content="PDF/A-2b, PDF/UA-1"></head><body><h1>${title}</h1><p>Text</p></body></html>`;
+    // U+E000 is private use: no font on the server draws it, so Chromium shows the .notdef glyph.
+    const boxed = await postAssemble(app, key, {
+      parts: [{ html: declared('Invoice') }],
+      stamps: [{ html: '<p style="position:absolute; bottom:0">\ue000 Page {{page}}</p>' }],
+    });
+    expect(boxed.statusCode, boxed.body).toBe(200);
+    expect(boxed.headers['x-render-claims']).toBeUndefined();
+    expect(boxed.headers['x-render-warnings']).toBe('2');
+    const warnings = (await renderRecord(app, key, String(boxed.headers['x-render-id']))).warnings as Array<
+      Record<string, string>
+    >;
+    expect(warnings.map((w) => [w.kind, w.profile, w.clause, w.part])).toEqual([
+      ['conformance', 'PDF/A-2b', '6.2.11.8-1', 'stamps[0]'],
+      ['conformance', 'PDF/UA-1', '7.21.8-1', 'stamps[0]'],
+    ]);
+    expect(warnings[0].message).toMatch(
+      /^stamps\[0\]: The font \S+ on page 1 shows its \.notdef glyph \(an empty box\) for a character /,
+    );
+    expect(warnings[0].message).toMatch(/; the stamp is drawn on the page, so the assembly does not claim PDF\/A-2b$/);
+    // The XMP a reader reads (the last revision's) no longer says so either.
+    expect(pdfInfoFields(boxed.rawPayload).xmp).not.toMatch(/pdfaid:part|pdfuaid:part>/);
+    // A part title with control characters and noncharacters, filled into a stamp: drawn as the outline shows it.
+    const titled = await postAssemble(app, key, {
+      parts: [{ html: declared('Statement'), title: 'Statement \u0007\u001b 7 \ufffe' }],
+      stamps: [{ html: '<p style="position:absolute; bottom:0">{{part_title}} · {{page}}</p>' }],
+    });
+    expect(titled.statusCode, titled.body).toBe(200);
+    expect(claimsHeader(titled)).toEqual(['PDF/A-2b', 'PDF/UA-1']);
+    expect(pageTexts(titled.rawPayload)[0]).toMatch(/Statement +7 +· 1/);
+    if (!VERAPDF) return console.log(VERAPDF_SKIPPED);
+    expect(verapdf({ titled: titled.rawPayload }, '2b')).toEqual({ titled: [] });
+    expect(verapdf({ titled: titled.rawPayload }, 'ua1')).toEqual({ titled: [] });
   }, 120_000);
 
   it('refuses an 11th stamp, a bad layer and a page past the end, naming them', async () => {

@@ -26,6 +26,7 @@ const ALLOWED: Record<string, Record<string, string>> = {
     zipFiles: "stores the engine's finished PDFs in a zip, reading none of them",
     splitPlan: 'page numbers from the request, no bytes',
     isLanguageTag: "a request field's text",
+    legalText: "a request field's text (a part's title, as a stamp fills it in)",
     MAX_SELECTION_LENGTH: 'a constant',
     PageSelectionError: 'an error class',
     parsePageSelection: "a request field's text",

@@ -7,8 +7,12 @@
  * plain artifacts: inside an artifact nothing may belong to the structure tree.
  */
 import zlib from 'node:zlib';
+import { notdefIssues, unicodeIssues } from '../profiles/page-checks.js';
+import { pagePass } from '../profiles/page-pass.js';
 import { PdfFile } from '../profiles/pdf-file.js';
 import { dict, isDict, name, type PdfDict, type PdfRaw, PdfRef, type PdfValue, raw } from '../profiles/pdf-objects.js';
+import type { Claim, ConformanceIssue } from '../profiles/types.js';
+import { xmpText, xmpWithClaims } from './assembly-claims.js';
 
 /**
  * The part of a page a reader sees: its crop box (its media box when it has none), where it starts and its
@@ -25,6 +29,8 @@ export interface PageBox {
 
 /** One rendered stamp: its PDF, where it goes, and whether over or under the content. */
 export interface StampLayer {
+  /** The stamp as the request names it (`stamps[1]`). */
+  label: string;
   pdf: Uint8Array;
   /** For each page of `pdf`, in order, the index (from 0) of the assembly's page it is laid on. */
   targets: readonly number[];
@@ -137,14 +143,70 @@ function pageContent(file: PdfFile, page: PdfDict): string {
   return refs.map((r) => (r instanceof PdfRef ? (file.streamData(r.num)?.toString('latin1') ?? '') : '')).join('\n');
 }
 
-/** The assembly with every stamp laid on its pages. */
-export function overlayStamps(pdf: Uint8Array, stamps: readonly StampLayer[]): Buffer {
+/**
+ * What a stamp's glyphs break of `claims`: a .notdef glyph breaks PDF/A and PDF/UA, a glyph without Unicode
+ * PDF/UA and the "u" levels. A stamp is text on the page like any other, whatever its artifact marking;
+ * the pages named are the assembly's.
+ */
+function stampGlyphIssues(source: PdfFile, stamp: StampLayer, claims: readonly Claim[]): ConformanceIssue[] {
+  const profiles = claims.filter((c) => c === 'PDF/UA-1' || c.startsWith('PDF/A-'));
+  if (profiles.length === 0) return [];
+  const unicodeFor = profiles.filter((c) => c === 'PDF/UA-1' || /^PDF\/A-[23]u$/.test(c));
+  const pass = pagePass(source, {
+    artifacts: false,
+    unicode: unicodeFor.length > 0,
+    notdef: true,
+    stringLength: false,
+    mcids: new Map(),
+  });
+  const onAssembly = <T extends { page: number }>(found: T): T => ({ ...found, page: (stamp.targets[found.page - 1] ?? 0) + 1 });
+  const issues = [
+    ...notdefIssues({ notdefFonts: pass.notdefFonts.map(onAssembly) }, profiles),
+    ...unicodeIssues({ fontsWithoutUnicode: pass.fontsWithoutUnicode.map(onAssembly) }, unicodeFor),
+  ];
+  return issues.map((issue) => ({
+    ...issue,
+    element: stamp.label,
+    message: `${stamp.label}: ${issue.message}; the stamp is drawn on the page, so the assembly does not claim ${issue.profile}`,
+  }));
+}
+
+/**
+ * The claims of `claims` that `issues` leave, and an issue for Factur-X when the PDF/A-3 claim it stands on
+ * goes: a Factur-X invoice is a PDF/A-3 file.
+ */
+function claimsLeft(claims: readonly Claim[], issues: ConformanceIssue[]): { left: Claim[]; issues: ConformanceIssue[] } {
+  const withheld = new Set(issues.map((i) => i.profile));
+  const out = [...issues];
+  if (claims.includes('Factur-X') && claims.some((c) => c.startsWith('PDF/A-3') && withheld.has(c))) {
+    withheld.add('Factur-X');
+    out.push({
+      profile: 'Factur-X',
+      clause: 'Factur-X 1.0',
+      element: issues[0].element,
+      message: `${issues[0].element}: a Factur-X invoice is a PDF/A-3 file, so without that claim the assembly does not claim Factur-X`,
+    });
+  }
+  return { left: claims.filter((c) => !withheld.has(c)), issues: out };
+}
+
+/**
+ * The assembly with every stamp laid on its pages, and why it no longer makes a claim of `claims` a
+ * stamp breaks (that claim is then cut out of its XMP).
+ */
+export function overlayStamps(
+  pdf: Uint8Array,
+  stamps: readonly StampLayer[],
+  claims: readonly Claim[] = [],
+): { pdf: Buffer; issues: ConformanceIssue[] } {
   const file = new PdfFile(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
+  const found: ConformanceIssue[] = [];
   const pages = file.pages();
   const edits = new Map<number, { page: PdfDict; xobjects: PdfDict; before: string[]; after: string[] }>();
   let serial = 0;
   for (const stamp of stamps) {
     const source = new PdfFile(Buffer.from(stamp.pdf.buffer, stamp.pdf.byteOffset, stamp.pdf.byteLength));
+    found.push(...stampGlyphIssues(source, stamp, claims));
     const copier = new StampCopier(source, file);
     source.pages().forEach((num, i) => {
       const target = pages[stamp.targets[i]];
@@ -194,5 +256,23 @@ export function overlayStamps(pdf: Uint8Array, stamps: readonly StampLayer[]): B
     edit.page.set('Contents', [open, ...original, close]);
     file.set(num, edit.page);
   }
-  return file.finish(new Map());
+  if (found.length === 0) return { pdf: file.finish(new Map()), issues: [] };
+  const { left, issues } = claimsLeft(claims, found);
+  const catalog = file.catalog();
+  const root: PdfDict = new Map(catalog.value);
+  const edited = xmpWithClaims(xmpText(file), left);
+  if (edited) root.set('Metadata', file.add(dict({ Type: name('Metadata'), Subtype: name('XML') }), edited));
+  else {
+    // A claim that cannot be cut out of the XMP with certainty leaves the file without one, and without its claims.
+    root.delete('Metadata');
+    for (const claim of left)
+      issues.push({
+        profile: claim,
+        clause: 'assembly',
+        element: issues[0].element,
+        message: `${issues[0].element}: the XMP could not be edited with certainty, so the assembly carries none and does not claim ${claim}`,
+      });
+  }
+  file.set(catalog.num, root);
+  return { pdf: file.finish(new Map()), issues };
 }

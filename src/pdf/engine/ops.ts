@@ -82,7 +82,8 @@ export const OPS = {
   'page-boxes': (args: { pdf: Uint8Array }) => pageBoxes(args.pdf),
 
   /** The rendered stamps laid over or under the pages as artifacts (stamp-overlay.ts). */
-  'overlay-stamps': (args: { pdf: Uint8Array; stamps: readonly StampLayer[] }) => overlayStamps(args.pdf, args.stamps),
+  'overlay-stamps': (args: { pdf: Uint8Array; stamps: readonly StampLayer[]; claims: readonly Claim[] }) =>
+    overlayStamps(args.pdf, args.stamps, args.claims),
 
   /**
    * The assembly's own title, author, subject, keywords and language (document-metadata.ts). The update

@@ -5,7 +5,7 @@
  * profile from being claimed, in words a customer can act on.
  */
 import { describeLinks, findLinks } from './link-annotations.js';
-import { pagePass } from './page-pass.js';
+import { type PagePassResult, pagePass } from './page-pass.js';
 import type { PdfFile } from './pdf-file.js';
 import { MAX_PAGE_SIDE, MIN_PAGE_SIDE, type OverLimit, overLimit, pageOutOfRange } from './pdf-limits.js';
 import { fixStructure } from './structure-fixes.js';
@@ -92,6 +92,42 @@ export function pageSizeIssues(file: PdfFile, profiles: PdfProfile[]): Conforman
   );
 }
 
+/** A font that shows its .notdef glyph breaks every profile: PDF/A 6.2.11.8, PDF/UA 7.21.8. */
+export function notdefIssues(pass: Pick<PagePassResult, 'notdefFonts'>, profiles: readonly Claim[]): ConformanceIssue[] {
+  return profiles.flatMap((p) =>
+    pass.notdefFonts.map((font) =>
+      issue(
+        p,
+        p === 'PDF/UA-1' ? '7.21.8-1' : '6.2.11.8-1',
+        `font ${font.font} (page ${font.page})`,
+        `The font ${font.font} on page ${font.page} shows its .notdef glyph (an empty box) for ${font.count === 1 ? 'a character' : `${font.count} characters`} ` +
+          'that no font on the server has (private-use or unassigned code points, or a script no installed font covers): ' +
+          'remove those characters, or give that text a web font that has them',
+      ),
+    ),
+  );
+}
+
+/** A glyph without a Unicode value breaks PDF/UA (7.21.7) and the "u" levels of PDF/A (6.2.11.7.2): `unicodeFor`. */
+export function unicodeIssues(
+  pass: Pick<PagePassResult, 'fontsWithoutUnicode'>,
+  unicodeFor: readonly Claim[],
+): ConformanceIssue[] {
+  return unicodeFor.flatMap((p) =>
+    pass.fontsWithoutUnicode.map((font) =>
+      issue(
+        p,
+        `${p === 'PDF/UA-1' ? '7.21.7' : '6.2.11.7.2'}-${font.unmapped ? 1 : 2}`,
+        `font ${font.font} (page ${font.page})`,
+        `The font ${font.font} on page ${font.page} has ${font.missing === 1 ? 'a glyph' : `${font.missing} glyphs`} without a ` +
+          'Unicode value, so that text cannot be searched, copied or read aloud. Chromium maps the glyphs of characters, ' +
+          'not every variant a font substitutes (for example a Thai tone mark stacked over a vowel, as in หนี้, in Noto Sans Thai): ' +
+          'set that text in another font',
+      ),
+    ),
+  );
+}
+
 /**
  * Reads the pages (page-pass.ts) for what the declared profiles need, fixes what PDF/UA lets Pageworks fix
  * (artifacts, structure, link texts) and returns what stands against each profile. Throws
@@ -118,33 +154,10 @@ export function readPages(
           deadline: req.deadline,
         })
       : undefined;
-  for (const p of declared)
-    for (const font of pass?.notdefFonts ?? [])
-      issues.push(
-        issue(
-          p,
-          p === 'PDF/UA-1' ? '7.21.8-1' : '6.2.11.8-1',
-          `font ${font.font} (page ${font.page})`,
-          `The font ${font.font} on page ${font.page} shows its .notdef glyph (an empty box) for ${font.count === 1 ? 'a character' : `${font.count} characters`} ` +
-            'that no font on the server has (private-use or unassigned code points, or a script no installed font covers): ' +
-            'remove those characters, or give that text a web font that has them',
-        ),
-      );
+  if (pass) issues.push(...notdefIssues(pass, declared));
   if (pdfaDeclared.length > 0) issues.push(...limitIssues(file, pdfaDeclared, pass?.longStringPage));
   issues.push(...pageSizeIssues(file, pdfaDeclared));
-  for (const p of unicodeFor)
-    for (const font of pass?.fontsWithoutUnicode ?? [])
-      issues.push(
-        issue(
-          p,
-          `${p === 'PDF/UA-1' ? '7.21.7' : '6.2.11.7.2'}-${font.unmapped ? 1 : 2}`,
-          `font ${font.font} (page ${font.page})`,
-          `The font ${font.font} on page ${font.page} has ${font.missing === 1 ? 'a glyph' : `${font.missing} glyphs`} without a ` +
-            'Unicode value, so that text cannot be searched, copied or read aloud. Chromium maps the glyphs of characters, ' +
-            'not every variant a font substitutes (for example a Thai tone mark stacked over a vowel, as in หนี้, in Noto Sans Thai): ' +
-            'set that text in another font',
-        ),
-      );
+  if (pass) issues.push(...unicodeIssues(pass, unicodeFor));
   if (ua && pass && links) {
     for (const page of [...new Set(pass.unmarkablePages)].slice(0, 5))
       issues.push(
