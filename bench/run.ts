@@ -1,7 +1,7 @@
 import { runAuthBench } from './auth.js';
 
 /**
- * `npm run bench [auth|render|render-tuning|render-report-oracle|metadata|metadata-cpu|scale|soak|fuzz|pdf-fuzz|jobs|first-answers|claims-fuzz|assemble|assemble-finishing|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
+ * `npm run bench [auth|render|render-tuning|render-report-oracle|metadata|metadata-cpu|scale|soak|fuzz|pdf-fuzz|jobs|first-answers|claims-fuzz|assembly-claims-fuzz|assemble|assemble-finishing|factur-x-rules|pdf-engine …]`: runs the chosen sections (all but the long opt-in
  * ones by default), each measured side by side with its baseline in the same run. Medians and ratios; the
  * machine is noisy.
  */
@@ -41,6 +41,7 @@ const sections: Record<string, () => Promise<void>> = {
   'factur-x-rules': async () => (await import('./factur-x-rules.js')).runFacturXRulesBench(),
   'link-amplification': async () => (await import('./link-amplification.js')).runLinkAmplificationBench(),
   'claims-fuzz': async () => (await import('./claims-fuzz.js')).runClaimsFuzzBench(),
+  'assembly-claims-fuzz': async () => (await import('./assembly-claims-fuzz.js')).runAssemblyClaimsFuzzBench(),
   // The assembly's pipeline in one run: assembling and protecting (assemble.ts), signing (sign.ts), then the
   // API's figures (assemble-api.ts: assembled vs rendered one by one, a 1,000-part assembly's memory).
   assemble: async () => {
@@ -66,6 +67,7 @@ const OPT_IN = new Set([
   'first-answers',
   'pdf-profiles',
   'claims-fuzz',
+  'assembly-claims-fuzz',
   'assemble',
   'assemble-finishing',
   'sign',

@@ -14,7 +14,7 @@ import { ClaimsChecker } from './claims-checker.js';
 export const DECLARATIONS = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/UA-1', 'PDF/A-3b, PDF/UA-1'] as const;
 
 /** veraPDF's flavour for each profile a PDF can claim. */
-const FLAVOUR: Record<string, string> = {
+export const FLAVOUR: Record<string, string> = {
   'PDF/A-2b': '2b',
   'PDF/A-2u': '2u',
   'PDF/A-3b': '3b',

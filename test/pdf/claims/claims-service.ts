@@ -8,9 +8,17 @@ import { closeTestCore, createKey, createTestCore } from '../../helpers/core.js'
 import { noDns } from '../../helpers/render.js';
 import type { RenderAnswer } from './claims-runner.js';
 
-/** A running service: its render call, its render concurrency, and how to stop it. */
+/** What POST /v1/assemble answered: status, body (a PDF or a zip on a 200), and the claims its header names. */
+export interface AssembleAnswer {
+  status: number;
+  body: Buffer;
+  claims: string[];
+}
+
+/** A running service: its render and assemble calls, its render concurrency, and how to stop it. */
 export interface ClaimsService {
   render(html: string): Promise<RenderAnswer>;
+  assemble(body: unknown): Promise<AssembleAnswer>;
   concurrency: number;
   close(): Promise<void>;
 }
@@ -40,6 +48,16 @@ export async function startClaimsService(env: Record<string, string> = {}): Prom
         payload: JSON.stringify({ html, options: { printBackground: true } }),
       });
       return { status: res.statusCode, body: res.rawPayload, warnings: String(res.headers['x-render-warnings'] ?? '') };
+    },
+    async assemble(body) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/assemble',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+      const header = String(res.headers['x-render-claims'] ?? '');
+      return { status: res.statusCode, body: res.rawPayload, claims: header ? header.split(', ') : [] };
     },
     async close() {
       await app.close();
