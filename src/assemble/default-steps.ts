@@ -89,9 +89,9 @@ export function pdfSteps(opts: { timestamp?: Timestamper } = {}): PdfSteps {
         throw answered(err, {});
       }
     },
-    async stamp(pdf, stamps, claims) {
+    async stamp(pdf, stamps, checks) {
       try {
-        const done = await pdfEngine().run('overlay-stamps', { pdf, stamps, claims }, { label: 'stamps' });
+        const done = await pdfEngine().run('overlay-stamps', { pdf, stamps, checks }, { label: 'stamps' });
         return {
           pdf: asBuffer(done.pdf),
           withheld: done.issues.map((issue): ReportEntry => ({ kind: 'conformance', ...issue, part: issue.element })),

@@ -62,9 +62,14 @@ export interface PdfSteps {
   pageBoxes(pdf: Buffer): Promise<PageBox[]>;
   /**
    * The PDF with each rendered stamp laid over or under the pages it names, as artifacts; a claim of
-   * `claims` a stamp's glyphs break is cut out of it, with a warning.
+   * `checks.claims` a stamp breaks (its glyphs; Factur-X, by painting over the invoice's first
+   * `invoicePages` pages, every page when not known) is cut out of it, with a warning.
    */
-  stamp(pdf: Buffer, stamps: readonly StampLayer[], claims: readonly Claim[]): Promise<{ pdf: Buffer; withheld: ReportEntry[] }>;
+  stamp(
+    pdf: Buffer,
+    stamps: readonly StampLayer[],
+    checks: { claims: readonly Claim[]; invoicePages?: number },
+  ): Promise<{ pdf: Buffer; withheld: ReportEntry[] }>;
   /** The claims a protected PDF keeps (PDF/A and Factur-X forbid encryption), and a warning for each it loses. */
   protectionClaims(claims: readonly Claim[]): { claims: Claim[]; warnings: ReportEntry[] };
   /** The claims a PDF signed by `signer` keeps (PDF/A only when the signature fits a PDF/A string), and a warning for each it loses. */

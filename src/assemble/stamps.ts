@@ -135,7 +135,8 @@ export async function stampAssembly(doc: Finishing, ctx: FinishingContext, rende
     warnings.push(...rendered.warnings.map((w) => ({ ...w, part: label, message: `${label}: ${w.message}` })));
     layers.push({ label, pdf: rendered.pdf, targets: pages, layer: stamp.layer ?? 'over' });
   }
-  const stamped = await ctx.steps.stamp(pdf, layers, doc.claims);
+  // Factur-X is claimed only when the first part is the invoice: its pages are the assembly's first.
+  const stamped = await ctx.steps.stamp(pdf, layers, { claims: doc.claims, invoicePages: ctx.parts[0]?.pages || undefined });
   return {
     ...doc,
     files: [{ ...doc.files[0], pdf: stamped.pdf }],

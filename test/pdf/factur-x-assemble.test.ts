@@ -183,4 +183,45 @@ describe('a cut', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('a stamp that paints over the invoice takes Factur-X away, named; page numbers over it and a box under it keep it', async () => {
+    const covered = await postAssemble(ctx.app, ctx.key, {
+      parts: [{ html: INVOICE() }, { html: TERMS }],
+      stamps: [
+        { html: '<div style="position:absolute; bottom:10pt; right:10pt; font:9pt sans-serif">Page {{page}} of {{pages}}</div>' },
+        { html: '<div style="position:absolute; inset:0; background:#fff"></div>', pages: '2' },
+        { html: '<div style="position:absolute; top:0; left:0; width:200pt; height:200pt; background:#fff"></div>', pages: '1' },
+      ],
+    });
+    expect(covered.statusCode, covered.body).toBe(200);
+    expect(covered.headers['x-render-claims']).toBe('PDF/A-3b');
+    expect(claimsFacturX(covered.rawPayload)).toBe(false);
+    // The box on the terms' page (2) covers nothing of the invoice; the one on page 1 may cover its amount.
+    expect(ctx.recordOf(covered.headers['x-render-id']).warnings).toEqual([
+      {
+        kind: 'conformance',
+        profile: 'Factur-X',
+        clause: 'Factur-X 1.0',
+        element: 'stamps[2]',
+        part: 'stamps[2]',
+        message:
+          "stamps[2]: it paints over the invoice's page 1 (a box, a background or an image), which can cover the amount due " +
+          'or the invoice number a reader must see, so the assembly does not claim Factur-X: lay it under the content ' +
+          '("layer": "under"), or keep what it draws over the invoice to text',
+      },
+    ]);
+    const kept = await postAssemble(ctx.app, ctx.key, {
+      parts: [{ html: INVOICE() }, { html: TERMS }],
+      stamps: [
+        { html: '<div style="position:absolute; bottom:10pt; right:10pt; font:9pt sans-serif">Page {{page}} of {{pages}}</div>' },
+        { html: '<div style="position:absolute; inset:0; background:#eef"></div>', layer: 'under' },
+        { html: '<div style="position:absolute; inset:0; background:#fff"></div>', pages: '2' },
+      ],
+    });
+    expect(kept.statusCode, kept.body).toBe(200);
+    expect(kept.headers['x-render-claims']).toBe('PDF/A-3b, Factur-X');
+    expect(claimsFacturX(kept.rawPayload)).toBe(true);
+    if (!VERAPDF) return console.log(VERAPDF_SKIPPED);
+    expect(verapdf({ covered: covered.rawPayload, kept: kept.rawPayload }, '3b')).toEqual({ covered: [], kept: [] });
+  }, 120_000);
 });

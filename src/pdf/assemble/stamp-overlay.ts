@@ -7,6 +7,7 @@
  * plain artifacts: inside an artifact nothing may belong to the structure tree.
  */
 import zlib from 'node:zlib';
+import { scanContent } from '../profiles/content-scan.js';
 import { notdefIssues, unicodeIssues } from '../profiles/page-checks.js';
 import { pagePass } from '../profiles/page-pass.js';
 import { PdfFile } from '../profiles/pdf-file.js';
@@ -171,6 +172,42 @@ function stampGlyphIssues(source: PdfFile, stamp: StampLayer, claims: readonly C
   }));
 }
 
+/** Operators that paint over what is under them: fills, shadings, images and forms. Text does not hide text. */
+const COVERING = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*', 'sh', 'Do', 'BI', 'EI']);
+
+/** Whether a content stream paints anything but text (and lines). */
+function paintsOver(content: string): boolean {
+  let found = false;
+  scanContent(content, (op) => {
+    found ||= COVERING.has(op.op);
+  });
+  return found;
+}
+
+/**
+ * Why a stamp laid over the invoice's pages keeps the assembly from Factur-X: a box, a background or an
+ * image drawn over them can cover the amount due or the invoice number, which a reader must see, and
+ * where it falls is not known here. Text over them and anything under them leave the invoice shown.
+ */
+function coverIssue(stamp: StampLayer, contents: string[], invoicePages: number | undefined): ConformanceIssue[] {
+  if (stamp.layer !== 'over') return [];
+  const k = contents.findIndex(
+    (content, i) => (invoicePages === undefined || stamp.targets[i] < invoicePages) && paintsOver(content),
+  );
+  if (k < 0) return [];
+  return [
+    {
+      profile: 'Factur-X',
+      clause: 'Factur-X 1.0',
+      element: stamp.label,
+      message:
+        `${stamp.label}: it paints over the invoice's page ${stamp.targets[k] + 1} (a box, a background or an image), which can ` +
+        'cover the amount due or the invoice number a reader must see, so the assembly does not claim Factur-X: lay it ' +
+        'under the content ("layer": "under"), or keep what it draws over the invoice to text',
+    },
+  ];
+}
+
 /**
  * The claims of `claims` that `issues` leave, and an issue for Factur-X when the PDF/A-3 claim it stands on
  * goes: a Factur-X invoice is a PDF/A-3 file.
@@ -197,8 +234,9 @@ function claimsLeft(claims: readonly Claim[], issues: ConformanceIssue[]): { lef
 export function overlayStamps(
   pdf: Uint8Array,
   stamps: readonly StampLayer[],
-  claims: readonly Claim[] = [],
+  checks: { claims: readonly Claim[]; invoicePages?: number } = { claims: [] },
 ): { pdf: Buffer; issues: ConformanceIssue[] } {
+  const { claims } = checks;
   const file = new PdfFile(Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength));
   const found: ConformanceIssue[] = [];
   const pages = file.pages();
@@ -208,12 +246,14 @@ export function overlayStamps(
     const source = new PdfFile(Buffer.from(stamp.pdf.buffer, stamp.pdf.byteOffset, stamp.pdf.byteLength));
     found.push(...stampGlyphIssues(source, stamp, claims));
     const copier = new StampCopier(source, file);
+    const contents = source.pages().map((num) => pageContent(source, source.dict(source.refTo(num)) as PdfDict));
+    if (claims.includes('Factur-X')) found.push(...coverIssue(stamp, contents, checks.invoicePages));
     source.pages().forEach((num, i) => {
       const target = pages[stamp.targets[i]];
       if (target === undefined) return;
       const page = source.dict(source.refTo(num)) as PdfDict;
       const box = visibleBox(source, num);
-      const content = zlib.deflateSync(Buffer.from(untagged(pageContent(source, page)), 'latin1'));
+      const content = zlib.deflateSync(Buffer.from(untagged(contents[i]), 'latin1'));
       const form = file.add(
         dict({
           Type: name('XObject'),

@@ -81,9 +81,20 @@ export const OPS = {
   /** Each page's box, to render the stamps at their pages' sizes (stamp-overlay.ts). */
   'page-boxes': (args: { pdf: Uint8Array }) => pageBoxes(args.pdf),
 
-  /** The rendered stamps laid over or under the pages as artifacts (stamp-overlay.ts). */
-  'overlay-stamps': (args: { pdf: Uint8Array; stamps: readonly StampLayer[]; claims: readonly Claim[] }) =>
-    overlayStamps(args.pdf, args.stamps, args.claims),
+  /**
+   * The rendered stamps laid over or under the pages as artifacts (stamp-overlay.ts). When a stamp takes a
+   * claim away, the file is written again from its last revision alone: the revision before the update
+   * would still hold the XMP that claims it, for anyone reading the file's bytes.
+   */
+  'overlay-stamps': async (args: {
+    pdf: Uint8Array;
+    stamps: readonly StampLayer[];
+    checks: { claims: readonly Claim[]; invoicePages?: number };
+  }) => {
+    const done = overlayStamps(args.pdf, args.stamps, args.checks);
+    if (done.issues.length === 0) return done;
+    return { pdf: (await keepPages(done.pdf, { label: 'the assembly' })).pdf, issues: done.issues };
+  },
 
   /**
    * The assembly's own title, author, subject, keywords and language (document-metadata.ts). The update
