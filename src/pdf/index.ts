@@ -15,10 +15,11 @@ export {
   type SplitChecks,
   splitPages,
 } from './assemble/keep-pages.js';
+export { type PageBox, pageBoxes } from './assemble/page-boxes.js';
 export { MAX_SELECTION_LENGTH, PageSelectionError, pageIndexes, parsePageSelection } from './assemble/page-ranges.js';
 export { AssembleInputError, type PartProblem } from './assemble/read-part.js';
 export { MAX_SPLIT_FILES, type SplitPiece, type SplitSpec, splitPlan } from './assemble/split-plan.js';
-export { overlayStamps, type PageBox, pageBoxes, type StampLayer } from './assemble/stamp-overlay.js';
+export { overlayStamps, type StampLayer } from './assemble/stamp-overlay.js';
 export { type DestinationPages, readDestinationPages } from './pdf-destinations.js';
 export { type PdfProperties, pdfDate, pdfTextString, withPdfProperties } from './pdf-info.js';
 export { countPdfPages } from './pdf-pages.js';
