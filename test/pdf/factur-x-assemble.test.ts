@@ -221,6 +221,19 @@ describe('a cut', () => {
     expect(kept.statusCode, kept.body).toBe(200);
     expect(kept.headers['x-render-claims']).toBe('PDF/A-3b, Factur-X');
     expect(claimsFacturX(kept.rawPayload)).toBe(true);
+    // A stamp that both paints over the invoice and draws a character no font has: each reason once.
+    const both = await postAssemble(ctx.app, ctx.key, {
+      parts: [{ html: INVOICE() }],
+      stamps: [{ html: '<div style="position:absolute; top:0; left:0; width:50pt; height:50pt; background:#fff">\ue000</div>' }],
+    });
+    expect(both.statusCode, both.body).toBe(200);
+    expect(both.headers['x-render-claims']).toBeUndefined();
+    expect(
+      ctx.recordOf(both.headers['x-render-id']).warnings.map((w: ReportEntry) => [w.kind === 'conformance' && w.profile, w.part]),
+    ).toEqual([
+      ['PDF/A-3b', 'stamps[0]'],
+      ['Factur-X', 'stamps[0]'],
+    ]);
     if (!VERAPDF) return console.log(VERAPDF_SKIPPED);
     expect(verapdf({ covered: covered.rawPayload, kept: kept.rawPayload }, '3b')).toEqual({ covered: [], kept: [] });
   }, 120_000);

@@ -98,7 +98,11 @@ function coverIssue(stamp: StampPlace, contents: string[], invoicePages: number 
 function claimsLeft(claims: readonly Claim[], issues: ConformanceIssue[]): { left: Claim[]; issues: ConformanceIssue[] } {
   const withheld = new Set(issues.map((i) => i.profile));
   const out = [...issues];
-  if (claims.includes('Factur-X') && claims.some((c) => c.startsWith('PDF/A-3') && withheld.has(c))) {
+  if (
+    claims.includes('Factur-X') &&
+    !withheld.has('Factur-X') &&
+    claims.some((c) => c.startsWith('PDF/A-3') && withheld.has(c))
+  ) {
     withheld.add('Factur-X');
     out.push({
       profile: 'Factur-X',
