@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import { invalid, RenderError } from '../errors.js';
 import { Cancellation } from '../net/cancellation.js';
+import { ACCEPT_ENCODING, contentCodings, readDecoded, UnsupportedCoding } from '../net/content-coding.js';
 import { BadRedirect, deniedMessage, egressGet, TooManyRedirects } from '../net/follow.js';
 import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
@@ -34,17 +35,31 @@ class FetchTimeout extends Error {}
 const failed = (label: string, why: string, cause?: unknown) =>
   new RenderError('PART_FAILED', `${label}: ${why}`, undefined, { cause });
 
-function readCapped(body: PushBody, maxBytes: number, label: string, onBytes?: (bytes: number) => void): Promise<Buffer> {
+/**
+ * The body, decoded from its content codings (a server may send a PDF gzipped whatever was asked, as S3
+ * does for an object stored with `Content-Encoding: gzip`), at most `maxBytes` once decoded: a bomb stops
+ * at the cap.
+ */
+async function readCapped(
+  body: PushBody,
+  codings: string[],
+  maxBytes: number,
+  label: string,
+  onBytes?: (bytes: number) => void,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
-  return body
-    .read((chunk) => {
-      total += chunk.length;
-      if (total > maxBytes) throw failed(label, `the PDF at its address is larger than ${maxBytes} bytes`);
-      onBytes?.(chunk.length);
-      chunks.push(chunk);
-    })
-    .then(() => Buffer.concat(chunks, total));
+  const take = (chunk: Buffer): boolean => {
+    total += chunk.length;
+    if (total > maxBytes)
+      throw failed(label, `the PDF at its address is larger than ${maxBytes} bytes${codings.length ? ' once decompressed' : ''}`);
+    onBytes?.(chunk.length);
+    chunks.push(chunk);
+    return false;
+  };
+  if (codings.length === 0) await body.read(take);
+  else await readDecoded(body, codings, take);
+  return Buffer.concat(chunks, total);
 }
 
 /**
@@ -66,17 +81,26 @@ export async function fetchPdfPart(url: string, label: string, opts: PartFetchOp
       cancel,
       headersTimeoutMs: opts.timeoutMs,
       bodyTimeoutMs: opts.timeoutMs,
-      headers: { accept: 'application/pdf, */*;q=0.5' },
+      headers: { accept: 'application/pdf, */*;q=0.5', 'accept-encoding': ACCEPT_ENCODING },
     });
     body = res.body;
     if (res.statusCode < 200 || res.statusCode > 299) throw failed(label, `${shown} answered HTTP ${res.statusCode}`);
     const length = Number(res.headers['content-length']);
     const maxBytes = opts.maxBytes ?? MAX_PART_BYTES;
     if (Number.isFinite(length) && length > maxBytes) throw failed(label, `${shown} is ${length} bytes, more than ${maxBytes}`);
-    return await readCapped(body, maxBytes, label, opts.onBytes);
+    const codings = contentCodings(res.headers['content-encoding']);
+    return await readCapped(body, codings, maxBytes, label, opts.onBytes);
   } catch (err) {
     if (err instanceof RenderError) throw err;
     if (opts.signal?.aborted) throw opts.signal.reason;
+    if (err instanceof UnsupportedCoding)
+      throw failed(
+        label,
+        `${shown} answered in the content coding "${err.coding}", which is not read (gzip, br and deflate are)`,
+        err,
+      );
+    if (String((err as { code?: string }).code ?? '').startsWith('Z_'))
+      throw failed(label, `${shown} sent a body that could not be decompressed (${(err as Error).message})`, err);
     const name = (err as { name?: string }).name;
     const code = (err as { code?: string }).code ?? '';
     if (

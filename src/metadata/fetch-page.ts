@@ -5,16 +5,14 @@
  * `maxBytes` after decompression (a gzip/brotli bomb is cut off chunk by chunk, memory stays flat); a
  * non-HTML response is not read beyond its headers; reading stops as soon as every field is settled.
  */
-import type { Transform } from 'node:stream';
-import zlib from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { MetadataError } from '../errors.js';
 import { Cancellation } from '../net/cancellation.js';
+import { ACCEPT_ENCODING, contentCodings, readDecoded, UnsupportedCoding } from '../net/content-coding.js';
 import { BadRedirect, deniedMessage, egressGet, TooManyRedirects } from '../net/follow.js';
 import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 import { shownUrl } from '../redact-url.js';
-import { deflateDecoder } from './deflate-decoder.js';
 import { isHtmlContentType } from './encoding.js';
 import { nonHtmlMetadata } from './extract.js';
 import { MetadataExtractor } from './metadata-extractor.js';
@@ -41,7 +39,7 @@ function requestHeaders(userAgent: string): Record<string, string> {
     'user-agent': userAgent,
     accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1',
     'accept-language': 'en-US,en;q=0.8,*;q=0.5',
-    'accept-encoding': 'gzip, deflate, br',
+    'accept-encoding': ACCEPT_ENCODING,
   };
 }
 
@@ -66,24 +64,6 @@ function describeTransportError(err: unknown): string {
   if (code.startsWith('Z_')) return 'target sent a body that could not be decompressed';
   if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) return 'target sent an invalid HTTP response';
   return 'target could not be fetched';
-}
-
-/** The content codings of a response, in the order they were applied; identity dropped. */
-function contentCodings(header: string | string[] | undefined): string[] {
-  if (header === undefined) return [];
-  const value = Array.isArray(header) ? header.join(',') : header;
-  return value
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== '' && c !== 'identity');
-}
-
-/** A decompressor for one content coding. */
-function decompressor(coding: string): Transform {
-  if (coding === 'gzip' || coding === 'x-gzip') return zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
-  if (coding === 'br') return zlib.createBrotliDecompress();
-  if (coding === 'deflate') return deflateDecoder();
-  throw new MetadataError(502, `target used an unsupported content encoding "${coding}"`);
 }
 
 /** Bytes read and discarded after an early stop so the connection can serve the next request. */
@@ -115,41 +95,22 @@ function readPlain(body: PushBody, extractor: MetadataExtractor, maxBytes: numbe
 }
 
 /**
- * Feeds a compressed body through its decompressors (applied in reverse order) to the extractor, up to
- * `maxBytes` after decompression: a gzip/brotli bomb is cut off chunk by chunk and memory stays flat.
+ * Feeds a compressed body, decoded, to the extractor up to `maxBytes` after decompression: a gzip or
+ * brotli bomb is cut off chunk by chunk and memory stays flat.
  */
-function readDecoded(body: PushBody, codings: string[], extractor: MetadataExtractor, maxBytes: number): Promise<void> {
-  const chain = codings.reverse().map(decompressor);
-  const first = chain[0];
-  if (first === undefined) throw new Error('readDecoded: no content coding to decode');
-  // pipe() returns its destination: this pipes each decompressor into the next and yields the last one.
-  const last = chain.reduce((from, to) => from.pipe(to));
-  return new Promise<void>((resolve, reject) => {
-    let over = false;
-    const stop = (err?: unknown): void => {
-      if (over) return;
-      over = true;
-      body.destroy();
-      for (const z of chain) z.destroy();
-      if (err) reject(err);
-      else resolve();
-    };
-    let remaining = maxBytes;
-    last.on('data', (chunk: Buffer) => {
-      if (over) return;
+function readCompressed(body: PushBody, codings: string[], extractor: MetadataExtractor, maxBytes: number): Promise<void> {
+  let remaining = maxBytes;
+  try {
+    return readDecoded(body, codings, (chunk) => {
       const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
       remaining -= part.length;
-      if (extractor.push(part) || remaining <= 0) stop();
+      return extractor.push(part) || remaining <= 0;
     });
-    last.on('end', () => stop());
-    for (const z of chain) z.on('error', stop);
-    first.on('drain', () => body.resume());
-    body
-      .read((chunk) => {
-        if (!first.write(chunk)) body.pause();
-      })
-      .then(() => over || first.end(), stop);
-  });
+  } catch (err) {
+    if (err instanceof UnsupportedCoding)
+      throw new MetadataError(502, `target used an unsupported content encoding "${err.coding}"`, { cause: err });
+    throw err;
+  }
 }
 
 /** Fetches `url` and returns its metadata, or throws MetadataError (400, 502, 504). */
@@ -177,7 +138,7 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
     const codings = contentCodings(res.headers['content-encoding']);
     const extractor = new MetadataExtractor(contentType, finalUrl);
     if (codings.length === 0) await readPlain(body, extractor, opts.maxBytes, declaredLength(res.headers['content-length']));
-    else await readDecoded(body, codings, extractor, opts.maxBytes);
+    else await readCompressed(body, codings, extractor, opts.maxBytes);
     return extractor.finish();
   } catch (err) {
     const failure = toFailure(err, cancel, opts.timeoutMs);

@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
@@ -20,6 +21,8 @@ let origin: http.Server;
 let base: string;
 
 const terms = fixture('terms-objstm.pdf');
+/** 80 MiB of one byte, gzipped to about 80 KiB: past a URL part's 64 MiB once decompressed. */
+const gzipBomb = zlib.gzipSync(Buffer.alloc(80 * 1024 * 1024, 0x20), { level: 9 });
 
 beforeAll(async () => {
   core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', RENDER_CONCURRENCY: '2', ASSEMBLE_MAX_PARTS: '6' });
@@ -30,6 +33,12 @@ beforeAll(async () => {
     if (at === '/terms.pdf') res.writeHead(200, { 'content-type': 'application/pdf' }).end(terms);
     else if (at === '/page.html') res.writeHead(200, { 'content-type': 'text/html' }).end('<p>not a pdf</p>');
     else if (at === '/moved.pdf') res.writeHead(302, { location: 'http://10.0.0.1/terms.pdf?token=s3cr3t' }).end();
+    // Sent compressed whatever was asked, as S3 sends an object stored with Content-Encoding: gzip.
+    else if (at === '/stored-gzip.pdf')
+      res.writeHead(200, { 'content-type': 'application/pdf', 'content-encoding': 'gzip' }).end(zlib.gzipSync(terms));
+    else if (at === '/zstd.pdf') res.writeHead(200, { 'content-type': 'application/pdf', 'content-encoding': 'zstd' }).end(terms);
+    else if (at === '/bomb.pdf')
+      res.writeHead(200, { 'content-type': 'application/pdf', 'content-encoding': 'gzip' }).end(gzipBomb);
     else res.writeHead(404).end('no');
   });
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
@@ -220,6 +229,24 @@ describe('POST /v1/assemble refuses bad input with a 4xx naming the part', () =>
     expect(res.json().error.code).toBe('PART_FAILED');
     expect(res.json().error.message).toMatch(/^parts\[0\]: /);
   });
+
+  it('reads a URL part sent compressed (gzip whatever was asked); a bomb stops at the cap, an unknown coding is named', async () => {
+    const res = await postAssemble(app, key, { parts: [{ url: `${base}/stored-gzip.pdf` }] });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(pageTexts(res.rawPayload)[0]).toContain('Payment is due within 30 days');
+    const bomb = await postAssemble(app, key, { parts: [{ url: `${base}/bomb.pdf` }] });
+    expect(bomb.statusCode, bomb.body).toBe(422);
+    expect(bomb.json().error).toEqual({
+      code: 'PART_FAILED',
+      message: 'parts[0]: the PDF at its address is larger than 67108864 bytes once decompressed',
+    });
+    const zstd = await postAssemble(app, key, { parts: [{ url: `${base}/zstd.pdf` }] });
+    expect(zstd.statusCode, zstd.body).toBe(422);
+    expect(zstd.json().error).toEqual({
+      code: 'PART_FAILED',
+      message: `parts[0]: ${base}/zstd.pdf answered in the content coding "zstd", which is not read (gzip, br and deflate are)`,
+    });
+  }, 30_000);
 
   it('a URL part that answers 404, or is not a PDF, or the egress policy refuses', async () => {
     const missing = await postAssemble(app, key, { parts: [{ html: page('Cover') }, { url: `${base}/gone.pdf` }] });

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { deflateDecoder } from '../../src/metadata/deflate-decoder.js';
+import { deflateDecoder } from '../../src/net/deflate-decoder.js';
 
 /** What the decoder makes of `body` sent one byte at a time. */
 async function decodeBytewise(body: Buffer): Promise<string> {
