@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { zipEntries } from '../../../src/client/zip-entries.js';
 import type { AssemblyCase } from './assembly-requests.js';
-import { ClaimsChecker } from './claims-checker.js';
-import { claimsOf, FLAVOUR } from './claims-runner.js';
+import { runChecker } from './claims-checker.js';
+import { type ClaimTally, claimsOf, FLAVOUR, type RunnerOptions } from './claims-runner.js';
 import type { AssembleAnswer } from './claims-service.js';
 
 /** A claim an answer made that does not hold: veraPDF's failed rules, or what else is wrong with it. */
@@ -25,26 +25,19 @@ export interface FalseAssemblyClaim {
   body?: string;
 }
 
-/** A run's figures. */
-export interface AssemblyClaimsSummary {
+/** A run's figures: requests, files answered (a split's each), claims made and checked by profile. */
+export interface AssemblyClaimsSummary extends ClaimTally {
   requests: number;
-  /** Files answered (a split's each), and claims made and checked, by profile. */
   files: number;
-  claims: Record<string, number>;
-  checked: Record<string, number>;
   falseClaims: FalseAssemblyClaim[];
   /** Requests not answered 200: a refusal names its field (a 400 for a page selection past a part's end). */
   refused: Array<{ request: string; status: number; body: string }>;
   ms: number;
 }
 
-export interface AssemblyClaimsOptions {
+/** How to run: the assemble call, and the rest as for rendered documents. */
+export interface AssemblyClaimsOptions extends RunnerOptions {
   assemble(body: unknown): Promise<AssembleAnswer>;
-  concurrency: number;
-  batchSize: number;
-  check: boolean;
-  outDir?: string;
-  log?(line: string): void;
 }
 
 /** The PDFs an answer holds, by name: the one PDF, or a split's files. */
@@ -72,17 +65,10 @@ export async function runAssemblyClaims(
     summary.falseClaims.push(entry);
     opts.log?.(`FALSE CLAIM ${profile} in ${c.name} (${file}): ${rules.join(' ')} [${c.constructs.join(', ')}]`);
   };
-  const checker = new ClaimsChecker({
-    dir,
-    batch: opts.batchSize,
-    minBatch: Math.ceil(opts.batchSize / 4),
-    jvmsWhileRendering: 1,
-    jvmsAtEnd: os.availableParallelism(),
-    onResult(flavour, key, rules) {
-      const who = made.get(`${flavour}/${key}`) as { c: AssemblyCase; file: string; profile: string };
-      summary.checked[who.profile] = (summary.checked[who.profile] ?? 0) + 1;
-      if (rules.length > 0) fail(who.c, who.file, who.profile, [...new Set(rules)]);
-    },
+  const checker = runChecker(dir, opts.batchSize, (flavour, key, rules) => {
+    const who = made.get(`${flavour}/${key}`) as { c: AssemblyCase; file: string; profile: string };
+    summary.checked[who.profile] = (summary.checked[who.profile] ?? 0) + 1;
+    if (rules.length > 0) fail(who.c, who.file, who.profile, [...new Set(rules)]);
   });
   const iterator = cases[Symbol.iterator]();
   const lane = async (): Promise<void> => {

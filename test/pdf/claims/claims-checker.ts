@@ -5,6 +5,7 @@
  * batches are large, and the JVMs keep pace with the renders so that little is left when the last one ends.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { verapdfFolderAsync } from '../verapdf.js';
 
@@ -110,4 +111,19 @@ export class ClaimsChecker {
       this.running.add(run);
     }
   }
+}
+
+/**
+ * The checker of a claims run: batches of `batchSize`; while requests come, one JVM, which leaves Chromium
+ * most of a 2-core machine; at the end every core is veraPDF's.
+ */
+export function runChecker(dir: string, batchSize: number, onResult: CheckerOptions['onResult']): ClaimsChecker {
+  return new ClaimsChecker({
+    dir,
+    batch: batchSize,
+    minBatch: Math.ceil(batchSize / 4),
+    jvmsWhileRendering: 1,
+    jvmsAtEnd: os.availableParallelism(),
+    onResult,
+  });
 }

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ClaimsChecker } from './claims-checker.js';
+import { runChecker } from './claims-checker.js';
 
 /** Every declaration the runner renders a document with. */
 export const DECLARATIONS = ['PDF/A-2b', 'PDF/A-2u', 'PDF/A-3b', 'PDF/UA-1', 'PDF/A-3b, PDF/UA-1'] as const;
@@ -52,14 +52,16 @@ export interface FalseClaim {
   file?: string;
 }
 
+/** Claims made, and checked by veraPDF (all of them, unless veraPDF is missing), by profile. */
+export interface ClaimTally {
+  claims: Record<string, number>;
+  checked: Record<string, number>;
+}
+
 /** A run's figures. */
-export interface ClaimsSummary {
+export interface ClaimsSummary extends ClaimTally {
   documents: number;
   renders: number;
-  /** Claims made, by profile. */
-  claims: Record<string, number>;
-  /** Claims checked by veraPDF, by profile (all of them, unless veraPDF is missing). */
-  checked: Record<string, number>;
   falseClaims: FalseClaim[];
   /** Invoices a reader sees whole that were not claimed as Factur-X: the check is too strict for them. */
   missedInvoices: Array<{ document: string; declaration: string; warnings?: string }>;
@@ -73,18 +75,21 @@ export interface ClaimsSummary {
   jvmMs: number;
 }
 
-/** How to run: the render call, how many renders at once, claimed PDFs per veraPDF JVM, and where to write failing documents. */
-export interface ClaimsRunOptions {
-  render(html: string): Promise<RenderAnswer>;
+/** How a claims run runs: requests at once, claimed PDFs per veraPDF JVM, and where to write what failed. */
+export interface RunnerOptions {
   concurrency: number;
   /** PDFs of one flavour a veraPDF JVM validates at most (a JVM takes ~2 s to start). */
   batchSize: number;
   outDir?: string;
   /** Without veraPDF the claims are counted but not checked. */
   check: boolean;
-  /** The declarations each document is rendered with (default: all of DECLARATIONS). */
-  declarations?: readonly string[];
   log?(line: string): void;
+}
+
+/** How to run: the render call, and the declarations each document is rendered with (default: all of DECLARATIONS). */
+export interface ClaimsRunOptions extends RunnerOptions {
+  render(html: string): Promise<RenderAnswer>;
+  declarations?: readonly string[];
 }
 
 /**
@@ -154,19 +159,11 @@ export async function runClaims(documents: Iterable<ClaimsDocument>, opts: Claim
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pageworks-claims-'));
   /** Who each queued PDF is, by flavour and file name. */
   const made = new Map<string, { doc: ClaimsDocument; declaration: string; profile: string }>();
-  const checker = new ClaimsChecker({
-    dir,
-    batch: opts.batchSize,
-    minBatch: Math.ceil(opts.batchSize / 4),
-    // While renders come, one JVM leaves Chromium most of a 2-core machine; at the end every core is veraPDF's.
-    jvmsWhileRendering: 1,
-    jvmsAtEnd: os.availableParallelism(),
-    onResult(flavour, name, rules) {
-      const who = made.get(`${flavour}/${name}`) as { doc: ClaimsDocument; declaration: string; profile: string };
-      made.delete(`${flavour}/${name}`);
-      summary.checked[who.profile] = (summary.checked[who.profile] ?? 0) + 1;
-      if (rules.length > 0) fail(summary, opts, { ...who, rules: [...new Set(rules)] });
-    },
+  const checker = runChecker(dir, opts.batchSize, (flavour, name, rules) => {
+    const who = made.get(`${flavour}/${name}`) as { doc: ClaimsDocument; declaration: string; profile: string };
+    made.delete(`${flavour}/${name}`);
+    summary.checked[who.profile] = (summary.checked[who.profile] ?? 0) + 1;
+    if (rules.length > 0) fail(summary, opts, { ...who, rules: [...new Set(rules)] });
   });
   const declarations = opts.declarations ?? DECLARATIONS;
   const jobs = renderJobs(documents, declarations);
