@@ -184,37 +184,47 @@ describe('a cut', () => {
     }
   }, 120_000);
 
-  it('a stamp that paints over the invoice takes Factur-X away, named; page numbers over it and a box under it keep it', async () => {
+  it('a stamp that paints on the invoice takes Factur-X away, over or under it, named; page numbers and a text watermark keep it', async () => {
+    const pageNumbers = {
+      html: '<div style="position:absolute; bottom:10pt; right:10pt; font:9pt sans-serif">Page {{page}} of {{pages}}</div>',
+    };
     const covered = await postAssemble(ctx.app, ctx.key, {
       parts: [{ html: INVOICE() }, { html: TERMS }],
       stamps: [
-        { html: '<div style="position:absolute; bottom:10pt; right:10pt; font:9pt sans-serif">Page {{page}} of {{pages}}</div>' },
+        pageNumbers,
         { html: '<div style="position:absolute; inset:0; background:#fff"></div>', pages: '2' },
         { html: '<div style="position:absolute; top:0; left:0; width:200pt; height:200pt; background:#fff"></div>', pages: '1' },
+        // Black under the invoice's black text: the page shows black, and no amount.
+        { html: '<div style="position:absolute; inset:0; background:#000"></div>', layer: 'under', pages: '1' },
       ],
     });
     expect(covered.statusCode, covered.body).toBe(200);
     expect(covered.headers['x-render-claims']).toBe('PDF/A-3b');
     expect(claimsFacturX(covered.rawPayload)).toBe(false);
-    // The box on the terms' page (2) covers nothing of the invoice; the one on page 1 may cover its amount.
+    // The box on the terms' page (2) hides nothing of the invoice; those on page 1 may hide its amount.
+    const hides = (label: string, where: 'over' | 'under') => ({
+      kind: 'conformance',
+      profile: 'Factur-X',
+      clause: 'Factur-X 1.0',
+      element: label,
+      part: label,
+      message:
+        `${label}: it paints a box, a background or an image ${where} the invoice's page 1, which can ` +
+        `${where === 'over' ? 'cover' : 'hide by its colour'} the amount due or the invoice number a reader must see, so the ` +
+        "assembly does not claim Factur-X: keep what a stamp draws on the invoice's pages to text",
+    });
     expect(ctx.recordOf(covered.headers['x-render-id']).warnings).toEqual([
-      {
-        kind: 'conformance',
-        profile: 'Factur-X',
-        clause: 'Factur-X 1.0',
-        element: 'stamps[2]',
-        part: 'stamps[2]',
-        message:
-          "stamps[2]: it paints over the invoice's page 1 (a box, a background or an image), which can cover the amount due " +
-          'or the invoice number a reader must see, so the assembly does not claim Factur-X: lay it under the content ' +
-          '("layer": "under"), or keep what it draws over the invoice to text',
-      },
+      hides('stamps[2]', 'over'),
+      hides('stamps[3]', 'under'),
     ]);
     const kept = await postAssemble(ctx.app, ctx.key, {
       parts: [{ html: INVOICE() }, { html: TERMS }],
       stamps: [
-        { html: '<div style="position:absolute; bottom:10pt; right:10pt; font:9pt sans-serif">Page {{page}} of {{pages}}</div>' },
-        { html: '<div style="position:absolute; inset:0; background:#eef"></div>', layer: 'under' },
+        pageNumbers,
+        {
+          html: '<p style="position:absolute; top:40%; width:100%; text-align:center; font:60pt serif; color:#ddd">COPY</p>',
+          layer: 'under',
+        },
         { html: '<div style="position:absolute; inset:0; background:#fff"></div>', pages: '2' },
       ],
     });

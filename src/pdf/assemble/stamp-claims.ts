@@ -1,8 +1,8 @@
 /**
  * What a stamp does to the assembly's claims. A stamp is drawn on every page it stamps, so its glyphs are
  * held to the claims as a part's are (a .notdef glyph breaks PDF/A and PDF/UA, a glyph without Unicode
- * PDF/UA and the "u" levels), and a stamp laid over the invoice's pages that paints there can cover what
- * a Factur-X reader must see. A claim a stamp breaks is cut out of the XMP, with the reason.
+ * PDF/UA and the "u" levels), and a stamp that paints on the invoice's pages can hide what a Factur-X
+ * reader must see. A claim a stamp breaks is cut out of the XMP, with the reason.
  */
 import { scanContent } from '../profiles/content-scan.js';
 import { notdefIssues, unicodeIssues } from '../profiles/page-checks.js';
@@ -55,38 +55,39 @@ function stampGlyphIssues(source: PdfFile, stamp: StampPlace, claims: readonly C
   }));
 }
 
-/** Operators that paint over what is under them: fills, shadings, images and forms. Text does not hide text. */
-const COVERING = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*', 'sh', 'Do', 'BI', 'EI']);
+/** Operators that paint an area: fills, shadings, images and forms. Text and lines are not among them. */
+const PAINTING = new Set(['f', 'F', 'f*', 'B', 'B*', 'b', 'b*', 'sh', 'Do', 'BI', 'EI']);
 
-/** Whether a content stream paints anything but text (and lines). */
-function paintsOver(content: string): boolean {
+/** Whether a content stream paints an area. */
+function paintsArea(content: string): boolean {
   let found = false;
   scanContent(content, (op) => {
-    found ||= COVERING.has(op.op);
+    found ||= PAINTING.has(op.op);
   });
   return found;
 }
 
 /**
- * Why a stamp laid over the invoice's pages keeps the assembly from Factur-X: a box, a background or an
- * image drawn over them can cover the amount due or the invoice number, which a reader must see, and
- * where it falls is not known here. Text over them and anything under them leave the invoice shown.
+ * Why a stamp on the invoice's pages keeps the assembly from Factur-X: a box, a background or an image
+ * there can cover the amount due or the invoice number a reader must see (over the content), or take away
+ * the contrast they are read by (under it: black under black text), and where it falls is not known here.
+ * A stamp of text alone, over or under, leaves the invoice shown.
  */
 function coverIssue(stamp: StampPlace, contents: string[], invoicePages: number | undefined): ConformanceIssue[] {
-  if (stamp.layer !== 'over') return [];
   const k = contents.findIndex(
-    (content, i) => (invoicePages === undefined || stamp.targets[i] < invoicePages) && paintsOver(content),
+    (content, i) => (invoicePages === undefined || stamp.targets[i] < invoicePages) && paintsArea(content),
   );
   if (k < 0) return [];
+  const where = stamp.layer === 'over' ? 'over' : 'under';
   return [
     {
       profile: 'Factur-X',
       clause: 'Factur-X 1.0',
       element: stamp.label,
       message:
-        `${stamp.label}: it paints over the invoice's page ${stamp.targets[k] + 1} (a box, a background or an image), which can ` +
-        'cover the amount due or the invoice number a reader must see, so the assembly does not claim Factur-X: lay it ' +
-        'under the content ("layer": "under"), or keep what it draws over the invoice to text',
+        `${stamp.label}: it paints a box, a background or an image ${where} the invoice's page ${stamp.targets[k] + 1}, which can ` +
+        `${where === 'over' ? 'cover' : 'hide by its colour'} the amount due or the invoice number a reader must see, so the ` +
+        "assembly does not claim Factur-X: keep what a stamp draws on the invoice's pages to text",
     },
   ];
 }
