@@ -63,9 +63,10 @@ export async function runAssembly(
       return kept.pdf;
     };
     const merged = await deps.steps.assemble(parts, { load, signal: opts.signal });
-    // The assembly's title: the one its body gives, else what the merged Info says before encryption hides
-    // it (the first part's, unless the merge wrote another there).
-    const title = request.metadata?.title ?? infoTitle(merged.pdf);
+    // The assembly's title: the one its body gives (a blank one gives none, as in the PDF), else what the
+    // merged Info says before encryption hides it (the first part's, unless the merge wrote another there).
+    const given = request.metadata?.title;
+    const title = given?.trim() ? given : infoTitle(merged.pdf);
     const outlineTitles = parts.map((part, i) => merged.partTitles?.[i] ?? part.title ?? `Part ${i + 1}`);
     const finished = await finishAssembly(
       {

@@ -20,13 +20,14 @@ import { fixture, outline, page, pageCount, pageTexts, postAssemble, qpdfCheck }
 let core: CoreDeps;
 let app: FastifyInstance;
 let key: string;
+let accountId: string;
 
 const terms = fixture('terms-objstm.pdf');
 
 beforeAll(async () => {
   core = await createTestCore({ RENDER_CONCURRENCY: '2', ASSEMBLE_MAX_PARTS: '6' });
   app = await buildRenderApp(core, { lookup: noDns, startJobWorker: false });
-  key = (await createKey(core, 'render')).key;
+  ({ key, accountId } = await createKey(core, 'render'));
 }, 60_000);
 
 afterAll(async () => {
@@ -181,6 +182,8 @@ describe('metadata', () => {
       expect(res.statusCode, res.body).toBe(200);
       pdfs[name] = res.rawPayload;
       expect(pdfInfoFields(pdfs[name]).Title, name).toBe('Statement 7');
+      // The render's record (the dashboard's "What it printed") names the title the PDF shows.
+      expect((await app.renderLog.find(String(res.headers['x-render-id']), accountId))?.title, name).toBe('Statement 7');
       expect(outline(pdfs[name]).map((e) => e.title)).toEqual(['Statement 7']);
       expect(claimsHeader(res)).toEqual(['PDF/UA-1']);
     }
