@@ -12,6 +12,7 @@ import { shownUrl } from '../redact-url.js';
 import type { RecordAssembly, RecordPart, RenderResult, ReportEntry } from '../render/index.js';
 import { scratchDir } from '../scratch-dirs.js';
 import { recordFinishing, recordPartFinishing } from './assembly-record.js';
+import { contentWarnings } from './content-warnings.js';
 import { finishAssembly } from './finishing.js';
 import { type ObtainedPart, obtainParts, type PartRequestOptions, type PartSources, partPdf } from './parts.js';
 import type { PdfSteps, Signer } from './pdf-steps.js';
@@ -60,6 +61,8 @@ export async function runAssembly(
       const claims = part.kind === 'html' ? { claims: part.claims } : {};
       const kept = await deps.steps.keepPages(pdf, { label: part.label, ...part.select, ...claims });
       for (const issue of kept.withheld) cut.push({ kind: 'conformance', ...issue, part: part.label });
+      if (kept.restrictions)
+        cut.push(...contentWarnings([{ content: 'permissions', count: 1, places: kept.restrictions, label: part.label }]));
       return kept.pdf;
     };
     const merged = await deps.steps.assemble(parts, { load, signal: opts.signal });
@@ -111,7 +114,8 @@ export async function runAssembly(
         label: part.label,
         kind: part.kind,
         pages: merged.partPages?.[i] ?? pagesOf(part),
-        warnings: part.warnings.length,
+        // Its render's entries and what the assembly met in it (a cut claim, content taken out).
+        warnings: warnings.filter((w) => w.part === part.label).length,
         ...(part.url === undefined ? {} : { url: recordedUrl(part.url) }),
         ...recordPartFinishing(outlineTitles[i], part.select),
       }),

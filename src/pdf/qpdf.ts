@@ -34,28 +34,42 @@ export function limitQpdfRuns(ms: number): void {
  * started is QpdfMissing; any exit status is returned, with the output when qpdf wrote one.
  */
 export async function runQpdf(input: Uint8Array, args: string[], after: string[] = []): Promise<QpdfRun> {
+  return withInput(input, async (inFile, dir) => {
+    const outFile = path.join(dir, 'out.pdf');
+    const { status, stderr } = await execQpdf([...args, inFile, ...after, outFile]);
+    const output = await fs.readFile(outFile).catch(() => undefined);
+    return { status, stderr, output };
+  });
+}
+
+/** Runs `qpdf ARGS… in.pdf` for what it prints (`--json`, `--show-encryption`): its exit status, stdout and stderr. */
+export async function inspectQpdf(
+  input: Uint8Array,
+  args: string[],
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  return withInput(input, (inFile) => execQpdf([...args, inFile]));
+}
+
+/** `input` written to a fresh scratch folder as `in.pdf` while `work` runs; the folder is removed after. */
+async function withInput<T>(input: Uint8Array, work: (inFile: string, dir: string) => Promise<T>): Promise<T> {
   const dir = await scratchDir('qpdf');
   try {
     const inFile = path.join(dir, 'in.pdf');
-    const outFile = path.join(dir, 'out.pdf');
     await fs.writeFile(inFile, input);
-    const { status, stderr } = await new Promise<{ status: number; stderr: string }>((resolve, reject) => {
-      execFile(
-        'qpdf',
-        [...args, inFile, ...after, outFile],
-        { maxBuffer: 16 << 20, timeout: runLimitMs, killSignal: 'SIGKILL' },
-        (error, _stdout, stderrText) => {
-          if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') return reject(new QpdfMissing());
-          const code: unknown = error?.code;
-          resolve({ status: error ? (typeof code === 'number' ? code : 2) : 0, stderr: stderrText });
-        },
-      );
-    });
-    const output = await fs.readFile(outFile).catch(() => undefined);
-    return { status, stderr, output };
+    return await work(inFile, dir);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
+}
+
+function execQpdf(argv: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile('qpdf', argv, { maxBuffer: 16 << 20, timeout: runLimitMs, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
+      if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') return reject(new QpdfMissing());
+      const code: unknown = error?.code;
+      resolve({ status: error ? (typeof code === 'number' ? code : 2) : 0, stdout, stderr });
+    });
+  });
 }
 
 /** Whether qpdf can be started here (for start-up's check). */

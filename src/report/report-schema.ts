@@ -83,14 +83,21 @@ export const ReportEntrySchema = Type.Union([
     'active_content',
     {
       content: Type.Union(
-        ['javascript', 'launch', 'submit_form', 'import_data', 'javascript_link', 'signature_field', 'attachment'].map((c) =>
-          Type.Literal(c),
-        ),
+        [
+          'javascript',
+          'launch',
+          'submit_form',
+          'import_data',
+          'javascript_link',
+          'signature_field',
+          'attachment',
+          'permissions',
+        ].map((c) => Type.Literal(c)),
       ),
       count: Type.Integer({ minimum: 1, description: 'How many the part carried.' }),
       removed: Type.Boolean({ description: 'Taken out of the assembly; false for an attachment, which is kept.' }),
     },
-    'An existing PDF part carried something that acts on its reader (taken out), or an attachment (kept).',
+    'An existing PDF part carried something that acts on its reader (taken out), an attachment (kept), or its owner’s restrictions (not kept).',
   ),
   entry(
     'truncated',

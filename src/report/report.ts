@@ -28,7 +28,8 @@ export type NetworkFailure =
 
 /**
  * What an existing PDF part carried that acts on its reader, taken out of an assembly; `attachment` is
- * kept (named so the reader knows it is there).
+ * kept (named so the reader knows it is there); `permissions`: what its owner password forbade (printing,
+ * copying), which an assembly written without encryption no longer enforces.
  */
 export type PartContent =
   | 'javascript'
@@ -37,7 +38,8 @@ export type PartContent =
   | 'import_data'
   | 'javascript_link'
   | 'signature_field'
-  | 'attachment';
+  | 'attachment'
+  | 'permissions';
 
 /**
  * One thing the document could not get, in the order it was met. Every entry has `kind` and a

@@ -175,6 +175,27 @@ for (const backend of backends) {
         expect(text.includes(OWNER_PASSWORD), `${what} holds the owner password`).toBe(false);
     }, 120_000);
 
+    it('names a part’s warning once, and counts it on the part’s row', async () => {
+      // The terms as a vendor sends them: an owner password that forbids printing, allows assembling.
+      const restricted = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pw-finishing-owner-')), 'terms.pdf');
+      fs.writeFileSync(`${restricted}.in`, terms);
+      execFileSync('qpdf', ['--encrypt', '', 'owner', '256', '--print=none', '--', `${restricted}.in`, restricted]);
+      const res = await postAssemble(app, key, {
+        parts: [{ html: htmlPage('Cover') }, { pdf: fs.readFileSync(restricted).toString('base64'), title: 'Terms' }],
+      });
+      fs.rmSync(path.dirname(restricted), { recursive: true, force: true });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      const body = await renderPage(String(res.headers['x-render-id']));
+      expect(partRow(body, 1)).toBe('parts[1] Terms PDF, sent with the request all 2 1');
+      const warning = textOf(body, '<li class="warning warning-active_content">', '</li>');
+      expect(warning).toBe(
+        'Not carried over from parts[1]: its owner’s restrictions Part parts[1] What to do: parts[1]: its owner’s restrictions ' +
+          '(no printing) are not carried over: the assembly allows what its own `protect` allows. The part opened without a ' +
+          'password, and its owner allowed assembling it; to keep it from being printed or copied, protect the assembly with ' +
+          'the permissions you want. Encrypted parts, and protecting an assembly .',
+      );
+    }, 120_000);
+
     it("shows a stamp's HTML as text, however it is written", async () => {
       const hostile = `<p class="x">SEEN</p><script>document.title = "ran"</script><img src=x onerror="alert('x')">`;
       const res = await postAssemble(app, key, {

@@ -117,10 +117,15 @@ describe('assemblePdfs', () => {
     const html = await refused(Buffer.from('<!doctype html><p>not a pdf</p>'));
     expect([html.problem, html.message]).toEqual(['not_pdf', 'parts[1]: not a PDF (it does not start with %PDF-)']);
 
-    const locked = Buffer.from(await protectPdf(rendered.report.pdf, { ownerPassword: 'owner' }));
+    // An owner password alone that does not allow assembling; a user password.
+    const restricted = Buffer.from(await protectPdf(rendered.report.pdf, { ownerPassword: 'owner', allow: ['print'] }));
+    const forbidden = await refused(restricted);
+    expect(forbidden.problem).toBe('encrypted');
+    expect(forbidden.message).toMatch(/^parts\[1\]: the PDF’s permissions, set by its owner, forbid assembling it/);
+    const locked = Buffer.from(await protectPdf(rendered.report.pdf, { ownerPassword: 'owner', userPassword: 'user' }));
     const encrypted = await refused(locked);
     expect(encrypted.problem).toBe('encrypted');
-    expect(encrypted.message).toMatch(/^parts\[1\]: the PDF is encrypted/);
+    expect(encrypted.message).toMatch(/^parts\[1\]: the PDF needs a password to open/);
 
     // startxref points nowhere: qpdf would rebuild the table by scanning, a guess Pageworks does not make.
     const text = rendered.report.pdf.toString('latin1');

@@ -37,6 +37,7 @@ const CONTENT: Record<Extract<ReportEntry, { kind: 'active_content' }>['content'
   javascript_link: 'a javascript: link',
   signature_field: 'another signer’s signature field',
   attachment: 'an attachment',
+  permissions: 'its owner’s restrictions',
 };
 
 /** How a resource failed below HTTP (report.ts NetworkFailure). */
@@ -242,19 +243,23 @@ export function adviceFor(entry: ReportEntry, delivered = true): WarningAdvice {
         link: { href: STANDARDS_DOCS_HREF, text: `What ${entry.profile} needs, and how to check a PDF` },
       };
     case 'active_content':
+      if (entry.content === 'permissions')
+        return {
+          title: `Not carried over from ${entry.part ?? 'a part'}: ${CONTENT[entry.content]}`,
+          facts: [],
+          advice: `${entry.message}. The part opened without a password, and its owner allowed assembling it; to keep it from being printed or copied, protect the assembly with the permissions you want.`,
+          link: { href: '/docs#docs-assembling', text: 'Encrypted parts, and protecting an assembly' },
+        };
       return entry.removed
         ? {
             title: `Taken out of ${entry.part ?? 'a part'}: ${CONTENT[entry.content]}`,
-            facts: [
-              ['Part', entry.part ?? ''],
-              ['Found', String(entry.count)],
-            ],
+            facts: [['Found', String(entry.count)]],
             advice: `${entry.message}. The assembly keeps the part's pages; nothing in it acts on its reader, so a signature never vouches for such content.`,
             link: { href: '/docs#docs-assembling', text: 'What an assembly takes out of an existing PDF' },
           }
         : {
             title: `Kept in ${entry.part ?? 'a part'}: ${entry.count === 1 ? 'an attachment' : `${entry.count} attachments`}`,
-            facts: [['Part', entry.part ?? '']],
+            facts: [],
             advice: `${entry.message}. Attached files travel with the assembly; check them before you send it on.`,
           };
     case 'truncated':

@@ -28,7 +28,8 @@ export type ActiveContentKind =
   | 'import_data'
   | 'javascript_link'
   | 'signature_field'
-  | 'attachment';
+  | 'attachment'
+  | 'permissions';
 
 /** One kind of content a part carried, how often, and where (the first few places). */
 export interface ActiveContentFinding {

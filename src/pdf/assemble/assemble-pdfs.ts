@@ -31,7 +31,7 @@ import { PageLabels } from './page-labels.js';
 import { mergeInto, outlineItem, pagesOf, renames, titleOf } from './pages-and-outline.js';
 import { PartCopier } from './part-copier.js';
 import { PdfWriter } from './pdf-writer.js';
-import { AssembleInputError, damaged, readPart } from './read-part.js';
+import { AssembleInputError, damaged, liftedRestrictions, readPart } from './read-part.js';
 import { structRootOf } from './struct-index.js';
 import { flatNameTree, flatNumberTree, nameKey, nameTreeEntries, numberTreeEntries, uniqueKey } from './trees.js';
 
@@ -57,7 +57,7 @@ export interface AssembleResult {
   pages: number;
   /** Each part's page count, in order. */
   partPages: number[];
-  /** What parts carried that acts on the reader (removed) and their attachments (kept), naming the part. */
+  /** What parts carried that acts on the reader (removed), their attachments (kept) and owners' restrictions (not kept), naming the part. */
   content: Array<ActiveContentFinding & { label: string }>;
   /** Each part's outline entry, in order. */
   partTitles: string[];
@@ -135,6 +135,9 @@ export async function assemblePdfs(
       if (oldDests) for (const [key, v] of oldDests) partDests.push([nameKey(new PdfName(key)), v]);
       const struct = structRootOf(file, catalog);
       const partIds = nameTreeEntries(file, struct?.get('IDTree'));
+      const restrictions = liftedRestrictions(file);
+      if (restrictions.length > 0)
+        content.push({ content: 'permissions', count: 1, places: [...restrictions], label: parts[k].label });
       const active = findActiveContent(file);
       for (const finding of active.findings()) {
         // A part rendered in this request embeds only what its document linked, which its own report already names.

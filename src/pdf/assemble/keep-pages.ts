@@ -15,7 +15,7 @@ import { keptLabels } from './page-labels.js';
 import { PageSelectionError, pageIndexes } from './page-ranges.js';
 import { PartCopier } from './part-copier.js';
 import { PdfWriter } from './pdf-writer.js';
-import { AssembleInputError, damaged, readPart } from './read-part.js';
+import { AssembleInputError, damaged, liftedRestrictions, readPart } from './read-part.js';
 import type { KeptStructure } from './struct-index.js';
 import { flatNameTree } from './trees.js';
 
@@ -42,6 +42,8 @@ export interface KeptPages {
   pages: number;
   /** A `conformance` issue for each claim of `claims` the file no longer makes (taken out of its XMP), naming it by its label. */
   withheld: ConformanceIssue[];
+  /** What the owner of the file read forbade that the kept file no longer does (read-part.ts `liftedRestrictions`). */
+  restrictions?: string[];
 }
 
 const NULL = raw('null');
@@ -57,8 +59,10 @@ export async function keepPages(bytes: Uint8Array, opts: KeepPagesOptions): Prom
       : typeof opts.pages === 'string'
         ? pageIndexes(opts.pages, all.length, field)
         : opts.pages;
+  const restrictions = liftedRestrictions(file);
   try {
-    return copyKept(new KeepIndex(file), opts, new Set(indexes.map((i) => all[i])));
+    const kept = copyKept(new KeepIndex(file), opts, new Set(indexes.map((i) => all[i])));
+    return restrictions.length > 0 ? { ...kept, restrictions: [...restrictions] } : kept;
   } catch (error) {
     if (error instanceof AssembleInputError || error instanceof PageSelectionError) throw error;
     throw damaged(opts.label, (error as Error).message);
