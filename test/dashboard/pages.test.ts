@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
@@ -95,6 +97,20 @@ describe('docs page', () => {
     expect(res.body).toContain('href="https://meta.example.test/docs"');
     expect(res.body).toContain('curl -G &quot;https://meta.example.test/v1/fetch&quot;');
     expect(res.body).toContain('X-API-Key: $PAGEWORKS_METADATA_KEY');
+  });
+
+  it('has a place for every link the dashboard makes into it (a warning’s “what to do” links here)', async () => {
+    const client = await signUp(app, email());
+    const body = (await client.get('/docs')).body;
+    const views = path.resolve('src/dashboard/views');
+    const targets = new Set(
+      fs
+        .readdirSync(views)
+        .flatMap((f) => [...fs.readFileSync(path.join(views, f), 'utf8').matchAll(/\/docs#([\w-]+)/g)].map((m) => m[1])),
+    );
+    expect([...targets].sort()).toEqual(['docs-assembling', 'docs-jobs', 'docs-standards']);
+    for (const id of targets) expect(body, id).toContain(`id="${id}"`);
+    expect(body).toContain('curl -X POST &quot;https://render.example.test/v1/assemble&quot;');
   });
 
   it('every input on every page has a label', async () => {

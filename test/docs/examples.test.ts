@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
+import { assembleCurl, renderCurl } from '../../src/dashboard/views/examples.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
 import { type Origin, startOrigin } from '../metadata/origin.js';
 
@@ -143,5 +144,18 @@ describe('docs examples', () => {
       const name = /-o (\S+\.pdf)/.exec(example.script)?.[1] ?? '';
       expect(fs.existsSync(path.join(cwd, name)), `${name} written`).toBe(true);
     }
+  });
+});
+
+describe("the dashboard's Get started examples", () => {
+  it('render, then assemble the rendered PDF as the uploaded terms: the answers are the PDFs they say', async () => {
+    const cwd = fs.mkdtempSync(path.join(work, 'dashboard-'));
+    const script = `${renderCurl(env.PAGEWORKS_RENDER_URL)}\nmv hello.pdf terms.pdf\n${assembleCurl(env.PAGEWORKS_RENDER_URL)}`;
+    const { stderr } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { cwd, env, timeout: 60_000 });
+    expect([...stderr.matchAll(new RegExp(`${STATUS_MARK}(\\d{3})`, 'g'))].map((m) => Number(m[1]))).toEqual([200, 200]);
+    const info = (await promisify(execFile)('pdfinfo', [path.join(cwd, 'invoice-with-terms.pdf')])).stdout;
+    expect(/^Pages:\s+(\d+)/m.exec(info)?.[1]).toBe('2');
+    const text = (await promisify(execFile)('pdftotext', [path.join(cwd, 'invoice-with-terms.pdf'), '-'])).stdout;
+    expect(text).toMatch(/Invoice 42[\s\S]*Hello from Pageworks/);
   });
 });

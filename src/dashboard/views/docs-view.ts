@@ -1,5 +1,5 @@
 import { html } from '../html.js';
-import { docsUrl, jobCurl, metadataCurl, type PublicUrls, renderCurl, verifyWebhookExample } from './examples.js';
+import { assembleCurl, docsUrl, jobCurl, metadataCurl, type PublicUrls, renderCurl, verifyWebhookExample } from './examples.js';
 import { codeBlock, page, type Viewer } from './layout.js';
 
 /**
@@ -19,6 +19,23 @@ ${codeBlock('declare-profiles', '<meta name="pdf-profile" content="PDF/A-3b, PDF
 </section>`;
 }
 
+/**
+ * Assembling: rendered HTML and existing PDFs as one file, and what an existing PDF does not bring with it.
+ * A render page's warnings about a part (content taken out, an owner's restrictions) link here.
+ */
+function assemblingSection(urls: PublicUrls) {
+  return html`<section class="card" aria-labelledby="docs-assembling">
+<div class="card-head"><div><h2 id="docs-assembling">Assemble: several documents, one PDF</h2><p>Rendered HTML and your own PDFs, in order, with one outline; numbered, stamped, split, protected and signed in the same request.</p></div></div>
+<ol class="steps">
+<li>Send the parts: HTML to render, and PDFs uploaded as files (or as base64 in <code>"pdf"</code>, or by <code>"url"</code>):
+${codeBlock('curl-assemble', assembleCurl(urls.render), 'curl example that assembles an invoice and an uploaded PDF')}</li>
+<li>An existing PDF is untrusted: what in it acts on its reader (JavaScript, actions that start programs or send form data, <code>javascript:</code> links, other signers' signature fields) is taken out, and the render's warnings name each kind; its attachments are kept and named.</li>
+<li>An encrypted PDF that opens without a password is read when its owner allows assembling it. The assembly is a new file: the part's other restrictions (no printing, no copying) are not carried over, and a warning says which. To restrict the assembly, protect it: <code>"protect": {"owner_password": "…", "allow": ["print"]}</code>. A PDF that needs a password to open, or whose owner forbids assembling it, is refused, naming the part.</li>
+<li>Page selection, stamps such as "Page 3 of 12", metadata and splitting are in the <a href="${docsUrl(urls.render)}">Render API reference</a>.</li>
+</ol>
+</section>`;
+}
+
 /** Getting started: from a key to a first PDF and a first metadata fetch, with this server's addresses. */
 export function docsPage(viewer: Viewer, urls: PublicUrls): string {
   const body = html`<div class="page-head"><div><h1>Get started</h1>
@@ -33,6 +50,7 @@ ${codeBlock('curl-render', renderCurl(urls.render), 'curl example for the render
 <li>Page size, margins, scale and background printing are options; see the <a href="${docsUrl(urls.render)}">Render API reference</a>.</li>
 </ol>
 </section>
+${assemblingSection(urls)}
 <section class="card" aria-labelledby="docs-jobs">
 <div class="card-head"><div><h2 id="docs-jobs">Render jobs and webhooks</h2><p>For batches and long documents: queue the render, get a signed webhook when it is done.</p></div></div>
 <ol class="steps">

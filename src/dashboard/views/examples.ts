@@ -24,6 +24,17 @@ export function renderCurl(url: string, key = '$PAGEWORKS_RENDER_KEY'): string {
   ].join('\n');
 }
 
+/** A copy-paste curl command that assembles a rendered invoice and an uploaded PDF into one file. */
+export function assembleCurl(url: string, key = '$PAGEWORKS_RENDER_KEY'): string {
+  return [
+    `curl -X POST "${base(url)}/v1/assemble" \\`,
+    `  -H "Authorization: Bearer ${key}" \\`,
+    `  -F 'body={"parts": [{"html": "<h1>Invoice 42</h1>", "title": "Invoice"}, {"file": "terms.pdf", "title": "Terms"}]}' \\`,
+    `  -F 'files=@terms.pdf;type=application/pdf' \\`,
+    `  -o invoice-with-terms.pdf`,
+  ].join('\n');
+}
+
 /** A copy-paste curl command that fetches a page's metadata. */
 export function metadataCurl(url: string, key = '$PAGEWORKS_METADATA_KEY'): string {
   return [
