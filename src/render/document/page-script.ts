@@ -86,6 +86,7 @@ export async function preparePage(
   // asked for: kept on `keep` for a later call on the same document (one that navigated has neither).
   const framesAsked: Set<number> = (source === null ? keep?.asked : undefined) ?? new Set<number>();
   if (source !== null && keep) keep.asked = framesAsked;
+  let loaded: Promise<unknown> | undefined;
   if (source !== null) {
     const request = window.requestAnimationFrame.bind(window);
     const cancel = window.cancelAnimationFrame.bind(window);
@@ -113,6 +114,10 @@ export async function preparePage(
     });
     window.name = '';
     document.open();
+    // Chromium says readyState 'complete' as soon as document.close() has parsed a written document, while
+    // the images and style sheets it started still load: only the load event waits for them. Listened for
+    // from the open, which erases the window's listeners, so it cannot be missed.
+    loaded = new PromiseCtor((resolve) => listen('load', resolve, { once: true }));
     // What must see the document's scripts from their start (the report's error listeners) goes here:
     // document.open() erases the window's listeners.
     if (watch && keep) keep.take = watch(limits);
@@ -124,7 +129,8 @@ export async function preparePage(
     for (let i = 0; i < lazy.length; i++) apply(setAttribute, lazy[i], ['loading', 'eager']);
     document.close();
   }
-  if (readyState?.() !== 'complete') await new PromiseCtor((resolve) => listen('load', resolve, { once: true }));
+  if (loaded) await loaded;
+  else if (readyState?.() !== 'complete') await new PromiseCtor((resolve) => listen('load', resolve, { once: true }));
   await fontsReady?.();
   for (let turn = 0; turn < turns; turn++) await new PromiseCtor((resolve) => wait(resolve, 0));
 
