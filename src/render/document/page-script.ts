@@ -129,7 +129,7 @@ export async function preparePage(
     for (let i = 0; i < lazy.length; i++) apply(setAttribute, lazy[i], ['loading', 'eager']);
     document.close();
   }
-  if (loaded) await loaded;
+  if (loaded !== undefined) await loaded;
   else if (readyState?.() !== 'complete') await new PromiseCtor((resolve) => listen('load', resolve, { once: true }));
   await fontsReady?.();
   for (let turn = 0; turn < turns; turn++) await new PromiseCtor((resolve) => wait(resolve, 0));
