@@ -10,7 +10,9 @@ export type BlockReason = 'private_address' | 'unresolvable' | 'scheme' | 'too_l
 
 /**
  * How a subresource failed below HTTP, or was refused by the browser for what its answer was; `cors`: its
- * server did not let the document use it (a cross-origin font or fetch without Access-Control-Allow-Origin).
+ * server did not let the document use it (a cross-origin font or fetch without Access-Control-Allow-Origin);
+ * `relative`: its address was relative to a document that has none, so nothing was asked for; `undecodable`:
+ * an image whose bytes arrived and are not an image.
  */
 export type NetworkFailure =
   | 'refused'
@@ -24,7 +26,9 @@ export type NetworkFailure =
   | 'corp'
   | 'framing'
   | 'decoding'
-  | 'redirects';
+  | 'redirects'
+  | 'relative'
+  | 'undecodable';
 
 /**
  * What an existing PDF part carried that acts on its reader, taken out of an assembly; `attachment` is

@@ -43,9 +43,22 @@ describe('a resource that failed below HTTP, on the render page', () => {
 
   it('titles each failure once, in its own words, with advice of its own', () => {
     const titles = Object.fromEntries(
-      ['refused', 'reset', 'timeout', 'tls', 'cors', 'csp', 'credentials', 'orb', 'corp', 'framing', 'decoding', 'redirects'].map(
-        (e) => [e, failed(e).title],
-      ),
+      [
+        'refused',
+        'reset',
+        'timeout',
+        'tls',
+        'cors',
+        'csp',
+        'credentials',
+        'orb',
+        'corp',
+        'framing',
+        'decoding',
+        'redirects',
+        'relative',
+        'undecodable',
+      ].map((e) => [e, failed(e).title]),
     );
     expect(titles).toEqual({
       refused: 'Not loaded: the server refused the connection',
@@ -60,6 +73,8 @@ describe('a resource that failed below HTTP, on the render page', () => {
       framing: 'Not loaded: the server does not let the page be shown in a frame',
       decoding: 'Not loaded: the file could not be decompressed',
       redirects: 'Not loaded: the address redirects in a loop',
+      relative: 'Not loaded: the address is relative to nothing',
+      undecodable: 'Not loaded: the file is not an image the browser can read',
     });
     expect(failed('orb').facts).toEqual([
       ['URL', 'https://cdn.example/logo.png'],
@@ -68,6 +83,17 @@ describe('a resource that failed below HTTP, on the render page', () => {
     expect(failed('orb').advice).toBe(
       'Where an image, style sheet or script was expected, the server sent HTML, JSON or XML, which browsers do not load. Open the URL: it may lead to an error or sign-in page.',
     );
+  });
+
+  it('a relative address shows as written, without a host', () => {
+    const advice = adviceFor({
+      kind: 'resource_failed',
+      url: '/img/logo.png',
+      error: 'relative',
+      message: '/img/logo.png was not loaded: its address is relative',
+    });
+    expect(advice.facts).toEqual([['URL', '/img/logo.png']]);
+    expect(advice.advice).toContain('<base href="https://your.site/">');
   });
 
   it('a failure without a named cause gives the report’s message under one "Not loaded:"', () => {

@@ -21,12 +21,14 @@ describe('the main-world read, as Node checks it', () => {
       links: list({ node: 1, href: 'https://example.test/a.css' }),
       declares: false,
       fontsFailed: false,
+      resourcesBroken: false,
     });
     expect(read).toEqual({
       info: { title: 'Annual report', author: 'Zoë Ångström', subject: 'd', keywords: undefined, lang: 'sv' },
       xref: { styles: [3], links: [{ node: 1, href: 'https://example.test/a.css' }] },
       declares: false,
       fontsFailed: false,
+      resourcesBroken: false,
     });
   });
 
@@ -44,12 +46,14 @@ describe('the main-world read, as Node checks it', () => {
       links: list({ node: 0, href: 'x'.repeat(READ_LIMITS.hrefChars + 1) }, { node: 'a', href: 'h' }, { node: 2, href: '' }),
       declares: 'no',
       fontsFailed: 0,
+      resourcesBroken: null,
     });
     expect(read).toEqual({
       info: { title: undefined, author: undefined, subject: undefined, keywords: undefined, lang: undefined },
       xref: { styles: [4], links: [] },
       declares: true,
       fontsFailed: true,
+      resourcesBroken: true,
     });
   });
 

@@ -70,3 +70,35 @@ describe('resources asked for late or indirectly', () => {
     },
   );
 });
+
+describe('what a document asks for that no request can get', () => {
+  it('addresses relative to nothing and an inline image that is not one: the report names them, the oracle agrees', async () => {
+    const html =
+      '<!doctype html><html><head><link rel="stylesheet" href="css/site.css"><script src="//cdn.example/app.js"></script></head>' +
+      '<body><h1>Invoice</h1><img src="/img/logo.png" alt="ACME"><img srcset="seal.png 1x, seal@2x.png 2x" alt="seal">' +
+      '<img src="data:image/png;base64,AAAA" alt="broken"><img src="data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==" alt="ok">' +
+      '<iframe src="terms.html"></iframe></body></html>';
+    const { warnings } = await pool.render('a', html, toPrintParams({}));
+    const relative = (url: string): ReportEntry => ({
+      kind: 'resource_failed',
+      url,
+      error: 'relative',
+      message: `${url} was not loaded: its address is relative, and a document sent as HTML has no address of its own to resolve it against (write the full https:// address, add <base href="https://…/"> to the head, or inline it as a data: URL)`,
+    });
+    expect(warnings).toEqual([
+      relative('/img/logo.png'),
+      relative('seal.png'),
+      {
+        kind: 'resource_failed',
+        url: 'data:image/png',
+        error: 'undecodable',
+        message:
+          'an inline image/png (data: URL) was not loaded: its answer is not an image the browser can read (a broken-image icon printed in its place)',
+      },
+      relative('css/site.css'),
+      relative('//cdn.example/app.js'),
+      relative('terms.html'),
+    ]);
+    expect(mismatchLines('relative', compareReport(warnings, await oracle.load(html)))).toEqual([]);
+  });
+});

@@ -16,7 +16,10 @@
  * the start), whether it failed (any request that failed and was not cancelled: those refused here, and
  * those the browser refused by itself, a data: or blob: URL it cannot read, a request the document's
  * Content-Security-Policy forbids), whether it came after the load and while printing, and the font
- * families in state `error` as the print starts.
+ * families in state `error` as the print starts. As failed requests too, what the document asked for that
+ * no request could get, read from the DOM as the print starts: an image, style sheet, script or frame
+ * whose address is relative to about:blank (Chromium asks for nothing; recorded as written), and an
+ * inline (data: or blob:) image that arrived and is empty, as a broken image is.
  *
  * When it prints, by the service's rule (docs/rendering.md), written here again: after the load event
  * and the fonts, once no request has been outstanding for QUIET_MS, or IDLE_MAX_MS after the load whatever
@@ -158,6 +161,8 @@ async function observe(page: Page, session: CDPSession, html: string): Promise<O
     if (outstanding.size === 0 && now - lastActivity >= QUIET_MS) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  for (const unasked of await page.evaluate(readUnasked))
+    requests.push({ ...unasked, at: Math.round(performance.now() - start), failed: true, late: true, printing: false });
   const fontErrors = await page.evaluate(() => {
     const failed = new Set<string>();
     document.fonts.forEach((face) => {
@@ -172,6 +177,39 @@ async function observe(page: Page, session: CDPSession, html: string): Promise<O
   const settleBy = performance.now() + SETTLE_MS;
   while (outstanding.size > 0 && performance.now() < settleBy) await new Promise((resolve) => setTimeout(resolve, 20));
   return { requests, fontErrors, loadMs: Math.round(loadedAt - start), printMs: Math.round(performance.now() - start) };
+}
+
+/** Runs in the page: what the document asked for without a request to show for it (see the file comment). */
+function readUnasked(): Array<{ url: string; type: string }> {
+  const found: Array<{ url: string; type: string }> = [];
+  const asWritten = (value: string | null | undefined): string | null => {
+    const written = (value ?? '').trim();
+    if (written === '' || /^[a-z][a-z\d+.-]*:/i.test(written)) return null;
+    try {
+      new URL(written, document.baseURI);
+      return null;
+    } catch {
+      return written;
+    }
+  };
+  for (const image of Array.from(document.images)) {
+    if (!image.complete || image.naturalWidth > 0) continue;
+    if (/^(data|blob):/i.test(image.currentSrc)) found.push({ url: image.currentSrc, type: 'Image' });
+    if (image.currentSrc !== '') continue;
+    const written = asWritten(image.getAttribute('src') ?? image.getAttribute('srcset')?.trim().split(/\s+/)[0]);
+    if (written !== null) found.push({ url: written, type: 'Image' });
+  }
+  const kinds: Array<[string, string, string]> = [
+    ['link[rel~="stylesheet" i]', 'href', 'Stylesheet'],
+    ['script', 'src', 'Script'],
+    ['iframe, frame', 'src', 'Document'],
+  ];
+  for (const [selector, attribute, type] of kinds)
+    for (const element of Array.from(document.querySelectorAll(selector))) {
+      const written = asWritten(element.getAttribute(attribute));
+      if (written !== null) found.push({ url: written, type });
+    }
+  return found;
 }
 
 /** A loopback port nothing listens on: bound, then closed. */

@@ -93,6 +93,14 @@ const NETWORK: Record<NetworkFailure, [title: string, advice: string]> = {
     'The address redirects in a loop',
     'It redirected more than 20 times. Open the URL to see where it leads, and give the document the final address.',
   ],
+  relative: [
+    'The address is relative to nothing',
+    'A document sent as HTML has no address of its own, so a relative address such as /img/logo.png or css/site.css leads nowhere and nothing is asked for. Write the full https:// address, add <base href="https://your.site/"> to the head, or inline the file as a data: URL.',
+  ],
+  undecodable: [
+    'The file is not an image the browser can read',
+    'The image arrived, but its bytes are not a PNG, JPEG, GIF, WebP, AVIF or SVG it can decode, so a broken-image icon printed in its place. Open the URL and check what it serves.',
+  ],
 };
 
 function blocked(entry: Extract<ReportEntry, { kind: 'resource_blocked' }>): WarningAdvice {

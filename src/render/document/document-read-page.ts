@@ -52,6 +52,11 @@ export interface PageRead {
   attaches: boolean;
   /** Whether a font face of the document is in the `error` state (true when it could not be told). */
   fontsFailed: boolean;
+  /**
+   * Whether an image printed empty, or a style sheet, script or frame has an address without a scheme (true
+   * when it could not be told): the isolated world then says which (report-page.ts brokenResources).
+   */
+  resourcesBroken: boolean;
 }
 
 /** Runs in the page before the document is written: the built-ins of the fresh window. */
@@ -77,6 +82,9 @@ export function takeReadKit() {
     text: getter(Node.prototype, 'textContent'),
     eachFont: FontFaceSet.prototype.forEach,
     status: getter(FontFace.prototype, 'status'),
+    images: getter(Document.prototype, 'images'),
+    complete: getter(HTMLImageElement.prototype, 'complete'),
+    naturalWidth: getter(HTMLImageElement.prototype, 'naturalWidth'),
     indexOf: String.prototype.indexOf,
     slice: String.prototype.slice,
     lower: String.prototype.toLowerCase,
@@ -110,6 +118,7 @@ export function readWithKit(k: ReadKit, limits: ReadLimits): PageRead {
   out.declares = true;
   out.attaches = true;
   out.fontsFailed = true;
+  out.resourcesBroken = true;
   try {
     const title = call(k.title, k.document, []);
     out.title = typeof title === 'string' ? cut(title, limits.titleChars) : null;
@@ -193,6 +202,26 @@ export function readWithKit(k: ReadKit, limits: ReadLimits): PageRead {
     out.fontsFailed = failed;
   } catch {
     out.fontsFailed = true;
+  }
+  try {
+    const images = call(k.images, k.document, []);
+    const count = call(k.collectionLength, images, []) as number;
+    let broken = count > limits.nodes;
+    for (let i = 0; i < count && !broken; i++) {
+      const image = call(k.collectionItem, images, [i]);
+      broken = call(k.complete, image, []) === true && call(k.naturalWidth, image, []) === 0;
+    }
+    const nodes = call(k.queryAll, k.document, ['link[rel~="stylesheet" i][href], script[src], iframe[src], frame[src]']);
+    const addresses = call(k.listLength, nodes, []) as number;
+    broken ||= addresses > limits.nodes;
+    for (let i = 0; i < addresses && !broken; i++) {
+      const node = call(k.listItem, nodes, [i]);
+      const written = call(k.attribute, node, [call(k.localName, node, []) === 'link' ? 'href' : 'src']);
+      broken = typeof written === 'string' && (call(k.indexOf, written, [':']) as number) < 0;
+    }
+    out.resourcesBroken = broken;
+  } catch {
+    out.resourcesBroken = true;
   }
   return out;
 }

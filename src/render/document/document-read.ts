@@ -36,6 +36,7 @@ export interface CheckedRead {
    */
   declarations?: PageDeclarations;
   fontsFailed: boolean;
+  resourcesBroken: boolean;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -97,6 +98,7 @@ export function checkedRead(value: unknown, limits: ReadLimits = READ_LIMITS): C
     xref: styles.length > 0 || links.length > 0 ? { styles, links } : undefined,
     declares,
     fontsFailed: value.fontsFailed !== false,
+    resourcesBroken: value.resourcesBroken !== false,
   };
   if (declares && value.attaches === false && whole && value.metaCount === metas.length)
     read.declarations = metaDeclarations(metas, DECLARATION_CAPS);

@@ -13,7 +13,7 @@ import { callExpression, evaluateIn } from '../browser/cdp.js';
 import { framesWhileLoading } from '../browser/frames.js';
 import { isolatedWorld, type RenderSlot } from '../browser/slot.js';
 import type { ReportCollector } from '../report/report-collector.js';
-import { failedFonts, PAGE_LIMITS } from '../report/report-page.js';
+import { brokenResources, failedFonts, PAGE_LIMITS } from '../report/report-page.js';
 import type { PrintParams } from '../request/options.js';
 import { unresolvedReferenceEntries } from './cross-reference-passes.js';
 import { type CrossReferenceUse, findCrossReferenceUse, mentionsCrossReferences } from './cross-references.js';
@@ -46,11 +46,15 @@ interface DocumentRead {
   /** The declarations, when the main-world read holds them all (document-read.ts). */
   declared?: PageDeclarations;
   fonts?: unknown;
+  broken?: unknown;
 }
 
-/** The expression that reads the document in the isolated world (fonts only when a report is collected). */
+/** The report's reads in the isolated world: failed fonts, and what was asked for and not got without a request saying so. */
+const REPORT_READS = `fonts: ${callExpression(failedFonts, PAGE_LIMITS)}, broken: ${callExpression(brokenResources, PAGE_LIMITS)}`;
+
+/** The expression that reads the document in the isolated world (the report's reads only when a report is collected). */
 function readExpression(report: boolean): string {
-  const fonts = report ? `, fonts: ${callExpression(failedFonts, PAGE_LIMITS)}` : '';
+  const fonts = report ? `, ${REPORT_READS}` : '';
   return `({ info: ${callExpression(readDocumentInfo, cleanInfoText)}, xref: ${callExpression(findCrossReferenceUse, mentionsCrossReferences)}, declares: ${callExpression(mentionsDeclarations)}${fonts} })`;
 }
 
@@ -65,11 +69,14 @@ async function readDocument(slot: RenderSlot, report: boolean, pageRead?: unknow
   try {
     const read = pageRead === undefined ? undefined : checkedRead(pageRead);
     if (!read) return (await evaluateIn(slot.session, await isolatedWorld(slot), readExpression(report))) as DocumentRead;
-    const fonts =
-      report && read.fontsFailed
-        ? await evaluateIn(slot.session, await isolatedWorld(slot), callExpression(failedFonts, PAGE_LIMITS))
-        : undefined;
-    return { info: read.info, xref: read.xref, declares: read.declares, declared: read.declarations, fonts };
+    const { fonts, broken } =
+      report && (read.fontsFailed || read.resourcesBroken)
+        ? ((await evaluateIn(slot.session, await isolatedWorld(slot), `({ ${REPORT_READS} })`)) as Pick<
+            DocumentRead,
+            'fonts' | 'broken'
+          >)
+        : { fonts: undefined, broken: undefined };
+    return { info: read.info, xref: read.xref, declares: read.declares, declared: read.declarations, fonts, broken };
   } catch (err) {
     // A document that navigates right now has nothing to read yet: the print's retry reads it again.
     if (!NAVIGATED.test(String((err as Error)?.message))) throw err;
@@ -167,6 +174,7 @@ export async function printInSlot(
   if (slot.crashed) throw new RenderError('RENDER_FAILED', 'the document crashed the renderer');
   let read = await readDocument(slot, collect, pageRead);
   report?.addFonts(read.fonts);
+  report?.addBroken(read.broken);
   let printed: { pdf: Buffer; unresolved: string[] };
   try {
     printed = await printDocument(slot, params, read.xref);

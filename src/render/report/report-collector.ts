@@ -98,6 +98,7 @@ export class ReportCollector {
   private readonly errors: Array<[number, string]> = [];
   private pageDropped = 0;
   private readonly fonts = new Map<string, string[]>();
+  private broken: Array<{ at: number; url: string; why: 'relative' | 'undecodable' }> = [];
   private extra: Array<{ at: number; entry: ReportEntry }> = [];
   private readonly listeners: Array<[string, (event: never) => void]>;
 
@@ -170,6 +171,17 @@ export class ReportCollector {
     }
   }
 
+  /** Takes what the isolated world found asked for and not got (report-page.ts brokenResources), checked like addPage's errors. */
+  addBroken(broken: unknown): void {
+    if (!Array.isArray(broken)) return;
+    for (const item of broken.slice(0, PAGE_LIMITS.broken)) {
+      const url = boundedText(item?.url, PAGE_LIMITS.url);
+      if (url === undefined || (item.why !== 'relative' && item.why !== 'undecodable')) continue;
+      if (this.broken.some((b) => b.url === url && b.why === item.why)) continue;
+      this.broken.push({ at: Date.now(), url, why: item.why });
+    }
+  }
+
   /** Notes that `window.pageworksReady` rejected with `text`. */
   notReady(text: string): void {
     this.extra.push({ at: Date.now(), entry: notReadyEntry(text) });
@@ -218,6 +230,13 @@ export class ReportCollector {
       type: f.type,
     }));
     this.placeFonts(found);
+    // An image the network failed is empty too: its request's entry already says why. A request's URL has
+    // no fragment; the image's address may.
+    const unfragmented = (url: string) => url.replace(/#[^]*$/, '');
+    const requested = new Set(this.failures.map((f) => unfragmented(f.url)));
+    for (const b of this.broken)
+      if (b.why === 'relative' || !requested.has(unfragmented(b.url)))
+        found.push({ at: b.at, entry: failedEntry(b.url, { error: b.why }) });
     for (const [at, text] of this.errors) found.push({ at, entry: scriptEntry(text) });
     found.push(...this.extra);
     const entries = found

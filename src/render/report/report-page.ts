@@ -19,8 +19,11 @@ export interface PageErrors {
 /** The failed font families of the document, with the `src` URLs of their readable @font-face rules. */
 export type PageFonts = Array<{ family: string; urls: string[] }>;
 
+/** What the document asked for that no request fetched or showed: the address as written or asked for, and why. */
+export type PageBroken = Array<{ url: string; why: 'relative' | 'undecodable' }>;
+
 /** A report keeps this many script errors, each of this many characters. */
-export const PAGE_LIMITS = { errors: 100, text: 300, fonts: 100, urls: 10, url: 2048 } as const;
+export const PAGE_LIMITS = { errors: 100, text: 300, fonts: 100, urls: 10, url: 2048, broken: 100 } as const;
 
 /**
  * Runs in the page right after document.open() (which erases the window's listeners) and before the
@@ -160,4 +163,49 @@ export function failedFonts(limits: { fonts: number; urls: number; url: number; 
     // A document that broke what this reads loses its fonts' part of the report, never its print.
   }
   return fonts;
+}
+
+/**
+ * Runs in an isolated world just before the document prints: what the document asked for that no network
+ * event reports. A relative address (a document written as HTML has about:blank for its address, so
+ * `/img/logo.png` resolves to nothing and Chromium asks for nothing) on an image, style sheet, script or
+ * frame; and an image whose bytes arrived and are not an image (a broken-image icon prints). An image that
+ * failed on the network is complete and empty too: the collector leaves those to their request's entry.
+ */
+export function brokenResources(limits: { broken: number; url: number }): PageBroken {
+  const broken: PageBroken = [];
+  // The address as written when it is relative and resolves to nothing; null otherwise.
+  const unresolved = (value: string | null | undefined): string | null => {
+    const written = (value ?? '').trim();
+    if (written === '' || /^[a-z][a-z\d+.-]*:/i.test(written)) return null;
+    try {
+      new URL(written, document.baseURI);
+      return null;
+    } catch {
+      return written.slice(0, limits.url);
+    }
+  };
+  try {
+    for (const image of Array.from(document.images)) {
+      if (broken.length >= limits.broken) return broken;
+      if (!image.complete || image.naturalWidth > 0) continue;
+      if (image.currentSrc !== '') {
+        broken.push({ url: image.currentSrc.slice(0, limits.url), why: 'undecodable' });
+        continue;
+      }
+      // The first candidate of a srcset stands for it: one relative candidate makes them all so.
+      const written = image.getAttribute('src') ?? image.getAttribute('srcset')?.trim().split(/\s+/)[0];
+      const url = unresolved(written);
+      if (url !== null) broken.push({ url, why: 'relative' });
+    }
+    const others = document.querySelectorAll('link[rel~="stylesheet" i][href], script[src], iframe[src], frame[src]');
+    for (const element of Array.from(others)) {
+      if (broken.length >= limits.broken) break;
+      const url = unresolved(element.getAttribute(element.localName === 'link' ? 'href' : 'src'));
+      if (url !== null) broken.push({ url, why: 'relative' });
+    }
+  } catch {
+    // A document that broke what this reads loses this part of the report, never its print.
+  }
+  return broken;
 }

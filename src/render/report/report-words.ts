@@ -118,6 +118,9 @@ const NETWORK: Record<NetworkFailure, string> = {
   framing: 'its server does not let other pages show it in a frame (X-Frame-Options or Content-Security-Policy frame-ancestors)',
   decoding: 'its answer says it is compressed (Content-Encoding) and its bytes do not decompress',
   redirects: 'it redirects more than 20 times (a redirect loop)',
+  relative:
+    'its address is relative, and a document sent as HTML has no address of its own to resolve it against (write the full https:// address, add <base href="https://…/"> to the head, or inline it as a data: URL)',
+  undecodable: 'its answer is not an image the browser can read (a broken-image icon printed in its place)',
 };
 
 /** An entry for a request the egress policy refused. */

@@ -2,6 +2,8 @@
  * A document's images and style sheets are waited for as its load event waits for them, however long they
  * take within the render timeout, and not only for RENDER_IDLE_MAX_MS: a logo from a slow server prints,
  * a style sheet that arrives late still styles the page, and nothing is reported missing that printed.
+ * What printed as a broken image without any request failing is reported too: an address relative to a
+ * document that has none, an image whose bytes are not one; a `<base href>` makes relative addresses work.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +35,7 @@ beforeAll(async () => {
       setTimeout(() => res.writeHead(200, { 'content-type': type }).end(body), LATE_MS);
     if (req.url === '/logo.svg') late('image/svg+xml', RED_SQUARE);
     else if (req.url === '/site.css') late('text/css', '.unstyled { display: none }');
+    else if (req.url === '/photo.png') res.writeHead(200, { 'content-type': 'image/png' }).end('not a png at all');
     else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -71,5 +74,31 @@ describe('a document whose resources arrive late', () => {
     expect(text).not.toContain('UNSTYLED');
     // The square's middle (about 1.5 in down, 1.5 in across; at 20 dpi, pixel 30, 40) is the logo's red.
     expect(pixel(res.rawPayload, 30, 40)).toEqual([255, 0, 0]);
+  }, 60_000);
+});
+
+describe('a document whose images print broken without a failed request', () => {
+  const html = (head: string) =>
+    `<!doctype html><html><head>${head}</head><body><p>Invoice</p><img src="logo.svg" alt="logo"><img src="${base}/photo.png" alt="photo"></body></html>`;
+
+  it('names a relative address and an image that is not one; strict handling refuses the PDF', async () => {
+    const res = await postRender(app, key, { html: html('') });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['x-render-warnings']).toBe('2');
+    const warnings = records.find((r) => r.id === res.headers['x-render-id'])?.warnings;
+    expect(warnings?.map((w) => [w.kind, 'error' in w ? w.error : undefined, 'url' in w ? w.url : undefined])).toEqual([
+      ['resource_failed', 'relative', 'logo.svg'],
+      ['resource_failed', 'undecodable', `${base}/photo.png`],
+    ]);
+    const strict = await postRender(app, key, { html: html('') }, { prefer: 'handling=strict' });
+    expect(strict.statusCode).toBe(422);
+    expect(strict.json().error.code).toBe('RENDER_INCOMPLETE');
+  }, 60_000);
+
+  it('with a <base href>, the relative logo loads and only the broken photo is named', async () => {
+    const res = await postRender(app, key, { html: html(`<base href="${base}/">`) });
+    expect(res.statusCode, res.body).toBe(200);
+    const warnings = records.find((r) => r.id === res.headers['x-render-id'])?.warnings;
+    expect(warnings?.map((w) => ('url' in w ? w.url : w.kind))).toEqual([`${base}/photo.png`]);
   }, 60_000);
 });
