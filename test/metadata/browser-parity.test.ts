@@ -1,0 +1,136 @@
+/**
+ * What a browser reads from an answer, the service reads too: answers written byte by byte (a raw origin for
+ * what http.ServerResponse will not send) and fetched through GET /v1/fetch. Each expectation is what headless
+ * Chromium shows for the same answer.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CoreDeps } from '../../src/app/core.js';
+import { buildMetadataApp } from '../../src/app/metadata-app.js';
+import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
+import { html, type Origin, startOrigin } from './origin.js';
+
+/** Text (UTF-8) and raw byte pieces given as `hex:` strings, joined. */
+function bytes(...parts: string[]): Buffer {
+  return Buffer.concat(
+    parts.map((p) => (p.startsWith('hex:') ? Buffer.from(p.slice(4).replace(/ /g, ''), 'hex') : Buffer.from(p))),
+  );
+}
+
+/** "łódź" in ISO-8859-2. */
+const LODZ_8859_2 = 'hex:B3 F3 64 BC';
+
+/** The fields of a page that gives only a title; the favicon is the origin's default. */
+const titleOnly = (base: string, title: string | null) => ({
+  title,
+  description: null,
+  og_title: null,
+  og_description: null,
+  og_image: null,
+  og_url: null,
+  canonical_url: null,
+  favicon_url: `${base}/favicon.ico`,
+});
+
+describe('GET /v1/fetch reads answers as a browser does', () => {
+  let core: CoreDeps;
+  let app: FastifyInstance;
+  let key: string;
+  let origin: Origin;
+  /** Pages served by `origin`: path → [Content-Type, body]. */
+  const pages = new Map<string, [string, Buffer]>();
+
+  beforeAll(async () => {
+    core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', METADATA_CACHE_TTL_S: '0' });
+    app = await buildMetadataApp(core);
+    ({ key } = await createKey(core, 'metadata'));
+    origin = await startOrigin((req, res) => {
+      const page = pages.get(req.url ?? '');
+      if (!page) {
+        res.writeHead(404);
+        return res.end();
+      }
+      html(page[1], page[0])(req, res);
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await origin?.close();
+    if (core) await closeTestCore(core);
+  });
+
+  const get = (url: string) => app.inject({ url: `/v1/fetch?url=${encodeURIComponent(url)}`, headers: { 'x-api-key': key } });
+  /** Serves `body` as `contentType` at `path` on `origin` and fetches it through the service. */
+  const serve = (path: string, contentType: string, body: Buffer) => {
+    pages.set(path, [contentType, body]);
+    return get(origin.base + path);
+  };
+
+  describe('encoding from an XML declaration', () => {
+    it('text/html without a charset: the declaration names the encoding (double or single quotes)', async () => {
+      const latin2 = await serve(
+        '/xml-latin2',
+        'text/html',
+        bytes('<?xml version="1.0" encoding="iso-8859-2"?><title>', LODZ_8859_2, '</title>'),
+      );
+      expect(latin2.statusCode).toBe(200);
+      expect(latin2.json()).toEqual(titleOnly(origin.base, 'łódź'));
+      const utf8 = await serve('/xml-utf8', 'text/html', bytes("<?xml version='1.0' encoding='utf-8'?><title>Café</title>"));
+      expect(utf8.json()).toEqual(titleOnly(origin.base, 'Café'));
+      // UTF-16 named from inside a document read as bytes is UTF-8, as for a meta charset.
+      const utf16 = await serve('/xml-utf16', 'text/html', bytes('<?xml version="1.0" encoding="utf-16"?><title>Café</title>'));
+      expect(utf16.json().title).toBe('Café');
+    });
+
+    it('BOM, then the Content-Type charset, then a meta charset come first; the declaration counts only at the first byte', async () => {
+      const meta = await serve(
+        '/xml-meta',
+        'text/html',
+        bytes('<?xml version="1.0" encoding="utf-8"?><meta charset="iso-8859-2"><title>', LODZ_8859_2, '</title>'),
+      );
+      expect(meta.json().title).toBe('łódź');
+      const header = await serve(
+        '/xml-header',
+        'text/html; charset=windows-1252',
+        bytes('<?xml version="1.0" encoding="utf-8"?><title>Café</title>'),
+      );
+      expect(header.json().title).toBe('CafÃ©');
+      const bom = await serve(
+        '/xml-bom',
+        'text/html',
+        bytes('hex:EF BB BF', '<?xml version="1.0" encoding="iso-8859-2"?><title>Café</title>'),
+      );
+      expect(bom.json().title).toBe('Café');
+      const late = await serve('/xml-late', 'text/html', bytes(' <?xml version="1.0" encoding="utf-8"?><title>Café</title>'));
+      expect(late.json().title).toBe('CafÃ©');
+    });
+
+    it('a declaration naming an encoding that is not ASCII-compatible: ISO-2022-JP is read as such', async () => {
+      const res = await serve(
+        '/xml-2022',
+        'text/html',
+        bytes("<?xml version='1.0' encoding='iso-2022-jp'?><title>", 'hex:1B 24 42 46 7C 4B 5C 1B 28 42', '</title>'),
+      );
+      expect(res.json()).toEqual(titleOnly(origin.base, '日本'));
+    });
+
+    it('application/xhtml+xml is UTF-8 without a declaration (a meta charset does not count), else what it declares', async () => {
+      const page = (head: string) =>
+        bytes(`<html xmlns="http://www.w3.org/1999/xhtml"><head>${head}<title>Café</title></head><body/></html>`);
+      const plain = await serve('/xhtml', 'application/xhtml+xml', page(''));
+      expect(plain.json()).toEqual(titleOnly(origin.base, 'Café'));
+      const meta = await serve('/xhtml-meta', 'application/xhtml+xml', page('<meta charset="iso-8859-2"/>'));
+      expect(meta.json().title).toBe('Café');
+      const declared = await serve(
+        '/xhtml-declared',
+        'application/xhtml+xml',
+        bytes(
+          '<?xml version="1.0" encoding="iso-8859-2"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>',
+          LODZ_8859_2,
+          '</title></head></html>',
+        ),
+      );
+      expect(declared.json().title).toBe('łódź');
+    });
+  });
+});
