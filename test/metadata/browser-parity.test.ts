@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../../src/app/core.js';
 import { buildMetadataApp } from '../../src/app/metadata-app.js';
 import { closeTestCore, createKey, createTestCore } from '../helpers/core.js';
-import { html, type Origin, startOrigin } from './origin.js';
+import { html, type Origin, type RawOrigin, startOrigin, startRawOrigin } from './origin.js';
 
 /** Text (UTF-8) and raw byte pieces given as `hex:` strings, joined. */
 function bytes(...parts: string[]): Buffer {
@@ -19,6 +19,13 @@ function bytes(...parts: string[]): Buffer {
 
 /** "łódź" in ISO-8859-2. */
 const LODZ_8859_2 = 'hex:B3 F3 64 BC';
+
+/** An HTTP/1.1 200 answer with these header lines (raw bytes, as written) and body. */
+function answer200(headerLines: Array<string | Buffer>, body: string | Buffer): Buffer {
+  const b = typeof body === 'string' ? Buffer.from(body) : body;
+  const lines = [...headerLines, `Content-Length: ${b.length}`].map((l) => Buffer.concat([Buffer.from(l), Buffer.from('\r\n')]));
+  return Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\n'), ...lines, Buffer.from('\r\n'), b]);
+}
 
 /** The fields of a page that gives only a title; the favicon is the origin's default. */
 const titleOnly = (base: string, title: string | null) => ({
@@ -36,12 +43,16 @@ describe('GET /v1/fetch reads answers as a browser does', () => {
   let core: CoreDeps;
   let app: FastifyInstance;
   let key: string;
+  const logs: Array<Record<string, unknown>> = [];
   let origin: Origin;
+  let raw: RawOrigin;
   /** Pages served by `origin`: path → [Content-Type, body]. */
   const pages = new Map<string, [string, Buffer]>();
+  /** Answers of `raw`: target → the parts written. */
+  const answers = new Map<string, Array<string | Buffer>>();
 
   beforeAll(async () => {
-    core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', METADATA_CACHE_TTL_S: '0' });
+    core = await createTestCore({ EGRESS_ALLOW: '127.0.0.1/32', METADATA_CACHE_TTL_S: '0' }, logs);
     app = await buildMetadataApp(core);
     ({ key } = await createKey(core, 'metadata'));
     origin = await startOrigin((req, res) => {
@@ -52,10 +63,12 @@ describe('GET /v1/fetch reads answers as a browser does', () => {
       }
       html(page[1], page[0])(req, res);
     });
+    raw = await startRawOrigin((target) => answers.get(target) ?? ['HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n'], 20);
   });
   afterAll(async () => {
     await app?.close();
     await origin?.close();
+    await raw?.close();
     if (core) await closeTestCore(core);
   });
 
@@ -132,5 +145,22 @@ describe('GET /v1/fetch reads answers as a browser does', () => {
       );
       expect(declared.json().title).toBe('łódź');
     });
+  });
+
+  it('a Location in raw UTF-8 is read as UTF-8: the next request is percent-encoded once', async () => {
+    answers.set('/go', [
+      Buffer.concat([
+        Buffer.from('HTTP/1.1 302 Found\r\nLocation: '),
+        Buffer.from('/echo/café?q=ü'),
+        Buffer.from('\r\nContent-Length: 0\r\n\r\n'),
+      ]),
+    ]);
+    answers.set('/echo/caf%C3%A9?q=%C3%BC', [
+      answer200(['Content-Type: text/html'], '<title>Echo</title><link rel="canonical" href="#c">'),
+    ]);
+    const res = await get(`${raw.base}/go`);
+    expect(raw.targets).toContain('/echo/caf%C3%A9?q=%C3%BC');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ ...titleOnly(raw.base, 'Echo'), canonical_url: `${raw.base}/echo/caf%C3%A9?q=%C3%BC#c` });
   });
 });
