@@ -33,6 +33,9 @@ export interface PageFetcherOptions {
 
 const MAX_REDIRECTS = 5;
 
+/** Response headers read at most: Chromium's limit; Node's default (16 KiB) failed pages a browser shows. */
+export const MAX_RESPONSE_HEADER_BYTES = 256 * 1024;
+
 /** What every fetch asks for: a polite, configurable User-Agent and what we can read. */
 function requestHeaders(userAgent: string): Record<string, string> {
   return {
@@ -62,6 +65,8 @@ function describeTransportError(err: unknown): string {
     return 'TLS handshake with the target failed';
   }
   if (code.startsWith('Z_')) return 'target sent a body that could not be decompressed';
+  if (code === 'UND_ERR_HEADERS_OVERFLOW')
+    return `target sent more than ${MAX_RESPONSE_HEADER_BYTES / 1024} KiB of response headers`;
   if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) return 'target sent an invalid HTTP response';
   return 'target could not be fetched';
 }
@@ -179,6 +184,6 @@ function toFailure(err: unknown, cancel: Cancellation, timeoutMs: number): { err
     };
   }
   const detail = describeTransportError(err);
-  const unreadable = code.startsWith('Z_') || code.startsWith('HPE_');
+  const unreadable = code.startsWith('Z_') || code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW';
   return { error: new MetadataError(502, detail, { cause: err }), outcome: unreadable ? 'bad_response' : 'connection_error' };
 }

@@ -163,4 +163,25 @@ describe('GET /v1/fetch reads answers as a browser does', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ...titleOnly(raw.base, 'Echo'), canonical_url: `${raw.base}/echo/caf%C3%A9?q=%C3%BC#c` });
   });
+
+  describe('large response headers', () => {
+    it('headers of 200 KiB are read, as Chromium reads up to 256 KiB', async () => {
+      const filler = Array.from({ length: 25 }, (_, i) => `X-Filler-${i}: ${'a'.repeat(8 * 1024)}`);
+      answers.set('/big-headers', [answer200(['Content-Type: text/html', ...filler], '<title>Big</title>')]);
+      const res = await get(`${raw.base}/big-headers`);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual(titleOnly(raw.base, 'Big'));
+    });
+
+    it('over 256 KiB: 502 that says so, and the log line names the cause', async () => {
+      const filler = Array.from({ length: 40 }, (_, i) => `X-Filler-${i}: ${'a'.repeat(8 * 1024)}`);
+      answers.set('/huge-headers', [answer200(['Content-Type: text/html', ...filler], '<title>Huge</title>')]);
+      logs.length = 0;
+      const res = await get(`${raw.base}/huge-headers`);
+      expect(res.statusCode).toBe(502);
+      expect(res.json()).toEqual({ detail: 'target sent more than 256 KiB of response headers' });
+      const line = logs.find((l) => l.msg === 'fetch failed: target sent more than 256 KiB of response headers');
+      expect(line?.err).toMatchObject({ code: 'UND_ERR_HEADERS_OVERFLOW' });
+    });
+  });
 });
