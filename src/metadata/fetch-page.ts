@@ -13,7 +13,7 @@ import { BadRedirect, deniedMessage, egressGet, TooManyRedirects } from '../net/
 import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 import { shownUrl } from '../redact-url.js';
-import { isHtmlContentType } from './encoding.js';
+import { isHtmlContentType } from './content-type.js';
 import { nonHtmlMetadata } from './extract.js';
 import { MetadataExtractor } from './metadata-extractor.js';
 import type { FetchOutcome } from './metrics.js';
@@ -69,6 +69,12 @@ function describeTransportError(err: unknown): string {
     return `target sent more than ${MAX_RESPONSE_HEADER_BYTES / 1024} KiB of response headers`;
   if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) return 'target sent an invalid HTTP response';
   return 'target could not be fetched';
+}
+
+/** A header's values as Fetch combines repeated headers (joined by ", "), or null when it is absent. */
+function combined(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** Bytes read and discarded after an early stop so the connection can serve the next request. */
@@ -139,7 +145,7 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
       outcome = 'http_error';
       throw new MetadataError(502, `target answered HTTP ${res.statusCode}`);
     }
-    const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null;
+    const contentType = combined(res.headers['content-type']);
     if (!isHtmlContentType(contentType)) return nonHtmlMetadata(finalUrl);
     const codings = contentCodings(res.headers['content-encoding']);
     const extractor = new MetadataExtractor(contentType, finalUrl);

@@ -14,15 +14,9 @@
  */
 import { Candidates } from './candidates.js';
 import { EMPTY, joined, SEAM, SEAM_EXTRA } from './chunk-seam.js';
+import { isHtmlContentType, parseContentType } from './content-type.js';
 import { DocumentEncoding } from './document-encoding.js';
-import {
-  decoderFor,
-  isAsciiCompatible,
-  isHtmlContentType,
-  parseContentType,
-  resolveEncodingLabel,
-  sniffBom,
-} from './encoding.js';
+import { decoderFor, isAsciiCompatible, resolveEncodingLabel, sniffBom } from './encoding.js';
 import { DocumentScanner } from './scanner.js';
 import type { TagAttrs } from './tag-attrs.js';
 import { nonHtmlMetadata } from './text.js';

@@ -184,4 +184,51 @@ describe('GET /v1/fetch reads answers as a browser does', () => {
       expect(line?.err).toMatchObject({ code: 'UND_ERR_HEADERS_OVERFLOW' });
     });
   });
+
+  describe('Content-Type given more than once', () => {
+    it('two Content-Type headers: the second one’s charset counts', async () => {
+      answers.set('/ct-twice', [
+        answer200(['Content-Type: text/html', 'Content-Type: text/html; charset=utf-8'], '<title>Café</title>'),
+      ]);
+      const res = await get(`${raw.base}/ct-twice`);
+      expect(res.json()).toEqual(titleOnly(raw.base, 'Café'));
+    });
+
+    it('comma-joined values in one header are read as separate values', async () => {
+      answers.set('/ct-joined', [answer200(['Content-Type: text/html, text/html; charset=utf-8'], '<title>Café</title>')]);
+      const res = await get(`${raw.base}/ct-joined`);
+      expect(res.json()).toEqual(titleOnly(raw.base, 'Café'));
+      // The last valid type is the answer's type: JSON after HTML is not HTML.
+      answers.set('/ct-json-last', [
+        answer200(['Content-Type: text/html; charset=utf-8, application/json'], '<title>Café</title>'),
+      ]);
+      expect((await get(`${raw.base}/ct-json-last`)).json()).toEqual(titleOnly(raw.base, null));
+    });
+
+    it('two application/json headers: not HTML, every field null but the favicon', async () => {
+      answers.set('/ct-json', [
+        answer200(['Content-Type: application/json', 'Content-Type: application/json'], '<title>Not a page</title>'),
+      ]);
+      const res = await get(`${raw.base}/ct-json`);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual(titleOnly(raw.base, null));
+    });
+  });
+
+  describe('the charset parameter, as MIME Sniffing parses it', () => {
+    it('an unterminated quoted value still names the charset', async () => {
+      const res = await serve('/ct-open-quote', 'text/html; charset="utf-8', bytes('<title>Café</title>'));
+      expect(res.json()).toEqual(titleOnly(origin.base, 'Café'));
+    });
+
+    it('spaces around "=" make it no parameter at all: windows-1252', async () => {
+      const res = await serve('/ct-spaced', 'text/html ; charset = utf-8', bytes('<title>Café</title>'));
+      expect(res.json()).toEqual(titleOnly(origin.base, 'CafÃ©'));
+    });
+
+    it('an invalid type is sniffed as a missing one (HTML), as Chromium does', async () => {
+      const res = await serve('/ct-invalid', 'html', bytes('<title>Café</title>'));
+      expect(res.json()).toEqual(titleOnly(origin.base, 'CafÃ©'));
+    });
+  });
 });
