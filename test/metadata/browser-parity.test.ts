@@ -269,4 +269,10 @@ describe('GET /v1/fetch reads answers as a browser does', () => {
       }
     });
   });
+
+  it('an attribute after the 48th of a tag counts', async () => {
+    const many = Array.from({ length: 60 }, (_, i) => `data-a${i}=1`).join(' ');
+    const res = await serve('/attrs', 'text/html', bytes(`<meta ${many} name=description content=many><title>T</title>`));
+    expect(res.json()).toEqual({ ...titleOnly(origin.base, 'T'), description: 'many' });
+  });
 });
