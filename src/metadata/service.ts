@@ -81,11 +81,7 @@ export function checkTargetUrl(raw: unknown): string {
 /** Builds the service from the configuration. */
 export function createMetadataService(config: Config, opts: MetadataServiceOptions = {}): MetadataService {
   const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
-  const agent = createPinnedAgent({
-    connectTimeoutMs: config.metadataTimeoutMs,
-    maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
-    skipUnaskedContinue: true,
-  });
+  const agent = createPinnedAgent({ connectTimeoutMs: config.metadataTimeoutMs, maxHeaderSize: MAX_RESPONSE_HEADER_BYTES });
   const metrics = opts.metrics ?? NO_METRICS;
   const fetchOne = (url: string): Promise<Metadata> =>
     fetchPageMetadata(url, {

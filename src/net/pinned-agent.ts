@@ -11,7 +11,6 @@ import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'undici/types/header.js';
 import type { Cancellation } from './cancellation.js';
 import { EgressDenied } from './policy.js';
-import { dropUnaskedContinue } from './unasked-continue.js';
 
 /** Options of the pinned agent. */
 export interface PinnedAgentOptions {
@@ -23,8 +22,6 @@ export interface PinnedAgentOptions {
   ca?: string | Buffer | Array<string | Buffer>;
   /** Largest response header block read, in bytes (default: Node's, 16 KiB); a larger one fails the request. */
   maxHeaderSize?: number;
-  /** Skip a `100 Continue` sent unasked before the answer, as browsers do (undici fails the request on it). */
-  skipUnaskedContinue?: boolean;
 }
 
 /** Creates the dispatcher every outbound caller uses; it only connects to pinned IP literals. */
@@ -42,8 +39,7 @@ export function createPinnedAgent(opts: PinnedAgentOptions = {}): Agent {
         callback(new EgressDenied(`refusing to connect to unpinned host ${ip}`), null);
         return;
       }
-      if (!opts.skipUnaskedContinue) connector(options, callback);
-      else connector(options, (err, socket) => (err ? callback(err, null) : callback(null, dropUnaskedContinue(socket))));
+      connector(options, callback);
     },
   });
 }

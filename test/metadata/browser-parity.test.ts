@@ -232,44 +232,6 @@ describe('GET /v1/fetch reads answers as a browser does', () => {
     });
   });
 
-  describe('an unasked 100 Continue', () => {
-    const page = answer200(['Content-Type: text/html'], '<title>After continue</title>');
-
-    it('is skipped, in its own packet or in one with the answer', async () => {
-      answers.set('/continue', ['HTTP/1.1 100 Continue\r\n\r\n', page]);
-      const apart = await get(`${raw.base}/continue`);
-      expect(apart.statusCode).toBe(200);
-      expect(apart.json()).toEqual(titleOnly(raw.base, 'After continue'));
-      answers.set('/continue-joined', [Buffer.concat([Buffer.from('HTTP/1.1 100 Continue\r\n\r\n'), page])]);
-      expect((await get(`${raw.base}/continue-joined`)).json()).toEqual(titleOnly(raw.base, 'After continue'));
-    });
-
-    it('is skipped when split inside its status line, repeated, or next to a 103 Early Hints', async () => {
-      answers.set('/continue-split', ['HTTP/1.1 1', '00 Continue\r\n', '\r\nHTTP/1.1 100 Continue\r\n\r\n', page]);
-      expect((await get(`${raw.base}/continue-split`)).json()).toEqual(titleOnly(raw.base, 'After continue'));
-      answers.set('/continue-hints', [
-        'HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n',
-        'HTTP/1.1 100 Continue\r\n\r\n',
-        page,
-      ]);
-      expect((await get(`${raw.base}/continue-hints`)).json()).toEqual(titleOnly(raw.base, 'After continue'));
-    });
-
-    it('the connection it came on serves the next fetch', async () => {
-      const reuse = await startRawOrigin(() => ['HTTP/1.1 100 Continue\r\n\r\n', page], 10);
-      try {
-        for (let i = 0; i < 3; i++) {
-          expect((await get(`${reuse.base}/page${i}`)).json()).toEqual(titleOnly(reuse.base, 'After continue'));
-          // undici hands a connection back to its pool a moment after the answer ends.
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        expect(reuse.connections).toBe(1);
-      } finally {
-        await reuse.close();
-      }
-    });
-  });
-
   it('an attribute after the 48th of a tag counts', async () => {
     const many = Array.from({ length: 60 }, (_, i) => `data-a${i}=1`).join(' ');
     const res = await serve('/attrs', 'text/html', bytes(`<meta ${many} name=description content=many><title>T</title>`));

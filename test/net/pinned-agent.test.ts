@@ -33,12 +33,6 @@ describe('pinned agent', () => {
   beforeAll(async () => {
     tlsServer = https.createServer({ cert, key }, (req, res) => {
       seen.push({ sni: (req.socket as unknown as { servername?: string }).servername, host: req.headers.host });
-      if (req.url === '/continue') {
-        // A 100 Continue nobody asked for (no Expect header), then the answer.
-        res.writeContinue();
-        setTimeout(() => res.end('after continue'), 10);
-        return;
-      }
       res.end('secure');
     });
     plain = http.createServer((req, res) => res.end(`plain ${req.headers.host}`));
@@ -68,22 +62,6 @@ describe('pinned agent', () => {
       /altnames|certificate|Hostname/i,
     );
     await agent.close();
-  });
-
-  it('skips a 100 Continue sent unasked (over TLS) when made to; without the option it fails as before', async () => {
-    const port = (tlsServer.address() as AddressInfo).port;
-    const skipping = createPinnedAgent({ ca: cert, skipUnaskedContinue: true });
-    for (let i = 0; i < 2; i++) {
-      const res = await egressGet(policy, skipping, `https://secure.example:${port}/continue`, { maxRedirects: 0 });
-      expect(res.statusCode).toBe(200);
-      expect(await text(res.body)).toBe('after continue');
-    }
-    await skipping.close();
-    const plainAgent = createPinnedAgent({ ca: cert });
-    await expect(egressGet(policy, plainAgent, `https://secure.example:${port}/continue`, { maxRedirects: 0 })).rejects.toThrow(
-      /bad response/,
-    );
-    await plainAgent.close();
   });
 
   it('refuses to connect to a host name (no second DNS lookup at connect time)', async () => {
