@@ -1,7 +1,7 @@
 /**
- * Character encodings per WHATWG Encoding: label resolution, BOM sniffing, Content-Type charset,
- * and cached decoders. Node's TextDecoder (full ICU) knows every WHATWG label except the
- * "replacement", "x-user-defined" and "iso-8859-16" encodings, which are handled here.
+ * Character encodings per WHATWG Encoding: label resolution, BOM sniffing, a meta's charset, and cached
+ * decoders (the Content-Type's charset is content-type.ts's). Node's TextDecoder (full ICU) knows every
+ * WHATWG label except the "replacement", "x-user-defined" and "iso-8859-16" encodings, which are handled here.
  */
 
 import { legacyMultiByteDecoder } from './cjk-decoders.js';
@@ -40,32 +40,6 @@ export function sniffBom(bytes: Uint8Array): { encoding: string; length: number 
   if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf-16be', length: 2 };
   if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
   return null;
-}
-
-/** Essence (lower-case `type/subtype`) and charset parameter of a Content-Type header value. */
-export function parseContentType(value: string | null | undefined): { essence: string; charset: string | null } {
-  if (!value) return { essence: '', charset: null };
-  const parts = value.split(';');
-  const essence = parts[0].trim().toLowerCase();
-  let charset: string | null = null;
-  for (let i = 1; i < parts.length; i++) {
-    const eq = parts[i].indexOf('=');
-    if (eq < 0) continue;
-    if (parts[i].slice(0, eq).trim().toLowerCase() !== 'charset') continue;
-    let v = parts[i].slice(eq + 1).trim();
-    if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
-    if (v !== '') {
-      charset = v;
-      break;
-    }
-  }
-  return { essence, charset };
-}
-
-/** Whether a response with this Content-Type is parsed as HTML (a missing type counts as HTML). */
-export function isHtmlContentType(value: string | null | undefined): boolean {
-  const { essence } = parseContentType(value);
-  return essence === '' || essence === 'text/html' || essence === 'application/xhtml+xml';
 }
 
 /** Encodings whose bytes below 0x80 are ASCII and never occur inside a multi-byte character as <, >, quotes, =, / or whitespace. */

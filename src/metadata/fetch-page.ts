@@ -13,7 +13,7 @@ import { BadRedirect, deniedMessage, egressGet, TooManyRedirects } from '../net/
 import type { PushBody } from '../net/pinned-agent.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 import { shownUrl } from '../redact-url.js';
-import { isHtmlContentType } from './encoding.js';
+import { isHtmlContentType } from './content-type.js';
 import { nonHtmlMetadata } from './extract.js';
 import { MetadataExtractor } from './metadata-extractor.js';
 import type { FetchOutcome } from './metrics.js';
@@ -32,6 +32,9 @@ export interface PageFetcherOptions {
 }
 
 const MAX_REDIRECTS = 5;
+
+/** Response headers read at most: Chromium's limit; Node's default (16 KiB) failed pages a browser shows. */
+export const MAX_RESPONSE_HEADER_BYTES = 256 * 1024;
 
 /** What every fetch asks for: a polite, configurable User-Agent and what we can read. */
 function requestHeaders(userAgent: string): Record<string, string> {
@@ -62,8 +65,16 @@ function describeTransportError(err: unknown): string {
     return 'TLS handshake with the target failed';
   }
   if (code.startsWith('Z_')) return 'target sent a body that could not be decompressed';
+  if (code === 'UND_ERR_HEADERS_OVERFLOW')
+    return `target sent more than ${MAX_RESPONSE_HEADER_BYTES / 1024} KiB of response headers`;
   if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_')) return 'target sent an invalid HTTP response';
   return 'target could not be fetched';
+}
+
+/** A header's values as Fetch combines repeated headers (joined by ", "), or null when it is absent. */
+function combined(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** Bytes read and discarded after an early stop so the connection can serve the next request. */
@@ -122,6 +133,7 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
   try {
     const res = await egressGet(opts.policy, opts.agent, url, {
       maxRedirects: opts.maxRedirects ?? MAX_REDIRECTS,
+      utf8Location: true,
       cancel,
       headersTimeoutMs: opts.timeoutMs,
       bodyTimeoutMs: opts.timeoutMs,
@@ -133,7 +145,7 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
       outcome = 'http_error';
       throw new MetadataError(502, `target answered HTTP ${res.statusCode}`);
     }
-    const contentType = typeof res.headers['content-type'] === 'string' ? res.headers['content-type'] : null;
+    const contentType = combined(res.headers['content-type']);
     if (!isHtmlContentType(contentType)) return nonHtmlMetadata(finalUrl);
     const codings = contentCodings(res.headers['content-encoding']);
     const extractor = new MetadataExtractor(contentType, finalUrl);
@@ -178,6 +190,6 @@ function toFailure(err: unknown, cancel: Cancellation, timeoutMs: number): { err
     };
   }
   const detail = describeTransportError(err);
-  const unreadable = code.startsWith('Z_') || code.startsWith('HPE_');
+  const unreadable = code.startsWith('Z_') || code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW';
   return { error: new MetadataError(502, detail, { cause: err }), outcome: unreadable ? 'bad_response' : 'connection_error' };
 }

@@ -7,24 +7,16 @@
  *   ended (a tag that cannot stand in a head was seen) reading stops, so a `<base>` further down the body is
  *   not seen then. Conforming documents have `<base>` in the head.
  *
- * Encoding: BOM, then the Content-Type charset, then a `<meta>` charset under Blink's pre-scan rules
- * (anywhere while the head lasts, anywhere in the first 1024 bytes), else windows-1252. An earlier design put
- * "UTF-8 if the bytes are valid UTF-8" before windows-1252, but the browser that is the reference does
- * not do that for http(s) pages: Chromium only lets its detector pick UTF-8 for file: URLs, so an
- * undeclared UTF-8 page shows as windows-1252 mojibake in the DOM (4 corpus pages). We follow the browser
- * (docs/design-notes.md#metadata-reading-and-encoding).
+ * Encoding: its sources and their order are DocumentEncoding's (document-encoding.ts). While it may still
+ * change, the bytes are scanned as they are and the values decoded in the final encoding at the end; an
+ * encoding that is not ASCII-compatible (UTF-16, ISO-2022-JP) has the scan start over on the bytes
+ * transcoded to UTF-8.
  */
 import { Candidates } from './candidates.js';
 import { EMPTY, joined, SEAM, SEAM_EXTRA } from './chunk-seam.js';
-import {
-  decoderFor,
-  encodingFromMetaAttributes,
-  isAsciiCompatible,
-  isHtmlContentType,
-  parseContentType,
-  resolveEncodingLabel,
-  sniffBom,
-} from './encoding.js';
+import { isHtmlContentType, parseContentType } from './content-type.js';
+import { DocumentEncoding } from './document-encoding.js';
+import { decoderFor, isAsciiCompatible, resolveEncodingLabel, sniffBom } from './encoding.js';
 import { DocumentScanner } from './scanner.js';
 import type { TagAttrs } from './tag-attrs.js';
 import { nonHtmlMetadata } from './text.js';
@@ -33,9 +25,7 @@ import type { Metadata } from './types.js';
 /** Streaming extractor: `push` chunks (returns true once everything is settled), then `finish`. */
 export class MetadataExtractor {
   private readonly html: boolean;
-  private readonly contentEncoding: string | null;
-  private bom: { encoding: string; length: number } | null = null;
-  private metaEncoding: string | null = null;
+  private readonly encoding: DocumentEncoding;
   /** Set when the document's encoding is not ASCII-compatible: bytes are transcoded to UTF-8 first. */
   private transcoder: TextDecoder | null = null;
   private transcodedFrom: string | null = null;
@@ -62,8 +52,8 @@ export class MetadataExtractor {
     private readonly finalUrl: string,
   ) {
     this.html = isHtmlContentType(contentType);
-    const { charset } = parseContentType(contentType);
-    this.contentEncoding = charset ? resolveEncodingLabel(charset) : null;
+    const { essence, charset } = parseContentType(contentType);
+    this.encoding = new DocumentEncoding(charset ? resolveEncodingLabel(charset) : null, essence === 'application/xhtml+xml');
   }
 
   /** True when no further byte can change the result. */
@@ -96,6 +86,13 @@ export class MetadataExtractor {
     if (!this.started) this.start();
     if (this.transcoder) this.feed(Buffer.from(this.transcoder.decode(), 'utf8'));
     if (!this.done) this.scan(true);
+    // The input ended before the pre-scan did: an XML declaration may name an encoding to scan it again in.
+    const xml = this.xmlRescan(true);
+    if (xml !== null) {
+      this.transcodeFrom(xml, 0);
+      if (this.transcoder) this.feed(Buffer.from(this.transcoder.decode(), 'utf8'));
+      if (!this.done) this.scan(true);
+    }
     return this.fields();
   }
 
@@ -108,13 +105,14 @@ export class MetadataExtractor {
   private start(): void {
     this.started = true;
     const first = this.rawJoined();
-    this.bom = sniffBom(first);
-    const known = this.bom?.encoding ?? this.contentEncoding;
+    const bom = sniffBom(first);
+    this.encoding.bom = bom;
+    const known = this.encoding.upFront;
     if (known !== null && !isAsciiCompatible(known)) {
-      this.transcodeFrom(known, this.bom?.length ?? 0);
+      this.transcodeFrom(known, bom?.length ?? 0);
       return;
     }
-    this.newScanner(known !== null, first.subarray(this.bom?.length ?? 0), this.bom?.length ?? 0);
+    this.newScanner(known !== null, first.subarray(bom?.length ?? 0), bom?.length ?? 0);
   }
 
   /** A fresh scan of `bytes`, which start at `offset` in the document. */
@@ -183,11 +181,12 @@ export class MetadataExtractor {
         this.pendingBytes = 0;
         this.run(win, Infinity, final);
       }
-      if (this.restart) {
+      const xml = this.restart ? null : this.xmlRescan(false);
+      if (this.restart || xml !== null) {
         this.restart = false;
-        const declared = this.metaEncoding;
-        if (declared === null) throw new Error('MetadataExtractor: a rescan was requested without a meta charset');
-        this.transcodeFrom(declared, this.bom?.length ?? 0);
+        const declared = this.encoding.meta ?? xml;
+        if (declared === null) throw new Error('MetadataExtractor: a rescan was requested without a declared encoding');
+        this.transcodeFrom(declared, this.encoding.bom?.length ?? 0);
         continue;
       }
       if (this.isSettled()) {
@@ -196,8 +195,11 @@ export class MetadataExtractor {
       }
     }
     this.rescanAt = 2 * this.tail.length;
-    // No meta charset can restart the scan any more: the raw bytes need not be kept.
-    if (this.currentScanner().charsetDone) this.raw = null;
+    // No meta charset can restart the scan any more: once the XML declaration is read, the raw bytes need not be kept.
+    if (this.raw && this.currentScanner().charsetDone) {
+      this.encoding.readXml(this.raw);
+      this.raw = null;
+    }
     return this.done;
   }
 
@@ -273,25 +275,25 @@ export class MetadataExtractor {
   private charsetMeta(attrs: TagAttrs): boolean {
     const pairs: Array<[string, string]> = [];
     for (let i = 0; i < attrs.count; i++) pairs.push([this.found.attrName(attrs, i), this.found.attrText(attrs, i)]);
-    const enc = encodingFromMetaAttributes(pairs);
+    const enc = this.encoding.fromMeta(pairs);
     if (enc === null) return false;
-    this.metaEncoding = enc;
     // Bytes were read as ASCII-compatible so far; a declared ISO-2022-JP (or "replacement") needs a rescan.
     if (!isAsciiCompatible(enc)) this.restart = true;
     return true;
   }
 
-  private documentEncoding(): string {
-    if (this.transcodedFrom) return this.transcodedFrom;
-    const declared = this.bom?.encoding ?? this.contentEncoding ?? this.metaEncoding;
-    if (declared) return declared;
-    // Chromium never sniffs UTF-8 for http(s) documents (only for file: URLs); an undeclared document is
-    // windows-1252, the en-US default, even when its bytes are valid UTF-8. See the module comment.
-    return 'windows-1252';
+  /**
+   * At the end of the pre-scan (or of the input): the encoding an XML declaration makes the scan start over
+   * in (one that is not ASCII-compatible, when nothing else declared one), else null.
+   */
+  private xmlRescan(inputEnded: boolean): string | null {
+    if (this.transcodedFrom || !(inputEnded || this.currentScanner().charsetDone)) return null;
+    if (this.raw) this.encoding.readXml(this.raw);
+    return this.encoding.xmlRescan();
   }
 
   private fields(): Metadata {
-    const encoding = this.documentEncoding();
+    const encoding = this.transcodedFrom ?? this.encoding.final;
     const decoder = decoderFor(this.transcodedFrom || encoding === 'replacement' ? 'utf-8' : encoding);
     return this.found.fields(this.finalUrl, encoding, decoder);
   }

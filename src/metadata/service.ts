@@ -10,7 +10,7 @@ import { createEgressPolicy, type LookupFn } from '../net/policy.js';
 import { type DependencyHealth, UNWATCHED, withPause } from '../outage-log.js';
 import { createMetadataCache, DEFAULT_PREFIX } from './cache.js';
 import { withCacheAndCoalescing } from './cached-fetch.js';
-import { fetchPageMetadata } from './fetch-page.js';
+import { fetchPageMetadata, MAX_RESPONSE_HEADER_BYTES } from './fetch-page.js';
 import { type MetadataMetrics, NO_METRICS } from './metrics.js';
 import { createSharedCoalescer } from './shared-coalescing.js';
 import type { Metadata } from './types.js';
@@ -81,7 +81,7 @@ export function checkTargetUrl(raw: unknown): string {
 /** Builds the service from the configuration. */
 export function createMetadataService(config: Config, opts: MetadataServiceOptions = {}): MetadataService {
   const policy = createEgressPolicy({ allow: config.egressAllow, lookup: opts.lookup });
-  const agent = createPinnedAgent({ connectTimeoutMs: config.metadataTimeoutMs });
+  const agent = createPinnedAgent({ connectTimeoutMs: config.metadataTimeoutMs, maxHeaderSize: MAX_RESPONSE_HEADER_BYTES });
   const metrics = opts.metrics ?? NO_METRICS;
   const fetchOne = (url: string): Promise<Metadata> =>
     fetchPageMetadata(url, {

@@ -15,10 +15,19 @@ const SQ = 0x27;
  * valueStart = -1 when the attribute has no value. Only the first MAX_ATTRS are kept.
  */
 export class TagAttrs {
-  static readonly MAX_ATTRS = 48;
-  readonly pos = new Int32Array(TagAttrs.MAX_ATTRS * 4);
+  /**
+   * A bound on memory (16 bytes an attribute), not on work: the scan of a tag is linear in its length either
+   * way. The DOM keeps every attribute; no real page comes near this many on one tag (a 5 MiB page of
+   * `a=1` could reach over a million, 20 MiB of positions).
+   */
+  static readonly MAX_ATTRS = 16_384;
+  /** Room for this many attributes at first; it doubles as a tag needs more. */
+  private static readonly FIRST_ROOM = 48;
+  pos = new Int32Array(TagAttrs.FIRST_ROOM * 4);
   count = 0;
   selfClosing = false;
+  /** Whether the attribute read last was kept (false past MAX_ATTRS): its value goes to it only then. */
+  private keptLast = false;
 
   /** Index of the first attribute named `lit` (lower-case), or -1. Duplicates after the first are ignored, as in the DOM. */
   find(b: Buffer, lit: string): number {
@@ -29,18 +38,23 @@ export class TagAttrs {
   }
 
   private add(ns: number, ne: number): void {
-    if (this.count < TagAttrs.MAX_ATTRS) {
-      const o = this.count * 4;
-      this.pos[o] = ns;
-      this.pos[o + 1] = ne;
-      this.pos[o + 2] = -1;
-      this.pos[o + 3] = -1;
-      this.count++;
+    this.keptLast = this.count < TagAttrs.MAX_ATTRS;
+    if (!this.keptLast) return;
+    const o = this.count * 4;
+    if (o === this.pos.length) {
+      const room = new Int32Array(Math.min(2 * this.pos.length, TagAttrs.MAX_ATTRS * 4));
+      room.set(this.pos);
+      this.pos = room;
     }
+    this.pos[o] = ns;
+    this.pos[o + 1] = ne;
+    this.pos[o + 2] = -1;
+    this.pos[o + 3] = -1;
+    this.count++;
   }
 
   private setValue(vs: number, ve: number): void {
-    if (this.count > 0 && this.count <= TagAttrs.MAX_ATTRS) {
+    if (this.keptLast) {
       this.pos[(this.count - 1) * 4 + 2] = vs;
       this.pos[(this.count - 1) * 4 + 3] = ve;
     }
@@ -53,6 +67,7 @@ export class TagAttrs {
   scan(b: Buffer, k: number, len: number, final: boolean): number {
     this.count = 0;
     this.selfClosing = false;
+    this.keptLast = false;
     const incomplete = final ? EOF_IN_TAG : NEED_MORE;
     for (;;) {
       // before attribute name

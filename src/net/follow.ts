@@ -2,6 +2,7 @@
  * GET with manual redirects: every hop goes through the egress policy again (scheme, host, address)
  * before a single packet is sent to it.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Dispatcher } from 'undici';
 import { abortable } from './cancellation.js';
 import { type PinnedRequestOptions, type PushedResponse, pinnedDispatch } from './pinned-agent.js';
@@ -53,6 +54,19 @@ export interface FollowedResponse extends PushedResponse {
 /** Options of egressGet. */
 export interface FollowOptions extends Omit<PinnedRequestOptions, 'method'> {
   maxRedirects: number;
+  /**
+   * Read a `Location` written in raw UTF-8 bytes as UTF-8, as browsers do (undici hands header bytes over as
+   * latin1, so `/café` would be requested as `/caf%C3%83%C2%A9`). Bytes that are not valid UTF-8 stay latin1.
+   */
+  utf8Location?: boolean;
+}
+
+/** A header value's bytes (latin1, as undici gives them) read as UTF-8 when they are valid UTF-8. */
+function asUtf8(value: string): string {
+  // An ASCII value (nearly every one) reads the same either way.
+  if (!/[\x80-\xff]/.test(value)) return value;
+  const bytes = Buffer.from(value, 'latin1');
+  return isUtf8(bytes) ? bytes.toString('utf8') : value;
 }
 
 /**
@@ -76,8 +90,9 @@ export async function egressGet(
     // A small redirect body is read so the socket can be reused; a large one is dropped with the socket.
     res.body.dump(16_384);
     const location = res.headers.location;
-    const value = Array.isArray(location) ? location[0] : location;
-    if (!value) throw new BadRedirect(res.statusCode);
+    const first = Array.isArray(location) ? location[0] : location;
+    if (!first) throw new BadRedirect(res.statusCode);
+    const value = opts.utf8Location ? asUtf8(first) : first;
     if (redirects >= opts.maxRedirects) throw new TooManyRedirects(opts.maxRedirects);
     try {
       current = new URL(value, target.url);

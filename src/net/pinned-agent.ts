@@ -20,6 +20,8 @@ export interface PinnedAgentOptions {
   keepAliveTimeoutMs?: number;
   /** Extra trusted CA certificates (PEM), replacing the defaults; for intranets and tests. */
   ca?: string | Buffer | Array<string | Buffer>;
+  /** Largest response header block read, in bytes (default: Node's, 16 KiB); a larger one fails the request. */
+  maxHeaderSize?: number;
 }
 
 /** Creates the dispatcher every outbound caller uses; it only connects to pinned IP literals. */
@@ -27,6 +29,7 @@ export function createPinnedAgent(opts: PinnedAgentOptions = {}): Agent {
   const connector = buildConnector({ timeout: opts.connectTimeoutMs ?? 10_000, ...(opts.ca ? { ca: opts.ca } : {}) });
   return new Agent({
     keepAliveTimeout: opts.keepAliveTimeoutMs ?? 4_000,
+    ...(opts.maxHeaderSize ? { maxHeaderSize: opts.maxHeaderSize } : {}),
     connect(options, callback) {
       // Defence in depth: a name would mean a second DNS lookup at connect time (a rebinding window), so
       // only pinned IP literals pass. Addresses of hosts allowed by name are not re-judged here: the

@@ -6,11 +6,11 @@
  */
 import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import fc from 'fast-check';
+import { parseContentType } from '../../src/metadata/content-type.js';
 import {
   decodeDocument,
   encodingFromMetaAttributes,
   extractCharsetFromContent,
-  parseContentType,
   resolveEncodingLabel,
   sniffBom,
 } from '../../src/metadata/encoding.js';

@@ -104,6 +104,16 @@ export const PATHOLOGICAL: Pathological[] = [
   { name: 'many meta tags', contentType: 'text/html', build: (n) => repeat('<meta property="og:image" content="/i.png">', n) },
   { name: 'many link icons', contentType: 'text/html', build: (n) => repeat('<link rel="icon shortcut" href="/f.ico">', n) },
   { name: 'unclosed quote', contentType: 'text/html', build: (n) => repeat('> < = " ', n, '<meta content="') },
+  {
+    name: 'many attributes in one tag',
+    contentType: 'text/html',
+    build: (n) => repeat(' data-a=1', n, '<meta ', ' name=description content=many>'),
+  },
+  {
+    name: 'many attributes, tag left open',
+    contentType: 'text/html',
+    build: (n) => repeat(' a="1"', n, '<meta name=description '),
+  },
   { name: 'entity soup', contentType: 'text/html', build: (n) => repeat('&#99999999;&amp&lt;&#x;&', n, '<title>', '</title>') },
   { name: 'svg foreign content', contentType: 'text/html', build: (n) => repeat('<svg><title>s</title><math>', n) },
   { name: 'broken UTF-8', contentType: 'text/html; charset=utf-8', build: brokenUtf8 },

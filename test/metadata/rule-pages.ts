@@ -310,6 +310,42 @@ export const RULE_PAGES: RulePage[] = [
     title: 'CafÃ©',
   }),
   page(
+    'an XML declaration names the encoding when nothing else does',
+    bytes('<?xml version="1.0" encoding="iso-8859-2"?><title>', 'hex:B3 F3 64 BC', '</title>'),
+    { title: 'łódź' },
+  ),
+  page(
+    'a meta charset beats an XML declaration',
+    bytes('<?xml version="1.0" encoding="utf-8"?><meta charset="iso-8859-2"><title>', 'hex:B3 F3 64 BC', '</title>'),
+    { title: 'łódź' },
+  ),
+  page(
+    'an XML declaration after a blank is a comment',
+    bytes(" <?xml version='1.0' encoding='utf-8'?><title>Caf", 'hex:C3 A9', '</title>'),
+    { title: 'CafÃ©' },
+  ),
+  page(
+    'an XML declaration counts in a page the pre-scan left after 1024 bytes',
+    bytes(`<?xml version="1.0" encoding="iso-8859-2"?><body><p>${'x'.repeat(1100)}</p><title>`, 'hex:B3 F3 64 BC', '</title>'),
+    { title: 'łódź' },
+  ),
+  page(
+    'an XML declaration naming ISO-2022-JP, in a short page and after 1024 bytes',
+    bytes(
+      "<?xml version='1.0' encoding='iso-2022-jp'?><title>",
+      'hex:1B 24 42 46 7C 4B 5C 1B 28 42',
+      `</title><body><p>${'x'.repeat(1100)}</p><meta name="description" content="`,
+      'hex:1B 24 42 46 7C 4B 5C 1B 28 42',
+      '">',
+    ),
+    { title: '日本', description: '日本' },
+  ),
+  page(
+    'an XML declaration whose encoding stands beyond the first 1024 bytes',
+    bytes(`<?xml version="1.0" ${'x'.repeat(2000)} encoding="utf-8"?><title>Caf`, 'hex:C3 A9', '</title>'),
+    { title: 'Café' },
+  ),
+  page(
     'a frameset before the body: nothing after it counts',
     '<title>Head title</title><meta name="description" content="In the head"><frameset cols="50%"><frame src="a.html">' +
       '<noframes><meta property="og:title" content="In noframes"></noframes></frameset><meta property="og:title" content="After it"><link rel="icon" href="/late.ico">',
