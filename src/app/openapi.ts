@@ -3,9 +3,9 @@
  * as they are added, so it is registered before any route: health is in the document too.
  */
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../version.js';
+import { registerDocsPage } from './docs-page.js';
 
 /** What the service's OpenAPI document says about itself; paths come from the route schemas. */
 export interface ServiceOpenApi {
@@ -49,6 +49,6 @@ export async function registerOpenApi(app: FastifyInstance, openapi: ServiceOpen
     // plugin's own conversion where a schema is nested (an assembly part's render options), so convert them all.
     transformObject: (doc) => singleExamples('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await registerDocsPage(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
