@@ -5,6 +5,7 @@
  * gets the service's shape too.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { cutText, MAX_QUOTED } from '../cut-text.js';
 import type { SendError } from '../service-app-type.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -14,16 +15,18 @@ export function answerUnrouted(app: FastifyInstance, sendError: SendError): void
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0];
     const allowed = METHODS.filter((method) => app.hasRoute({ url: path, method }));
+    // The path is the client's: quoted at most MAX_QUOTED characters of it.
+    const shown = cutText(path, MAX_QUOTED);
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));
       return sendError(
         reply,
         405,
         'METHOD_NOT_ALLOWED',
-        `${request.method} is not allowed on ${path} (allowed: ${allowed.join(', ')})`,
+        `${request.method} is not allowed on ${shown} (allowed: ${allowed.join(', ')})`,
       );
     }
-    return sendError(reply, 404, 'NOT_FOUND', `not found: ${request.method} ${path}`);
+    return sendError(reply, 404, 'NOT_FOUND', `not found: ${request.method} ${shown}`);
   });
 }
 

@@ -1,6 +1,7 @@
 /**
  * Render options → print parameters. Pure: plain values in, plain values out (docs/api.md#post-v1render).
  */
+import { quoted } from '../../cut-text.js';
 import { invalid } from '../../errors.js';
 
 /** The page formats of the spec with their portrait size in inches (ISO/ANSI). */
@@ -52,14 +53,9 @@ export interface PrintParams {
   pageCss: string;
 }
 
-/** Formats a user value for an error message (strings quoted, the rest as JSON). */
-function show(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
-}
-
 /** The dimension message, shared with the schema error formatter so both paths say the same thing. */
 export function notADimensionMessage(field: string, value: unknown): string {
-  return `${field}: ${show(value)} is not a dimension (mm, cm, in, px)`;
+  return `${field}: ${quoted(value)} is not a dimension (mm, cm, in, px)`;
 }
 
 /** Parses a dimension string into inches; throws INVALID_REQUEST naming `field`. */
@@ -73,15 +69,15 @@ export function parseDimension(field: string, value: string): number {
 export function parseFormat(value: string): PageFormat {
   const found = (Object.keys(PAGE_FORMATS) as PageFormat[]).find((f) => f.toLowerCase() === String(value).toLowerCase());
   if (!found) {
-    throw invalid(`options.format: ${show(value)} is not a supported format (${Object.keys(PAGE_FORMATS).join(', ')})`);
+    throw invalid(`options.format: ${quoted(value)} is not a supported format (${Object.keys(PAGE_FORMATS).join(', ')})`);
   }
   return found;
 }
 
 function pageSide(field: string, value: string): number {
   const inches = parseDimension(field, value);
-  if (!(inches > 0)) throw invalid(`${field}: ${show(value)} must be greater than 0`);
-  if (inches > MAX_PAGE_SIDE_IN) throw invalid(`${field}: ${show(value)} is larger than ${MAX_PAGE_SIDE_IN}in`);
+  if (!(inches > 0)) throw invalid(`${field}: ${quoted(value)} must be greater than 0`);
+  if (inches > MAX_PAGE_SIDE_IN) throw invalid(`${field}: ${quoted(value)} is larger than ${MAX_PAGE_SIDE_IN}in`);
   return inches;
 }
 
@@ -96,7 +92,7 @@ function noRoomMessage(
   margin: NonNullable<RenderOptions['margin']>,
   pageIn: number,
 ): string {
-  const written = sides.filter((side) => margin[side] !== undefined).map((side) => `${side} ${show(margin[side])}`);
+  const written = sides.filter((side) => margin[side] !== undefined).map((side) => `${side} ${quoted(margin[side])}`);
   const unit = (margin[sides[0]] ?? margin[sides[1]] ?? 'in').slice(-2) as keyof typeof INCHES_PER_UNIT;
   const page = `${Number((pageIn / INCHES_PER_UNIT[unit]).toFixed(2))}${unit}`;
   const verb = written.length === 1 ? 'leaves' : 'leave';
@@ -108,7 +104,7 @@ export function toPrintParams(options: RenderOptions = {}): PrintParams {
   const format = PAGE_FORMATS[parseFormat(options.format ?? 'A4')];
   const scale = options.scale ?? 1;
   if (typeof scale !== 'number' || !Number.isFinite(scale) || scale < SCALE_MIN || scale > SCALE_MAX) {
-    throw invalid(`options.scale: ${show(scale)} is out of range (${SCALE_MIN} to ${SCALE_MAX.toFixed(1)})`);
+    throw invalid(`options.scale: ${quoted(scale)} is out of range (${SCALE_MIN} to ${SCALE_MAX.toFixed(1)})`);
   }
   const width = options.width === undefined ? undefined : pageSide('options.width', options.width);
   const height = options.height === undefined ? undefined : pageSide('options.height', options.height);
