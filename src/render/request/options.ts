@@ -1,7 +1,7 @@
 /**
  * Render options → print parameters. Pure: plain values in, plain values out (docs/api.md#post-v1render).
  */
-import { quoted } from '../../cut-text.js';
+import { cutText, MAX_QUOTED, quoted } from '../../cut-text.js';
 import { invalid } from '../../errors.js';
 
 /** The page formats of the spec with their portrait size in inches (ISO/ANSI). */
@@ -82,21 +82,29 @@ function pageSide(field: string, value: string): number {
 }
 
 /**
- * The refusal of margins that leave no room across one axis, in the request's own words: the margins as
- * written and the page's side in the unit of the first of them (`left "150mm" + right "100mm" leave no
- * printable width on a page 210mm wide`), not in the inches the print is computed in.
+ * The refusal of a page that leaves no room across one axis, in the request's own words. Without margins
+ * on that axis the page itself is too small: its size field as written (`options.width: "0.5px" leaves no
+ * printable width …`). Otherwise the margins as written and the page's side as the request wrote it, or,
+ * for a format's side, in the unit of the first margin (`left "150mm" + right "100mm" leave no printable
+ * width on a page 210mm wide`), not in the inches the print is computed in.
  */
 function noRoomMessage(
   axis: 'width' | 'height',
   sides: readonly ['left', 'right'] | readonly ['top', 'bottom'],
-  margin: NonNullable<RenderOptions['margin']>,
+  options: RenderOptions,
   pageIn: number,
 ): string {
+  const margin = options.margin ?? {};
+  const size = options[axis];
+  const extent = axis === 'width' ? 'wide' : 'tall';
   const written = sides.filter((side) => margin[side] !== undefined).map((side) => `${side} ${quoted(margin[side])}`);
+  // A format's side is at least 5 in: only a written size can be too small with no margin on its axis.
+  if (written.length === 0)
+    return `options.${axis}: ${quoted(size)} leaves no printable ${axis} (a page must be at least 1px ${extent})`;
   const unit = (margin[sides[0]] ?? margin[sides[1]] ?? 'in').slice(-2) as keyof typeof INCHES_PER_UNIT;
-  const page = `${Number((pageIn / INCHES_PER_UNIT[unit]).toFixed(2))}${unit}`;
+  const page = size ?? `${Number((pageIn / INCHES_PER_UNIT[unit]).toFixed(2))}${unit}`;
   const verb = written.length === 1 ? 'leaves' : 'leave';
-  return `options.margin: ${written.join(' + ')} ${verb} no printable ${axis} on a page ${page} ${axis === 'width' ? 'wide' : 'tall'}`;
+  return `options.margin: ${written.join(' + ')} ${verb} no printable ${axis} on a page ${cutText(page, MAX_QUOTED)} ${extent}`;
 }
 
 /** Turns validated request options into print parameters, applying docs/api.md's page-size rules. */
@@ -130,8 +138,9 @@ export function toPrintParams(options: RenderOptions = {}): PrintParams {
   };
   // Chromium needs at least a sliver of printable area; anything under 1/96 in (one CSS pixel) is none.
   const minimum = 1 / 96;
-  if (widthIn - margin.left - margin.right < minimum) throw invalid(noRoomMessage('width', ['left', 'right'], m, widthIn));
-  if (heightIn - margin.top - margin.bottom < minimum) throw invalid(noRoomMessage('height', ['top', 'bottom'], m, heightIn));
+  if (widthIn - margin.left - margin.right < minimum) throw invalid(noRoomMessage('width', ['left', 'right'], options, widthIn));
+  if (heightIn - margin.top - margin.bottom < minimum)
+    throw invalid(noRoomMessage('height', ['top', 'bottom'], options, heightIn));
   const sizeSet = options.format !== undefined || options.landscape !== undefined || width !== undefined || height !== undefined;
   const setSides = MARGIN_SIDES.filter((side) => m[side] !== undefined);
   const pageCss = pageBoxCss(
