@@ -60,6 +60,8 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     ...httpServerLimits(core.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   ignoreEmptyBodies(app);
+  // First, so that its 405s know every route added after it (OpenAPI's, health's, the service's).
+  answerUnrouted(app, sendError);
 
   const closing = drainOnClose(app);
   closeUnusedOnClose(app);
@@ -78,7 +80,6 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
   const limiterDegraded = () => 'isDegraded' in limiter && limiter.isDegraded === true;
   app.decorate('metrics', installMetrics(app, opts.metricsLabel ?? service, { limiterDegraded }));
 
-  answerUnrouted(app, sendError);
   installServiceAuth(app, { service, core, sendError });
   return app;
 }
