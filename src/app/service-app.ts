@@ -54,7 +54,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     frameworkErrors: routerErrorHandler(requestIdHeader, sendError),
-    clientErrorHandler: clientErrorHandler(service),
+    clientErrorHandler: clientErrorHandler(service, requestIdHeader),
     // Serializers that write our plain unions without Ajv, so a route's first answer does not wait for it to compile.
     schemaController: { compilersFactory: { buildSerializer } },
     ...httpServerLimits(core.config),
