@@ -73,7 +73,7 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
   });
   recordUsage(app, core.usage, service);
 
-  if (opts.openapi) await registerOpenApi(app, opts.openapi);
+  if (opts.openapi) await registerOpenApi(app, opts.openapi, requestIdHeader);
   registerHealthAndReadiness(app, core.store);
 
   const { limiter } = core;
