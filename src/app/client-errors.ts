@@ -1,11 +1,13 @@
 /**
  * Answers to requests Node's HTTP server refuses before Fastify sees them (headers too large, too slow,
- * not HTTP), in the service's own error shape instead of Fastify's default body.
+ * not HTTP), in the service's own error shape instead of Fastify's default body, with a request id as
+ * every other answer has.
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { ApiService } from '../config.js';
 import type { RenderErrorCode } from '../errors.js';
+import { randomRequestId, requestIdPrefix } from './request-ids.js';
 
 /** What the server refused, as a status, a render error code and a message a client can act on. */
 function refusal(err: NodeJS.ErrnoException): [status: number, code: RenderErrorCode, message: string] {
@@ -15,8 +17,12 @@ function refusal(err: NodeJS.ErrnoException): [status: number, code: RenderError
   return [400, 'INVALID_REQUEST', 'the request is not valid HTTP/1.1'];
 }
 
-/** A Fastify `clientErrorHandler` answering in `service`'s error shape: `{"error":{"code","message"}}` or `{"detail"}`. */
-export function clientErrorHandler(service: ApiService) {
+/**
+ * A Fastify `clientErrorHandler` answering in `service`'s error shape (`{"error":{"code","message"}}` or
+ * `{"detail"}`) with a fresh request id in `requestIdHeader` (X-Render-ID, X-Request-ID).
+ */
+export function clientErrorHandler(service: ApiService, requestIdHeader: string) {
+  const idPrefix = requestIdPrefix(service);
   return (err: NodeJS.ErrnoException, socket: Socket): void => {
     // A connection reset has nothing left to answer.
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
@@ -25,7 +31,8 @@ export function clientErrorHandler(service: ApiService) {
       const body = JSON.stringify(service === 'metadata' ? { detail: message } : { error: { code, message } });
       socket.write(
         `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+          `Content-Type: application/json; charset=utf-8\r\n${requestIdHeader}: ${randomRequestId(idPrefix)}\r\n` +
+          `Connection: close\r\n\r\n${body}`,
       );
     }
     socket.destroy(err);

@@ -33,6 +33,7 @@ export async function buildMetadataApp(core: CoreDeps, opts: MetadataAppOptions 
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A metadata key (pwm_live_…)' },
       },
+      requestIdDescription: "This answer's id (req_ and 24 hex characters): quote it when asking for support.",
     },
   });
   const cacheLog = core.log.child({ service: 'metadata', component: 'cache' });

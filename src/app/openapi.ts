@@ -3,9 +3,10 @@
  * as they are added, so it is registered before any route: health is in the document too.
  */
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../version.js';
+import { registerDocsPage } from './docs-page.js';
+import { declareCommonHeaders, type RequestIdHeader } from './openapi-headers.js';
 
 /** What the service's OpenAPI document says about itself; paths come from the route schemas. */
 export interface ServiceOpenApi {
@@ -14,6 +15,8 @@ export interface ServiceOpenApi {
   /** The public base address (`RENDER_PUBLIC_URL`, `METADATA_PUBLIC_URL`). */
   serverUrl: string;
   securitySchemes: Record<string, SecurityScheme>;
+  /** What the request id on every answer (X-Render-ID, X-Request-ID) is, in the service's words. */
+  requestIdDescription: string;
 }
 
 /** The two ways the services take a key: a bearer token (render) or a header (metadata). */
@@ -35,9 +38,13 @@ function singleExamples<T>(node: T): T {
   return node;
 }
 
-/** Serves the OpenAPI document and its docs page; call before the routes are added. */
-export async function registerOpenApi(app: FastifyInstance, openapi: ServiceOpenApi): Promise<void> {
+/**
+ * Serves the OpenAPI document and its docs page, the request id (`requestIdHeader`) and the other headers
+ * every answer has declared on its responses; call before the routes are added.
+ */
+export async function registerOpenApi(app: FastifyInstance, openapi: ServiceOpenApi, requestIdHeader: string): Promise<void> {
   const { title, description, serverUrl, securitySchemes } = openapi;
+  const requestId: RequestIdHeader = { name: requestIdHeader, description: openapi.requestIdDescription };
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -47,8 +54,9 @@ export async function registerOpenApi(app: FastifyInstance, openapi: ServiceOpen
     },
     // OpenAPI 3.0 schemas take one `example`; the TypeBox schemas' JSON Schema `examples` arrays survive the
     // plugin's own conversion where a schema is nested (an assembly part's render options), so convert them all.
-    transformObject: (doc) => singleExamples('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject),
+    transformObject: (doc) =>
+      declareCommonHeaders(singleExamples('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject), requestId),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await registerDocsPage(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

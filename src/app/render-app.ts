@@ -212,6 +212,8 @@ export async function buildRenderApp(core: CoreDeps, opts: RenderAppOptions = {}
       description: 'HTML in, PDF out: at once (POST /v1/render) or as a queued job (POST /v1/jobs).',
       serverUrl: config.renderPublicUrl,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A render key (pwr_live_…)' } },
+      requestIdDescription:
+        "This answer's id (rnd_ and 24 hex characters; a render's is its id at GET /v1/renders/{id}): quote it when asking for support.",
     },
   });
   // Only JSON bodies: without this, text/plain would be parsed and fail validation as a 400, not a 415.

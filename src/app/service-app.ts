@@ -54,12 +54,14 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     frameworkErrors: routerErrorHandler(requestIdHeader, sendError),
-    clientErrorHandler: clientErrorHandler(service),
+    clientErrorHandler: clientErrorHandler(service, requestIdHeader),
     // Serializers that write our plain unions without Ajv, so a route's first answer does not wait for it to compile.
     schemaController: { compilersFactory: { buildSerializer } },
     ...httpServerLimits(core.config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   ignoreEmptyBodies(app);
+  // First, so that its 405s know every route added after it (OpenAPI's, health's, the service's).
+  answerUnrouted(app, sendError);
 
   const closing = drainOnClose(app);
   closeUnusedOnClose(app);
@@ -71,14 +73,13 @@ export async function createServiceApp(opts: ServiceAppOptions): Promise<Service
   });
   recordUsage(app, core.usage, service);
 
-  if (opts.openapi) await registerOpenApi(app, opts.openapi);
+  if (opts.openapi) await registerOpenApi(app, opts.openapi, requestIdHeader);
   registerHealthAndReadiness(app, core.store);
 
   const { limiter } = core;
   const limiterDegraded = () => 'isDegraded' in limiter && limiter.isDegraded === true;
   app.decorate('metrics', installMetrics(app, opts.metricsLabel ?? service, { limiterDegraded }));
 
-  answerUnrouted(app, sendError);
   installServiceAuth(app, { service, core, sendError });
   return app;
 }

@@ -17,6 +17,19 @@ export const READS_PER_LIMIT = 10;
 
 const BEARER = /^bearer ([!-~]+)$/i;
 
+/**
+ * The challenge of a render 401 (RFC 9110 §15.5.2 requires one; RFC 6750 §3 gives its form): the realm
+ * alone when the request sent no Bearer credentials, `invalid_token` when it sent a key that was refused.
+ * A metadata key travels in X-API-Key, which no registered authentication scheme describes: no challenge.
+ */
+const BEARER_CHALLENGE = 'Bearer realm="pageworks"';
+const INVALID_TOKEN_CHALLENGE = `${BEARER_CHALLENGE}, error="invalid_token"`;
+
+/** The WWW-Authenticate value of a refused render request, by whether its Authorization header used the Bearer scheme. */
+function bearerChallenge(request: FastifyRequest): string {
+  return /^bearer(?: |$)/i.test(request.headers.authorization ?? '') ? INVALID_TOKEN_CHALLENGE : BEARER_CHALLENGE;
+}
+
 const MISSING_KEY: Record<ApiService, string> = {
   render: 'missing API key: send "Authorization: Bearer <key>"',
   metadata: 'missing API key: send the X-API-Key header',
@@ -44,9 +57,13 @@ export interface ServiceAuthOptions {
 export function installServiceAuth(app: ServiceApp, opts: ServiceAuthOptions): void {
   const { service, core, sendError } = opts;
   const windows = new WeakMap<FastifyRequest, { key: string; policy: string; limit: number; windowS: number }>();
+  const unauthorized = (request: FastifyRequest, reply: FastifyReply, message: string) => {
+    if (service === 'render') reply.header('WWW-Authenticate', bearerChallenge(request));
+    return (sendError(reply, 401, 'UNAUTHORIZED', message), reply);
+  };
   const authenticate = async (request: FastifyRequest, reply: FastifyReply, metered: boolean) => {
     const presented = presentedKey(service, request);
-    if (presented === undefined) return (sendError(reply, 401, 'UNAUTHORIZED', MISSING_KEY[service]), reply);
+    if (presented === undefined) return unauthorized(request, reply, MISSING_KEY[service]);
     let check: KeyCheck;
     try {
       check = presented === null ? { ok: false, denial: 'malformed' } : await core.keys.verify(presented, service);
@@ -64,7 +81,7 @@ export function installServiceAuth(app: ServiceApp, opts: ServiceAuthOptions): v
             : check.denial === 'revoked'
               ? 'API key revoked'
               : 'unknown API key';
-      return (sendError(reply, 401, 'UNAUTHORIZED', message), reply);
+      return unauthorized(request, reply, message);
     }
     const now = Date.now();
     request.auth = { accountId: check.accountId, keyId: check.keyId, service, ...(metered ? {} : { metered }) };

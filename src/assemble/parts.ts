@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Dispatcher } from 'undici';
+import { quoted } from '../cut-text.js';
 import { invalid, RenderError } from '../errors.js';
 import type { EgressPolicy } from '../net/policy.js';
 import { PdfWorkLimitError, pdfEngine } from '../pdf/engine.js';
@@ -153,7 +154,7 @@ async function obtainOne(
     budget.take(label, pdf.length);
   } else if ('file' in part) {
     const upload = opts.uploads?.files.get(part.file);
-    if (!upload) throw invalid(`${label}.file: ${JSON.stringify(part.file)} is not among the uploaded files`);
+    if (!upload) throw invalid(`${label}.file: ${quoted(part.file)} is not among the uploaded files`);
     pdf = await fs.readFile(upload.path);
     budget.take(label, pdf.length);
   } else {

@@ -5,6 +5,7 @@
  * are the render's.
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { quoted } from '../cut-text.js';
 import { invalid, RenderError } from '../errors.js';
 import { toPrintParams, validateRenderRequest } from '../render/index.js';
 import {
@@ -75,8 +76,7 @@ function checkFile(file: unknown, label: string, uploaded: Uploaded): void {
       })`,
     );
   // Refused before any part is rendered, in the words the merge would use an hour later in a job.
-  if (uploaded.notPdf?.has(file))
-    throw invalid(`${label}: not a PDF (the file ${JSON.stringify(file)} does not start with %PDF-)`);
+  if (uploaded.notPdf?.has(file)) throw invalid(`${label}: not a PDF (the file ${quoted(file)} does not start with %PDF-)`);
 }
 
 /**
@@ -89,12 +89,12 @@ function checkEveryUploadNamed(parts: unknown[], names: ReadonlySet<string>): vo
   if (unnamed.length === 0) return;
   const listed = unnamed
     .slice(0, 10)
-    .map((name) => JSON.stringify(name.slice(0, 100)))
+    .map((name) => quoted(name))
     .join(', ');
   const [is, it] = unnamed.length === 1 ? ['is', 'it'] : ['are', 'them'];
   throw invalid(
     `files: ${listed}${unnamed.length > 10 ? ', …' : ''} ${is} uploaded but no part names ${it}: ` +
-      `add a part such as {"file": ${JSON.stringify(unnamed[0].slice(0, 100))}}, or leave ${it} out of the form`,
+      `add a part such as {"file": ${quoted(unnamed[0])}}, or leave ${it} out of the form`,
   );
 }
 

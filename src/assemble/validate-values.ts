@@ -2,6 +2,7 @@
  * What the assemble request's validators share: the checks of a JSON value's type, its fields and its
  * text, whose messages name the field (the INVALID_REQUEST they throw is errors.ts's `invalid`).
  */
+import { cutText, MAX_QUOTED, quoted } from '../cut-text.js';
 import { invalid } from '../errors.js';
 import { MAX_TEXT } from './schema.js';
 
@@ -14,13 +15,13 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function show(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 60)}`;
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${quoted(value)}`;
 }
 
-/** Refuses a field of `object` not among `known`, named under `at`. */
+/** Refuses a field of `object` not among `known`, named under `at` (the name cut short: it can be any length). */
 export function unknownField(object: Record<string, unknown>, known: readonly string[], at: string): void {
   const extra = Object.keys(object).find((k) => !known.includes(k));
-  if (extra !== undefined) throw invalid(`${at}${extra}: unknown field`);
+  if (extra !== undefined) throw invalid(`${cutText(`${at}${extra}`, MAX_QUOTED)}: unknown field`);
 }
 
 /** Checks `object[name]`, a string of at most MAX_TEXT characters (given and not empty when `required`). */

@@ -13,6 +13,7 @@ import {
   MAX_PKCS12_BYTES,
 } from '../accounts/certificates.js';
 import { unshowableCharacterProblem } from '../accounts/user-text.js';
+import { cutText, MAX_QUOTED } from '../cut-text.js';
 import { invalid, RenderError } from '../errors.js';
 import { RenderErrorSchema } from '../render/index.js';
 import type { ServiceApp } from '../service-app-type.js';
@@ -60,7 +61,8 @@ function validateCertificateUpload(body: unknown): CertificateUpload {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('body: expected a JSON object');
   const input = body as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!['pkcs12', 'password', 'name'].includes(key)) throw invalid(`${key}: unknown field (allowed: pkcs12, password, name)`);
+    if (!['pkcs12', 'password', 'name'].includes(key))
+      throw invalid(`${cutText(key, MAX_QUOTED)}: unknown field (allowed: pkcs12, password, name)`);
   }
   if (typeof input.pkcs12 !== 'string' || input.pkcs12 === '') throw invalid('pkcs12: required, the PKCS#12 file as base64');
   const compact = input.pkcs12.replace(/\s+/g, '');

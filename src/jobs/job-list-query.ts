@@ -3,6 +3,7 @@
  * the dashboard's Jobs page pages with too).
  */
 import { Type } from '@sinclair/typebox';
+import { cutText, MAX_QUOTED, quoted } from '../cut-text.js';
 import { invalid } from '../errors.js';
 import type { RenderJobStatus } from '../store/schema.js';
 
@@ -22,14 +23,14 @@ export const JobListQuerySchema = Type.Object(
 export function validateListQuery(query: unknown): { status?: RenderJobStatus; limit: number; cursor?: string } {
   const q = (query ?? {}) as Record<string, unknown>;
   const unknown = Object.keys(q).find((k) => !['status', 'limit', 'cursor'].includes(k));
-  if (unknown !== undefined) throw invalid(`${unknown}: unknown query parameter`);
+  if (unknown !== undefined) throw invalid(`${cutText(unknown, MAX_QUOTED)}: unknown query parameter`);
   for (const [name, value] of Object.entries(q)) if (typeof value !== 'string') throw invalid(`${name}: give it once`);
   const { status, limit, cursor } = q as Record<string, string | undefined>;
   if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
-    throw invalid(`status: ${JSON.stringify(status)} is not a job status (${STATUSES.join(', ')})`);
+    throw invalid(`status: ${quoted(status)} is not a job status (${STATUSES.join(', ')})`);
   }
   if (limit !== undefined && (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 100)) {
-    throw invalid(`limit: ${JSON.stringify(limit)} is not a whole number from 1 to 100`);
+    throw invalid(`limit: ${quoted(limit)} is not a whole number from 1 to 100`);
   }
   return { status: status as RenderJobStatus | undefined, limit: limit === undefined ? 20 : Number(limit), cursor };
 }

@@ -12,6 +12,7 @@ import {
   UPLOADS_NOT_PDF,
   validateAssembleRequest,
 } from '../assemble/index.js';
+import { cutText, MAX_QUOTED } from '../cut-text.js';
 import { invalid } from '../errors.js';
 import { MAX_BODY_BYTES, type RenderRequest, RenderRequestSchema, validateRenderRequest } from '../render/index.js';
 import { MAX_WEBHOOK_URL_LENGTH } from './webhook-url.js';
@@ -76,7 +77,7 @@ export function validateJobRequest(body: unknown): JobRequest {
       throw invalid('webhook: must be a JSON object {"url": "https://…"}');
     const { url, ...others } = webhook as Record<string, unknown>;
     const unknown = Object.keys(others)[0];
-    if (unknown !== undefined) throw invalid(`webhook.${unknown}: unknown field`);
+    if (unknown !== undefined) throw invalid(`${cutText(`webhook.${unknown}`, MAX_QUOTED)}: unknown field`);
     if (typeof url !== 'string' || url === '') throw invalid('webhook.url: required, a URL string');
     webhookUrl = url;
   }

@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AssembleRequest, Uploads } from '../assemble/index.js';
+import { quoted } from '../cut-text.js';
 import { invalid, RenderError } from '../errors.js';
 import { scratchDir } from '../scratch-dirs.js';
 import type { JobFileStore } from '../store/job-file-queries.js';
@@ -38,7 +39,7 @@ export function namedUploads(request: AssembleRequest, uploads: Uploads | undefi
     if (!('file' in part) || seen.has(part.file)) continue;
     const file = uploads.files.get(part.file);
     // The validator refused a name that was not uploaded; this is the same check where the bytes are taken.
-    if (!file) throw invalid(`parts: the file ${JSON.stringify(part.file)} was not uploaded`);
+    if (!file) throw invalid(`parts: the file ${quoted(part.file)} was not uploaded`);
     seen.add(part.file);
     named.push({ name: part.file, ...file });
   }

@@ -3,6 +3,7 @@
  * delivery, where DNS may answer differently). Classification through the render egress policy only;
  * no connection is opened here.
  */
+import { cutText, MAX_QUOTED, quoted } from '../cut-text.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 
 /** Longest webhook URL accepted. */
@@ -18,7 +19,7 @@ export async function validateWebhookUrl(url: string, policy: EgressPolicy): Pro
     return 'webhook.url: not a URL';
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    return `webhook.url: scheme "${parsed.protocol.slice(0, -1)}" is not allowed (only https and http)`;
+    return `webhook.url: scheme ${quoted(parsed.protocol.slice(0, -1))} is not allowed (only https and http)`;
   }
   if (parsed.username !== '' || parsed.password !== '') return 'webhook.url: must not carry a user name or password';
   try {
@@ -26,6 +27,6 @@ export async function validateWebhookUrl(url: string, policy: EgressPolicy): Pro
     return null;
   } catch (err) {
     if (err instanceof EgressDenied) return `webhook.url: not reachable under the egress policy: ${err.message}`;
-    return `webhook.url: host ${parsed.hostname} could not be resolved`;
+    return `webhook.url: host ${cutText(parsed.hostname, MAX_QUOTED)} could not be resolved`;
   }
 }

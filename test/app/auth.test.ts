@@ -72,27 +72,33 @@ describe('authentication and rate limits', () => {
 
   const valid = generateKey('render');
   const withChecksum = (body: string) => body + crc32Hex(body);
+  const REALM = 'Bearer realm="pageworks"';
+  const INVALID = 'Bearer realm="pageworks", error="invalid_token"';
   it.each([
-    ['no header', undefined, 'missing API key: send "Authorization: Bearer <key>"'],
-    ['Bearer without key', 'Bearer', 'malformed API key'],
-    ['Bearer and a space', 'Bearer ', 'malformed API key'],
-    ['two spaces', `Bearer  ${valid}`, 'malformed API key'],
-    ['Basic scheme', `Basic ${valid}`, 'malformed API key'],
-    ['key without scheme', valid, 'malformed API key'],
-    ['wrong prefix', `Bearer ${withChecksum('pwx_live_0123456789abcdef01234567')}`, 'malformed API key'],
-    ['uppercase hex', `Bearer ${valid.slice(0, 9)}${valid.slice(9).toUpperCase()}`, 'malformed API key'],
-    ['wrong length', `Bearer ${valid}0`, 'malformed API key'],
-    ['bad checksum', `Bearer ${valid.slice(0, -1)}${valid.endsWith('0') ? '1' : '0'}`, 'malformed API key'],
-    ['well-formed but unknown', `Bearer ${valid}`, 'unknown API key'],
+    // No Bearer credentials at all: the challenge alone (RFC 6750 §3: no error code).
+    ['no header', undefined, 'missing API key: send "Authorization: Bearer <key>"', REALM],
+    ['Basic scheme', `Basic ${valid}`, 'malformed API key', REALM],
+    ['key without scheme', valid, 'malformed API key', REALM],
+    // A Bearer key that is refused: invalid_token.
+    ['Bearer without key', 'Bearer', 'malformed API key', INVALID],
+    ['Bearer and a space', 'Bearer ', 'malformed API key', INVALID],
+    ['two spaces', `Bearer  ${valid}`, 'malformed API key', INVALID],
+    ['wrong prefix', `Bearer ${withChecksum('pwx_live_0123456789abcdef01234567')}`, 'malformed API key', INVALID],
+    ['uppercase hex', `Bearer ${valid.slice(0, 9)}${valid.slice(9).toUpperCase()}`, 'malformed API key', INVALID],
+    ['wrong length', `Bearer ${valid}0`, 'malformed API key', INVALID],
+    ['bad checksum', `bearer ${valid.slice(0, -1)}${valid.endsWith('0') ? '1' : '0'}`, 'malformed API key', INVALID],
+    ['well-formed but unknown', `Bearer ${valid}`, 'unknown API key', INVALID],
     [
       'a metadata key',
       `Bearer ${withChecksum('pwm_live_0123456789abcdef01234567')}`,
       'not a render key (render keys start with pwr_live_)',
+      INVALID,
     ],
-  ])('refuses %s with 401 UNAUTHORIZED', async (_name, header, message) => {
+  ])('refuses %s with 401 UNAUTHORIZED and a Bearer challenge', async (_name, header, message, challenge) => {
     const res = await render.inject({ url: '/noop', headers: header === undefined ? {} : bearer(header) });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ error: { code: 'UNAUTHORIZED', message } });
+    expect(res.headers['www-authenticate']).toBe(challenge);
     expect(res.headers['x-render-id']).toMatch(/^rnd_/);
     expect(res.headers['ratelimit-policy']).toBeUndefined();
   });
@@ -114,6 +120,8 @@ describe('authentication and rate limits', () => {
     const res = await metadata.inject({ url: '/noop' });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ detail: 'missing API key: send the X-API-Key header' });
+    // No registered HTTP authentication scheme names a key in a header of its own (docs/api.md).
+    expect(res.headers['www-authenticate']).toBeUndefined();
   });
 
   it('refuses a revoked key on the very next request', async () => {
@@ -124,6 +132,7 @@ describe('authentication and rate limits', () => {
     const res = await render.inject({ url: '/noop', headers: bearer(`Bearer ${key}`) });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'API key revoked' } });
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="pageworks", error="invalid_token"');
   });
 
   it('sees a revocation and a limit change made by another process (the CLI) on the very next request', async () => {

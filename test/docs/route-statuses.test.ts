@@ -2,7 +2,9 @@
  * Every route's statuses are documented where a client reads them, and the same in both places: the
  * OpenAPI document each service serves at /openapi.json and docs/api.md's "Statuses by route". Both
  * are checked against what the routes answer when driven here: a normal request, no key, the store
- * gone (503) and a drain (503 on every route, from the service's onRequest hook).
+ * gone (503) and a drain (503 on every route, from the service's onRequest hook). The headers a client
+ * acts on (the request id, the rate-limit fields, Retry-After, WWW-Authenticate) are declared on each
+ * response that carried them.
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -20,12 +22,17 @@ const HEADING = 'Statuses by route';
 type Service = 'render' | 'metadata';
 
 interface Operation {
-  responses: Record<string, unknown>;
+  responses: Record<string, { headers?: Record<string, unknown> }>;
   security?: unknown[];
 }
 
 /** `GET /v1/jobs/{id}` → its statuses, per service, from the served OpenAPI document. */
 type Statuses = Map<string, Set<number>>;
+/** `GET /v1/jobs/{id} 429` → the names of the headers (lower case) a response has, declared or answered. */
+type Headers = Map<string, Set<string>>;
+
+/** The answer's headers a client acts on, which the OpenAPI document must declare where they are sent. */
+const WATCHED = ['x-render-id', 'x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'www-authenticate'];
 
 let core: CoreDeps;
 let downCore: CoreDeps | undefined;
@@ -34,12 +41,17 @@ const keys = {} as Record<Service, string>;
 const openapi = {} as Record<Service, Statuses>;
 const secured = {} as Record<Service, Set<string>>;
 const observed = { render: new Map(), metadata: new Map() } as Record<Service, Statuses>;
+const declaredHeaders = { render: new Map(), metadata: new Map() } as Record<Service, Headers>;
+const answeredHeaders = { render: new Map(), metadata: new Map() } as Record<Service, Headers>;
 let jobId = '';
 
-const note = (service: Service, route: string, status: number) => {
+const note = (service: Service, route: string, status: number, headers: Record<string, unknown> = {}) => {
   const seen = observed[service].get(route) ?? new Set<number>();
   seen.add(status);
   observed[service].set(route, seen);
+  const answered = answeredHeaders[service].get(`${route} ${status}`) ?? new Set<string>();
+  for (const name of Object.keys(headers)) if (WATCHED.includes(name.toLowerCase())) answered.add(name.toLowerCase());
+  answeredHeaders[service].set(`${route} ${status}`, answered);
 };
 
 /** The request that exercises a route normally: its path with the job's id, and a body where it takes one. */
@@ -65,7 +77,7 @@ async function probe(service: Service, route: string, withKey: boolean): Promise
     },
     ...(payload ? { payload: JSON.stringify(payload) } : {}),
   });
-  note(service, route, res.statusCode);
+  note(service, route, res.statusCode, res.headers);
   return res.statusCode;
 }
 
@@ -82,6 +94,11 @@ beforeAll(async () => {
       for (const [method, op] of Object.entries(operations)) {
         const route = `${method.toUpperCase()} ${path}`;
         openapi[service].set(route, new Set(Object.keys(op.responses).map(Number)));
+        for (const [status, response] of Object.entries(op.responses))
+          declaredHeaders[service].set(
+            `${route} ${status}`,
+            new Set(Object.keys(response.headers ?? {}).map((h) => h.toLowerCase())),
+          );
         if ((op.security ?? []).length > 0) secured[service].add(route);
       }
   }
@@ -94,7 +111,7 @@ beforeAll(async () => {
     payload: JSON.stringify({ html: '<p>job</p>' }),
   });
   jobId = submitted.json().id;
-  note('render', 'POST /v1/jobs', submitted.statusCode);
+  note('render', 'POST /v1/jobs', submitted.statusCode, submitted.headers);
   for (const service of ['render', 'metadata'] as const)
     for (const route of [...openapi[service].keys()].sort(
       (a, b) => Number(a.startsWith('DELETE')) - Number(b.startsWith('DELETE')),
@@ -106,7 +123,7 @@ beforeAll(async () => {
     url: '/v1/jobs/job_00000000000000000000000000000000',
     headers: authHeader('render', keys.render),
   });
-  note('render', 'GET /v1/jobs/{id}', unknown.statusCode);
+  note('render', 'GET /v1/jobs/{id}', unknown.statusCode, unknown.headers);
 
   // A drain: a request that reaches a closing service gets its 503 on any route.
   for (const service of ['render', 'metadata'] as const) {
@@ -120,7 +137,10 @@ beforeAll(async () => {
     }
     const closed = apps[service].close().catch(() => {});
     await new Promise((r) => setTimeout(r, 100));
-    for (const { route, request } of late) note(service, route, (await request.finish()).status);
+    for (const { route, request } of late) {
+      const answer = await request.finish();
+      note(service, route, answer.status, answer.headers);
+    }
     await closed;
   }
 
@@ -164,6 +184,25 @@ describe.each(['render', 'metadata'] as const)('%s service: statuses by route', 
         .map((status) => `${route} answered ${status}`),
     );
     expect(missing, `statuses the ${service} service answered that its /openapi.json does not list`).toEqual([]);
+  });
+
+  it('every header a client acts on that a route answered is declared on that response in its OpenAPI document', () => {
+    const undeclared = [...answeredHeaders[service]].flatMap(([response, names]) =>
+      [...names].filter((name) => !declaredHeaders[service].get(response)?.has(name)).map((name) => `${response}: ${name}`),
+    );
+    expect(undeclared, `headers the ${service} service answered that its /openapi.json does not declare`).toEqual([]);
+  });
+
+  it('a 429 declares Retry-After, the rate-limit fields and the request id, and a 503 Retry-After', () => {
+    // This suite does not drive a route past its limit: what api.md promises a 429 carries is checked here.
+    const requestId = service === 'render' ? 'x-render-id' : 'x-request-id';
+    const missing = [...declaredHeaders[service]].flatMap(([response, names]) => {
+      const status = response.split(' ').at(-1);
+      const wanted =
+        status === '429' ? ['retry-after', 'ratelimit', 'ratelimit-policy', requestId] : status === '503' ? ['retry-after'] : [];
+      return wanted.filter((name) => !names.has(name)).map((name) => `${response}: ${name}`);
+    });
+    expect(missing).toEqual([]);
   });
 
   it(`${DOC} "${HEADING}" lists the same routes and statuses as /openapi.json`, () => {

@@ -183,6 +183,26 @@ describe('400 INVALID_REQUEST names the field', () => {
       { html: 'x', options: { format: 'A5', margin: { left: '80mm', right: '70mm' } } },
       'options.margin: left "80mm" + right "70mm" leave no printable width on a page 148mm wide',
     ],
+    [
+      'a page narrower than a pixel, without margins',
+      { html: 'x', options: { width: '0.5px' } },
+      'options.width: "0.5px" leaves no printable width (a page must be at least 1px wide)',
+    ],
+    [
+      'a page lower than a pixel, without margins',
+      { html: 'x', options: { height: '0.9px' } },
+      'options.height: "0.9px" leaves no printable height (a page must be at least 1px tall)',
+    ],
+    [
+      'a page of 0.0001mm, without margins',
+      { html: 'x', options: { width: '0.0001mm', margin: { top: '1mm' } } },
+      'options.width: "0.0001mm" leaves no printable width (a page must be at least 1px wide)',
+    ],
+    [
+      'a margin on a page of 0.0001mm',
+      { html: 'x', options: { width: '0.0001mm', margin: { left: '1px' } } },
+      'options.margin: left "1px" leaves no printable width on a page 0.0001mm wide',
+    ],
   ])('%s', async (_name, body, message) => {
     expectError(await render(body), 400, 'INVALID_REQUEST', message);
   });

@@ -133,4 +133,23 @@ describe('toPrintParams errors name the field', () => {
     );
     expect(toPrintParams({ format: 'Letter', margin: { left: '4in', right: '4in' } }).margin.left).toBe(4);
   });
+
+  it('a page too small to print on names its size field and the size as written; a margin on it, the page as written', () => {
+    expect(failure(() => toPrintParams({ width: '0.5px' })).message).toBe(
+      'options.width: "0.5px" leaves no printable width (a page must be at least 1px wide)',
+    );
+    expect(failure(() => toPrintParams({ width: '10mm', height: '0.9px' })).message).toBe(
+      'options.height: "0.9px" leaves no printable height (a page must be at least 1px tall)',
+    );
+    expect(failure(() => toPrintParams({ width: '0.0001mm' })).message).toBe(
+      'options.width: "0.0001mm" leaves no printable width (a page must be at least 1px wide)',
+    );
+    expect(failure(() => toPrintParams({ width: '0.5px', margin: { left: '0.1px' } })).message).toBe(
+      'options.margin: left "0.1px" leaves no printable width on a page 0.5px wide',
+    );
+    expect(failure(() => toPrintParams({ width: '0.0001mm', margin: { right: '1px' } })).message).toBe(
+      'options.margin: right "1px" leaves no printable width on a page 0.0001mm wide',
+    );
+    expect(toPrintParams({ width: '1px', height: '1px' }).widthIn).toBeCloseTo(1 / 96);
+  });
 });

@@ -5,10 +5,11 @@
  * only when nothing found stands against it; what stands against it comes back as an issue.
  */
 import crypto from 'node:crypto';
+import { cutText } from '../../cut-text.js';
 import { infoEntries } from '../pdf-info.js';
 import { embedFiles } from './associated-files.js';
 import { skippedHeading } from './heading-order.js';
-import { cutText, legalText } from './legal-text.js';
+import { legalText } from './legal-text.js';
 import { hasStructureTree } from './link-annotations.js';
 import { readPages } from './page-checks.js';
 import { PassBudgetExceeded } from './page-pass.js';

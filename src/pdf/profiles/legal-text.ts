@@ -13,12 +13,3 @@ const NOT_XML =
 export function legalText<T extends string | undefined>(value: T): T {
   return (value === undefined ? value : value.replace(NOT_XML, '')) as T;
 }
-
-/** `value` cut to at most `max` UTF-16 code units, never inside a surrogate pair, with `…` when cut. */
-export function cutText(value: string, max: number): string {
-  if (value.length <= max) return value;
-  let end = max - 1;
-  const last = value.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${value.slice(0, end)}…`;
-}

@@ -9,7 +9,8 @@
  * MAX_LINKS_TEXT in all (then the short "Link to …"), so a link around a whole book adds kilobytes, not
  * the book once per line.
  */
-import { cutText, legalText } from './legal-text.js';
+import { cutText } from '../../cut-text.js';
+import { legalText } from './legal-text.js';
 import type { PdfFile } from './pdf-file.js';
 import { isDict, name, nameOf, type PdfDict, PdfRaw, PdfRef, type PdfValue, stringText, textString } from './pdf-objects.js';
 

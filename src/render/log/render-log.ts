@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { BatchedWrites } from '../../batched-writes.js';
+import { cutText } from '../../cut-text.js';
 import type { RecordAssembly, RecordPart, RenderRecord, RenderRecorder } from '../../report/report.js';
 import { storedEntries } from '../../report/report-schema.js';
 import type { ServiceLog } from '../../service-log.js';
@@ -181,9 +182,16 @@ export class RenderLog implements RenderRecorder {
   }
 }
 
-/** The record as it is kept: entries of an entry's shape only, and at most 32 KiB of JSON in all. */
+/**
+ * Most characters of an error message a record keeps, whatever produced the message: one that quotes a
+ * request or a document's own words can be longer than a 32 KiB record has room for beside its entries.
+ */
+const MAX_RECORD_ERROR_MESSAGE = 1000;
+
+/** The record as it is kept: entries of an entry's shape only, a bounded error message, and at most 32 KiB of JSON in all. */
 function sized(given: RenderRecord): RenderRecord {
-  const record = given.assembly ? { ...given, assembly: fitParts(given.assembly) } : given;
+  const error = given.error && { ...given.error, message: cutText(given.error.message, MAX_RECORD_ERROR_MESSAGE) };
+  const record = { ...given, error, ...(given.assembly ? { assembly: fitParts(given.assembly) } : {}) };
   const checked = storedEntries(JSON.stringify(record.warnings));
   const rest = jsonBytes({ ...record, warnings: [] });
   const warnings = fitEntries(checked, MAX_RECORD_BYTES - rest, 'at most 32 KiB of entries');

@@ -1,6 +1,7 @@
 /**
  * Render options → print parameters. Pure: plain values in, plain values out (docs/api.md#post-v1render).
  */
+import { cutText, MAX_QUOTED, quoted } from '../../cut-text.js';
 import { invalid } from '../../errors.js';
 
 /** The page formats of the spec with their portrait size in inches (ISO/ANSI). */
@@ -52,14 +53,9 @@ export interface PrintParams {
   pageCss: string;
 }
 
-/** Formats a user value for an error message (strings quoted, the rest as JSON). */
-function show(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
-}
-
 /** The dimension message, shared with the schema error formatter so both paths say the same thing. */
 export function notADimensionMessage(field: string, value: unknown): string {
-  return `${field}: ${show(value)} is not a dimension (mm, cm, in, px)`;
+  return `${field}: ${quoted(value)} is not a dimension (mm, cm, in, px)`;
 }
 
 /** Parses a dimension string into inches; throws INVALID_REQUEST naming `field`. */
@@ -73,34 +69,42 @@ export function parseDimension(field: string, value: string): number {
 export function parseFormat(value: string): PageFormat {
   const found = (Object.keys(PAGE_FORMATS) as PageFormat[]).find((f) => f.toLowerCase() === String(value).toLowerCase());
   if (!found) {
-    throw invalid(`options.format: ${show(value)} is not a supported format (${Object.keys(PAGE_FORMATS).join(', ')})`);
+    throw invalid(`options.format: ${quoted(value)} is not a supported format (${Object.keys(PAGE_FORMATS).join(', ')})`);
   }
   return found;
 }
 
 function pageSide(field: string, value: string): number {
   const inches = parseDimension(field, value);
-  if (!(inches > 0)) throw invalid(`${field}: ${show(value)} must be greater than 0`);
-  if (inches > MAX_PAGE_SIDE_IN) throw invalid(`${field}: ${show(value)} is larger than ${MAX_PAGE_SIDE_IN}in`);
+  if (!(inches > 0)) throw invalid(`${field}: ${quoted(value)} must be greater than 0`);
+  if (inches > MAX_PAGE_SIDE_IN) throw invalid(`${field}: ${quoted(value)} is larger than ${MAX_PAGE_SIDE_IN}in`);
   return inches;
 }
 
 /**
- * The refusal of margins that leave no room across one axis, in the request's own words: the margins as
- * written and the page's side in the unit of the first of them (`left "150mm" + right "100mm" leave no
- * printable width on a page 210mm wide`), not in the inches the print is computed in.
+ * The refusal of a page that leaves no room across one axis, in the request's own words. Without margins
+ * on that axis the page itself is too small: its size field as written (`options.width: "0.5px" leaves no
+ * printable width …`). Otherwise the margins as written and the page's side as the request wrote it, or,
+ * for a format's side, in the unit of the first margin (`left "150mm" + right "100mm" leave no printable
+ * width on a page 210mm wide`), not in the inches the print is computed in.
  */
 function noRoomMessage(
   axis: 'width' | 'height',
   sides: readonly ['left', 'right'] | readonly ['top', 'bottom'],
-  margin: NonNullable<RenderOptions['margin']>,
+  options: RenderOptions,
   pageIn: number,
 ): string {
-  const written = sides.filter((side) => margin[side] !== undefined).map((side) => `${side} ${show(margin[side])}`);
+  const margin = options.margin ?? {};
+  const size = options[axis];
+  const extent = axis === 'width' ? 'wide' : 'tall';
+  const written = sides.filter((side) => margin[side] !== undefined).map((side) => `${side} ${quoted(margin[side])}`);
+  // A format's side is at least 5 in: only a written size can be too small with no margin on its axis.
+  if (written.length === 0)
+    return `options.${axis}: ${quoted(size)} leaves no printable ${axis} (a page must be at least 1px ${extent})`;
   const unit = (margin[sides[0]] ?? margin[sides[1]] ?? 'in').slice(-2) as keyof typeof INCHES_PER_UNIT;
-  const page = `${Number((pageIn / INCHES_PER_UNIT[unit]).toFixed(2))}${unit}`;
+  const page = size ?? `${Number((pageIn / INCHES_PER_UNIT[unit]).toFixed(2))}${unit}`;
   const verb = written.length === 1 ? 'leaves' : 'leave';
-  return `options.margin: ${written.join(' + ')} ${verb} no printable ${axis} on a page ${page} ${axis === 'width' ? 'wide' : 'tall'}`;
+  return `options.margin: ${written.join(' + ')} ${verb} no printable ${axis} on a page ${cutText(page, MAX_QUOTED)} ${extent}`;
 }
 
 /** Turns validated request options into print parameters, applying docs/api.md's page-size rules. */
@@ -108,7 +112,7 @@ export function toPrintParams(options: RenderOptions = {}): PrintParams {
   const format = PAGE_FORMATS[parseFormat(options.format ?? 'A4')];
   const scale = options.scale ?? 1;
   if (typeof scale !== 'number' || !Number.isFinite(scale) || scale < SCALE_MIN || scale > SCALE_MAX) {
-    throw invalid(`options.scale: ${show(scale)} is out of range (${SCALE_MIN} to ${SCALE_MAX.toFixed(1)})`);
+    throw invalid(`options.scale: ${quoted(scale)} is out of range (${SCALE_MIN} to ${SCALE_MAX.toFixed(1)})`);
   }
   const width = options.width === undefined ? undefined : pageSide('options.width', options.width);
   const height = options.height === undefined ? undefined : pageSide('options.height', options.height);
@@ -134,8 +138,9 @@ export function toPrintParams(options: RenderOptions = {}): PrintParams {
   };
   // Chromium needs at least a sliver of printable area; anything under 1/96 in (one CSS pixel) is none.
   const minimum = 1 / 96;
-  if (widthIn - margin.left - margin.right < minimum) throw invalid(noRoomMessage('width', ['left', 'right'], m, widthIn));
-  if (heightIn - margin.top - margin.bottom < minimum) throw invalid(noRoomMessage('height', ['top', 'bottom'], m, heightIn));
+  if (widthIn - margin.left - margin.right < minimum) throw invalid(noRoomMessage('width', ['left', 'right'], options, widthIn));
+  if (heightIn - margin.top - margin.bottom < minimum)
+    throw invalid(noRoomMessage('height', ['top', 'bottom'], options, heightIn));
   const sizeSet = options.format !== undefined || options.landscape !== undefined || width !== undefined || height !== undefined;
   const setSides = MARGIN_SIDES.filter((side) => m[side] !== undefined);
   const pageCss = pageBoxCss(

@@ -5,6 +5,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
+import { cutText, MAX_QUOTED, quoted } from '../../cut-text.js';
 import { invalid, RENDER_ERRORS, RenderError } from '../../errors.js';
 import { DIMENSION_PATTERN, notADimensionMessage, PAGE_FORMATS, SCALE_MAX, SCALE_MIN } from './options.js';
 
@@ -86,14 +87,15 @@ export const RenderErrorSchema = Type.Object(
 
 const compiled = TypeCompiler.Compile(RenderRequestSchema);
 
+/** The field a schema error's path names (`options.margin.left`), cut to 100 characters: a field name can be any length. */
 function fieldName(path: string): string {
-  return path === '' ? 'body' : path.slice(1).split('/').join('.');
+  return path === '' ? 'body' : cutText(path.slice(1).split('/').join('.'), MAX_QUOTED);
 }
 
 function kind(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${quoted(value)}`;
 }
 
 const EXPECTED: Partial<Record<ValueErrorType, string>> = {
@@ -117,9 +119,9 @@ function describe(error: { type: ValueErrorType; path: string; value: unknown; m
       return notADimensionMessage(field, error.value);
     case ValueErrorType.NumberMinimum:
     case ValueErrorType.NumberMaximum:
-      return `${field}: ${JSON.stringify(error.value)} is out of range (${SCALE_MIN} to ${SCALE_MAX.toFixed(1)})`;
+      return `${field}: ${quoted(error.value)} is out of range (${SCALE_MIN} to ${SCALE_MAX.toFixed(1)})`;
     case ValueErrorType.Literal:
-      return `${field}: ${JSON.stringify(error.value)} is not supported (only "pdf")`;
+      return `${field}: ${quoted(error.value)} is not supported (only "pdf")`;
     default: {
       const expected = EXPECTED[error.type];
       return expected ? `${field}: must be ${expected}, got ${kind(error.value)}` : `${field}: ${error.message}`;
