@@ -56,4 +56,6 @@ details.revoked summary { cursor: pointer; color: var(--muted); }
 .alert { border: 1px solid; border-radius: 8px; padding: 12px 14px; margin-bottom: 18px; font-size: 14px; }
 .alert-ok { background: var(--ok-soft); border-color: #abefc6; color: var(--ok); }
 .alert-error { background: var(--danger-soft); border-color: #fecdca; color: var(--danger); }
+/* a form's error is where its page opens (the action's fragment): a little room above it */
+.form-error { scroll-margin-top: 16px; }
 .alert-warn { background: var(--warn-soft); border-color: #fedf89; color: var(--warn); }`;
