@@ -48,11 +48,5 @@ export const CLIENT_SCRIPT = `
 
   var keyField = document.querySelector('input[data-select-on-focus]');
   if (keyField) keyField.addEventListener('focus', function () { keyField.select(); });
-
-  // The usage filter applies as soon as a choice changes (its Show button does the same without script).
-  document.addEventListener('change', function (event) {
-    var select = event.target;
-    if (select && select.hasAttribute && select.hasAttribute('data-submit-on-change') && select.form) select.form.submit();
-  });
 })();
 `;
