@@ -75,7 +75,7 @@ ${
   s.current
     ? ''
     : html`<form method="post" action="/account/sessions/end#sessions">${csrfField(model.viewer.csrfToken)}
-<input type="hidden" name="session" value="${s.publicId}"><button class="btn btn-danger-outline btn-small" type="submit">End</button></form>`
+<input type="hidden" name="session" value="${s.publicId}"><button class="btn btn-danger-outline btn-small" type="submit" aria-label="End the session of ${describeAgent(s.userAgent)} at ${s.ip ?? 'an unknown address'}, signed in ${formatDateTime(s.createdAt)}">End</button></form>`
 }
 </li>`,
   );

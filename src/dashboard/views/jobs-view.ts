@@ -179,7 +179,7 @@ function jobCard(job: JobView, viewer: Viewer, now: number): SafeHtml {
       : null;
   const download =
     job.pdf === 'available'
-      ? html`<a class="btn btn-small" href="/jobs/${job.id}/pdf" download="${job.reference ?? job.id}.pdf">Download PDF</a>`
+      ? html`<a class="btn btn-small" href="/jobs/${job.id}/pdf" download="${job.reference ?? job.id}.pdf" aria-label="Download PDF of ${job.reference ?? `job ${job.id}`}">Download PDF</a>`
       : job.pdf === 'expired'
         ? html`<span class="muted small pdf-state">PDF expired</span>`
         : job.pdf === 'deleted'
