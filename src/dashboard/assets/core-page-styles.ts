@@ -7,7 +7,8 @@
 export const CORE_PAGE_STYLES = `
 
 .new-key { border: 1px solid #abefc6; background: var(--ok-soft); border-radius: 10px; padding: 18px 20px; margin-bottom: 20px; scroll-margin-top: 12px; }
-.new-key h3 { margin-top: 0; color: var(--ok); }
+/* a key's name can be 100 characters of one word: it wraps, never widens the page */
+.new-key h3 { margin-top: 0; color: var(--ok); overflow-wrap: anywhere; }
 .new-key .warning { color: var(--text); }
 .new-key .warning strong { color: var(--warn); }
 .key-row { display: flex; gap: 8px; margin: 10px 0 14px; }
@@ -21,7 +22,7 @@ export const CORE_PAGE_STYLES = `
 .auth { max-width: 420px; margin: 48px auto; }
 .auth .card { padding: 28px; }
 .auth h1 { margin-bottom: 4px; }
-.auth .lead { margin-bottom: 20px; }
+.auth .lead { margin-bottom: 20px; overflow-wrap: anywhere; }
 .auth input { width: 100%; min-width: 0; }
 .auth .btn { width: 100%; padding: 10px; margin-top: 4px; }
 .auth .switch { text-align: center; margin-top: 16px; font-size: 14px; color: var(--muted); }
