@@ -46,6 +46,8 @@ export const CORE_PAGE_STYLES = `
 .card.revoked .chart, .card.revoked .totals { opacity: 0.6; }
 option.revoked { color: var(--muted); }
 form.filter { margin-bottom: 24px; }
+/* a select is as wide as its longest option: a 100-character key name would push Period and Show to a new line */
+form.filter select { max-width: 24em; }
 .o-ok { fill: #2f6fde; background: #2f6fde; }
 .o-client_error { fill: #c27c0e; background: #c27c0e; }
 .o-rate_limited { fill: #7a5af8; background: #7a5af8; }
