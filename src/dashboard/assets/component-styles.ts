@@ -29,7 +29,7 @@ form.inline { display: flex; align-items: flex-end; gap: 10px; flex-wrap: wrap; 
 form.inline .field { margin-bottom: 0; }
 label { font-weight: 600; font-size: 14px; }
 .hint { font-size: 13px; color: var(--muted); }
-input[type="text"], input[type="email"], input[type="password"], select {
+input[type="text"], input[type="email"], input[type="password"], input[type="search"], select {
   font: inherit; padding: 8px 11px; border: 1px solid #868e9b; border-radius: 7px; background: var(--surface); color: var(--text); min-width: 260px;
 }
 input:focus-visible { border-color: var(--accent); outline-offset: 0; }

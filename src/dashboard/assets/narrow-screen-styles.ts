@@ -17,7 +17,7 @@ export const NARROW_SCREEN_STYLES = `
   /* The navigation takes one row of its own under the brand and "Log out", all six links on it. */
   .nav { order: 3; flex-basis: 100%; margin: 0 -8px; gap: 0; justify-content: flex-start; }
   .nav a { padding: 7px 7px; font-size: 14px; }
-  input[type="text"], input[type="email"], input[type="password"], select { min-width: 0; max-width: 100%; }
+  input[type="text"], input[type="email"], input[type="password"], input[type="search"], select { min-width: 0; max-width: 100%; }
   main { padding: 20px 12px 48px; }
   .card { padding: 16px; }
   .page-head { flex-wrap: wrap; }
