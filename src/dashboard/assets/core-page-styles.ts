@@ -38,12 +38,15 @@ export const CORE_PAGE_STYLES = `
 .limit dd strong { font-size: 20px; color: var(--text); margin-right: 2px; }
 .limit dd.source { margin: 0; font-size: 12px; }
 
-.chart { width: 100%; height: auto; display: block; }
+/* the y-axis labels beside the bars, both drawn in CSS pixels: the text is 12 px at any width */
+.chart-frame { display: flex; }
+.chart-y { flex: none; display: block; }
+.chart { flex: 1; min-width: 0; display: block; }
 .chart .grid { stroke: #e6e8ec; stroke-width: 1; }
-.chart .axis { fill: var(--muted); font: 11px system-ui, sans-serif; }
+.chart .axis, .chart-y .axis { fill: var(--muted); font: 12px system-ui, sans-serif; }
 .chart .hit { fill: transparent; }
 .chart g:hover .hit { fill: #f0f2f6; }
-.card.revoked .chart, .card.revoked .totals { opacity: 0.6; }
+.card.revoked .chart-frame, .card.revoked .totals { opacity: 0.6; }
 option.revoked { color: var(--muted); }
 form.filter { margin-bottom: 24px; }
 /* a select is as wide as its longest option: a 100-character key name would push Period and Show to a new line */
