@@ -92,7 +92,7 @@ describe('an error low on the page is where the page opens (Chromium)', () => {
       expect(place.inView, `error at y=${place.top}, page scrolled ${place.scrollY}`).toBe(true);
       await page.screenshot({ path: path.join(ARTIFACTS, `form-errors-delete-${viewport.width}.png`) });
       const { focusedId, next } = await focusAndNext(page);
-      expect(focusedId).toBe('delete-error');
+      expect(focusedId).toBe('delete-account');
       expect(next).toEqual({
         id: 'delete_password',
         invalid: 'true',
@@ -132,9 +132,9 @@ describe('an error low on the page is where the page opens (Chromium)', () => {
     await page.getByLabel('Confirm new password').fill('a brand new long password');
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.waitForLoadState('load');
-    expect((await placeOf(page, '#password-error')).inView).toBe(true);
+    expect((await placeOf(page, '#change-password')).inView).toBe(true);
     const { focusedId, next } = await focusAndNext(page);
-    expect(focusedId).toBe('password-error');
+    expect(focusedId).toBe('change-password');
     expect(next.id).toBe('current_password');
     expect(next.invalid).toBe('true');
     await page.context().close();

@@ -34,15 +34,16 @@ export interface AccountPageModel {
 /** Account details and the change-password form. */
 export function accountPage(model: AccountPageModel): string {
   const attrs = (field: PasswordField, hintId?: string) =>
-    fieldAttrs({ hintId, errorId: model.error && model.errorField === field ? 'password-error' : undefined });
-  // Each form's action names its error: a page answered with one opens on it (formError).
+    fieldAttrs({ hintId, errorId: model.error && model.errorField === field ? 'change-password' : undefined });
+  // Each form's action names its error: a page answered with one opens on it (formError). The ids are the
+  // forms' actions, not "…-error": a success's redirect keeps the fragment in the address bar.
   const body = html`<div class="page-head"><div><h1>Account</h1>
 <p class="lead">${model.viewer.email} · member since ${formatDate(model.createdAt)}</p></div></div>
 <section class="card" aria-labelledby="password-title">
 <div class="card-head"><div><h2 id="password-title">Change password</h2>
 <p>Changing it signs you out everywhere else.</p></div></div>
-${model.error ? formError('password-error', model.error) : ''}${model.notice ? alert('ok', model.notice) : ''}
-<form class="stack" method="post" action="/account/password#password-error" novalidate>
+${model.error ? formError('change-password', model.error) : ''}${model.notice ? alert('ok', model.notice) : ''}
+<form class="stack" method="post" action="/account/password#change-password" novalidate>
 ${csrfField(model.viewer.csrfToken)}
 <input type="text" name="username" autocomplete="username" value="${model.viewer.email}" hidden>
 <div class="field"><label for="current_password">Current password</label>
@@ -98,11 +99,11 @@ function deleteSection(model: AccountPageModel): SafeHtml {
   return html`<section class="card danger-zone" aria-labelledby="delete-title">
 <div class="card-head"><div><h2 id="delete-title">Delete account</h2>
 <p>Every API key stops working at once, every session ends, and the account, its keys and its usage are removed. This cannot be undone.</p></div></div>
-${model.deleteError ? formError('delete-error', model.deleteError) : ''}
-<form class="stack" method="post" action="/account/delete#delete-error" novalidate>
+${model.deleteError ? formError('delete-account', model.deleteError) : ''}
+<form class="stack" method="post" action="/account/delete#delete-account" novalidate>
 ${csrfField(model.viewer.csrfToken)}
 <div class="field"><label for="delete_password">Password</label>
-<input id="delete_password" name="password" type="password" autocomplete="current-password" required${fieldAttrs({ hintId: 'delete-hint', errorId: model.deleteError ? 'delete-error' : undefined })}>
+<input id="delete_password" name="password" type="password" autocomplete="current-password" required${fieldAttrs({ hintId: 'delete-hint', errorId: model.deleteError ? 'delete-account' : undefined })}>
 <span class="hint" id="delete-hint">Enter your password to confirm.</span></div>
 <button class="btn btn-danger" type="submit">Delete my account</button>
 </form>
