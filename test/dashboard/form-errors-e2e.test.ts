@@ -117,7 +117,7 @@ describe('an error low on the page is where the page opens (Chromium)', () => {
       expect(await page.locator('#render-keys').getByLabel('Key name (optional)').inputValue()).toBe('');
       await page.screenshot({ path: path.join(ARTIFACTS, `form-errors-key-name-${viewport.width}.png`) });
       const { focusedId, next } = await focusAndNext(page);
-      expect(focusedId).toBe('name-metadata-error');
+      expect(focusedId).toBe('create-metadata-key');
       expect(next.id).toBe('name-metadata');
       expect(next.describedBy).toContain('found U+202E at position 4');
       await page.context().close();

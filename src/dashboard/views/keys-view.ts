@@ -118,7 +118,8 @@ function serviceCard(model: KeysPageModel, s: (typeof SERVICES)[number]): SafeHt
   const active = keys.filter((k) => k.revokedAt === null);
   const revoked = keys.filter(isRevoked);
   const failed = model.error?.service === s.id ? model.error : undefined;
-  const errorId = `name-${s.id}-error`;
+  // Named for the action, not "…-error": a redirect (to log in, say) keeps the form's fragment in the address bar.
+  const errorId = `create-${s.id}-key`;
   return html`<section class="card" id="${s.id}-keys" aria-labelledby="${s.id}-title">
 <div class="card-head"><div><div class="service-title"><h2 id="${s.id}-title">${s.title}</h2><span class="badge">${s.prefix}</span></div>
 <p>${s.what}</p></div>
