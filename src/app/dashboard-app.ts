@@ -17,6 +17,7 @@ import { registerKeysRoutes } from '../dashboard/routes/keys-routes.js';
 import { registerRecoveryRoutes } from '../dashboard/routes/recovery-routes.js';
 import { registerRendersRoutes } from '../dashboard/routes/renders-routes.js';
 import { registerUsageRoutes } from '../dashboard/routes/usage-routes.js';
+import { refuseForeignForms } from '../dashboard/same-origin.js';
 import { SessionManager } from '../dashboard/sessions.js';
 import { errorPage } from '../dashboard/views/error-view.js';
 import { isConnectionError, StoreUnavailableError } from '../store/postgres.js';
@@ -87,6 +88,10 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
       },
     },
     strictTransportSecurity: secure ? { maxAge: 31_536_000, includeSubDomains: false } : false,
+    // Not helmet's no-referrer: under it a browser sends `Origin: null` with the dashboard's own forms, and
+    // same-origin.ts needs the real origin to tell them from another site's. Other sites still get no
+    // Referer, so a reset link's token never leaves for them.
+    referrerPolicy: { policy: 'same-origin' },
   });
 
   // A request that still reaches a closing instance (a keep-alive connection it already holds) gets
@@ -111,6 +116,7 @@ export async function buildDashboardApp(core: CoreDeps): Promise<FastifyInstance
     const account = session && (await core.accounts.findById(session.accountId));
     if (session && account) request.signedIn = { session, account };
   });
+  refuseForeignForms(app, core.config.dashboardPublicUrl);
   app.addHook('onSend', async (request, reply) => {
     // Pages carry tokens, keys and account data: never cache them anywhere.
     if (!request.url.startsWith('/assets/')) reply.header('Cache-Control', 'no-store');

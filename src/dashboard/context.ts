@@ -12,6 +12,7 @@ import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { StrikeCounter } from '../ratelimit/strikes.js';
 import type { Account, Store } from '../store/store.js';
 import type { LoginThrottle } from './login-throttle.js';
+import { loginUrlFor } from './return-to.js';
 import { type ActiveSession, type SessionManager, sameSecret } from './sessions.js';
 import { errorPage } from './views/error-view.js';
 import type { PublicUrls } from './views/examples.js';
@@ -106,10 +107,19 @@ export function sendPage(reply: FastifyReply, status: number, markup: string): F
   return reply.code(status).type('text/html; charset=utf-8').send(markup);
 }
 
+/**
+ * Where a request without a live session goes: a page (GET) to the log-in page that leads back to it; a
+ * form to the log-in page saying the session ended and the form was not sent.
+ */
+function toLogIn(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const get = request.method === 'GET' || request.method === 'HEAD';
+  return reply.redirect(get ? loginUrlFor(request) : '/login?ended', 303);
+}
+
 /** preHandler: only signed-in requests pass; others go to the login page. */
 export async function requireSignedIn(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   // Returning the reply stops the hook chain: the route handler never runs.
-  return request.signedIn ? undefined : reply.redirect('/login', 303);
+  return request.signedIn ? undefined : toLogIn(request, reply);
 }
 
 /** The 403 page for a form whose token is missing or wrong; nothing has been changed. */
@@ -128,7 +138,7 @@ export function sendCsrfFailure(reply: FastifyReply, viewer?: Viewer): FastifyRe
 /** preHandler for signed-in forms: the synchronizer token in the body must match the session's. */
 export async function requireCsrf(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const signedIn = request.signedIn;
-  if (!signedIn) return reply.redirect('/login', 303);
+  if (!signedIn) return toLogIn(request, reply);
   return sameSecret(field(request, '_csrf'), signedIn.session.csrfToken) ? undefined : sendCsrfFailure(reply, viewerOf(signedIn));
 }
 

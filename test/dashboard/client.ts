@@ -1,5 +1,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 
+/** What Chromium sends with a form posted from a page of the dashboard at http://localhost. */
+const SAME_ORIGIN_FORM = { origin: 'http://localhost', 'sec-fetch-site': 'same-origin' } as const;
+
 /** A tiny cookie-keeping browser stand-in over `app.inject`, for the dashboard's inject tests. */
 export class FormClient {
   readonly cookies = new Map<string, string>();
@@ -35,7 +38,10 @@ export class FormClient {
     );
   }
 
-  /** POST a urlencoded form with this client's cookies. */
+  /**
+   * POST a urlencoded form with this client's cookies and the headers Chromium adds to a form of the
+   * dashboard's own page (inject's host is `localhost:80`); `headers` given to the constructor override them.
+   */
   async post(url: string, form: Record<string, string>): Promise<LightMyRequestResponse> {
     return this.remember(
       await this.app.inject({
@@ -43,7 +49,11 @@ export class FormClient {
         url,
         cookies: Object.fromEntries(this.cookies),
         remoteAddress: this.ip,
-        headers: { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          ...SAME_ORIGIN_FORM,
+          ...this.headers,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         payload: new URLSearchParams(form).toString(),
       }),
     );

@@ -183,6 +183,33 @@ describe('Jobs page', () => {
     );
   });
 
+  it('a second rotation within the day: the confirmation says the secret from before the first stops verifying now', async () => {
+    const client = await signUp(app, email());
+    await client.submit('/jobs', '/jobs/webhook-secret/reveal', {});
+    const first = await client.get('/jobs/webhook-secret/rotate');
+    expect(first.body).toContain('receivers that still hold the old secret keep verifying');
+    expect(first.body).not.toContain('stops verifying now');
+    const replaces = (body: string) => /name="replaces" value="([^"]+)"/.exec(body)?.[1] ?? '';
+    const rotated = await client.submit('/jobs/webhook-secret/rotate', '/jobs/webhook-secret/rotate', {
+      replaces: replaces(first.body),
+    });
+    expect(rotated.statusCode).toBe(200);
+    expect(rotated.body).not.toContain('stops verifying');
+
+    const again = await client.get('/jobs/webhook-secret/rotate');
+    const text = again.body.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
+    expect(text).toMatch(
+      /The last rotation \(.+\) is still in its 24 hours\. Rotating again ends them: the secret from before that rotation stops verifying now, and receivers that still hold only it reject every delivery\./,
+    );
+    expect(text).not.toContain('receivers that still hold the old secret keep verifying');
+    expect(text).toContain('receivers that hold the current secret keep verifying');
+    const second = await client.submit('/jobs/webhook-secret/rotate', '/jobs/webhook-secret/rotate', {
+      replaces: replaces(again.body),
+    });
+    expect(second.statusCode).toBe(200);
+    expect(second.body.replace(/\s+/g, ' ')).toContain('The secret from before the previous rotation no longer signs.');
+  });
+
   it('says on the usage page that jobs count as render requests', async () => {
     const client = await signUp(app, email());
     expect((await client.get('/usage')).body).toContain(

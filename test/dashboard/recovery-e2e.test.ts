@@ -164,7 +164,8 @@ describe('password reset in Chromium (real SMTP exchange)', () => {
     expect(await page.getByRole('alert').textContent()).toContain('The password is not correct.');
     await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Delete my account' }).click();
-    await page.waitForURL('**/login?deleted');
+    // The form's fragment (its error's id) stays through the redirect.
+    await page.waitForURL('**/login?deleted#delete-account');
     expect(await page.getByRole('status').textContent()).toContain('Your account and its keys were deleted.');
     await logIn(page, NEW_PASSWORD);
     expect(await page.getByRole('alert').textContent()).toContain('Incorrect email or password.');

@@ -217,11 +217,13 @@ describe('headers', () => {
     expect(asset.headers['cache-control']).toContain('immutable');
   });
 
-  it('redirects anonymous visitors to the login page', async () => {
+  it('redirects anonymous visitors to the login page, which leads back to the page they opened', async () => {
     for (const url of ['/', '/keys', '/usage', '/docs', '/account']) {
       const res = await app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(303);
-      expect(res.headers.location, url).toBe('/login');
+      expect(res.headers.location, url).toBe(
+        url === '/' || url === '/keys' ? '/login' : `/login?next=${encodeURIComponent(url)}`,
+      );
     }
   });
 

@@ -107,7 +107,7 @@ describe('usage series and chart', () => {
     const svg = usageChart(
       usageSeries([{ service: 'render', bucket: '2025-03-31', outcome: 'ok', count: 5 }], now, 30).render,
     ).value;
-    const yLabels = [...svg.matchAll(/text-anchor="end">([^<]+)</g)].map((m) => m[1]);
+    const yLabels = [...svg.matchAll(/class="axis axis-y"[^>]*>([^<]+)</g)].map((m) => m[1]);
     expect(yLabels).toEqual(['0', '1', '2', '3', '4', '5']);
   });
 

@@ -6,8 +6,13 @@
 export const CLIENT_SCRIPT = `
 (function () {
   'use strict';
+  // Each button's own label is kept before anything changes it: "Copied" comes back to it, however often it is clicked.
   var buttons = document.querySelectorAll('[data-copy]');
-  for (var i = 0; i < buttons.length; i++) buttons[i].hidden = false;
+  for (var i = 0; i < buttons.length; i++) {
+    buttons[i].setAttribute('data-label', buttons[i].textContent);
+    buttons[i].hidden = false;
+  }
+  var restoring = new WeakMap();
 
   function fallbackCopy(text) {
     var area = document.createElement('textarea');
@@ -27,10 +32,11 @@ export const CLIENT_SCRIPT = `
     if (!source) return;
     var text = 'value' in source && source.tagName === 'INPUT' ? source.value : source.textContent;
     var done = function () {
-      var label = button.textContent;
       button.textContent = 'Copied';
       button.setAttribute('aria-live', 'polite');
-      setTimeout(function () { button.textContent = label; }, 1800);
+      // A second click within the delay starts it again: the first one's timer would cut "Copied" short.
+      clearTimeout(restoring.get(button));
+      restoring.set(button, setTimeout(function () { button.textContent = button.getAttribute('data-label'); }, 1800));
     };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
@@ -42,11 +48,5 @@ export const CLIENT_SCRIPT = `
 
   var keyField = document.querySelector('input[data-select-on-focus]');
   if (keyField) keyField.addEventListener('focus', function () { keyField.select(); });
-
-  // The usage filter applies as soon as a choice changes (its Show button does the same without script).
-  document.addEventListener('change', function (event) {
-    var select = event.target;
-    if (select && select.hasAttribute && select.hasAttribute('data-submit-on-change') && select.form) select.form.submit();
-  });
 })();
 `;

@@ -29,7 +29,7 @@ form.inline { display: flex; align-items: flex-end; gap: 10px; flex-wrap: wrap; 
 form.inline .field { margin-bottom: 0; }
 label { font-weight: 600; font-size: 14px; }
 .hint { font-size: 13px; color: var(--muted); }
-input[type="text"], input[type="email"], input[type="password"], select {
+input[type="text"], input[type="email"], input[type="password"], input[type="search"], select {
   font: inherit; padding: 8px 11px; border: 1px solid #868e9b; border-radius: 7px; background: var(--surface); color: var(--text); min-width: 260px;
 }
 input:focus-visible { border-color: var(--accent); outline-offset: 0; }
@@ -56,4 +56,6 @@ details.revoked summary { cursor: pointer; color: var(--muted); }
 .alert { border: 1px solid; border-radius: 8px; padding: 12px 14px; margin-bottom: 18px; font-size: 14px; }
 .alert-ok { background: var(--ok-soft); border-color: #abefc6; color: var(--ok); }
 .alert-error { background: var(--danger-soft); border-color: #fecdca; color: var(--danger); }
+/* a form's error is where its page opens (the action's fragment): a little room above it */
+.form-error { scroll-margin-top: 16px; }
 .alert-warn { background: var(--warn-soft); border-color: #fedf89; color: var(--warn); }`;

@@ -7,7 +7,8 @@
 export const CORE_PAGE_STYLES = `
 
 .new-key { border: 1px solid #abefc6; background: var(--ok-soft); border-radius: 10px; padding: 18px 20px; margin-bottom: 20px; scroll-margin-top: 12px; }
-.new-key h3 { margin-top: 0; color: var(--ok); }
+/* a key's name can be 100 characters of one word: it wraps, never widens the page */
+.new-key h3 { margin-top: 0; color: var(--ok); overflow-wrap: anywhere; }
 .new-key .warning { color: var(--text); }
 .new-key .warning strong { color: var(--warn); }
 .key-row { display: flex; gap: 8px; margin: 10px 0 14px; }
@@ -21,7 +22,7 @@ export const CORE_PAGE_STYLES = `
 .auth { max-width: 420px; margin: 48px auto; }
 .auth .card { padding: 28px; }
 .auth h1 { margin-bottom: 4px; }
-.auth .lead { margin-bottom: 20px; }
+.auth .lead { margin-bottom: 20px; overflow-wrap: anywhere; }
 .auth input { width: 100%; min-width: 0; }
 .auth .btn { width: 100%; padding: 10px; margin-top: 4px; }
 .auth .switch { text-align: center; margin-top: 16px; font-size: 14px; color: var(--muted); }
@@ -37,14 +38,19 @@ export const CORE_PAGE_STYLES = `
 .limit dd strong { font-size: 20px; color: var(--text); margin-right: 2px; }
 .limit dd.source { margin: 0; font-size: 12px; }
 
-.chart { width: 100%; height: auto; display: block; }
+/* the y-axis labels beside the bars, both drawn in CSS pixels: the text is 12 px at any width */
+.chart-frame { display: flex; }
+.chart-y { flex: none; display: block; }
+.chart { flex: 1; min-width: 0; display: block; }
 .chart .grid { stroke: #e6e8ec; stroke-width: 1; }
-.chart .axis { fill: var(--muted); font: 11px system-ui, sans-serif; }
+.chart .axis, .chart-y .axis { fill: var(--muted); font: 12px system-ui, sans-serif; }
 .chart .hit { fill: transparent; }
 .chart g:hover .hit { fill: #f0f2f6; }
-.card.revoked .chart, .card.revoked .totals { opacity: 0.6; }
+.card.revoked .chart-frame, .card.revoked .totals { opacity: 0.6; }
 option.revoked { color: var(--muted); }
 form.filter { margin-bottom: 24px; }
+/* a select is as wide as its longest option: a 100-character key name would push Period and Show to a new line */
+form.filter select { max-width: 24em; }
 .o-ok { fill: #2f6fde; background: #2f6fde; }
 .o-client_error { fill: #c27c0e; background: #c27c0e; }
 .o-rate_limited { fill: #7a5af8; background: #7a5af8; }

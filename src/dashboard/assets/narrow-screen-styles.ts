@@ -17,7 +17,7 @@ export const NARROW_SCREEN_STYLES = `
   /* The navigation takes one row of its own under the brand and "Log out", all six links on it. */
   .nav { order: 3; flex-basis: 100%; margin: 0 -8px; gap: 0; justify-content: flex-start; }
   .nav a { padding: 7px 7px; font-size: 14px; }
-  input[type="text"], input[type="email"], input[type="password"], select { min-width: 0; max-width: 100%; }
+  input[type="text"], input[type="email"], input[type="password"], input[type="search"], select { min-width: 0; max-width: 100%; }
   main { padding: 20px 12px 48px; }
   .card { padding: 16px; }
   .page-head { flex-wrap: wrap; }
@@ -44,7 +44,6 @@ export const NARROW_SCREEN_STYLES = `
   form.inline { align-items: stretch; }
   form.inline .field { flex: 1 1 100%; min-width: 0; }
   form.inline select { width: 100%; }
-  /* The chart scales down about threefold here: larger axis text stays readable (it may use the card's padding). */
-  .chart { overflow: visible; }
-  .chart .axis { font-size: 24px; }
+  /* Half the x-axis labels: a phone's bars are too narrow for a label every 5 days (or 3 hours). */
+  .chart .tick-minor { display: none; }
 }`;

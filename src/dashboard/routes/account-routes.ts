@@ -10,7 +10,7 @@ import {
   signedInOf,
   viewerOf,
 } from '../context.js';
-import { type AccountPageModel, accountPage } from '../views/account-view.js';
+import { type AccountPageModel, accountPage, type PasswordField } from '../views/account-view.js';
 
 /** The account page: details, password change, the sessions list and account deletion. */
 export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContext): void {
@@ -63,14 +63,21 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: DashboardContex
 
   app.post('/account/password', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const { account } = signedInOf(request);
-    const fail = (status: number, error: string) => show(request, reply, status, { error });
+    const fail = (status: number, error: string, errorField: PasswordField) =>
+      show(request, reply, status, { error, errorField });
     const next = field(request, 'new_password');
     if (next.length < MIN_PASSWORD_LENGTH || next.length > 1024) {
-      return fail(400, `Choose a new password of ${MIN_PASSWORD_LENGTH} to 1024 characters.`);
+      return fail(400, `Choose a new password of ${MIN_PASSWORD_LENGTH} to 1024 characters.`, 'new_password');
     }
-    if (next !== field(request, 'new_password_confirm')) return fail(400, 'The two new passwords do not match.');
+    if (next !== field(request, 'new_password_confirm'))
+      return fail(400, 'The two new passwords do not match.', 'new_password_confirm');
     const refused = await checkPassword(request, reply, field(request, 'current_password'));
-    if (refused) return fail(reply.getHeader('Retry-After') ? 429 : 400, refused.replace('The password', 'The current password'));
+    if (refused)
+      return fail(
+        reply.getHeader('Retry-After') ? 429 : 400,
+        refused.replace('The password', 'The current password'),
+        'current_password',
+      );
     // Every session ends with the change, this one included; this browser gets a fresh one under the
     // new credential version so it stays signed in.
     const version = await core.accounts.changePassword(account.id, next);

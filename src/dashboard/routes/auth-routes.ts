@@ -3,6 +3,7 @@ import { AccountError } from '../../accounts/accounts.js';
 import { MIN_PASSWORD_LENGTH } from '../../accounts/password.js';
 import type { Account } from '../../store/store.js';
 import { clientOf, type DashboardContext, field, requireCsrf, sendCsrfFailure, sendPage, signedInOf } from '../context.js';
+import { DEFAULT_PAGE, safeReturnPath } from '../return-to.js';
 import { randomToken, sameSecret } from '../sessions.js';
 import { type AuthFormState, loginPage, signupClosedPage, signupPage } from '../views/auth-views.js';
 
@@ -69,8 +70,13 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
   };
 
   app.get('/login', async (request, reply) => {
-    if (request.signedIn) return reply.redirect('/keys', 303);
     const query = request.query as Record<string, string | undefined>;
+    const next = safeReturnPath(query.next);
+    if (request.signedIn) return reply.redirect(next ?? DEFAULT_PAGE, 303);
+    if (query.ended !== undefined) {
+      const notice = 'Your session has ended, so that form was not sent. Log in to continue.';
+      return sendPage(reply, 200, loginPage(state(request, reply, { notice, noticeKind: 'warn' })));
+    }
     const notice =
       query.bye !== undefined
         ? 'You have been logged out.'
@@ -81,34 +87,36 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
             : query.deleted !== undefined
               ? 'Your account and its keys were deleted.'
               : undefined;
-    return sendPage(reply, 200, loginPage(state(request, reply, { notice })));
+    return sendPage(reply, 200, loginPage(state(request, reply, { notice, next })));
   });
 
   app.post('/login', async (request, reply) => {
     if (!formTokenOk(request)) return sendCsrfFailure(reply);
     const email = field(request, 'email').trim();
     const password = field(request, 'password');
+    // Kept through a failed try, so the next one still leads to the page that was opened.
+    const next = safeReturnPath(field(request, 'next'));
     const wait = await throttle.retryAfterMs(email, request.ip);
     if (wait > 0) {
       reply.header('Retry-After', String(Math.ceil(wait / 1000)));
       const error = `Too many failed attempts. Try again in ${waitText(wait)}.`;
-      return sendPage(reply, 429, loginPage(state(request, reply, { email, error })));
+      return sendPage(reply, 429, loginPage(state(request, reply, { email, error, next })));
     }
     if (email === '' || password === '') {
-      return sendPage(reply, 400, loginPage(state(request, reply, { email, error: 'Enter your email and password.' })));
+      return sendPage(reply, 400, loginPage(state(request, reply, { email, error: 'Enter your email and password.', next })));
     }
     const account = password.length <= MAX_PASSWORD_LENGTH ? await core.accounts.authenticate(email, password) : undefined;
     if (!account) {
       await throttle.fail(email, request.ip);
       recordFailedSignIn(email, request);
       // One message whatever was wrong: no hint whether the email has an account.
-      return sendPage(reply, 401, loginPage(state(request, reply, { email, error: 'Incorrect email or password.' })));
+      return sendPage(reply, 401, loginPage(state(request, reply, { email, error: 'Incorrect email or password.', next })));
     }
     await throttle.succeed(email);
     await core.activity.record(account.id, 'sign_in', 'dashboard', { client: clientOf(request) });
     // The version read with the hash just checked: a password change meanwhile makes this session stale.
     await startSession(request, reply, account.id, account.credentialVersion);
-    return reply.redirect('/keys', 303);
+    return reply.redirect(next ?? DEFAULT_PAGE, 303);
   });
 
   app.get('/signup', async (request, reply) => {
@@ -144,7 +152,10 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext, 
     return reply.redirect('/keys?welcome', 303);
   });
 
-  app.post('/logout', { preHandler: requireCsrf }, async (request, reply) => {
+  // Logging out of a session that has ended already is done: the page says so, not that a form was lost.
+  const endedAlready = async (request: FastifyRequest, reply: FastifyReply) =>
+    request.signedIn ? undefined : reply.clearCookie(cookies.session, cookieOptions).redirect('/login?bye', 303);
+  app.post('/logout', { preHandler: [endedAlready, requireCsrf] }, async (request, reply) => {
     await sessions.destroy(signedInOf(request).session.idHash);
     reply.clearCookie(cookies.session, cookieOptions);
     return reply.redirect('/login?bye', 303);

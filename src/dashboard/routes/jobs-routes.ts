@@ -5,7 +5,7 @@ import { JobQueue } from '../../jobs/queue.js';
 import { rotationDetail, WebhookSecrets } from '../../jobs/webhook-secrets.js';
 import { storedReport, warningCount } from '../../render/index.js';
 import type { RenderJobRow } from '../../store/store.js';
-import type { WebhookDeliveryRecord } from '../../store/webhook-queries.js';
+import type { WebhookDeliveryRecord, WebhookSecretRecord } from '../../store/webhook-queries.js';
 import {
   clientOf,
   type DashboardContext,
@@ -17,16 +17,8 @@ import {
   viewerOf,
 } from '../context.js';
 import { errorPage } from '../views/error-view.js';
-import {
-  cancelPage,
-  JOB_NOTICES,
-  JOBS_SHOWN,
-  type JobNotice,
-  type JobView,
-  jobsPage,
-  pdfStateOf,
-  rotatePage,
-} from '../views/jobs-view.js';
+import { cancelPage, JOB_NOTICES, JOBS_SHOWN, type JobNotice, type JobView, jobsPage, pdfStateOf } from '../views/jobs-view.js';
+import { type RotationOverlap, rotatePage } from '../views/webhook-secret-view.js';
 
 /** Redeliver is allowed once a minute per job: a receiver cannot be flooded, a slot cannot be held by one job. */
 export const REDELIVER_INTERVAL_MS = 60_000;
@@ -76,7 +68,7 @@ export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext):
 
   const render = async (
     request: FastifyRequest,
-    extra: { secret?: string; notice?: JobNotice; rotatedUntil?: number | null; cursor?: string } = {},
+    extra: { secret?: string; notice?: JobNotice; rotatedUntil?: number | null; droppedPrevious?: boolean; cursor?: string } = {},
   ) => {
     const signedIn = signedInOf(request);
     const now = Date.now();
@@ -92,6 +84,7 @@ export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext):
       now,
       secret: extra.secret,
       rotatedUntil: extra.rotatedUntil,
+      droppedPrevious: extra.droppedPrevious,
       notice: extra.notice,
       olderCursor: next === null ? null : encodeCursor(next),
       paged: cursorOf(extra.cursor) !== undefined,
@@ -204,27 +197,38 @@ export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext):
   });
 
   /** Which secret a confirmation page was shown for: its creation time, or "none" before the first. */
-  const secretVersion = async (accountId: string) =>
-    String((await core.store.findWebhookSecrets(accountId))?.createdAt ?? 'none');
+  const versionOf = (found: WebhookSecretRecord | undefined) => String(found?.createdAt ?? 'none');
+  /** The last rotation while its replaced secret still signs (its 24 hours), else undefined. */
+  const overlapOf = (found: WebhookSecretRecord | undefined, now: number): RotationOverlap | undefined =>
+    found !== undefined && found.previousSecret !== null && found.previousUntil !== null && found.previousUntil > now
+      ? { rotatedAt: found.createdAt, until: found.previousUntil }
+      : undefined;
 
-  // Rotating asks first: receivers that still hold only the old secret stop verifying once the overlap ends.
+  // Rotating asks first: receivers that still hold only the old secret stop verifying once the overlap ends,
+  // or at once for the secret before it when a rotation is still in its overlap.
   app.get('/jobs/webhook-secret/rotate', { preHandler: requireSignedIn }, async (request, reply) => {
     const signedIn = signedInOf(request);
-    return sendPage(reply, 200, rotatePage(viewerOf(signedIn), await secretVersion(signedIn.account.id)));
+    const found = await core.store.findWebhookSecrets(signedIn.account.id);
+    return sendPage(reply, 200, rotatePage(viewerOf(signedIn), versionOf(found), overlapOf(found, Date.now())));
   });
 
   // The new secret is shown in this answer, once. The form names the secret it replaces, so a reload that
   // resends it (or a second tab's) rotates nothing more and shows no secret.
   app.post('/jobs/webhook-secret/rotate', { preHandler: [requireSignedIn, requireCsrf] }, async (request, reply) => {
     const accountId = signedInOf(request).account.id;
-    if (field(request, 'replaces') !== (await secretVersion(accountId)))
-      return reply.redirect('/jobs?notice=rotated-already', 303);
+    const found = await core.store.findWebhookSecrets(accountId);
+    if (field(request, 'replaces') !== versionOf(found)) return reply.redirect('/jobs?notice=rotated-already', 303);
+    const dropped = overlapOf(found, Date.now()) !== undefined;
     const rotation = await secrets.rotate(accountId);
     await core.activity.record(accountId, 'webhook_secret_rotated', 'dashboard', {
       client: clientOf(request),
       detail: rotationDetail(rotation),
     });
     request.log.info({ accountId }, 'webhook secret rotated');
-    return sendPage(reply, 200, await render(request, { secret: rotation.secret, rotatedUntil: rotation.previousUntil }));
+    return sendPage(
+      reply,
+      200,
+      await render(request, { secret: rotation.secret, rotatedUntil: rotation.previousUntil, droppedPrevious: dropped }),
+    );
   });
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unshowableCharacterProblem } from '../../accounts/user-text.js';
-import type { ApiService } from '../../config.js';
 import { isId } from '../../ids.js';
 import {
   clientOf,
@@ -16,6 +15,11 @@ import { KeyReveals } from '../key-reveal.js';
 import { keyActivity, windowStart } from '../usage-series.js';
 import { errorPage } from '../views/error-view.js';
 import { ACTIVITY_DAYS, type KeysPageModel, keysPage, MAX_KEY_NAME, revokePage } from '../views/keys-view.js';
+
+/** The name without control and format characters (Unicode Cc and Cf, what unshowableCharacterProblem refuses). */
+function withoutUnshowable(name: string): string {
+  return name.replace(/[\p{Cc}\p{Cf}]/gu, '');
+}
 
 /** The API keys page: list, create (full key shown once), revoke with a confirmation step. */
 export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext): void {
@@ -85,13 +89,14 @@ export function registerKeysRoutes(app: FastifyInstance, ctx: DashboardContext):
       name.length > MAX_KEY_NAME
         ? `Use a name of at most ${MAX_KEY_NAME} characters.`
         : unshowable
-          ? `${unshowable.replace(/^./, (c) => c.toUpperCase())}. Type the name again without it.`
+          ? `${unshowable.replace(/^./, (c) => c.toUpperCase())}. It is taken out of the name below: check it and create the key again.`
           : undefined;
+    // The name goes back into its field, without the characters that could not be shown (they would act, unseen).
     if (invalid)
       return sendPage(
         reply,
         400,
-        keysPage(await model(request, { error: { service: service as ApiService, message: invalid } })),
+        keysPage(await model(request, { error: { service, message: invalid, name: withoutUnshowable(name) } })),
       );
     const created = await core.keys.create(signedInOf(request).account.id, service, name || null);
     await core.activity.record(created.record.accountId, 'key_created', 'dashboard', {

@@ -8,6 +8,10 @@ export interface AuthFormState {
   email?: string;
   error?: string;
   notice?: string;
+  /** The notice's colour: ok (default) or a warning. */
+  noticeKind?: 'ok' | 'warn';
+  /** Log-in only: the page to go to afterwards (already checked to be a path of this site). */
+  next?: string;
   signupOpen: boolean;
   /** SMTP_URL is set: "Forgot password?" sends a link; else the page says to ask the administrator. */
   resetByMail?: boolean;
@@ -19,7 +23,7 @@ export function authCard(title: string, lead: string, state: AuthFormState, form
 <div class="card">
 <h1>${title}</h1>
 <p class="lead">${lead}</p>
-${state.error ? alert('error', state.error) : ''}${state.notice ? alert('ok', state.notice) : ''}
+${state.error ? alert('error', state.error) : ''}${state.notice ? alert(state.noticeKind ?? 'ok', state.notice) : ''}
 ${form}
 </div>
 <p class="switch">${footer}</p>
@@ -30,7 +34,7 @@ ${form}
 /** The login page. */
 export function loginPage(state: AuthFormState): string {
   const form = html`<form method="post" action="/login" novalidate>
-${csrfField(state.csrfToken)}
+${csrfField(state.csrfToken)}${state.next ? html`<input type="hidden" name="next" value="${state.next}">` : ''}
 <div class="field"><label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${state.email ?? ''}" autofocus></div>
 <div class="field"><label for="password">Password</label>

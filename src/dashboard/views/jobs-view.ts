@@ -2,7 +2,8 @@ import type { RenderJobRow } from '../../store/store.js';
 import type { WebhookDeliveryRecord } from '../../store/webhook-queries.js';
 import { html, type SafeHtml } from '../html.js';
 import { formatAgo, formatCount, formatDateTime } from './format.js';
-import { alert, copyButton, csrfField, page, type Viewer } from './layout.js';
+import { alert, csrfField, page, type Viewer } from './layout.js';
+import { secretCard } from './webhook-secret-view.js';
 
 /** One job as the Jobs page shows it. */
 export interface JobView {
@@ -35,6 +36,8 @@ export interface JobsPageModel {
   secret?: string;
   /** After a rotation: until when the old secret still signs (null: there was none). */
   rotatedUntil?: number | null;
+  /** After a rotation made during the previous one's overlap: the secret before that one was dropped. */
+  droppedPrevious?: boolean;
   notice?: JobNotice;
   /** The cursor of the next (older) page, or null on the last one. */
   olderCursor: string | null;
@@ -176,7 +179,7 @@ function jobCard(job: JobView, viewer: Viewer, now: number): SafeHtml {
       : null;
   const download =
     job.pdf === 'available'
-      ? html`<a class="btn btn-small" href="/jobs/${job.id}/pdf" download="${job.reference ?? job.id}.pdf">Download PDF</a>`
+      ? html`<a class="btn btn-small" href="/jobs/${job.id}/pdf" download="${job.reference ?? job.id}.pdf" aria-label="Download PDF of ${job.reference ?? `job ${job.id}`}">Download PDF</a>`
       : job.pdf === 'expired'
         ? html`<span class="muted small pdf-state">PDF expired</span>`
         : job.pdf === 'deleted'
@@ -205,27 +208,6 @@ ${webhookPart(job, viewer, now)}
 </li>`;
 }
 
-function secretCard(model: JobsPageModel): SafeHtml {
-  const token = model.viewer.csrfToken;
-  const rotated =
-    model.rotatedUntil === undefined
-      ? ''
-      : alert(
-          'ok',
-          model.rotatedUntil === null
-            ? 'The webhook secret was rotated. This is the only time it is shown: store it now.'
-            : `The webhook secret was rotated. This is the only time it is shown: store it now. Until ${formatDateTime(model.rotatedUntil)} every delivery carries a signature with the old secret too, so update your receivers before then.`,
-        );
-  const shown = model.secret
-    ? html`<div class="secret"><code id="webhook-secret">${model.secret}</code>${copyButton('webhook-secret')}</div>`
-    : html`<form method="post" action="/jobs/webhook-secret/reveal">${csrfField(token)}<button class="btn btn-secondary btn-small" type="submit">Reveal secret</button></form>`;
-  return html`<section class="card" aria-labelledby="secret-title"><div class="card-head"><div><h2 id="secret-title">Webhook signing secret</h2>
-<p>Every webhook is signed with it (Standard Webhooks: <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>). Verify each delivery before trusting it.</p></div></div>
-${rotated}${shown}
-<p class="rotate"><a class="btn btn-danger-outline btn-small" href="/jobs/webhook-secret/rotate">Rotate secret…</a>
-<span class="hint">For 24 hours after a rotation, deliveries are signed with both the new and the old secret.</span></p></section>`;
-}
-
 /** The confirmation step before a job is canceled: what happens to a queued and to a running one. */
 export function cancelPage(viewer: Viewer, job: Pick<JobView, 'id' | 'status' | 'reference' | 'webhookUrl'>): string {
   const what =
@@ -242,19 +224,6 @@ export function cancelPage(viewer: Viewer, job: Pick<JobView, 'id' | 'status' | 
 <p class="switch"><a href="/jobs">Keep it</a></p>
 </div></div>`;
   return page({ title: 'Cancel job', viewer, current: 'jobs', body });
-}
-
-/** The confirmation step before the webhook secret is rotated; `replaces` names the current secret (its version). */
-export function rotatePage(viewer: Viewer, replaces: string): string {
-  const body = html`<div class="auth"><div class="card">
-<h1>Rotate the webhook secret?</h1>
-<p class="lead">A new signing secret is made and shown once, on the next page.</p>
-<p>For the next 24 hours every delivery carries two signatures (<code>v1,&lt;new&gt; v1,&lt;old&gt;</code>), so receivers that still hold the old secret keep verifying. Update them within that time: after it, only the new secret verifies.</p>
-<form method="post" action="/jobs/webhook-secret/rotate">${csrfField(viewer.csrfToken)}<input type="hidden" name="replaces" value="${replaces}">
-<button class="btn btn-danger" type="submit">Rotate secret</button></form>
-<p class="switch"><a href="/jobs">Cancel</a></p>
-</div></div>`;
-  return page({ title: 'Rotate webhook secret', viewer, current: 'jobs', body });
 }
 
 function pager(model: JobsPageModel): SafeHtml {

@@ -5,7 +5,7 @@ import { html, type SafeHtml } from '../html.js';
 import { type KeyActivity, OUTCOMES } from '../usage-series.js';
 import { docsUrl, metadataCurl, type PublicUrls, renderCurl } from './examples.js';
 import { formatAgo, formatCount, formatDate, formatDateTime } from './format.js';
-import { alert, codeBlock, copyButton, csrfField, page, type Viewer } from './layout.js';
+import { alert, codeBlock, copyButton, csrfField, fieldAttrs, formError, page, type Viewer } from './layout.js';
 import { OUTCOME_LABELS } from './usage-chart.js';
 
 /** Everything the API keys page shows. */
@@ -21,7 +21,8 @@ export interface KeysPageModel {
   notice?: string;
   /** A key whose one display has passed (the page was reloaded): it is not shown again. */
   shownBefore?: ApiKeyRecord;
-  error?: { service: ApiService; message: string };
+  /** A refused "Create key": the service's form shows the message and the name to try again with. */
+  error?: { service: ApiService; message: string; name: string };
 }
 
 /** Longest key name accepted. */
@@ -116,16 +117,18 @@ function serviceCard(model: KeysPageModel, s: (typeof SERVICES)[number]): SafeHt
   const keys = model.keys.filter((k) => k.service === s.id);
   const active = keys.filter((k) => k.revokedAt === null);
   const revoked = keys.filter(isRevoked);
-  const error = model.error?.service === s.id ? alert('error', model.error.message) : '';
+  const failed = model.error?.service === s.id ? model.error : undefined;
+  // Named for the action, not "…-error": a redirect (to log in, say) keeps the form's fragment in the address bar.
+  const errorId = `create-${s.id}-key`;
   return html`<section class="card" id="${s.id}-keys" aria-labelledby="${s.id}-title">
 <div class="card-head"><div><div class="service-title"><h2 id="${s.id}-title">${s.title}</h2><span class="badge">${s.prefix}</span></div>
 <p>${s.what}</p></div>
 <a href="${docsUrl(model.urls[s.id])}">API reference</a></div>
-${newKeyPanel(model, s.id)}${error}
-<form class="inline" method="post" action="/keys" aria-label="Create a ${s.id} key">
+${newKeyPanel(model, s.id)}${failed ? formError(errorId, failed.message) : ''}
+<form class="inline" method="post" action="/keys#${errorId}" aria-label="Create a ${s.id} key">
 ${csrfField(model.viewer.csrfToken)}<input type="hidden" name="service" value="${s.id}">
 <div class="field"><label for="name-${s.id}">Key name <span class="muted">(optional)</span></label>
-<input id="name-${s.id}" name="name" type="text" maxlength="${MAX_KEY_NAME}" placeholder="e.g. production" autocomplete="off"></div>
+<input id="name-${s.id}" name="name" type="text" maxlength="${MAX_KEY_NAME}" placeholder="e.g. production" autocomplete="off"${failed ? html` value="${failed.name}"` : ''}${fieldAttrs({ errorId: failed ? errorId : undefined })}></div>
 <button class="btn" type="submit">Create ${s.id} key</button>
 </form>
 <h3>Active keys</h3>

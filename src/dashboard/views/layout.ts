@@ -31,6 +31,21 @@ export function alert(kind: 'ok' | 'error' | 'warn', message: HtmlValue): SafeHt
   return html`<div class="alert alert-${kind}" role="${role}">${message}</div>`;
 }
 
+/**
+ * A form's error, named by `id`: the form's action ends in `#id`, so the page answered with the error
+ * opens scrolled to it and the browser focuses it (it takes focus, not Tab stops: tabindex -1), and the
+ * next Tab reaches the field it is about. Works without the script.
+ */
+export function formError(id: string, message: HtmlValue): SafeHtml {
+  return html`<div class="alert alert-error form-error" role="alert" id="${id}" tabindex="-1">${message}</div>`;
+}
+
+/** The attributes of a form field: described by its hint, and by the error when it is about this field. */
+export function fieldAttrs(opts: { hintId?: string; errorId?: string }): SafeHtml {
+  const describedBy = [opts.hintId, opts.errorId].filter(Boolean).join(' ');
+  return html`${describedBy ? html` aria-describedby="${describedBy}"` : ''}${opts.errorId ? html` aria-invalid="true"` : ''}`;
+}
+
 /** A copy-to-clipboard button for the element with this id (hidden until the script runs). */
 export function copyButton(targetId: string, label = 'Copy', extraClass = ''): SafeHtml {
   return html`<button type="button" class="btn btn-secondary btn-small ${extraClass}" data-copy="${targetId}" hidden>${label}</button>`;

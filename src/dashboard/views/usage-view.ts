@@ -79,7 +79,11 @@ function limitsCard(limits: Record<ApiService, LimitInfo>): SafeHtml {
 <dl class="limits">${item('render')}${item('metadata')}</dl></section>`;
 }
 
-/** The filter: which key (revoked ones too, so a rotation can be checked) and which window; a plain GET form. */
+/**
+ * The filter: which key (revoked ones too, so a rotation can be checked) and which window; a plain GET
+ * form that applies on "Show" only, never on a change: arrow keys move through a select's options one
+ * change at a time, and leaving the page at each would make the later ones unreachable (WCAG 3.2.2).
+ */
 function filterForm(model: UsagePageModel): SafeHtml {
   const option = (k: ApiKeyRecord) =>
     html`<option value="${k.id}"${k.id === model.key?.id ? html` selected` : ''}${k.revokedAt === null ? '' : html` class="revoked"`}>${keyLabel(k)}</option>`;
@@ -91,9 +95,9 @@ function filterForm(model: UsagePageModel): SafeHtml {
     html`<option value="${value}"${model.range === value ? html` selected` : ''}>${label}</option>`;
   return html`<form class="inline filter" method="get" action="/usage" aria-label="Filter usage">
 <div class="field"><label for="usage-key">Key</label>
-<select id="usage-key" name="key" data-submit-on-change><option value="">All keys</option>${group('render')}${group('metadata')}</select></div>
+<select id="usage-key" name="key"><option value="">All keys</option>${group('render')}${group('metadata')}</select></div>
 <div class="field"><label for="usage-range">Period</label>
-<select id="usage-range" name="range" data-submit-on-change>${range('30d', 'Last 30 days, by day')}${range('24h', 'Last 24 hours, by hour')}</select></div>
+<select id="usage-range" name="range">${range('30d', 'Last 30 days, by day')}${range('24h', 'Last 24 hours, by hour')}</select></div>
 <button class="btn btn-secondary" type="submit">Show</button>
 </form>`;
 }
