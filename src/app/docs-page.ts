@@ -40,11 +40,15 @@ function docsCsp(request: FastifyRequest): string {
 /** Serves Swagger UI at `/docs` with the policy above on its answers; call after `@fastify/swagger` is registered. */
 export async function registerDocsPage(app: FastifyInstance): Promise<void> {
   // In a context of its own, so that the policy is set on the page's answers alone.
-  await app.register(async (docs) => {
-    docs.addHook('onSend', (request, reply, payload, done) => {
-      reply.header('content-security-policy', docsCsp(request));
-      done(null, payload);
-    });
-    await docs.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(docsContext);
+}
+
+function docsContext(docs: FastifyInstance, _opts: unknown, ready: (err?: Error) => void): void {
+  docs.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('content-security-policy', docsCsp(request));
+    done(null, payload);
   });
+  // Loaded within this context once this function is done (Fastify's plugin queue), so the hook covers it.
+  void docs.register(swaggerUi, { routePrefix: '/docs' });
+  ready();
 }

@@ -232,7 +232,7 @@ export class ReportCollector {
     this.placeFonts(found);
     // An image the network failed is empty too: its request's entry already says why. A request's URL has
     // no fragment; the image's address may.
-    const unfragmented = (url: string) => url.replace(/#[^]*$/, '');
+    const unfragmented = (url: string) => url.replace(/#.*$/s, '');
     const requested = new Set(this.failures.map((f) => unfragmented(f.url)));
     for (const b of this.broken)
       if (b.why === 'relative' || !requested.has(unfragmented(b.url)))
