@@ -37,8 +37,9 @@ declare module 'fastify' {
     authenticateKey: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
     /**
      * Counts `extra` more requests of a request `authenticate` admitted against the same limit (an
-     * assembly's parts beyond the first), at most the limit in all (`charged`: how many that made); sets the
-     * RateLimit field again. Usage counts all 1 + `extra` of them.
+     * assembly's parts beyond the first), at most the limit in all (`charged`: how many that made), or none
+     * of them when they do not fit (`allowed` false: the window is left as it was); sets the RateLimit field
+     * again. Usage counts all 1 + `extra` of them.
      */
     spendMore: (
       request: FastifyRequest,
