@@ -27,6 +27,13 @@ export interface AuthContext {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * What the route's body holds at most, named in its 413 beside the route's `bodyLimit`
+     * (`html: at most 10 MiB`), so a client learns which of its fields to make smaller.
+     */
+    bodyHolds?: string;
+  }
   interface FastifyInstance {
     /** onRequest hook: key check, rate limit, usage; runs before the body is read. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;

@@ -142,6 +142,21 @@ describe('POST /v1/certificates', () => {
     expect((await list(bob.key)).json().data).toEqual([]);
   });
 
+  it('answers a body over its 128 KiB with 413 naming that limit and the 64 KiB of a PKCS#12 file', async () => {
+    const res = await upload(bob.key, { pkcs12: 'A'.repeat(512 * 1024), password: 'x' });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toEqual({
+      error: {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: 'body larger than 131072 bytes cannot hold a valid request (pkcs12: at most 64 KiB)',
+      },
+    });
+    // Under the body's limit, a file over its own is named by the validator.
+    const file = await upload(bob.key, { pkcs12: 'A'.repeat(100 * 1024), password: 'x' });
+    expect(file.statusCode).toBe(400);
+    expect(file.json().error).toEqual({ code: 'INVALID_REQUEST', message: 'pkcs12: larger than 64 KiB' });
+  });
+
   it('is refused with 503 naming SECRETS_KEY on a server without a key', async () => {
     const service = new CertificateService(core.store, core.activity, undefined);
     const refused = service.upload(bob.accountId, { pkcs12: certs.ec, password: certs.password }, { actor: 'api' });
