@@ -115,6 +115,7 @@ export function registerCertificateRoutes(app: ServiceApp, certificates: Certifi
           201: { ...CertificateObjectSchema, description: 'The certificate (Location: /v1/certificates).' },
           400: errorResponse('INVALID_REQUEST: not base64 or not PKCS#12, a wrong password, no private key, an unknown field'),
           413: errorResponse(`PAYLOAD_TOO_LARGE: body over ${MAX_UPLOAD_BODY_BYTES / 1024} KiB`),
+          415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
           422: errorResponse('CERTIFICATE_EXPIRED: the certificate’s not-after date has passed'),
           429: errorResponse('RATE_LIMITED: over the read limit, 10× the render limit (Retry-After set)'),
           503: errorResponse('SERVICE_UNAVAILABLE: the server has no SECRETS_KEY, or the account store is unavailable'),

@@ -157,6 +157,17 @@ describe('POST /v1/certificates', () => {
     expect(file.json().error).toEqual({ code: 'INVALID_REQUEST', message: 'pkcs12: larger than 64 KiB' });
   });
 
+  it('answers a body that is not JSON with 415', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/certificates',
+      headers: { authorization: `Bearer ${bob.key}`, 'content-type': 'text/plain' },
+      payload: 'pkcs12=AAAA',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({ error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'body must be application/json' } });
+  });
+
   it('is refused with 503 naming SECRETS_KEY on a server without a key', async () => {
     const service = new CertificateService(core.store, core.activity, undefined);
     const refused = service.upload(bob.accountId, { pkcs12: certs.ec, password: certs.password }, { actor: 'api' });
