@@ -15,6 +15,7 @@ import type { Config } from './config.js';
 import { deleteJobsWithAccount } from './jobs/account-deletion.js';
 import { rotationDetail, WebhookSecrets } from './jobs/webhook-secrets.js';
 import { windowUnit } from './ratelimit/window.js';
+import { loadServerKey } from './secrets/server-key.js';
 import { describeStore, openStore, storeExists } from './store/open-store.js';
 import type { ApiKeyRecord, Store } from './store/store.js';
 
@@ -195,7 +196,8 @@ export async function webhooksCommand(args: string[], config: Config): Promise<n
   return withStore(config, async (opened) => {
     const { store } = opened;
     const account = await accountByEmail(opened, email);
-    const secrets = new WebhookSecrets(store);
+    // The secrets are sealed with the server's key: the data directory's key file, or SECRETS_KEY at scale.
+    const secrets = new WebhookSecrets(store, loadServerKey(config)?.box);
     const activity = new ActivityLog(store, config.activityRetentionDays);
     if (!values.rotate) {
       const secret = await secrets.get(account.id);

@@ -94,7 +94,7 @@ export interface Config {
   readonly webhookRetryScale: number;
   /**
    * The server key (32 bytes) that seals secrets at rest (AES-256-GCM): signing certificates' private keys,
-   * queued jobs' `protect` passwords. SECRETS_KEY (or its older name CERTIFICATE_KEY); undefined: the
+   * queued jobs' `protect` passwords, accounts' webhook signing secrets. SECRETS_KEY (or its older name CERTIFICATE_KEY); undefined: the
    * embedded store keeps its own in the data directory (secrets/server-key.ts), PostgreSQL needs it set.
    * Never logged, never returned.
    */

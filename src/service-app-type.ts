@@ -27,6 +27,13 @@ export interface AuthContext {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * What the route's body holds at most, named in its 413 beside the route's `bodyLimit`
+     * (`html: at most 10 MiB`), so a client learns which of its fields to make smaller.
+     */
+    bodyHolds?: string;
+  }
   interface FastifyInstance {
     /** onRequest hook: key check, rate limit, usage; runs before the body is read. */
     authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
@@ -37,8 +44,9 @@ declare module 'fastify' {
     authenticateKey: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
     /**
      * Counts `extra` more requests of a request `authenticate` admitted against the same limit (an
-     * assembly's parts beyond the first), at most the limit in all (`charged`: how many that made); sets the
-     * RateLimit field again. Usage counts all 1 + `extra` of them.
+     * assembly's parts beyond the first), at most the limit in all (`charged`: how many that made), or none
+     * of them when they do not fit (`allowed` false: the window is left as it was); sets the RateLimit field
+     * again. Usage counts all 1 + `extra` of them.
      */
     spendMore: (
       request: FastifyRequest,

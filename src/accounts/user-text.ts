@@ -42,3 +42,25 @@ export function escapeUnshowableJson(json: string): string {
       : Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
   );
 }
+
+/**
+ * How many characters (Unicode code points) `text` has when that is more than `max`, else undefined: a
+ * limit said in characters counts as JSON Schema's maxLength does, an emoji one character where
+ * `text.length` counts its two UTF-16 units. Only a text longer than `max` units is counted at all.
+ */
+export function charactersOver(text: string, max: number): number | undefined {
+  if (text.length <= max) return undefined;
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      // A surrogate pair is one character; a lone surrogate stays one of its own.
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count -= 1;
+        i += 1;
+      }
+    }
+  }
+  return count > max ? count : undefined;
+}

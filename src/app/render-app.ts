@@ -3,7 +3,7 @@
  * jobs (routes and a worker), OpenAPI (/openapi.json, /docs) and error handlers that give every
  * failure the render shape.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { pdfSteps, registerAssembleRoutes } from '../assemble/index.js';
 import { registerCertificateRoutes } from '../certificates/routes.js';
 import { jobSlots } from '../config.js';
@@ -55,16 +55,20 @@ declare module 'fastify' {
   }
 }
 
+/** The 413 of a body over its route's limit: that limit, and what the route says its body holds at most. */
+function bodyTooLarge(request: FastifyRequest): RenderError {
+  const { bodyLimit, config } = request.routeOptions;
+  const holds = config.bodyHolds === undefined ? '' : ` (${config.bodyHolds})`;
+  return new RenderError('PAYLOAD_TOO_LARGE', `body larger than ${bodyLimit} bytes cannot hold a valid request${holds}`);
+}
+
 /** Maps Fastify's own errors (body parsing, limits) onto the render error table. */
-function fromFastify(error: FastifyError): RenderError {
+function fromFastify(error: FastifyError, request: FastifyRequest): RenderError {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new RenderError('UNSUPPORTED_MEDIA_TYPE', 'body must be application/json');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new RenderError(
-        'PAYLOAD_TOO_LARGE',
-        `body larger than ${MAX_BODY_BYTES} bytes cannot hold a valid request (html: at most 10 MiB)`,
-      );
+      return bodyTooLarge(request);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return invalid('body: empty; expected a JSON object');
     default:
@@ -190,7 +194,7 @@ export async function startRenderEngine(
 /** The render service's error handler: every failure in the render shape. */
 export function setRenderErrorHandler(app: ServiceApp): void {
   app.setErrorHandler(async (error: FastifyError | RenderError, request, reply) => {
-    const failure = error instanceof RenderError ? error : fromFastify(error);
+    const failure = error instanceof RenderError ? error : fromFastify(error, request);
     if (failure.status >= 500) request.log.error({ err: failure.cause ?? failure, code: failure.code }, 'render request failed');
     else request.log.info({ code: failure.code, reason: failure.message }, 'render request refused');
     if (failure.retryAfterS !== undefined) reply.header('Retry-After', String(failure.retryAfterS));

@@ -4,6 +4,7 @@
  * form's `body` field becomes the request body, carrying the uploaded files' names (schema.ts
  * UPLOADED_NAMES) for its validator, and the files themselves stay on disk until the answer is sent.
  */
+import type { SwaggerTransform } from '@fastify/swagger';
 import type { FastifyRequest } from 'fastify';
 import { invalid } from '../errors.js';
 import type { ServiceApp } from '../service-app-type.js';
@@ -51,9 +52,11 @@ export function acceptMultipart(scope: ServiceApp, maxBytes: number): void {
 /**
  * The route's `config.swaggerTransform`: its OpenAPI request body lists both media types, the JSON
  * request and the form (a `body` field holding that JSON, and the files parts name). Documentation
- * only: the route's validator still gets the one body the parser made.
+ * only: the route's validator still gets the one body the parser made. Typed as @fastify/swagger's,
+ * whose declaration of `config.swaggerTransform` then comes with it wherever the routes are compiled
+ * (the client package's type check included), beside the service's own route config.
  */
-export function multipartDocs(json: object) {
+export function multipartDocs(json: object): SwaggerTransform {
   const form = {
     type: 'object',
     required: ['body'],

@@ -9,6 +9,7 @@ import {
   CLAIMS_HEADER,
   ClaimsHeaderDoc,
   claimsHeaderValue,
+  HTML_BODY_HOLDS,
   incompleteError,
   PreferHeaders,
   prefersStrict,
@@ -58,7 +59,7 @@ function registerAssembleRoute(app: ServiceApp, deps: AssembleRouteDeps): void {
         done(null, payload);
       },
       bodyLimit: MAX_ASSEMBLE_BODY_BYTES,
-      config: { swaggerTransform: multipartDocs(AssembleRequestSchema) },
+      config: { swaggerTransform: multipartDocs(AssembleRequestSchema), bodyHolds: HTML_BODY_HOLDS },
       validatorCompiler: ownValidator('body', (data) => validateAssembleRequest(data, deps.maxParts)),
       schema: {
         summary: 'Assemble rendered HTML and existing PDFs into one PDF, optionally protected and signed',

@@ -3,6 +3,7 @@
  * split, protection and signature of the whole), checked before any part is rendered, with messages that
  * name the field.
  */
+import { charactersOver } from '../accounts/user-text.js';
 import { invalid } from '../errors.js';
 import { isLanguageTag, PageSelectionError, parsePageSelection } from '../pdf/index.js';
 import {
@@ -22,8 +23,8 @@ export function checkPartFinishing(part: Record<string, unknown>, label: string)
   const { title, pages, rotate } = part;
   if (title !== undefined) {
     if (typeof title !== 'string') throw invalid(`${label}.title: must be a string, got ${show(title)}`);
-    if (title.length > MAX_TITLE)
-      throw invalid(`${label}.title: ${title.length} characters is more than the limit of ${MAX_TITLE}`);
+    const length = charactersOver(title, MAX_TITLE);
+    if (length !== undefined) throw invalid(`${label}.title: ${length} characters is more than the limit of ${MAX_TITLE}`);
   }
   if (pages !== undefined) {
     if (typeof pages !== 'string') throw invalid(`${label}.pages: must be a string such as "1-3,5", got ${show(pages)}`);
@@ -71,8 +72,9 @@ export function checkMetadata(metadata: unknown): void {
     const value = metadata[field];
     if (value === undefined) continue;
     if (typeof value !== 'string') throw invalid(`metadata.${field}: must be a string, got ${show(value)}`);
-    if (value.length > MAX_METADATA_TEXT)
-      throw invalid(`metadata.${field}: ${value.length} characters is more than the limit of ${MAX_METADATA_TEXT}`);
+    const length = charactersOver(value, MAX_METADATA_TEXT);
+    if (length !== undefined)
+      throw invalid(`metadata.${field}: ${length} characters is more than the limit of ${MAX_METADATA_TEXT}`);
   }
   const { lang } = metadata;
   if (typeof lang === 'string' && (lang.length > 64 || !isLanguageTag(lang)))
@@ -89,8 +91,8 @@ export function checkStamps(stamps: unknown): void {
     unknownField(stamp, ['html', 'pages', 'layer'], `${at}.`);
     const { html, pages, layer } = stamp;
     if (typeof html !== 'string' || html === '') throw invalid(`${at}.html: must be a non-empty string, got ${show(html)}`);
-    if (html.length > MAX_STAMP_HTML)
-      throw invalid(`${at}.html: ${html.length} characters is more than the limit of ${MAX_STAMP_HTML}`);
+    const length = charactersOver(html, MAX_STAMP_HTML);
+    if (length !== undefined) throw invalid(`${at}.html: ${length} characters is more than the limit of ${MAX_STAMP_HTML}`);
     if (pages !== undefined) {
       if (typeof pages !== 'string') throw invalid(`${at}.pages: must be a string such as "2-", got ${show(pages)}`);
       checkSelection(pages, `${at}.pages`);

@@ -4,7 +4,9 @@
  * agree with. An HTML part is checked by the render request's own validator, so its rules and words
  * are the render's.
  */
+
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { charactersOver } from '../accounts/user-text.js';
 import { quoted } from '../cut-text.js';
 import { invalid, RenderError } from '../errors.js';
 import { toPrintParams, validateRenderRequest } from '../render/index.js';
@@ -35,8 +37,9 @@ function checkPdfData(data: unknown, label: string): void {
 
 function checkUrl(url: unknown, label: string): void {
   if (typeof url !== 'string' || url === '') throw invalid(`${label}.url: must be an http(s) URL string, got ${show(url)}`);
-  if (url.length > MAX_PART_URL_LENGTH)
-    throw invalid(`${label}.url: ${url.length} characters is more than the limit of ${MAX_PART_URL_LENGTH}`);
+  const urlLength = charactersOver(url, MAX_PART_URL_LENGTH);
+  if (urlLength !== undefined)
+    throw invalid(`${label}.url: ${urlLength} characters is more than the limit of ${MAX_PART_URL_LENGTH}`);
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -61,8 +64,9 @@ function checkHtmlPart(part: Record<string, unknown>, label: string): void {
 function checkFile(file: unknown, label: string, uploaded: Uploaded): void {
   if (typeof file !== 'string' || file === '')
     throw invalid(`${label}.file: must be the name of an uploaded file, got ${show(file)}`);
-  if (file.length > MAX_FILE_NAME)
-    throw invalid(`${label}.file: ${file.length} characters is more than the limit of ${MAX_FILE_NAME}`);
+  const fileLength = charactersOver(file, MAX_FILE_NAME);
+  if (fileLength !== undefined)
+    throw invalid(`${label}.file: ${fileLength} characters is more than the limit of ${MAX_FILE_NAME}`);
   if (!uploaded.names)
     throw invalid(`${label}.file: a file part needs a multipart/form-data request with the file uploaded beside the body`);
   const names = uploaded.names;
@@ -124,7 +128,21 @@ function checkPart(part: unknown, index: number, uploaded: Uploaded): void {
   checkPartFinishing(part, label);
 }
 
-const compiled = TypeCompiler.Compile(AssembleRequestSchema);
+/**
+ * A copy of a schema whose string bounds are in UTF-16 units, as TypeBox counts them: JSON Schema's maxLength
+ * (and the checks above) count characters, and `max` characters take at most twice as many units. The
+ * copy keeps TypeBox's symbol keys, which the compiler reads.
+ */
+function inUtf16Units<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(inUtf16Units) as T;
+  if (node === null || typeof node !== 'object') return node;
+  const copy: Record<PropertyKey, unknown> = {};
+  for (const key of Reflect.ownKeys(node)) copy[key] = inUtf16Units((node as Record<PropertyKey, unknown>)[key]);
+  if (typeof copy.maxLength === 'number') copy.maxLength *= 2;
+  return copy as T;
+}
+
+const compiled = TypeCompiler.Compile(inUtf16Units(AssembleRequestSchema));
 
 /**
  * Validates an assemble body with at most `maxParts` parts; throws INVALID_REQUEST (or PAYLOAD_TOO_LARGE

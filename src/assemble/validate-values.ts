@@ -2,6 +2,7 @@
  * What the assemble request's validators share: the checks of a JSON value's type, its fields and its
  * text, whose messages name the field (the INVALID_REQUEST they throw is errors.ts's `invalid`).
  */
+import { charactersOver } from '../accounts/user-text.js';
 import { cutText, MAX_QUOTED, quoted } from '../cut-text.js';
 import { invalid } from '../errors.js';
 import { MAX_TEXT } from './schema.js';
@@ -33,5 +34,6 @@ export function optionalText(object: Record<string, unknown>, name: string, at: 
   }
   if (typeof value !== 'string') throw invalid(`${at}${name}: must be a string, got ${show(value)}`);
   if (required && value === '') throw invalid(`${at}${name}: must not be empty`);
-  if (value.length > MAX_TEXT) throw invalid(`${at}${name}: ${value.length} characters is more than the limit of ${MAX_TEXT}`);
+  const length = charactersOver(value, MAX_TEXT);
+  if (length !== undefined) throw invalid(`${at}${name}: ${length} characters is more than the limit of ${MAX_TEXT}`);
 }

@@ -43,6 +43,8 @@ export const CertificateUploadSchema = Type.Object(
 type CertificateUpload = Static<typeof CertificateUploadSchema>;
 
 const CERTIFICATE_ID = /^crt_[0-9a-f]{32}$/;
+/** Largest body of POST /v1/certificates: a PKCS#12 file at its limit in base64, with room for the password and name. */
+const MAX_UPLOAD_BODY_BYTES = 128 * 1024;
 
 /** The API's JSON of a certificate. */
 function certificateJson(c: CertificateView): Static<typeof CertificateObjectSchema> {
@@ -90,7 +92,8 @@ export function registerCertificateRoutes(app: ServiceApp, certificates: Certifi
     '/v1/certificates',
     {
       onRequest: app.authenticateKey,
-      bodyLimit: 128 * 1024,
+      bodyLimit: MAX_UPLOAD_BODY_BYTES,
+      config: { bodyHolds: `pkcs12: at most ${MAX_PKCS12_BYTES / 1024} KiB` },
       validatorCompiler:
         ({ httpPart }: { httpPart?: string }) =>
         (value: unknown) => {
@@ -113,7 +116,8 @@ export function registerCertificateRoutes(app: ServiceApp, certificates: Certifi
         response: {
           201: { ...CertificateObjectSchema, description: 'The certificate (Location: /v1/certificates).' },
           400: errorResponse('INVALID_REQUEST: not base64 or not PKCS#12, a wrong password, no private key, an unknown field'),
-          413: errorResponse('PAYLOAD_TOO_LARGE: body over 128 KiB'),
+          413: errorResponse(`PAYLOAD_TOO_LARGE: body over ${MAX_UPLOAD_BODY_BYTES / 1024} KiB`),
+          415: errorResponse('UNSUPPORTED_MEDIA_TYPE: body is not application/json'),
           422: errorResponse('CERTIFICATE_EXPIRED: the certificate’s not-after date has passed'),
           429: errorResponse('RATE_LIMITED: over the read limit, 10× the render limit (Retry-After set)'),
           503: errorResponse('SERVICE_UNAVAILABLE: the server has no SECRETS_KEY, or the account store is unavailable'),

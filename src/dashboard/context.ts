@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { ResultStore } from '../jobs/results/result-store.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { StrikeCounter } from '../ratelimit/strikes.js';
+import type { ServerKey } from '../secrets/server-key.js';
 import type { Account, Store } from '../store/store.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { loginUrlFor } from './return-to.js';
@@ -49,6 +50,8 @@ export interface DashboardCore {
   results: ResultStore;
   /** The accounts' signing certificates (the Signing certificates page, /v1/certificates, signing). */
   certificates: CertificateService;
+  /** The server's key: the Jobs page reveals and rotates the webhook signing secret, sealed with it. */
+  secrets?: ServerKey;
 }
 
 /** What every dashboard route is built from. */

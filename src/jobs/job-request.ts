@@ -3,7 +3,7 @@
  * strict rules, or the assemble request's, plus `webhook` and `reference`).
  */
 import { Type } from '@sinclair/typebox';
-import { unshowableCharacterProblem } from '../accounts/user-text.js';
+import { charactersOver, unshowableCharacterProblem } from '../accounts/user-text.js';
 import {
   ASSEMBLE_JOB_MAX_PARTS,
   type AssembleRequest,
@@ -65,8 +65,9 @@ export function validateJobRequest(body: unknown): JobRequest {
   const request =
     'parts' in rest ? validateAssembleRequest(rest, ASSEMBLE_JOB_MAX_PARTS, `a job's limit`) : validateRenderRequest(rest);
   if (reference !== undefined && typeof reference !== 'string') throw invalid('reference: must be a string');
-  if (typeof reference === 'string' && reference.length > MAX_REFERENCE_LENGTH) {
-    throw invalid(`reference: ${reference.length} characters is more than the limit of ${MAX_REFERENCE_LENGTH}`);
+  const referenceLength = typeof reference === 'string' ? charactersOver(reference, MAX_REFERENCE_LENGTH) : undefined;
+  if (referenceLength !== undefined) {
+    throw invalid(`reference: ${referenceLength} characters is more than the limit of ${MAX_REFERENCE_LENGTH}`);
   }
   // The reference is shown back on the dashboard's Jobs page, so it follows the rule for names.
   const unshowable = typeof reference === 'string' ? unshowableCharacterProblem('reference', reference) : undefined;

@@ -12,6 +12,7 @@ import {
   CLAIMS_HEADER,
   ClaimsHeaderDoc,
   claimsHeaderValue,
+  HTML_BODY_HOLDS,
   PreferHeaders,
   prefersStrict,
   RenderErrorSchema,
@@ -78,7 +79,7 @@ function registerSubmitRoute(app: ServiceApp, deps: JobRoutesDeps): void {
     {
       onRequest: app.authenticate,
       bodyLimit: MAX_JOB_BODY_BYTES,
-      config: { swaggerTransform: multipartDocs(JobRequestSchema) },
+      config: { swaggerTransform: multipartDocs(JobRequestSchema), bodyHolds: HTML_BODY_HOLDS },
       validatorCompiler: ownValidator('body', validateJobRequest),
       schema: {
         summary: 'Queue an HTML document for rendering to PDF, or parts for assembling into one',

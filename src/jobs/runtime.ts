@@ -37,7 +37,10 @@ export interface JobsCore {
   results: ResultStore;
   /** Present when REDIS_URL is set: wakes and cancels reach every instance. */
   redis?: Redis;
-  /** The server's key: a queued job's `protect` passwords are sealed with it; without it such jobs are refused. */
+  /**
+   * The server's key: a queued job's `protect` passwords and the accounts' webhook signing secrets are sealed
+   * with it; without it such jobs are refused and no signing secret is made.
+   */
   secrets?: ServerKey;
   /** The render limit's counter: an assembly job's parts beyond those charged at submit count on it as they start. */
   limiter: RateLimiter;
@@ -162,6 +165,7 @@ export class JobsRuntime {
       const agent = createPinnedAgent({ connectTimeoutMs: 10_000 });
       const dispatcher = startWebhookDispatcher({
         store: core.store,
+        secrets: core.secrets?.box,
         policy,
         agent,
         publicBaseUrl: core.config.renderPublicUrl,

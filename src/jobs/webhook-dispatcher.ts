@@ -14,6 +14,7 @@
 import type { Dispatcher } from 'undici';
 import { newId } from '../ids.js';
 import type { EgressPolicy } from '../net/policy.js';
+import type { SecretBox } from '../secrets/sealing.js';
 import type { WebhookDueJob, WebhookOutboxStore, WebhookStore } from '../store/webhook-queries.js';
 import { toJobObject } from './job-object.js';
 import { deliverWebhook } from './webhook-delivery.js';
@@ -25,6 +26,8 @@ import { webhookBody, webhookHeaders, webhookMessageId } from './webhook-signing
 /** What the dispatcher needs. */
 export interface WebhookDispatcherOptions {
   store: WebhookStore & WebhookOutboxStore;
+  /** The server's key, which the accounts' signing secrets are sealed with (undefined: the server has none). */
+  secrets: SecretBox | undefined;
   policy: EgressPolicy;
   /** The pinned (SSRF-safe) agent of src/net. */
   agent: Dispatcher;
@@ -69,7 +72,7 @@ export function startWebhookDispatcher(opts: WebhookDispatcherOptions): WebhookD
   const timeoutMs = opts.timeoutMs ?? 10_000;
   // Long enough for one attempt and its bookkeeping; a lapsed lease means the process died mid-attempt.
   const leaseMs = timeoutMs + 50_000;
-  const secrets = new WebhookSecrets(opts.store, now);
+  const secrets = new WebhookSecrets(opts.store, opts.secrets, now);
   const inFlight = new Set<Promise<void>>();
   let running = true;
   let wakeUp: (() => void) | null = null;

@@ -3,6 +3,7 @@
  * delivery, where DNS may answer differently). Classification through the render egress policy only;
  * no connection is opened here.
  */
+import { charactersOver } from '../accounts/user-text.js';
 import { cutText, MAX_QUOTED, quoted } from '../cut-text.js';
 import { EgressDenied, type EgressPolicy } from '../net/policy.js';
 
@@ -11,7 +12,8 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /** Null when the URL is acceptable, else the message for a 400 INVALID_REQUEST naming `webhook.url`. */
 export async function validateWebhookUrl(url: string, policy: EgressPolicy): Promise<string | null> {
-  if (url.length > MAX_WEBHOOK_URL_LENGTH) return `webhook.url: longer than ${MAX_WEBHOOK_URL_LENGTH} characters`;
+  if (charactersOver(url, MAX_WEBHOOK_URL_LENGTH) !== undefined)
+    return `webhook.url: longer than ${MAX_WEBHOOK_URL_LENGTH} characters`;
   let parsed: URL;
   try {
     parsed = new URL(url);

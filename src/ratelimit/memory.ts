@@ -20,8 +20,10 @@ export class MemoryRateLimiter implements RateLimiter {
       w = { count: 0, resetAt: now + windowMs };
       this.windows.set(mapKey, w);
     }
-    w.count += weight;
-    return decide(w.count, limit, w.resetAt - now);
+    // Checked before it is added: a hit that does not fit is refused without spending the window.
+    const allowed = w.count + weight <= limit;
+    if (allowed) w.count += weight;
+    return decide(allowed, w.count, limit, w.resetAt - now);
   }
 
   private sweep(): void {

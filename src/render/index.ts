@@ -31,6 +31,7 @@ export type { RenderResult } from './pool/render-attempt.js';
 export { CLAIMS_HEADER, ClaimsHeaderDoc, ClaimsSchema, claimsHeaderValue } from './report/claims-header.js';
 export { toPrintParams } from './request/options.js';
 export {
+  HTML_BODY_HOLDS,
   MAX_BODY_BYTES,
   RenderErrorSchema,
   RenderOptionsSchema,

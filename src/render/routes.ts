@@ -13,6 +13,7 @@ import type { RenderResult } from './pool/render-attempt.js';
 import { CLAIMS_HEADER, ClaimsHeaderDoc, claimsHeaderValue } from './report/claims-header.js';
 import { toPrintParams } from './request/options.js';
 import {
+  HTML_BODY_HOLDS,
   MAX_BODY_BYTES,
   RenderErrorSchema,
   type RenderRequest,
@@ -49,6 +50,7 @@ export function registerRenderRoutes(
         done(null, payload);
       },
       bodyLimit: MAX_BODY_BYTES,
+      config: { bodyHolds: HTML_BODY_HOLDS },
       // The Prefer header is documented, not validated: a preference a server does not know is ignored (RFC 7240).
       validatorCompiler: ownValidator('body', validateRenderRequest),
       schema: {

@@ -75,7 +75,7 @@ export function requireServerKey(config: Pick<Config, 'databaseUrl' | 'secretsKe
   if (!config.databaseUrl || config.secretsKey || config.services.every((s) => s === 'metadata')) return;
   throw new ConfigError(
     'SECRETS_KEY',
-    'required with DATABASE_URL: give every instance the same 32-byte key (openssl rand -hex 32); it seals signing keys and job passwords at rest',
+    'required with DATABASE_URL: give every instance the same 32-byte key (openssl rand -hex 32); it seals signing keys, job passwords and webhook secrets at rest',
   );
 }
 
@@ -85,6 +85,6 @@ export function serverKeyLine(key: ServerKey | undefined): string {
   if (key.origin.kind === 'variable') return 'secrets at rest are sealed with SECRETS_KEY';
   const { file, created } = key.origin;
   return created
-    ? `made the server's secrets key ${file} (mode 0600): it seals signing keys and job passwords at rest; back it up with the store`
+    ? `made the server's secrets key ${file} (mode 0600): it seals signing keys, job passwords and webhook secrets at rest; back it up with the store`
     : `secrets at rest are sealed with the key in ${file}`;
 }

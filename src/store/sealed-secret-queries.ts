@@ -1,8 +1,8 @@
 /**
- * The store's sealed secrets, across accounts, for a key rotation (secrets/reseal.ts): certificates'
- * sealed private keys and the requests of jobs that may still hold `protect` passwords. Each rewrite is
- * conditional on the value read, so a row changed meanwhile (a job finished, a certificate deleted) is
- * left as it now is.
+ * The store's sealed secrets, across accounts, for a key rotation (cli-secrets.ts): certificates' sealed
+ * private keys, the requests of jobs that may still hold `protect` passwords, and accounts' webhook signing
+ * secrets. Each rewrite is conditional on the values read, so a row changed meanwhile (a job finished, a
+ * certificate deleted, a webhook secret rotated) is left as it now is.
  */
 import { bindQueries, type StoreContext } from './store-context.js';
 
@@ -11,6 +11,14 @@ export interface SealedRow {
   id: string;
   accountId: string;
   value: string;
+}
+
+/** An account's webhook signing secrets as stored: the current one and the one its last rotation replaced (signing until `previousUntil`). */
+export interface StoredWebhookSecrets {
+  accountId: string;
+  secret: string;
+  previousSecret: string | null;
+  previousUntil: number | null;
 }
 
 /** Store methods of a rotation of the server's key. */
@@ -23,6 +31,10 @@ export interface SealedSecretStore {
   protectedJobRequests(afterId: string, limit: number): Promise<SealedRow[]>;
   /** Replaces a job's request when it is still `was` and the job not final; false otherwise. */
   replaceJobRequest(id: string, was: string, request: string): Promise<boolean>;
+  /** Accounts after `afterAccountId` (by id) with webhook secrets, `limit` at a time. */
+  webhookSecretRows(afterAccountId: string, limit: number): Promise<StoredWebhookSecrets[]>;
+  /** Replaces an account's two webhook secrets when both are still as `was`; false when either changed or went. */
+  replaceWebhookSecrets(was: StoredWebhookSecrets, secret: string, previousSecret: string | null): Promise<boolean>;
 }
 
 /** See SealedSecretStore.sealedCertificateKeys. */
@@ -74,7 +86,50 @@ async function replaceJobRequest({ db }: StoreContext, id: string, was: string, 
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** See SealedSecretStore.webhookSecretRows. */
+async function webhookSecretRows({ db }: StoreContext, afterAccountId: string, limit: number) {
+  const rows = await db
+    .selectFrom('webhook_secrets')
+    .select(['account_id', 'secret', 'previous_secret', 'previous_until'])
+    .where('account_id', '>', afterAccountId)
+    .orderBy('account_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    accountId: r.account_id,
+    secret: r.secret,
+    previousSecret: r.previous_secret,
+    previousUntil: r.previous_until === null ? null : Number(r.previous_until),
+  }));
+}
+
+/** See SealedSecretStore.replaceWebhookSecrets. */
+async function replaceWebhookSecrets(
+  { db }: StoreContext,
+  was: StoredWebhookSecrets,
+  secret: string,
+  previousSecret: string | null,
+) {
+  const result = await db
+    .updateTable('webhook_secrets')
+    .set({ secret, previous_secret: previousSecret })
+    .where('account_id', '=', was.accountId)
+    .where('secret', '=', was.secret)
+    .where((eb) =>
+      was.previousSecret === null ? eb('previous_secret', 'is', null) : eb('previous_secret', '=', was.previousSecret),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** The sealed secret queries over one store context. */
 export function sealedSecretQueries(ctx: StoreContext): SealedSecretStore {
-  return bindQueries(ctx, { sealedCertificateKeys, replaceCertificateKey, protectedJobRequests, replaceJobRequest });
+  return bindQueries(ctx, {
+    sealedCertificateKeys,
+    replaceCertificateKey,
+    protectedJobRequests,
+    replaceJobRequest,
+    webhookSecretRows,
+    replaceWebhookSecrets,
+  });
 }

@@ -30,7 +30,7 @@ export type { ApiKeyRecord, KeyLookup, KeyStore, SyncPrepare } from './key-queri
 export type { KeyUsageIncrement, KeyUsageStore, UsageBatch } from './key-usage-queries.js';
 export type { ActivityEntry, ActivityKind, RecoveryStore, SessionListing } from './recovery-queries.js';
 export type { RenderListOptions, RenderLogPage, RenderLogStore, RenderSummary } from './render-log-queries.js';
-export type { SealedRow, SealedSecretStore } from './sealed-secret-queries.js';
+export type { SealedRow, SealedSecretStore, StoredWebhookSecrets } from './sealed-secret-queries.js';
 export type { SessionRecord, SessionStore } from './session-queries.js';
 export type { UsageIncrement, UsageStore } from './usage-queries.js';
 export type {

@@ -16,7 +16,10 @@ export interface WebhookDeliveryRecord {
   createdAt: number;
 }
 
-/** An account's signing secrets: the current one, and the one the last rotation replaced. */
+/**
+ * An account's signing secrets as the store holds them (sealed, jobs/webhook-secret-sealing.ts; or in clear,
+ * stored by an older version): the current one, and the one the last rotation replaced.
+ */
 export interface WebhookSecretRecord {
   secret: string;
   createdAt: number;

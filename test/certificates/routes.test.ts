@@ -142,6 +142,32 @@ describe('POST /v1/certificates', () => {
     expect((await list(bob.key)).json().data).toEqual([]);
   });
 
+  it('answers a body over its 128 KiB with 413 naming that limit and the 64 KiB of a PKCS#12 file', async () => {
+    const res = await upload(bob.key, { pkcs12: 'A'.repeat(512 * 1024), password: 'x' });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toEqual({
+      error: {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: 'body larger than 131072 bytes cannot hold a valid request (pkcs12: at most 64 KiB)',
+      },
+    });
+    // Under the body's limit, a file over its own is named by the validator.
+    const file = await upload(bob.key, { pkcs12: 'A'.repeat(100 * 1024), password: 'x' });
+    expect(file.statusCode).toBe(400);
+    expect(file.json().error).toEqual({ code: 'INVALID_REQUEST', message: 'pkcs12: larger than 64 KiB' });
+  });
+
+  it('answers a body that is not JSON with 415', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/certificates',
+      headers: { authorization: `Bearer ${bob.key}`, 'content-type': 'text/plain' },
+      payload: 'pkcs12=AAAA',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({ error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'body must be application/json' } });
+  });
+
   it('is refused with 503 naming SECRETS_KEY on a server without a key', async () => {
     const service = new CertificateService(core.store, core.activity, undefined);
     const refused = service.upload(bob.accountId, { pkcs12: certs.ec, password: certs.password }, { actor: 'api' });

@@ -17,6 +17,7 @@ import { buildDashboardApp } from '../../src/app/dashboard-app.js';
 import { buildRenderApp } from '../../src/app/render-app.js';
 import { JobsClient } from '../../src/client/index.js';
 import { newTimeOrderedId } from '../../src/ids.js';
+import { WebhookSecrets } from '../../src/jobs/webhook-secrets.js';
 import { launchTestBrowser, signUpInBrowser } from '../helpers/browser.js';
 import { closeTestCore, createTestCore } from '../helpers/core.js';
 import { queueJob } from '../helpers/webhook-jobs.js';
@@ -200,7 +201,8 @@ describe('Jobs page in Chromium', () => {
     expect(await page.getByRole('heading', { name: 'Rotate the webhook secret?' }).isVisible()).toBe(true);
     await page.screenshot({ path: path.join(ARTIFACTS, 'jobs-rotate-confirm-1366.png'), fullPage: true });
     // Nothing changed yet.
-    expect(await core.store.findWebhookSecret((await core.accounts.findByEmail(EMAIL))?.id ?? '')).toBe(old);
+    const accountId = (await core.accounts.findByEmail(EMAIL))?.id ?? '';
+    expect(await new WebhookSecrets(core.store, core.secrets?.box).get(accountId)).toBe(old);
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const fresh = (await page.locator('#webhook-secret').textContent()) ?? '';
     expect(fresh).toMatch(/^whsec_/);

@@ -1,10 +1,10 @@
 /**
  * Every route's statuses are documented where a client reads them, and the same in both places: the
  * OpenAPI document each service serves at /openapi.json and docs/api.md's "Statuses by route". Both
- * are checked against what the routes answer when driven here: a normal request, no key, the store
- * gone (503) and a drain (503 on every route, from the service's onRequest hook). The headers a client
- * acts on (the request id, the rate-limit fields, Retry-After, WWW-Authenticate) are declared on each
- * response that carried them.
+ * are checked against what the routes answer when driven here: a normal request, no key, a body that is
+ * not JSON (every route that takes a body), the store gone (503) and a drain (503 on every route, from
+ * the service's onRequest hook). The headers a client acts on (the request id, the rate-limit fields,
+ * Retry-After, WWW-Authenticate) are declared on each response that carried them.
  */
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -81,6 +81,19 @@ async function probe(service: Service, route: string, withKey: boolean): Promise
   return res.statusCode;
 }
 
+/** A route that takes a body (POST) sent one of another media type, with a key: what it answers to that. */
+async function probeMediaType(service: Service, route: string): Promise<void> {
+  const { method, url } = sample(route);
+  if (method !== 'POST') return;
+  const res = await apps[service].inject({
+    method: 'POST',
+    url,
+    headers: { ...authHeader(service, keys[service]), 'content-type': 'text/plain' },
+    payload: 'html=<p>statuses</p>',
+  });
+  note(service, route, res.statusCode);
+}
+
 beforeAll(async () => {
   core = await createTestCore({ RENDER_CONCURRENCY: '1' });
   apps.render = await buildRenderApp(core, { lookup: noDns });
@@ -118,6 +131,7 @@ beforeAll(async () => {
     )) {
       await probe(service, route, true);
       if (secured[service].has(route)) await probe(service, route, false);
+      await probeMediaType(service, route);
     }
   const unknown = await apps.render.inject({
     url: '/v1/jobs/job_00000000000000000000000000000000',
@@ -221,8 +235,10 @@ describe.each(['render', 'metadata'] as const)('%s service: statuses by route', 
     expect(differences, `${service}: routes whose documented statuses differ`).toEqual([]);
   });
 
-  it('was driven through every route (a normal call, no key, store gone, drain)', () => {
+  it('was driven through every route (a normal call, no key, a body not JSON, store gone, drain)', () => {
     for (const route of openapi[service].keys()) expect(list(observed[service].get(route)), route).toContain(503);
     for (const route of secured[service]) expect(list(observed[service].get(route)), route).toContain(401);
+    for (const route of [...openapi[service].keys()].filter((r) => r.startsWith('POST ')))
+      expect(list(observed[service].get(route)), route).toContain(415);
   });
 });

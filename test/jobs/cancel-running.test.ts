@@ -4,6 +4,7 @@
  * `canceled` and no webhook goes out. The cancel may reach another instance than the one rendering:
  * that worker notices through the store (SQLite, polling) or Redis (PostgreSQL) within a second.
  */
+import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +51,8 @@ describe.each(backends)('cancelling a running job ($name)', ({ name, enabled }) 
     const shared: Record<string, string> = { EGRESS_ALLOW: '127.0.0.1/32' };
     if (name.startsWith('postgres')) {
       db = await freshDatabase(DATABASE_URL!, 'pw_cancel');
-      Object.assign(shared, { DATABASE_URL: db.url, REDIS_URL: REDIS_URL! });
+      // At scale every instance is given the same SECRETS_KEY: the webhook signing secret is sealed with it.
+      Object.assign(shared, { DATABASE_URL: db.url, REDIS_URL: REDIS_URL!, SECRETS_KEY: crypto.randomBytes(32).toString('hex') });
     }
     // Two render slots: one for jobs (interactive first), one kept for sync renders.
     core = await createTestCore({ ...shared, RENDER_CONCURRENCY: '2', RENDER_TIMEOUT_MS: '30000', RENDER_RATE_LIMIT: '1000' });

@@ -45,7 +45,7 @@ async function eventFor(jobId: string): Promise<{ type: string; data: Record<str
   for (;;) {
     const found = deliveries.find((d) => JSON.parse(d.body).data?.id === jobId);
     if (found) {
-      const secret = await new WebhookSecrets(core.store).get(accountId);
+      const secret = await new WebhookSecrets(core.store, core.secrets?.box).get(accountId);
       return new Webhook(secret).verify(found.body, found.headers) as { type: string; data: Record<string, unknown> };
     }
     if (Date.now() > until) throw new Error(`no webhook for ${jobId}`);

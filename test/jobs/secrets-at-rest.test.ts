@@ -213,7 +213,7 @@ it('refuses to start at scale without SECRETS_KEY, in one line naming it', async
     const { output, code } = await serveOnce({ PAGEWORKS_DATA_DIR: dir, DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none' });
     expect(code).toBe(2);
     expect(output.trim().split('\n')).toEqual([
-      'pageworks: SECRETS_KEY: required with DATABASE_URL: give every instance the same 32-byte key (openssl rand -hex 32); it seals signing keys and job passwords at rest',
+      'pageworks: SECRETS_KEY: required with DATABASE_URL: give every instance the same 32-byte key (openssl rand -hex 32); it seals signing keys, job passwords and webhook secrets at rest',
     ]);
     expect(fs.existsSync(path.join(dir, KEY_FILE))).toBe(false);
   } finally {

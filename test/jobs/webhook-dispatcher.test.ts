@@ -3,6 +3,7 @@
  * receivers: what a receiver gets, what the store records, retries, exhaustion, redelivery, and several
  * dispatchers sharing one outbox.
  */
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
@@ -14,6 +15,7 @@ import { createWebhookMetrics } from '../../src/jobs/webhook-metrics.js';
 import { WebhookSecrets } from '../../src/jobs/webhook-secrets.js';
 import { createPinnedAgent } from '../../src/net/pinned-agent.js';
 import { createEgressPolicy } from '../../src/net/policy.js';
+import { SecretBox } from '../../src/secrets/sealing.js';
 import type { Store } from '../../src/store/store.js';
 import { noDns } from '../helpers/render.js';
 import { storeBackends } from '../helpers/store-backends.js';
@@ -23,6 +25,8 @@ const agent = createPinnedAgent();
 const policy = createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: noDns });
 const BASE = 'http://render.test';
 const quiet = { warn: () => {} };
+// The server's key: the accounts' signing secrets are sealed with it.
+const box = new SecretBox(crypto.randomBytes(32));
 
 interface Hit {
   headers: http.IncomingHttpHeaders;
@@ -82,6 +86,7 @@ for (const backend of storeBackends('webhooks')) {
     function start(opts: { retryScale?: number; timeoutMs?: number; concurrency?: number; registry?: Registry } = {}) {
       const d = startWebhookDispatcher({
         store,
+        secrets: box,
         policy,
         agent,
         publicBaseUrl: BASE,
@@ -103,7 +108,7 @@ for (const backend of storeBackends('webhooks')) {
       start({ registry });
       await until(() => r.hits.length === 1, 'the delivery');
       const hit = r.hits[0] as Hit;
-      const secret = await new WebhookSecrets(store).get(acc);
+      const secret = await new WebhookSecrets(store, box).get(acc);
       const event = new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>) as {
         type: string;
         data: { id: string; status: string; reference: string; pdf: { url: string; bytes: number } };

@@ -5,12 +5,14 @@
  * account's event goes out as soon as it is due. Redeliver never doubles an attempt in flight and works
  * once a minute per job.
  */
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../../src/jobs/webhook-dispatcher.js';
 import { createPinnedAgent } from '../../src/net/pinned-agent.js';
 import { createEgressPolicy } from '../../src/net/policy.js';
+import { SecretBox } from '../../src/secrets/sealing.js';
 import type { Store } from '../../src/store/store.js';
 import { noDns } from '../helpers/render.js';
 import { storeBackends } from '../helpers/store-backends.js';
@@ -20,6 +22,8 @@ import { type Delivery, startWebhookSink, type WebhookSink } from '../helpers/we
 const agent = createPinnedAgent();
 const policy = createEgressPolicy({ allow: ['127.0.0.1/32'], lookup: noDns });
 const quiet = { warn: () => {} };
+// The server's key: the accounts' signing secrets are sealed with it.
+const box = new SecretBox(crypto.randomBytes(32));
 
 /** A loopback receiver that takes every request and never answers; counts the requests it holds at once. */
 async function hangingReceiver() {
@@ -72,7 +76,7 @@ for (const backend of storeBackends('hookfair')) {
 
     function start(): WebhookDispatcher {
       // The production defaults: 8 slots, 10 s deadline, 2 per account, a look at the outbox every second.
-      const d = startWebhookDispatcher({ store, policy, agent, publicBaseUrl: 'http://render.test', log: quiet });
+      const d = startWebhookDispatcher({ store, secrets: box, policy, agent, publicBaseUrl: 'http://render.test', log: quiet });
       dispatchers.push(d);
       return d;
     }

@@ -4,6 +4,7 @@
  * receivers use; a day later (fake clock) only the new secret verifies. Reveal and rotate from the CLI are
  * in the account's activity log. The store part runs on SQLite and, when DATABASE_URL is set, PostgreSQL.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { startWebhookDispatcher, type WebhookDispatcher } from '../../src/jobs/w
 import { SECRET_OVERLAP_MS, WebhookSecrets } from '../../src/jobs/webhook-secrets.js';
 import { createPinnedAgent } from '../../src/net/pinned-agent.js';
 import { createEgressPolicy } from '../../src/net/policy.js';
+import { SecretBox } from '../../src/secrets/sealing.js';
+import { loadServerKey } from '../../src/secrets/server-key.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/store.js';
 import { runPageworks } from '../helpers/cli.js';
@@ -61,6 +64,8 @@ describe('pageworks webhooks secret --rotate, then deliveries', () => {
   const startDispatcher = () => {
     dispatcher = startWebhookDispatcher({
       store,
+      // The key the CLI sealed the secrets with: the data directory's key file, as `serve` reads it.
+      secrets: loadServerKey({ dataDir, databaseUrl: undefined, secretsKey: undefined, secretsKeyPrevious: [] })?.box,
       policy,
       agent,
       publicBaseUrl: 'http://render.test',
@@ -132,7 +137,7 @@ for (const backend of storeBackends('hookrot')) {
     it('signs with the new and the replaced secret for 24 h, then with the new one; a second rotation replaces the pair', async () => {
       const id = await storeAccount(store);
       let now = Date.UTC(2026, 10, 25, 12);
-      const secrets = new WebhookSecrets(store, () => now);
+      const secrets = new WebhookSecrets(store, new SecretBox(crypto.randomBytes(32)), () => now);
       // Never had one: a rotation has nothing to overlap with.
       const first = await secrets.rotate(id);
       expect(first.previousUntil).toBeNull();

@@ -72,7 +72,7 @@ describe('render jobs end to end', () => {
     expect(done).toMatchObject({ id: submitted.id, status: 'succeeded', attempts: 1, error: null });
 
     const delivery = await deliveryFor(submitted.id);
-    const secret = await new WebhookSecrets(core.store).get(accountId);
+    const secret = await new WebhookSecrets(core.store, core.secrets?.box).get(accountId);
     const event = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; data: unknown };
     expect(event.type).toBe('job.succeeded');
     expect(event.data).toEqual(done);
@@ -103,7 +103,7 @@ describe('render jobs end to end', () => {
     expect(done.error?.code).toBe('RENDER_TIMEOUT');
     expect(done.pdf).toBeNull();
     const delivery = await deliveryFor(submitted.id);
-    const secret = await new WebhookSecrets(core.store).get(accountId);
+    const secret = await new WebhookSecrets(core.store, core.secrets?.box).get(accountId);
     const event = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; data: typeof done };
     expect(event.type).toBe('job.failed');
     expect(event.data.error).toEqual(done.error);

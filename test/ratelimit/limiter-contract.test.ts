@@ -75,6 +75,23 @@ for (const backend of backends) {
       expect((await limiter.hit('weighted', 10, 60_000)).allowed).toBe(false);
     });
 
+    it('does not count a refused hit: a weighted one over what is left leaves the window as it was', async () => {
+      expect((await limiter.hit('refused', 10, 60_000, 4)).remaining).toBe(6);
+      const refused = await limiter.hit('refused', 10, 60_000, 7);
+      expect([refused.allowed, refused.remaining]).toEqual([false, 6]);
+      expect(refused.resetMs).toBeGreaterThan(0);
+      const fits = await limiter.hit('refused', 10, 60_000, 6);
+      expect([fits.allowed, fits.remaining]).toEqual([true, 0]);
+      const over = await limiter.hit('refused', 10, 60_000);
+      expect([over.allowed, over.remaining]).toEqual([false, 0]);
+    });
+
+    it('admits weighted hits exactly under concurrency: 40 hits of 3 against 100 admit 33', async () => {
+      const decisions = await Promise.all(Array.from({ length: 40 }, () => limiter.hit('weighted-burst', 100, 60_000, 3)));
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(33);
+      expect((await limiter.hit('weighted-burst', 100, 60_000)).remaining).toBe(0);
+    });
+
     it('keeps keys independent', async () => {
       expect((await limiter.hit('a', 1, 60_000)).allowed).toBe(true);
       expect((await limiter.hit('a', 1, 60_000)).allowed).toBe(false);

@@ -101,7 +101,7 @@ describe('claims of a job', () => {
       await new Promise((r) => setTimeout(r, 50));
     const delivery = deliveries.find((d) => JSON.parse(d.body).data?.id === job.id);
     if (!delivery) throw new Error(`no webhook for ${job.id}`);
-    const secret = await new WebhookSecrets(core.store).get(accountId);
+    const secret = await new WebhookSecrets(core.store, core.secrets?.box).get(accountId);
     const event = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; data: { claims: unknown } };
     expect(event.type).toBe('job.succeeded');
     expect(event.data.claims).toEqual(['PDF/A-3b', 'PDF/UA-1']);

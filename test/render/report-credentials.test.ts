@@ -131,7 +131,7 @@ describe('credential-like query values of failed resources', () => {
       if (!delivery && Date.now() > until) throw new Error(`no webhook for ${job.id}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    const secret = await new WebhookSecrets(core.store).get(accountId);
+    const secret = await new WebhookSecrets(core.store, core.secrets?.box).get(accountId);
     const event = new Webhook(secret).verify(delivery.body, delivery.headers) as {
       type: string;
       data: { warnings: Array<{ url: string }> };

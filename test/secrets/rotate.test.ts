@@ -1,8 +1,9 @@
 /**
  * Rotating the server's key: a value sealed with the old key still opens while it is in
  * SECRETS_KEY_PREVIOUS, `pageworks secrets rotate` seals every stored secret again with the new key
- * (certificates' private keys, queued jobs' passwords, and passwords an older version left in clear), on
- * both stores, and on the embedded store without SECRETS_KEY it makes the new key file itself.
+ * (certificates' private keys, queued jobs' passwords, webhook signing secrets, and the passwords and
+ * webhook secrets an older version left in clear), on both stores, and on the embedded store without
+ * SECRETS_KEY it makes the new key file itself.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -18,6 +19,8 @@ import { newTimeOrderedId } from '../../src/ids.js';
 import { openProtect } from '../../src/jobs/job-secrets.js';
 import { JobQueue } from '../../src/jobs/queue.js';
 import { FileResultStore } from '../../src/jobs/results/file-results.js';
+import { SECRET_OVERLAP_MS, WebhookSecrets } from '../../src/jobs/webhook-secrets.js';
+import { newWebhookSecret } from '../../src/jobs/webhook-signing.js';
 import { SecretBox } from '../../src/secrets/sealing.js';
 import { KEY_FILE, NEXT_KEY_FILE } from '../../src/secrets/server-key.js';
 import type { Store } from '../../src/store/store.js';
@@ -29,7 +32,10 @@ const certs = makeTestCertificates();
 const PROTECT = { user_password: 'rotate-user-5c1e', owner_password: 'rotate-owner-9a2b' };
 const activity = { record: async () => {} };
 
-/** An account with one certificate and one queued protected job, sealed with `box`; and a job an older version queued in clear. */
+/**
+ * An account with one certificate and one queued protected job, sealed with `box`; a job an older version
+ * queued in clear, and webhook secrets it kept in clear (the current one and the one its rotation replaced).
+ */
 async function seedSecrets(store: Store, box: SecretBox, dir: string) {
   const account = await store.createAccount({
     id: `acc_${crypto.randomBytes(8).toString('hex')}`,
@@ -58,7 +64,19 @@ async function seedSecrets(store: Store, box: SecretBox, dir: string) {
     webhookUrl: null,
     createdAt: Date.now(),
   });
-  return { accountId: account.id, certId: cert.id, jobId: row.id, clearId };
+  const webhook = [newWebhookSecret(), newWebhookSecret()];
+  await store.ensureWebhookSecret(account.id, webhook[1], Date.now());
+  await store.rotateWebhookSecret(account.id, webhook[0], Date.now(), Date.now() + SECRET_OVERLAP_MS);
+  return { accountId: account.id, certId: cert.id, jobId: row.id, clearId, webhook };
+}
+
+/** The account's webhook secrets as the store holds them: each must be sealed, neither in clear. */
+async function expectWebhookSecretsSealed(store: Store, accountId: string, clear: string[]) {
+  const stored = await store.findWebhookSecrets(accountId);
+  for (const value of [stored?.secret, stored?.previousSecret]) {
+    expect(value).toMatch(/^v1\./);
+    for (const secret of clear) expect(value).not.toContain(secret.slice('whsec_'.length));
+  }
 }
 
 async function storedProtect(store: Store, accountId: string, jobId: string) {
@@ -92,8 +110,14 @@ describe.each(storeBackends('secrets_rotate'))('rotation on $name', (backend) =>
     const sealedBefore = await storedProtect(store, seeded.accountId, seeded.jobId);
     expect(() => openProtect(sealedBefore, newAlone, seeded.accountId, seeded.jobId)).toThrow(/SECRETS_KEY_PREVIOUS/);
 
+    // Until then, the webhook secrets an older version kept in clear sign as they did.
+    expect(await new WebhookSecrets(store, newAlone).signing(seeded.accountId)).toEqual(seeded.webhook);
+
     const result = await resealSecrets(store, during);
-    expect(result).toEqual({ certificates: 1, jobs: 2, unopened: [] });
+    expect(result).toEqual({ certificates: 1, jobs: 2, webhookSecrets: 1, unopened: [] });
+    await expectWebhookSecretsSealed(store, seeded.accountId, seeded.webhook);
+    // Sealed, they are the same secrets: receivers change nothing.
+    expect(await new WebhookSecrets(store, newAlone).signing(seeded.accountId)).toEqual(seeded.webhook);
     const signer = await new CertificateService(store, activity, newAlone).signerFor(seeded.accountId, seeded.certId);
     expect(signer.privateKey.asymmetricKeyType).toBe('ec');
     for (const id of [seeded.jobId, seeded.clearId]) {
@@ -102,9 +126,9 @@ describe.each(storeBackends('secrets_rotate'))('rotation on $name', (backend) =>
       expect(openProtect(sealed, newAlone, seeded.accountId, id)).toEqual(PROTECT);
     }
     // A second run has nothing left to do; a key that opens nothing is named, not skipped in silence.
-    expect(await resealSecrets(store, during)).toEqual({ certificates: 0, jobs: 0, unopened: [] });
+    expect(await resealSecrets(store, during)).toEqual({ certificates: 0, jobs: 0, webhookSecrets: 0, unopened: [] });
     const stranger = await resealSecrets(store, new SecretBox(crypto.randomBytes(32)));
-    expect(stranger.unopened).toEqual(expect.arrayContaining([seeded.certId, seeded.jobId, seeded.clearId]));
+    expect(stranger.unopened).toEqual(expect.arrayContaining([seeded.certId, seeded.jobId, seeded.clearId, seeded.accountId]));
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
@@ -122,7 +146,7 @@ describe('pageworks secrets rotate on the embedded store', () => {
     try {
       expect(await secretsRotate(config)).toBe(0);
       expect(log.mock.calls.flat().join('\n')).toContain(
-        `sealed 1 certificate key(s) and 2 queued job(s)' passwords again with the new key; ${keyFile} holds the new key`,
+        `sealed 1 certificate key(s), 2 queued job(s)' passwords and 1 account(s)' webhook secrets again with the new key; ${keyFile} holds the new key`,
       );
     } finally {
       log.mockRestore();
@@ -143,6 +167,8 @@ describe('pageworks secrets rotate on the embedded store', () => {
       expect(() =>
         openProtect(sealed, new SecretBox(Buffer.from(oldKey.trim(), 'hex')), seeded.accountId, seeded.jobId),
       ).toThrow();
+      await expectWebhookSecretsSealed(restarted.store, seeded.accountId, seeded.webhook);
+      expect(await new WebhookSecrets(restarted.store, restarted.secrets?.box).signing(seeded.accountId)).toEqual(seeded.webhook);
     } finally {
       await closeCore(restarted);
       fs.rmSync(dir, { recursive: true, force: true });

@@ -62,7 +62,7 @@ function cursorOf(raw: string | undefined): { createdAt: number; id: string } | 
 /** The Jobs page: render jobs (paged), their PDFs (served from the result store), webhook deliveries, cancel, and the signing secret. */
 export function registerJobsRoutes(app: FastifyInstance, ctx: DashboardContext): void {
   const { core } = ctx;
-  const secrets = new WebhookSecrets(core.store);
+  const secrets = new WebhookSecrets(core.store, core.secrets?.box);
   // The API's DELETE /v1/jobs/{id} path: a cancel from the dashboard is the same statement.
   const queue = new JobQueue({ store: core.store, results: core.results, maxQueuedPerAccount: core.config.renderJobsMaxQueued });
 

@@ -16,6 +16,8 @@ export const MAX_HTML_BYTES = 10 * 1024 * 1024;
  * room for the options. Anything larger cannot hold a valid request.
  */
 export const MAX_BODY_BYTES = MAX_HTML_BYTES * 6 + 64 * 1024;
+/** What a body that carries HTML holds at most, as its 413 says (a route's `bodyHolds`). */
+export const HTML_BODY_HOLDS = `html: at most ${MAX_HTML_BYTES / (1024 * 1024)} MiB`;
 
 const Dimension = (description: string) =>
   Type.String({
