@@ -141,7 +141,7 @@ describe('a PDF/UA-1 document', () => {
     const body =
       `<img src="${PNG}" alt="Atelier Lumière" width="20" height="20"><img src="${PNG}" alt="" width="5" height="5">` +
       `<svg role="img" aria-label="A red dot" width="10" height="10"><circle cx="5" cy="5" r="4" fill="red"/></svg>` +
-      '<h2>Items</h2><h3>Services</h3><h2>Total</h2><img src="x.png" style="display:none">' +
+      `<h2>Items</h2><h3>Services</h3><h2>Total</h2><img src="${PNG}" style="display:none">` +
       // An <img> with no source prints nothing (Invoicebus's template leaves its logo so until a script sets it).
       '<img data-logo="">';
     const res = await postRender(ctx.app, ctx.key, { html: uaDocument(body) });
