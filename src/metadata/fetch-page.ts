@@ -133,7 +133,6 @@ export async function fetchPageMetadata(url: string, opts: PageFetcherOptions): 
   try {
     const res = await egressGet(opts.policy, opts.agent, url, {
       maxRedirects: opts.maxRedirects ?? MAX_REDIRECTS,
-      utf8Location: true,
       cancel,
       headersTimeoutMs: opts.timeoutMs,
       bodyTimeoutMs: opts.timeoutMs,

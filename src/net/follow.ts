@@ -54,14 +54,12 @@ export interface FollowedResponse extends PushedResponse {
 /** Options of egressGet. */
 export interface FollowOptions extends Omit<PinnedRequestOptions, 'method'> {
   maxRedirects: number;
-  /**
-   * Read a `Location` written in raw UTF-8 bytes as UTF-8, as browsers do (undici hands header bytes over as
-   * latin1, so `/café` would be requested as `/caf%C3%83%C2%A9`). Bytes that are not valid UTF-8 stay latin1.
-   */
-  utf8Location?: boolean;
 }
 
-/** A header value's bytes (latin1, as undici gives them) read as UTF-8 when they are valid UTF-8. */
+/**
+ * A header value's bytes (latin1, as undici gives them) read as UTF-8 when they are valid UTF-8, as browsers
+ * read a `Location` written in raw UTF-8 (else `/café` would be asked for as `/caf%C3%83%C2%A9`).
+ */
 function asUtf8(value: string): string {
   // An ASCII value (nearly every one) reads the same either way.
   if (!/[\x80-\xff]/.test(value)) return value;
@@ -92,7 +90,7 @@ export async function egressGet(
     const location = res.headers.location;
     const first = Array.isArray(location) ? location[0] : location;
     if (!first) throw new BadRedirect(res.statusCode);
-    const value = opts.utf8Location ? asUtf8(first) : first;
+    const value = asUtf8(first);
     if (redirects >= opts.maxRedirects) throw new TooManyRedirects(opts.maxRedirects);
     try {
       current = new URL(value, target.url);

@@ -33,6 +33,10 @@ beforeAll(async () => {
     if (at === '/terms.pdf') res.writeHead(200, { 'content-type': 'application/pdf' }).end(terms);
     else if (at === '/page.html') res.writeHead(200, { 'content-type': 'text/html' }).end('<p>not a pdf</p>');
     else if (at === '/moved.pdf') res.writeHead(302, { location: 'http://10.0.0.1/terms.pdf?token=s3cr3t' }).end();
+    // The Location's bytes are UTF-8, written as they are (a header string is sent one byte a character).
+    else if (at === '/moved-utf8.pdf')
+      res.writeHead(302, { location: Buffer.from('/conditions-générales.pdf', 'utf8').toString('latin1') }).end();
+    else if (at === '/conditions-g%C3%A9n%C3%A9rales.pdf') res.writeHead(200, { 'content-type': 'application/pdf' }).end(terms);
     // Sent compressed whatever was asked, as S3 sends an object stored with Content-Encoding: gzip.
     else if (at === '/stored-gzip.pdf')
       res.writeHead(200, { 'content-type': 'application/pdf', 'content-encoding': 'gzip' }).end(zlib.gzipSync(terms));
@@ -228,6 +232,12 @@ describe('POST /v1/assemble refuses bad input with a 4xx naming the part', () =>
     expect(res.statusCode, res.body).toBe(422);
     expect(res.json().error.code).toBe('PART_FAILED');
     expect(res.json().error.message).toMatch(/^parts\[0\]: /);
+  });
+
+  it('follows a redirect whose Location is raw UTF-8 to the address a browser would ask for', async () => {
+    const res = await postAssemble(app, key, { parts: [{ url: `${base}/moved-utf8.pdf` }] });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(pageTexts(res.rawPayload)[0]).toContain('Payment is due within 30 days');
   });
 
   it('reads a URL part sent compressed (gzip whatever was asked); a bomb stops at the cap, an unknown coding is named', async () => {
